@@ -1,0 +1,367 @@
+/*
+ * warplife.h - the one public header of the warplife library.
+ *
+ * warplife runs Conway's Game of Life and every other two-state Moore-neighbourhood
+ * cellular automaton.  The library is organised around four objects:
+ *
+ *   wl_rule      a rule, always held as a 512-entry table (one next state for each of the
+ *                2^9 states of a cell and its eight neighbours);
+ *   wl_pattern   an engine-independent set of live cells with 64-bit signed coordinates,
+ *                plus the rule and comments a file carried; readers produce it, writers
+ *                consume it;
+ *   wl_universe  a pattern being evolved by one engine (reference, CPU, CUDA, HashLife...)
+ *                on one topology (torus, bounded grid, unbounded plane);
+ *   wl_bigint    an exact signed 256-bit integer for generation counts, populations and
+ *                coordinates that outgrow 64 bits (HashLife).
+ *
+ * Errors are values: every function that can fail returns a wl_status, and a message with
+ * context (file:line:col for parsers) is then available from wl_last_error() on the same
+ * thread.  The library never exits, never prints (except where a function says so), and
+ * never aborts on bad input.
+ *
+ * Coordinates: x grows to the right, y grows downwards, as in Golly.
+ */
+#ifndef WARPLIFE_H
+#define WARPLIFE_H
+
+#include <stddef.h>
+#include <stdint.h>
+#include <stdio.h>
+
+#ifdef __cplusplus
+extern "C" {
+#endif
+
+#define WL_VERSION_STRING "0.1.0"
+
+/* ------------------------------------------------------------------------------------ */
+/* Status codes and errors                                                               */
+/* ------------------------------------------------------------------------------------ */
+
+typedef enum wl_status {
+    WL_OK = 0,
+    WL_ERR_INVALID,     /* a bad argument from the caller (NULL, zero size, unknown name) */
+    WL_ERR_PARSE,       /* bad input text: a pattern file or a rule string */
+    WL_ERR_IO,          /* the operating system refused a read, write or rename */
+    WL_ERR_NOMEM,       /* out of memory */
+    WL_ERR_TOO_BIG,     /* a size that overflows or exceeds what memory allows */
+    WL_ERR_UNSUPPORTED, /* the engine or format cannot do this (e.g. B0 on the plane) */
+    WL_ERR_UNAVAILABLE, /* the engine or kernel is not built, or no device/CPU feature */
+    WL_ERR_DEVICE,      /* a GPU or OpenCL runtime call failed */
+    WL_ERR_INTERRUPTED, /* the poll callback asked to stop */
+    WL_ERR_NOT_FOUND    /* no such engine, kernel or file */
+} wl_status;
+
+/* Returns a short constant English name for a status ("ok", "parse error", ...). */
+const char *wl_status_str(wl_status s);
+
+/* Returns the detailed message of the last error set on this thread by a failing library
+ * call (empty string if none).  The pointer stays valid until the next library call on
+ * this thread. */
+const char *wl_last_error(void);
+
+/* Clears this thread's last error. */
+void wl_clear_error(void);
+
+/* ------------------------------------------------------------------------------------ */
+/* Exact big integers                                                                    */
+/* ------------------------------------------------------------------------------------ */
+
+/* A signed 256-bit two's complement integer, least significant limb first. */
+typedef struct wl_bigint {
+    uint64_t limb[4];
+} wl_bigint;
+
+/* Sets *b to the unsigned / signed 64-bit value v. */
+void wl_bigint_from_u64(wl_bigint *b, uint64_t v);
+void wl_bigint_from_i64(wl_bigint *b, int64_t v);
+/* r = a + b, r = a - b, r = a * b (wrapping at 2^256; callers stay far below). r may alias. */
+void wl_bigint_add(wl_bigint *r, const wl_bigint *a, const wl_bigint *b);
+void wl_bigint_sub(wl_bigint *r, const wl_bigint *a, const wl_bigint *b);
+void wl_bigint_mul(wl_bigint *r, const wl_bigint *a, const wl_bigint *b);
+/* Returns -1, 0 or 1 as a <, =, > b (signed comparison). */
+int wl_bigint_cmp(const wl_bigint *a, const wl_bigint *b);
+/* Returns 1 and stores the value if it fits in a uint64_t / int64_t, else returns 0. */
+int wl_bigint_to_u64(const wl_bigint *b, uint64_t *out);
+int wl_bigint_to_i64(const wl_bigint *b, int64_t *out);
+/* Writes the decimal text of b (with '-' if negative) into buf (78 bytes always suffice);
+ * returns buf. */
+char *wl_bigint_to_str(const wl_bigint *b, char *buf, size_t len);
+/* Parses decimal digits (optionally "2^k" or "-"); WL_ERR_PARSE on anything else. */
+wl_status wl_bigint_parse(const char *text, wl_bigint *out);
+
+/* ------------------------------------------------------------------------------------ */
+/* Rules                                                                                 */
+/* ------------------------------------------------------------------------------------ */
+
+/* Every 2-state Moore rule as a table.  The neighbourhood index of a cell is
+ *     NW<<8 | N<<7 | NE<<6 | W<<5 | C<<4 | E<<3 | SW<<2 | S<<1 | SE
+ * (the order Golly's MAP strings use); the next state of the centre cell is bit
+ * (index & 63) of table[index >> 6]. */
+typedef struct wl_rule {
+    uint64_t table[8];
+} wl_rule;
+
+#define WL_RULE_TEXT_MAX 128 /* enough for any canonical rule text, MAP included */
+
+/* Parses rule text: B/S ("B3/S23", "b3s23", digits in any order, optional slash), S/B
+ * ("23/3"), Hensel isotropic non-totalistic ("B2-a/S12", "B3-cnqy/S23-a4ityz"), and MAP
+ * ("MAP" + 86 base64 characters, padding optional).  A trailing ":T..." or ":P..." topology
+ * suffix is rejected.  On error returns WL_ERR_PARSE with a message naming the bad
+ * character and its 1-based position. */
+wl_status wl_rule_parse(const char *text, wl_rule *out);
+
+/* Writes the canonical text of a rule the way Golly prints it: outer-totalistic rules as
+ * "B36/S23", isotropic rules in Hensel notation with the shorter of the letter list and its
+ * negation ("B2-a/S"), every other rule as "MAP...".  Returns WL_ERR_INVALID if len is too
+ * small (WL_RULE_TEXT_MAX always suffices). */
+wl_status wl_rule_format(const wl_rule *r, char *buf, size_t len);
+
+/* Sets *r to Conway's Life, B3/S23. */
+void wl_rule_life(wl_rule *r);
+
+/* Returns the next state (0 or 1) for neighbourhood index idx (0..511). */
+static inline int wl_rule_next(const wl_rule *r, unsigned idx) {
+    return (int)((r->table[(idx >> 6) & 7] >> (idx & 63)) & 1u);
+}
+
+/* Returns 1 if the rule is outer-totalistic (the next state depends only on the centre and
+ * the number of live neighbours) and then, if the pointers are non-NULL, sets bit n of
+ * *birth (*survive) when a dead (live) cell with n live neighbours is alive next. */
+int wl_rule_is_totalistic(const wl_rule *r, uint16_t *birth, uint16_t *survive);
+
+/* Returns 1 if the rule is isotropic (invariant under the 8 rotations and reflections). */
+int wl_rule_is_isotropic(const wl_rule *r);
+
+/* Returns 1 if an empty neighbourhood gives birth (a "B0" rule). */
+int wl_rule_has_b0(const wl_rule *r);
+
+/* Returns 1 if the two rules have the same table. */
+int wl_rule_equal(const wl_rule *a, const wl_rule *b);
+
+/* ------------------------------------------------------------------------------------ */
+/* Patterns                                                                              */
+/* ------------------------------------------------------------------------------------ */
+
+typedef struct wl_pattern wl_pattern;
+
+/* An inclusive rectangle of cells; empty when w == 0 or h == 0. */
+typedef struct wl_rect {
+    int64_t x, y;  /* top-left cell */
+    uint64_t w, h; /* size in cells */
+} wl_rect;
+
+/* Creates an empty pattern with rule B3/S23 and no comments.  Returns NULL on out of memory
+ * (with the error set).  Free with wl_pattern_free. */
+wl_pattern *wl_pattern_new(void);
+void wl_pattern_free(wl_pattern *p);
+/* Makes a deep copy; NULL on out of memory. */
+wl_pattern *wl_pattern_clone(const wl_pattern *p);
+
+/* Sets or clears one cell, growing the pattern's storage as needed.  WL_ERR_TOO_BIG if the
+ * bounding box would exceed what memory allows. */
+wl_status wl_pattern_set(wl_pattern *p, int64_t x, int64_t y, int alive);
+/* Returns 1 if the cell is alive, else 0. */
+int wl_pattern_get(const wl_pattern *p, int64_t x, int64_t y);
+/* Sets `count` consecutive cells of row y from x on to alive (fast path for readers). */
+wl_status wl_pattern_set_run(wl_pattern *p, int64_t x, int64_t y, uint64_t count);
+/* Reserves storage for the rectangle r so that setting cells inside it never reallocates.
+ * Readers call it with the size a header declares. */
+wl_status wl_pattern_reserve(wl_pattern *p, const wl_rect *r);
+/* Number of live cells. */
+uint64_t wl_pattern_population(const wl_pattern *p);
+/* Tight bounding box of the live cells; returns 0 and an empty rect if there are none. */
+int wl_pattern_bounds(const wl_pattern *p, wl_rect *out);
+/* Removes every cell (keeps the rule and comments). */
+void wl_pattern_clear(wl_pattern *p);
+/* Returns 1 if the two patterns have exactly the same live cells (rules ignored). */
+int wl_pattern_equal_cells(const wl_pattern *a, const wl_pattern *b);
+
+/* The rule a file named (B3/S23 when none). */
+const wl_rule *wl_pattern_rule(const wl_pattern *p);
+void wl_pattern_set_rule(wl_pattern *p, const wl_rule *r);
+/* Comment lines (without their #C / ! prefixes), joined with '\n'; "" when none. */
+const char *wl_pattern_comments(const wl_pattern *p);
+wl_status wl_pattern_set_comments(wl_pattern *p, const char *text);
+
+/* Reads row y of the rectangle [x, x + w) into `words` (bit i of words[i/64] = cell x + i);
+ * words must hold (w + 63) / 64 entries. */
+void wl_pattern_get_row(const wl_pattern *p, int64_t x, int64_t y, uint64_t w, uint64_t *words);
+
+/* Fills the rectangle r with a random soup of the given density (0..1) from a
+ * deterministic generator seeded with `seed` (same seed, same soup, on every machine). */
+wl_status wl_pattern_random(wl_pattern *p, const wl_rect *r, double density, uint64_t seed);
+
+/* ------------------------------------------------------------------------------------ */
+/* Pattern files                                                                         */
+/* ------------------------------------------------------------------------------------ */
+
+typedef enum wl_format {
+    WL_FORMAT_AUTO = 0,  /* reading: detect from content; writing: from the file name */
+    WL_FORMAT_RLE,       /* .rle */
+    WL_FORMAT_PLAINTEXT, /* .cells */
+    WL_FORMAT_LIFE105,   /* .lif / .life with #Life 1.05 */
+    WL_FORMAT_LIFE106,   /* .lif / .life with #Life 1.06 */
+    WL_FORMAT_MACROCELL  /* .mc */
+} wl_format;
+
+/* Returns "rle", "plaintext", "life105", "life106", "macrocell" or "auto". */
+const char *wl_format_name(wl_format f);
+/* Guesses a format from a file name's extension, ignoring a trailing ".gz", and sets *gz
+ * (if non-NULL) to 1 when the name ends in ".gz".  WL_FORMAT_AUTO if it cannot tell. */
+wl_format wl_format_from_path(const char *path, int *gz);
+/* Parses "rle", "cells"/"plaintext", "life105", "life106"/"lif", "mc"/"macrocell". */
+wl_status wl_format_parse(const char *name, wl_format *out);
+
+/* Reads a pattern from memory.  The format is detected from content; gzip data (by its
+ * magic bytes) is inflated first when zlib is built in.  `name` is used in error messages
+ * as the file name.  Errors: WL_ERR_PARSE with "name:line:col: what was expected". */
+wl_status wl_pattern_read_mem(const void *data, size_t len, const char *name, wl_pattern **out);
+/* Reads a pattern file ("-" means standard input). */
+wl_status wl_pattern_read_file(const char *path, wl_pattern **out);
+/* Like wl_pattern_read_file but also reports the detected format (may be NULL). */
+wl_status wl_pattern_read_file_ex(const char *path, wl_pattern **out, wl_format *format);
+
+/* Writes a pattern into a new malloc'd buffer (*out, *len; the caller frees *out).  fmt
+ * must not be AUTO.  gz != 0 compresses with gzip. */
+wl_status wl_pattern_write_mem(const wl_pattern *p, wl_format fmt, int gz, char **out,
+                               size_t *len);
+/* Writes a pattern file atomically: to a temporary file beside it, then rename; "-" means
+ * standard output.  fmt AUTO takes the format from the extension (RLE if none); gz < 0 takes
+ * compression from a ".gz" suffix. */
+wl_status wl_pattern_write_file(const wl_pattern *p, const char *path, wl_format fmt, int gz);
+
+/* Writes `len` bytes to `path` atomically (temporary file + rename); "-" = stdout. */
+wl_status wl_write_file_atomic(const char *path, const void *data, size_t len);
+/* Reads a whole file ("-" = stdin) into a malloc'd buffer with a NUL after the last byte. */
+wl_status wl_read_file(const char *path, char **data, size_t *len);
+
+/* ------------------------------------------------------------------------------------ */
+/* Engines                                                                               */
+/* ------------------------------------------------------------------------------------ */
+
+/* Number of engines built into this library, and the name of the i-th ("ref", "cpu",
+ * "cuda", "opencl", "hashlife", ...).  Names are constant strings. */
+size_t wl_engine_count(void);
+const char *wl_engine_name(size_t i);
+/* One-line description of an engine; NULL if the name is unknown. */
+const char *wl_engine_description(const char *engine);
+/* Lists an engine's kernel names (constant strings; the first is the default).  Engines
+ * without variants list one kernel, "default".  WL_ERR_NOT_FOUND for an unknown engine. */
+wl_status wl_engine_kernels(const char *engine, const char *const **names, size_t *n);
+/* WL_OK if the engine can run here (its device exists), else WL_ERR_UNAVAILABLE or
+ * WL_ERR_NOT_FOUND with a message saying why. */
+wl_status wl_engine_probe(const char *engine);
+
+/* ------------------------------------------------------------------------------------ */
+/* Universes                                                                             */
+/* ------------------------------------------------------------------------------------ */
+
+typedef enum wl_topology {
+    WL_TOPOLOGY_TORUS = 0, /* width x height, wrapping at both edges */
+    WL_TOPOLOGY_BOUNDED,   /* width x height, cells outside dead forever */
+    WL_TOPOLOGY_PLANE      /* unbounded (HashLife) */
+} wl_topology;
+
+/* Returns "torus", "bounded" or "plane". */
+const char *wl_topology_name(wl_topology t);
+
+/* Called every so often during long computations; return nonzero to stop the computation,
+ * which then returns WL_ERR_INTERRUPTED leaving the universe at a consistent generation. */
+typedef int (*wl_poll_fn)(void *user);
+
+typedef struct wl_config {
+    const char *engine;   /* engine name, or "auto" (default): CUDA if usable, else CPU;
+                             HashLife for the plane */
+    const char *kernel;   /* kernel name, NULL or "" for the engine's default */
+    wl_topology topology; /* default torus */
+    uint64_t width;       /* grid size in cells (ignored on the plane) */
+    uint64_t height;
+    wl_rule rule;         /* default B3/S23 */
+    int threads;          /* worker threads, 0 = all cores */
+    int device;           /* GPU / OpenCL device index, default 0 */
+    uint64_t max_memory;  /* bytes an engine may use for caches (HashLife), 0 = default */
+    wl_poll_fn poll;      /* optional interruption callback */
+    void *poll_user;
+    int verbose;          /* nonzero: engines may print notes (fallbacks) to stderr */
+} wl_config;
+
+/* Fills *cfg with the defaults above (engine "auto", torus, 0x0, B3/S23). */
+void wl_config_init(wl_config *cfg);
+
+typedef struct wl_universe wl_universe;
+
+/* Creates a universe of the configured engine, topology, size and rule, all cells dead.
+ * Errors: WL_ERR_NOT_FOUND (unknown engine or kernel), WL_ERR_UNSUPPORTED (topology or rule
+ * the engine cannot run, e.g. B0 on the plane), WL_ERR_UNAVAILABLE (not built, no device),
+ * WL_ERR_INVALID (zero size on a grid), WL_ERR_TOO_BIG / WL_ERR_NOMEM. */
+wl_status wl_universe_create(const wl_config *cfg, wl_universe **out);
+void wl_universe_free(wl_universe *u);
+
+/* The engine and kernel actually used (after "auto" and defaults are resolved). */
+const char *wl_universe_engine(const wl_universe *u);
+const char *wl_universe_kernel(const wl_universe *u);
+const wl_config *wl_universe_config(const wl_universe *u);
+
+/* Replaces the universe's cells with the pattern's (its rule is ignored: the universe keeps
+ * its own) and resets the generation to 0.  On a WxH grid, cell (x, y) lands at column
+ * x + floor(W/2), row y + floor(H/2): the grid covers x from -floor(W/2) to W-1-floor(W/2).
+ * On a torus, cells outside wrap; on a bounded grid they are dropped and *dropped (if
+ * non-NULL) receives their number. */
+wl_status wl_universe_load(wl_universe *u, const wl_pattern *p, uint64_t *dropped);
+
+/* Loads a file: engines with a native reader (HashLife and macrocell) use it, others read a
+ * pattern and call wl_universe_load.  *dropped as above (may be NULL). */
+wl_status wl_universe_load_file(wl_universe *u, const char *path, uint64_t *dropped);
+
+/* Advances `generations` generations.  On interruption returns WL_ERR_INTERRUPTED; the
+ * generation counter then says how far it got. */
+wl_status wl_universe_step(wl_universe *u, uint64_t generations);
+
+/* The current generation (exact). */
+void wl_universe_generation(const wl_universe *u, wl_bigint *out);
+
+/* The exact population. */
+wl_status wl_universe_population(wl_universe *u, wl_bigint *out);
+
+/* The bounding box of live cells in pattern coordinates as big integers (inclusive
+ * corners).  *empty is set to 1 when there are no live cells. */
+wl_status wl_universe_bounds(wl_universe *u, wl_bigint *xmin, wl_bigint *ymin,
+                             wl_bigint *xmax, wl_bigint *ymax, int *empty);
+
+/* Stores the live cells into a new pattern (with the universe's rule) in pattern
+ * coordinates.  WL_ERR_TOO_BIG if they do not fit in memory as a rectangle. */
+wl_status wl_universe_store(wl_universe *u, wl_pattern **out);
+
+/* Saves to a file: engines with a native writer for the format (HashLife: macrocell) use
+ * it, others store a pattern and call wl_pattern_write_file. */
+wl_status wl_universe_save_file(wl_universe *u, const char *path, wl_format fmt, int gz);
+
+/* Sets or reads one cell (pattern coordinates).  Slow; for editors and tests. */
+wl_status wl_universe_set_cell(wl_universe *u, int64_t x, int64_t y, int alive);
+wl_status wl_universe_get_cell(wl_universe *u, int64_t x, int64_t y, int *alive);
+
+/* ------------------------------------------------------------------------------------ */
+/* Rendering (viewer)                                                                    */
+/* ------------------------------------------------------------------------------------ */
+
+/* A view of the universe: the cell at the top-left pixel, and the scale.  zoom >= 0 means
+ * each cell is 2^zoom pixels wide; zoom < 0 means each pixel covers 2^-zoom cells (a pixel
+ * is lit if any of them is alive). */
+typedef struct wl_view {
+    int64_t x, y;      /* pattern coordinates of the cell at pixel (0, 0) */
+    int zoom;
+    uint32_t width;    /* pixels */
+    uint32_t height;
+    uint32_t alive;    /* RGBA colours (0xAABBGGRR in memory order R,G,B,A) */
+    uint32_t dead;
+} wl_view;
+
+/* Renders into rgba (width*height pixels, row-major). */
+wl_status wl_universe_render(wl_universe *u, const wl_view *view, uint32_t *rgba);
+
+#ifdef __cplusplus
+}
+#endif
+
+#endif /* WARPLIFE_H */

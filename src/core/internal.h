@@ -1,0 +1,174 @@
+/*
+ * internal.h - what the library's parts share and the public header does not show:
+ * error setting, the pattern's storage, the engine interface, and the grid bitmap that
+ * every grid engine loads from and stores to.
+ */
+#ifndef WL_INTERNAL_H
+#define WL_INTERNAL_H
+
+#include "warplife.h"
+
+#include <stdarg.h>
+#include <stdbool.h>
+
+#if defined(__GNUC__)
+#define WL_PRINTF(a, b) __attribute__((format(printf, a, b)))
+#else
+#define WL_PRINTF(a, b)
+#endif
+
+/* ---- errors ------------------------------------------------------------------------ */
+
+/* Records a formatted message as this thread's last error and returns s, so that callers
+ * can write `return wl_error(WL_ERR_PARSE, "%s:%d:%d: expected a digit", ...)`. */
+wl_status wl_error(wl_status s, const char *fmt, ...) WL_PRINTF(2, 3);
+wl_status wl_verror(wl_status s, const char *fmt, va_list ap);
+/* Prefixes the current last error with "prefix: " (for adding context on the way out). */
+void wl_error_prefix(const char *fmt, ...) WL_PRINTF(1, 2);
+
+/* ---- memory ------------------------------------------------------------------------ */
+
+/* malloc/calloc/realloc that set WL_ERR_NOMEM with a message on failure. */
+void *wl_malloc(size_t n);
+void *wl_calloc(size_t count, size_t size);
+void *wl_realloc(void *p, size_t n);
+/* 64-byte aligned allocation (free with wl_aligned_free); NULL + error on failure. */
+void *wl_aligned_alloc(size_t n);
+void wl_aligned_free(void *p);
+/* Bytes of physical memory on this machine (a fallback of 4 GiB if unknown). */
+uint64_t wl_physical_memory(void);
+/* Number of online CPU cores (at least 1). */
+int wl_cpu_count(void);
+
+/* ---- patterns ---------------------------------------------------------------------- */
+
+/* A pattern is a dense bitmap over a rectangle that grows on demand.  Bit (x - x0) % 64 of
+ * word bits[(y - y0) * stride + (x - x0) / 64] is the cell (x, y).  Cells outside the
+ * rectangle are dead.  The rectangle may be larger than the live cells' bounding box. */
+struct wl_pattern {
+    int64_t x0, y0;  /* coordinates of the first cell of the storage */
+    uint64_t w, h;   /* storage extent in cells (w is a multiple of 64) */
+    size_t stride;   /* words per row = w / 64 */
+    uint64_t *bits;  /* h * stride words, or NULL when w == h == 0 */
+    wl_rule rule;
+    char *comments;  /* never NULL after wl_pattern_new */
+};
+
+/* Largest bitmap a pattern may allocate, in bytes (a share of physical memory). */
+uint64_t wl_pattern_max_bytes(void);
+
+/* ---- grids ------------------------------------------------------------------------- */
+
+/* A row-major bit-per-cell grid of w x h cells: bit i of words[row * stride + i / 64] is
+ * the cell in column i.  Bits past column w - 1 in each row are zero.  This is the common
+ * currency of the grid engines (ref, cpu, cuda, opencl, mpi). */
+typedef struct wl_grid {
+    uint64_t w, h;
+    size_t stride; /* words per row, >= (w + 63) / 64 */
+    uint64_t *words;
+} wl_grid;
+
+/* Allocates a zeroed grid with stride (w + 63) / 64 (64-byte aligned). */
+wl_status wl_grid_alloc(wl_grid *g, uint64_t w, uint64_t h);
+void wl_grid_free(wl_grid *g);
+static inline int wl_grid_get(const wl_grid *g, uint64_t x, uint64_t y) {
+    return (int)((g->words[y * g->stride + (x >> 6)] >> (x & 63)) & 1u);
+}
+static inline void wl_grid_set(wl_grid *g, uint64_t x, uint64_t y, int alive) {
+    uint64_t *w = &g->words[y * g->stride + (x >> 6)];
+    uint64_t m = (uint64_t)1 << (x & 63);
+    *w = alive ? (*w | m) : (*w & ~m);
+}
+/* Places a pattern on a fresh zeroed grid g (already allocated, w x h) following the
+ * placement rule of wl_universe_load: column = x + floor(w/2), row = y + floor(h/2); on a
+ * torus coordinates wrap, on a bounded grid cells outside are dropped and counted. */
+wl_status wl_grid_from_pattern(wl_grid *g, const wl_pattern *p, wl_topology topo,
+                               uint64_t *dropped);
+/* Converts a grid back to a new pattern in pattern coordinates. */
+wl_status wl_grid_to_pattern(const wl_grid *g, const wl_rule *rule, wl_pattern **out);
+/* Number of live cells of a grid. */
+uint64_t wl_grid_population(const wl_grid *g);
+
+/* ---- engines ----------------------------------------------------------------------- */
+
+enum {
+    WL_CAP_TORUS = 1u << 0,
+    WL_CAP_BOUNDED = 1u << 1,
+    WL_CAP_PLANE = 1u << 2,
+    WL_CAP_ANY_RULE = 1u << 3 /* every rule, B0 included, on its topologies */
+};
+
+/* An engine: a table of functions plus a context pointer made by create().  Slots marked
+ * (optional) may be NULL; the universe wrapper then supplies a default (through
+ * store/load) or returns WL_ERR_UNSUPPORTED, so callers never test for NULL. */
+typedef struct wl_engine_ops {
+    const char *name;
+    const char *description;
+    unsigned caps;
+    const char *const *kernels; /* NULL-terminated; kernels[0] is the default */
+
+    /* WL_OK if the engine can run on this machine; otherwise an error saying why. */
+    wl_status (*probe)(void); /* (optional: NULL = always available) */
+    /* Creates a context for cfg (topology, size, rule, threads...).  `kernel` is a name
+     * from the kernels list (never NULL).  Must fail cleanly with a message. */
+    wl_status (*create)(const wl_config *cfg, const char *kernel, void **ctx);
+    void (*destroy)(void *ctx);
+    /* Grid engines: replace all cells with the grid g (cfg->width x cfg->height). */
+    wl_status (*load_grid)(void *ctx, const wl_grid *g); /* (optional: grid engines) */
+    /* Grid engines: copy all cells into g (allocated by the caller, w x h, zeroed). */
+    wl_status (*store_grid)(void *ctx, wl_grid *g); /* (optional: grid engines) */
+    /* Plane engines: replace all cells with the pattern's. */
+    wl_status (*load_pattern)(void *ctx, const wl_pattern *p); /* (optional) */
+    /* Plane engines: store all cells into a new pattern. */
+    wl_status (*store_pattern)(void *ctx, wl_pattern **out); /* (optional) */
+    /* Advances `generations` generations and sets *done to the number actually advanced
+     * (== generations on success; fewer when interrupted through cfg->poll, in which case
+     * it returns WL_ERR_INTERRUPTED with the universe consistent at that generation). */
+    wl_status (*step)(void *ctx, uint64_t generations, uint64_t *done);
+    /* (optional: default stores and counts) */
+    wl_status (*population)(void *ctx, wl_bigint *out);
+    /* (optional: default stores and measures) */
+    wl_status (*bounds)(void *ctx, wl_bigint *xmin, wl_bigint *ymin, wl_bigint *xmax,
+                        wl_bigint *ymax, int *empty);
+    /* (optional) native file reading/writing (HashLife: macrocell).  Return
+     * WL_ERR_UNSUPPORTED to let the wrapper fall back to patterns. */
+    wl_status (*load_file)(void *ctx, const char *path);
+    wl_status (*save_file)(void *ctx, const char *path, wl_format fmt, int gz);
+    /* (optional) cell access; default goes through store/load. */
+    wl_status (*set_cell)(void *ctx, int64_t x, int64_t y, int alive);
+    wl_status (*get_cell)(void *ctx, int64_t x, int64_t y, int *alive);
+    /* (optional) rendering; default goes through store. */
+    wl_status (*render)(void *ctx, const wl_view *view, uint32_t *rgba);
+} wl_engine_ops;
+
+/* Finds a built-in engine by name; NULL if unknown. */
+const wl_engine_ops *wl_engine_find(const char *name);
+
+/* Engines defined in their own folders (registered in src/core/registry.c). */
+extern const wl_engine_ops wl_engine_ref;
+extern const wl_engine_ops wl_engine_cpu;
+extern const wl_engine_ops wl_engine_cuda;
+extern const wl_engine_ops wl_engine_opencl;
+extern const wl_engine_ops wl_engine_hashlife;
+
+/* ---- small helpers ----------------------------------------------------------------- */
+
+/* splitmix64: the deterministic generator behind soups and tests. */
+static inline uint64_t wl_splitmix64(uint64_t *state) {
+    uint64_t z = (*state += 0x9E3779B97F4A7C15ull);
+    z = (z ^ (z >> 30)) * 0xBF58476D1CE4E5B9ull;
+    z = (z ^ (z >> 27)) * 0x94D049BB133111EBull;
+    return z ^ (z >> 31);
+}
+
+/* Floor division and non-negative modulo for signed 64-bit values (d > 0). */
+static inline int64_t wl_floordiv(int64_t a, int64_t d) {
+    int64_t q = a / d;
+    return (a % d != 0 && ((a < 0) != (d < 0))) ? q - 1 : q;
+}
+static inline int64_t wl_mod(int64_t a, int64_t d) {
+    int64_t m = a % d;
+    return m < 0 ? m + d : m;
+}
+
+#endif /* WL_INTERNAL_H */

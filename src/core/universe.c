@@ -1,0 +1,291 @@
+/*
+ * universe.c - the public wl_universe: an engine (ops + ctx) plus the generation counter,
+ * with defaults for every optional engine slot, so that callers never test for NULL.
+ */
+#include "internal.h"
+
+#include <stdlib.h>
+#include <string.h>
+
+struct wl_universe {
+    const wl_engine_ops *ops;
+    void *ctx;
+    wl_config cfg;
+    const char *kernel;
+    wl_bigint generation;
+};
+
+void wl_config_init(wl_config *cfg) {
+    memset(cfg, 0, sizeof *cfg);
+    cfg->engine = "auto";
+    cfg->topology = WL_TOPOLOGY_TORUS;
+    wl_rule_life(&cfg->rule);
+}
+
+const char *wl_topology_name(wl_topology t) {
+    switch (t) {
+    case WL_TOPOLOGY_TORUS: return "torus";
+    case WL_TOPOLOGY_BOUNDED: return "bounded";
+    case WL_TOPOLOGY_PLANE: return "plane";
+    }
+    return "unknown";
+}
+
+static unsigned topology_cap(wl_topology t) {
+    return t == WL_TOPOLOGY_TORUS ? WL_CAP_TORUS
+           : t == WL_TOPOLOGY_BOUNDED ? WL_CAP_BOUNDED
+                                      : WL_CAP_PLANE;
+}
+
+/* Resolves "auto": the fastest engine that is built, usable here and supports the
+ * topology.  Order of preference: cuda, cpu, ref for grids; hashlife for the plane. */
+static const wl_engine_ops *resolve_auto(const wl_config *cfg) {
+    static const char *const order[] = {"cuda", "cpu", "hashlife", "ref"};
+    for (size_t i = 0; i < sizeof order / sizeof order[0]; i++) {
+        const wl_engine_ops *e = wl_engine_find(order[i]);
+        if (!e || !(e->caps & topology_cap(cfg->topology))) continue;
+        if (e->probe && e->probe() != WL_OK) {
+            if (cfg->verbose)
+                fprintf(stderr, "warplife: engine %s not usable (%s); falling back\n", e->name,
+                        wl_last_error());
+            continue;
+        }
+        return e;
+    }
+    return NULL;
+}
+
+wl_status wl_universe_create(const wl_config *cfg, wl_universe **out) {
+    *out = NULL;
+    const char *name = cfg->engine && *cfg->engine ? cfg->engine : "auto";
+    const wl_engine_ops *e;
+    if (strcmp(name, "auto") == 0) {
+        e = resolve_auto(cfg);
+        if (!e)
+            return wl_error(WL_ERR_UNSUPPORTED, "no engine built into warplife supports the %s",
+                            wl_topology_name(cfg->topology));
+        wl_clear_error();
+    } else {
+        e = wl_engine_find(name);
+        if (!e) {
+            wl_status s = wl_engine_probe(name);
+            return s;
+        }
+        if (e->probe) {
+            wl_status s = e->probe();
+            if (s) return s;
+        }
+    }
+    if (!(e->caps & topology_cap(cfg->topology)))
+        return wl_error(WL_ERR_UNSUPPORTED, "engine '%s' does not support the %s topology",
+                        e->name, wl_topology_name(cfg->topology));
+    if (cfg->topology != WL_TOPOLOGY_PLANE && (!cfg->width || !cfg->height))
+        return wl_error(WL_ERR_INVALID, "a %s needs a size of at least 1x1",
+                        wl_topology_name(cfg->topology));
+    const char *const *ks = e->kernels;
+    const char *kernel = ks ? ks[0] : "default";
+    if (cfg->kernel && *cfg->kernel) {
+        kernel = NULL;
+        for (size_t i = 0; ks && ks[i]; i++)
+            if (strcmp(ks[i], cfg->kernel) == 0) kernel = ks[i];
+        if (!ks && strcmp(cfg->kernel, "default") == 0) kernel = "default";
+        if (!kernel) {
+            char list[512] = "";
+            for (size_t i = 0; ks && ks[i]; i++) {
+                strncat(list, i ? ", " : "", sizeof list - strlen(list) - 1);
+                strncat(list, ks[i], sizeof list - strlen(list) - 1);
+            }
+            return wl_error(WL_ERR_NOT_FOUND, "engine '%s' has no kernel '%s' (kernels: %s)",
+                            e->name, cfg->kernel, ks ? list : "default");
+        }
+    }
+    wl_universe *u = wl_calloc(1, sizeof *u);
+    if (!u) return WL_ERR_NOMEM;
+    u->ops = e;
+    u->cfg = *cfg;
+    u->cfg.engine = e->name;
+    u->cfg.kernel = kernel;
+    u->kernel = kernel;
+    wl_status s = e->create(&u->cfg, kernel, &u->ctx);
+    if (s) {
+        free(u);
+        return s;
+    }
+    *out = u;
+    return WL_OK;
+}
+
+void wl_universe_free(wl_universe *u) {
+    if (!u) return;
+    u->ops->destroy(u->ctx);
+    free(u);
+}
+
+const char *wl_universe_engine(const wl_universe *u) { return u->ops->name; }
+const char *wl_universe_kernel(const wl_universe *u) { return u->kernel; }
+const wl_config *wl_universe_config(const wl_universe *u) { return &u->cfg; }
+
+static int is_grid(const wl_universe *u) { return u->cfg.topology != WL_TOPOLOGY_PLANE; }
+
+wl_status wl_universe_load(wl_universe *u, const wl_pattern *p, uint64_t *dropped) {
+    wl_status s;
+    if (dropped) *dropped = 0;
+    if (is_grid(u) && u->ops->load_grid) {
+        wl_grid g;
+        s = wl_grid_alloc(&g, u->cfg.width, u->cfg.height);
+        if (s) return s;
+        s = wl_grid_from_pattern(&g, p, u->cfg.topology, dropped);
+        if (!s) s = u->ops->load_grid(u->ctx, &g);
+        wl_grid_free(&g);
+    } else if (u->ops->load_pattern) {
+        s = u->ops->load_pattern(u->ctx, p);
+    } else {
+        s = wl_error(WL_ERR_UNSUPPORTED, "engine '%s' cannot load patterns", u->ops->name);
+    }
+    if (!s) wl_bigint_from_u64(&u->generation, 0);
+    return s;
+}
+
+wl_status wl_universe_load_file(wl_universe *u, const char *path, uint64_t *dropped) {
+    if (dropped) *dropped = 0;
+    if (u->ops->load_file) {
+        wl_status s = u->ops->load_file(u->ctx, path);
+        if (s != WL_ERR_UNSUPPORTED) {
+            if (!s) wl_bigint_from_u64(&u->generation, 0);
+            return s;
+        }
+        wl_clear_error();
+    }
+    wl_pattern *p;
+    wl_status s = wl_pattern_read_file(path, &p);
+    if (s) return s;
+    s = wl_universe_load(u, p, dropped);
+    wl_pattern_free(p);
+    return s;
+}
+
+wl_status wl_universe_step(wl_universe *u, uint64_t generations) {
+    if (!generations) return WL_OK;
+    uint64_t done = 0;
+    wl_status s = u->ops->step(u->ctx, generations, &done);
+    if (s == WL_OK) done = generations;
+    wl_bigint g;
+    wl_bigint_from_u64(&g, done);
+    wl_bigint_add(&u->generation, &u->generation, &g);
+    return s;
+}
+
+void wl_universe_generation(const wl_universe *u, wl_bigint *out) { *out = u->generation; }
+
+wl_status wl_universe_store(wl_universe *u, wl_pattern **out) {
+    *out = NULL;
+    if (is_grid(u) && u->ops->store_grid) {
+        wl_grid g;
+        wl_status s = wl_grid_alloc(&g, u->cfg.width, u->cfg.height);
+        if (s) return s;
+        s = u->ops->store_grid(u->ctx, &g);
+        if (!s) s = wl_grid_to_pattern(&g, &u->cfg.rule, out);
+        wl_grid_free(&g);
+        return s;
+    }
+    if (u->ops->store_pattern) return u->ops->store_pattern(u->ctx, out);
+    return wl_error(WL_ERR_UNSUPPORTED, "engine '%s' cannot store patterns", u->ops->name);
+}
+
+wl_status wl_universe_population(wl_universe *u, wl_bigint *out) {
+    if (u->ops->population) return u->ops->population(u->ctx, out);
+    if (is_grid(u) && u->ops->store_grid) {
+        wl_grid g;
+        wl_status s = wl_grid_alloc(&g, u->cfg.width, u->cfg.height);
+        if (s) return s;
+        s = u->ops->store_grid(u->ctx, &g);
+        if (!s) wl_bigint_from_u64(out, wl_grid_population(&g));
+        wl_grid_free(&g);
+        return s;
+    }
+    wl_pattern *p;
+    wl_status s = wl_universe_store(u, &p);
+    if (s) return s;
+    wl_bigint_from_u64(out, wl_pattern_population(p));
+    wl_pattern_free(p);
+    return WL_OK;
+}
+
+wl_status wl_universe_bounds(wl_universe *u, wl_bigint *xmin, wl_bigint *ymin,
+                             wl_bigint *xmax, wl_bigint *ymax, int *empty) {
+    if (u->ops->bounds) return u->ops->bounds(u->ctx, xmin, ymin, xmax, ymax, empty);
+    wl_pattern *p;
+    wl_status s = wl_universe_store(u, &p);
+    if (s) return s;
+    wl_rect r;
+    *empty = !wl_pattern_bounds(p, &r);
+    wl_pattern_free(p);
+    if (*empty) r.w = r.h = 1;
+    wl_bigint_from_i64(xmin, r.x);
+    wl_bigint_from_i64(ymin, r.y);
+    wl_bigint_from_i64(xmax, r.x + (int64_t)r.w - 1);
+    wl_bigint_from_i64(ymax, r.y + (int64_t)r.h - 1);
+    return WL_OK;
+}
+
+wl_status wl_universe_save_file(wl_universe *u, const char *path, wl_format fmt, int gz) {
+    if (u->ops->save_file) {
+        wl_status s = u->ops->save_file(u->ctx, path, fmt, gz);
+        if (s != WL_ERR_UNSUPPORTED) return s;
+        wl_clear_error();
+    }
+    wl_pattern *p;
+    wl_status s = wl_universe_store(u, &p);
+    if (s) return s;
+    s = wl_pattern_write_file(p, path, fmt, gz);
+    wl_pattern_free(p);
+    return s;
+}
+
+wl_status wl_universe_set_cell(wl_universe *u, int64_t x, int64_t y, int alive) {
+    if (u->ops->set_cell) return u->ops->set_cell(u->ctx, x, y, alive);
+    wl_pattern *p;
+    wl_status s = wl_universe_store(u, &p);
+    if (s) return s;
+    s = wl_pattern_set(p, x, y, alive);
+    wl_bigint gen = u->generation;
+    if (!s) s = wl_universe_load(u, p, NULL);
+    u->generation = gen;
+    wl_pattern_free(p);
+    return s;
+}
+
+wl_status wl_universe_get_cell(wl_universe *u, int64_t x, int64_t y, int *alive) {
+    if (u->ops->get_cell) return u->ops->get_cell(u->ctx, x, y, alive);
+    wl_pattern *p;
+    wl_status s = wl_universe_store(u, &p);
+    if (s) return s;
+    *alive = wl_pattern_get(p, x, y);
+    wl_pattern_free(p);
+    return WL_OK;
+}
+
+wl_status wl_universe_render(wl_universe *u, const wl_view *v, uint32_t *rgba) {
+    if (u->ops->render) return u->ops->render(u->ctx, v, rgba);
+    wl_pattern *p;
+    wl_status s = wl_universe_store(u, &p);
+    if (s) return s;
+    for (uint32_t py = 0; py < v->height; py++) {
+        for (uint32_t px = 0; px < v->width; px++) {
+            int on = 0;
+            if (v->zoom >= 0) {
+                on = wl_pattern_get(p, v->x + (int64_t)(px >> v->zoom),
+                                    v->y + (int64_t)(py >> v->zoom));
+            } else {
+                int64_t n = (int64_t)1 << (-v->zoom > 30 ? 30 : -v->zoom);
+                for (int64_t dy = 0; dy < n && !on; dy++)
+                    for (int64_t dx = 0; dx < n && !on; dx++)
+                        on = wl_pattern_get(p, v->x + (int64_t)px * n + dx,
+                                            v->y + (int64_t)py * n + dy);
+            }
+            rgba[(size_t)py * v->width + px] = on ? v->alive : v->dead;
+        }
+    }
+    wl_pattern_free(p);
+    return WL_OK;
+}

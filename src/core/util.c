@@ -1,0 +1,48 @@
+/*
+ * util.c - memory allocation that reports failures as errors, machine facts.
+ */
+#define _GNU_SOURCE
+#include "internal.h"
+
+#include <stdlib.h>
+#include <unistd.h>
+
+void *wl_malloc(size_t n) {
+    void *p = malloc(n ? n : 1);
+    if (!p) wl_error(WL_ERR_NOMEM, "out of memory allocating %zu bytes", n);
+    return p;
+}
+
+void *wl_calloc(size_t count, size_t size) {
+    void *p = calloc(count ? count : 1, size ? size : 1);
+    if (!p) wl_error(WL_ERR_NOMEM, "out of memory allocating %zu x %zu bytes", count, size);
+    return p;
+}
+
+void *wl_realloc(void *old, size_t n) {
+    void *p = realloc(old, n ? n : 1);
+    if (!p) wl_error(WL_ERR_NOMEM, "out of memory allocating %zu bytes", n);
+    return p;
+}
+
+void *wl_aligned_alloc(size_t n) {
+    void *p = NULL;
+    if (posix_memalign(&p, 64, n ? n : 64) != 0) {
+        wl_error(WL_ERR_NOMEM, "out of memory allocating %zu bytes", n);
+        return NULL;
+    }
+    return p;
+}
+
+void wl_aligned_free(void *p) { free(p); }
+
+uint64_t wl_physical_memory(void) {
+    long pages = sysconf(_SC_PHYS_PAGES), size = sysconf(_SC_PAGESIZE);
+    if (pages <= 0 || size <= 0) return (uint64_t)4 << 30;
+    return (uint64_t)pages * (uint64_t)size;
+}
+
+int wl_cpu_count(void) {
+    long n = sysconf(_SC_NPROCESSORS_ONLN);
+    return n < 1 ? 1 : (int)n;
+}
