@@ -139,7 +139,27 @@ typedef struct wl_engine_ops {
     wl_status (*get_cell)(void *ctx, int64_t x, int64_t y, int *alive);
     /* (optional) rendering; default goes through store. */
     wl_status (*render)(void *ctx, const wl_view *view, uint32_t *rgba);
+
+    /* -- benchmarking (all optional) -- */
+    /* Fills the universe with a random soup of the given density made where the cells live
+     * (on the GPU for device engines), so that huge benchmarks need no host-side soup.  The
+     * soup need not equal wl_pattern_random's; it must be random and seeded. */
+    wl_status (*randomize)(void *ctx, double density, uint64_t seed);
+    /* Steps like step() and measures the time the engine itself spent (device events for
+     * GPUs), returned in *seconds.  Without it, the bench times step() on the host clock. */
+    wl_status (*timed_step)(void *ctx, uint64_t generations, double *seconds);
+    /* Blocks until all queued work is finished (GPU engines). */
+    wl_status (*synchronize)(void *ctx);
+    /* The device's measured copy bandwidth expressed as CUpS of a one-generation pass
+     * moving 2 bits per cell update (bytes/s x 4); 0 if not applicable. */
+    double (*copy_floor_cups)(void *ctx);
 } wl_engine_ops;
+
+/* Benchmark access to a universe's engine (for apps/cli/bench.c and bench/). */
+const wl_engine_ops *wl_universe_ops(const wl_universe *u);
+void *wl_universe_ctx(const wl_universe *u);
+/* Adds n to the generation counter (after stepping through the ops directly). */
+void wl_universe_advance_counter(wl_universe *u, uint64_t n);
 
 /* Finds a built-in engine by name; NULL if unknown. */
 const wl_engine_ops *wl_engine_find(const char *name);

@@ -124,6 +124,14 @@ void wl_universe_free(wl_universe *u) {
 const char *wl_universe_engine(const wl_universe *u) { return u->ops->name; }
 const char *wl_universe_kernel(const wl_universe *u) { return u->kernel; }
 const wl_config *wl_universe_config(const wl_universe *u) { return &u->cfg; }
+const wl_engine_ops *wl_universe_ops(const wl_universe *u) { return u->ops; }
+void *wl_universe_ctx(const wl_universe *u) { return u->ctx; }
+
+void wl_universe_advance_counter(wl_universe *u, uint64_t n) {
+    wl_bigint g;
+    wl_bigint_from_u64(&g, n);
+    wl_bigint_add(&u->generation, &u->generation, &g);
+}
 
 static int is_grid(const wl_universe *u) { return u->cfg.topology != WL_TOPOLOGY_PLANE; }
 
