@@ -1,0 +1,630 @@
+/*
+ * test_engines.c - every engine and kernel against the reference engine, cell by cell.
+ *
+ * What it checks.  For every registered engine (except "ref" itself) x every kernel x a
+ * set of rules (Life, HighLife, Seeds, Day & Night, Hensel rules, a random MAP rule, B0
+ * rules) x grid sizes (1x1 up to a few hundred cells, odd and tiny ones included, sizes
+ * that are not multiples of any tile) x generation counts that are not multiples of any
+ * temporal block x both grid topologies, a fresh random soup is evolved by the engine and
+ * by `ref`, and the two results are compared cell by cell.  Half of the runs step in one
+ * call, the other half in several chunks (e.g. 5 + 12 for 17), so that an engine that
+ * keeps state between calls (temporal blocking, halos, device buffers) is checked too.
+ * Plane-only engines (HashLife) are compared with `ref` on a bounded grid whose margin
+ * around the soup is larger than the generation count, so that nothing reaches its edge.
+ *
+ * `ref` itself is checked first against a naive oracle written here (one table lookup per
+ * cell with explicitly wrapped or clipped coordinates), on the small and odd sizes where
+ * a torus wraps onto itself (1x1, 1xN, 2xN).
+ *
+ * The reference result of each (rule, topology, size, generations) case is computed once
+ * and shared by every engine and kernel, so the run time is that of the engines under
+ * test.  Engines or kernels that cannot run here (WL_ERR_UNAVAILABLE: no device, no
+ * AVX-512, a kernel that does not take the rule) are counted as skipped, with the reason
+ * printed once, never as passed.
+ *
+ * Usage: test_engines [--quick] [--cpu | --gpu] [-e engine[,engine]] [-k kernel[,...]]
+ *                     [-r rule[,...]]   (options repeatable; WL_TEST_QUICK=1 = --quick)
+ *   --cpu   every engine except the device engines (cuda, opencl)
+ *   --gpu   only the device engines; prints "skipped: no device" and passes if none is usable
+ *   -r      matches a rule's label (life, highlife, seeds, daynight, hensel1, hensel2,
+ *           map, b0, map-b0) or its text
+ */
+#define _POSIX_C_SOURCE 200809L /* strdup, clock_gettime */
+#include "internal.h"
+#include "wltest.h"
+
+#include <stdlib.h>
+#include <string.h>
+#include <time.h>
+
+/* ---- command line ------------------------------------------------------------------ */
+
+#define MAX_FILTERS 32
+
+typedef struct filter {
+    const char *items[MAX_FILTERS];
+    size_t n;
+} filter;
+
+static void filter_add(filter *f, char *list) {
+    for (char *tok = strtok(list, ","); tok; tok = strtok(NULL, ","))
+        if (f->n < MAX_FILTERS) f->items[f->n++] = tok;
+}
+
+static int filter_match(const filter *f, const char *a, const char *b) {
+    if (!f->n) return 1;
+    for (size_t i = 0; i < f->n; i++)
+        if ((a && strcmp(f->items[i], a) == 0) || (b && strcmp(f->items[i], b) == 0)) return 1;
+    return 0;
+}
+
+static filter f_engine, f_kernel, f_rule;
+static int opt_quick, opt_cpu, opt_gpu;
+
+static int is_device_engine(const char *name) {
+    return strcmp(name, "cuda") == 0 || strcmp(name, "opencl") == 0;
+}
+
+/* ---- rules -------------------------------------------------------------------------- */
+
+typedef struct rule_case {
+    const char *label;
+    const char *text; /* NULL for generated MAP rules */
+    wl_rule rule;
+    int usable;
+} rule_case;
+
+static rule_case rules[] = {
+    {"life", "B3/S23", {{0}}, 0},
+    {"highlife", "B36/S23", {{0}}, 0},
+    {"seeds", "B2/S", {{0}}, 0},
+    {"daynight", "B3678/S34678", {{0}}, 0},
+    {"hensel1", "B2-a/S12", {{0}}, 0},
+    {"hensel2", "B3-cnqy/S23-a4ityz", {{0}}, 0},
+    {"map", NULL, {{0}}, 0},    /* random table without B0 */
+    {"b0", "B0123478/S01234678", {{0}}, 0},
+    {"map-b0", NULL, {{0}}, 0}, /* random table with B0 */
+};
+#define N_RULES (sizeof rules / sizeof rules[0])
+
+static void random_rule(wl_rule *r, uint64_t *st, int b0) {
+    for (int i = 0; i < 8; i++) r->table[i] = wl_splitmix64(st);
+    if (b0) r->table[0] |= 1u;
+    else r->table[0] &= ~(uint64_t)1;
+}
+
+static void setup_rules(uint64_t seed) {
+    uint64_t st = seed ^ 0x5EED0F5EEDull;
+    for (size_t i = 0; i < N_RULES; i++) {
+        rule_case *rc = &rules[i];
+        if (!rc->text) {
+            random_rule(&rc->rule, &st, strcmp(rc->label, "map-b0") == 0);
+            rc->usable = 1;
+            continue;
+        }
+        wl_status s = wl_rule_parse(rc->text, &rc->rule);
+        if (s) {
+            printf("notice: rule %s (%s) skipped: wl_rule_parse does not accept it yet (%s)\n",
+                   rc->label, rc->text, wl_last_error());
+            continue;
+        }
+        rc->usable = 1;
+    }
+}
+
+static void rule_desc(const rule_case *rc, char *buf, size_t len) {
+    if (rc->text) {
+        snprintf(buf, len, "%s", rc->text);
+        return;
+    }
+    if (wl_rule_format(&rc->rule, buf, len) == WL_OK && strncmp(buf, "MAP", 3) == 0) return;
+    int n = snprintf(buf, len, "table");
+    for (int i = 0; i < 8 && n > 0 && (size_t)n < len; i++)
+        n += snprintf(buf + n, len - (size_t)n, ":%016llx", (unsigned long long)rc->rule.table[i]);
+}
+
+/* ---- sizes and generation counts ------------------------------------------------------ */
+
+typedef struct size2 {
+    uint64_t w, h;
+} size2;
+
+static const size2 sizes_full[] = {{1, 1},   {1, 7},   {7, 1},    {2, 2},   {2, 5},
+                                   {5, 2},   {3, 3},   {31, 17},  {63, 65}, {64, 64},
+                                   {65, 33}, {100, 37}, {130, 70}, {257, 129}};
+static const size2 sizes_quick[] = {{1, 1},  {1, 7},   {7, 1},  {2, 5},
+                                    {3, 3},  {31, 17}, {64, 64}, {65, 33}};
+/* Device engines also get sizes above a thread block or a work group. */
+static const size2 sizes_gpu[] = {{1, 1},   {1, 7},    {7, 1},     {3, 3},    {31, 17},
+                                  {64, 64}, {65, 33},  {130, 70},  {257, 129}, {1000, 515},
+                                  {1031, 1029}, {2048, 1025}, {4099, 67}};
+/* Plane engines: the soup's size (the ref grid adds the margin). */
+static const size2 sizes_plane[] = {{1, 1}, {3, 3}, {7, 1}, {31, 17}, {64, 64}, {65, 33},
+                                    {100, 37}};
+
+static const uint64_t gens_list[] = {1, 2, 3, 7, 16, 17, 33, 100};
+#define N_GENS (sizeof gens_list / sizeof gens_list[0])
+
+/* ---- statistics ------------------------------------------------------------------------ */
+
+#define MAX_EK 64
+
+typedef struct ek_stat {
+    const char *engine, *kernel;
+    unsigned long passed, failed, skipped;
+    double seconds;
+} ek_stat;
+
+static ek_stat stats[MAX_EK];
+static size_t n_stats;
+
+static ek_stat *stat_for(const char *engine, const char *kernel) {
+    for (size_t i = 0; i < n_stats; i++)
+        if (strcmp(stats[i].engine, engine) == 0 && strcmp(stats[i].kernel, kernel) == 0)
+            return &stats[i];
+    if (n_stats == MAX_EK) return &stats[MAX_EK - 1];
+    stats[n_stats].engine = engine;
+    stats[n_stats].kernel = kernel;
+    return &stats[n_stats++];
+}
+
+/* Skip reasons are printed once per engine/kernel/rule/reason. */
+#define MAX_NOTES 256
+static char *notes[MAX_NOTES];
+static size_t n_notes;
+
+static void note_skip(const char *engine, const char *kernel, const char *rule,
+                      const char *why) {
+    char buf[768];
+    snprintf(buf, sizeof buf, "skipped: %s/%s rule %s: %s", engine, kernel, rule, why);
+    for (size_t i = 0; i < n_notes; i++)
+        if (strcmp(notes[i], buf) == 0) return;
+    if (n_notes < MAX_NOTES) notes[n_notes++] = strdup(buf);
+    printf("%s\n", buf);
+}
+
+static double now(void) {
+    struct timespec ts;
+    clock_gettime(CLOCK_MONOTONIC, &ts);
+    return (double)ts.tv_sec + 1e-9 * (double)ts.tv_nsec;
+}
+
+/* ---- helpers ---------------------------------------------------------------------------- */
+
+static uint64_t mix(uint64_t a, uint64_t b) {
+    uint64_t st = a ^ (b * 0x9E3779B97F4A7C15ull);
+    return wl_splitmix64(&st);
+}
+
+static wl_status make_universe(const char *engine, const char *kernel, wl_topology topo,
+                               uint64_t w, uint64_t h, const wl_rule *rule, wl_universe **u) {
+    wl_config cfg;
+    wl_config_init(&cfg);
+    cfg.engine = engine;
+    cfg.kernel = kernel;
+    cfg.topology = topo;
+    cfg.width = w;
+    cfg.height = h;
+    cfg.rule = *rule;
+    return wl_universe_create(&cfg, u);
+}
+
+/* A soup filling the rectangle of w x h cells centred as the placement rule centres a grid. */
+static wl_pattern *make_soup(uint64_t w, uint64_t h, uint64_t seed) {
+    wl_pattern *p = wl_pattern_new();
+    if (!p) return NULL;
+    /* Densities from 5% to 80%: sparse soups die or sprout, dense ones crowd. */
+    double density = 0.05 + 0.75 * (double)(mix(seed, 1) >> 11) / 9007199254740992.0;
+    wl_rect r = {-(int64_t)(w / 2), -(int64_t)(h / 2), w, h};
+    if (wl_pattern_random(p, &r, density, seed) != WL_OK) {
+        wl_pattern_free(p);
+        return NULL;
+    }
+    return p;
+}
+
+/* Finds the first cell (row-major) where two patterns differ inside their joint bounds. */
+static int first_diff(const wl_pattern *a, const wl_pattern *b, int64_t *x, int64_t *y,
+                      uint64_t *count) {
+    wl_rect ra, rb;
+    int ea = !wl_pattern_bounds(a, &ra), eb = !wl_pattern_bounds(b, &rb);
+    *count = 0;
+    if (ea && eb) return 0;
+    if (ea) ra = rb;
+    if (eb) rb = ra;
+    int64_t x0 = ra.x < rb.x ? ra.x : rb.x, y0 = ra.y < rb.y ? ra.y : rb.y;
+    int64_t x1 = ra.x + (int64_t)ra.w > rb.x + (int64_t)rb.w ? ra.x + (int64_t)ra.w
+                                                              : rb.x + (int64_t)rb.w;
+    int64_t y1 = ra.y + (int64_t)ra.h > rb.y + (int64_t)rb.h ? ra.y + (int64_t)ra.h
+                                                              : rb.y + (int64_t)rb.h;
+    int found = 0;
+    for (int64_t yy = y0; yy < y1; yy++)
+        for (int64_t xx = x0; xx < x1; xx++)
+            if (wl_pattern_get(a, xx, yy) != wl_pattern_get(b, xx, yy)) {
+                if (!found) *x = xx, *y = yy;
+                found = 1;
+                ++*count;
+            }
+    return found;
+}
+
+/* Splits g generations into 1 to 3 chunks chosen from the seed; returns the count. */
+static int chunk_plan(uint64_t g, uint64_t seed, uint64_t chunks[3]) {
+    if (g < 2) {
+        chunks[0] = g;
+        return 1;
+    }
+    uint64_t a = 1 + mix(seed, 2) % (g - 1); /* 1 .. g-1 */
+    uint64_t rest = g - a;
+    if (rest >= 2 && (mix(seed, 3) & 1)) {
+        uint64_t b = 1 + mix(seed, 4) % (rest - 1);
+        chunks[0] = a, chunks[1] = b, chunks[2] = rest - b;
+        return 3;
+    }
+    chunks[0] = a, chunks[1] = rest;
+    return 2;
+}
+
+/* Runs ref on the soup for g generations and stores the result (NULL on failure). */
+static wl_pattern *ref_result(wl_topology topo, uint64_t w, uint64_t h, const wl_rule *rule,
+                              const wl_pattern *soup, uint64_t g) {
+    wl_universe *u;
+    wl_pattern *out = NULL;
+    wl_status s = make_universe("ref", NULL, topo, w, h, rule, &u);
+    WL_CHECK(s == WL_OK, "ref create %llux%llu: %s", (unsigned long long)w,
+             (unsigned long long)h, wl_last_error());
+    if (s) return NULL;
+    WL_CHECK_OK(s = wl_universe_load(u, soup, NULL));
+    if (!s) WL_CHECK_OK(s = wl_universe_step(u, g));
+    if (!s) WL_CHECK_OK(wl_universe_store(u, &out));
+    wl_universe_free(u);
+    return out;
+}
+
+/* ---- ref against a naive oracle ------------------------------------------------------- */
+
+/* One generation by definition: each cell's index from explicitly wrapped (torus) or
+ * clipped (bounded) neighbour coordinates. */
+static void naive_step(const uint8_t *cur, uint8_t *next, int64_t w, int64_t h, int torus,
+                       const wl_rule *rule) {
+    for (int64_t y = 0; y < h; y++)
+        for (int64_t x = 0; x < w; x++) {
+            unsigned idx = 0;
+            for (int64_t dy = -1; dy <= 1; dy++)
+                for (int64_t dx = -1; dx <= 1; dx++) {
+                    int64_t nx = x + dx, ny = y + dy;
+                    int alive;
+                    if (torus) alive = cur[wl_mod(ny, h) * w + wl_mod(nx, w)];
+                    else alive = nx >= 0 && ny >= 0 && nx < w && ny < h ? cur[ny * w + nx] : 0;
+                    idx = idx << 1 | (unsigned)alive; /* NW first: bit 8 down to SE: bit 0 */
+                }
+            next[y * w + x] = (uint8_t)wl_rule_next(rule, idx);
+        }
+}
+
+static void test_ref_vs_naive(uint64_t seed) {
+    static const size2 sz[] = {{1, 1}, {1, 2}, {2, 1}, {2, 2}, {1, 5}, {6, 1}, {2, 3},
+                               {3, 2}, {3, 3}, {4, 7}, {31, 17}, {65, 33}};
+    static const uint64_t gens[] = {1, 2, 3, 7, 17};
+    unsigned long cases = 0, bad = 0;
+    for (size_t ri = 0; ri < N_RULES; ri++) {
+        const rule_case *rc = &rules[ri];
+        if (!rc->usable || !filter_match(&f_rule, rc->label, rc->text)) continue;
+        for (int t = 0; t < 2; t++) {
+            wl_topology topo = t ? WL_TOPOLOGY_BOUNDED : WL_TOPOLOGY_TORUS;
+            for (size_t si = 0; si < sizeof sz / sizeof sz[0]; si++) {
+                int64_t w = (int64_t)sz[si].w, h = (int64_t)sz[si].h;
+                uint64_t g = gens[(si + ri + (size_t)t) % (sizeof gens / sizeof gens[0])];
+                uint64_t cs = mix(mix(seed, ri * 131 + (uint64_t)t), si);
+                wl_pattern *soup = make_soup((uint64_t)w, (uint64_t)h, cs);
+                uint8_t *a = calloc((size_t)(w * h), 1), *b = calloc((size_t)(w * h), 1);
+                if (!soup || !a || !b) {
+                    WL_CHECK(0, "out of memory");
+                    return;
+                }
+                for (int64_t y = 0; y < h; y++)
+                    for (int64_t x = 0; x < w; x++)
+                        a[y * w + x] = (uint8_t)wl_pattern_get(soup, x - w / 2, y - h / 2);
+                for (uint64_t i = 0; i < g; i++) {
+                    naive_step(a, b, w, h, topo == WL_TOPOLOGY_TORUS, &rc->rule);
+                    uint8_t *tmp = a;
+                    a = b;
+                    b = tmp;
+                }
+                wl_pattern *got = ref_result(topo, (uint64_t)w, (uint64_t)h, &rc->rule, soup, g);
+                int ok = got != NULL;
+                int64_t fx = 0, fy = 0;
+                for (int64_t y = 0; ok && y < h; y++)
+                    for (int64_t x = 0; ok && x < w; x++)
+                        if (wl_pattern_get(got, x - w / 2, y - h / 2) != a[y * w + x])
+                            ok = 0, fx = x - w / 2, fy = y - h / 2;
+                WL_CHECK(ok, "ref vs naive: rule %s %s %lldx%lld gens %llu: first difference "
+                         "at (%lld,%lld)", rc->label, wl_topology_name(topo), (long long)w,
+                         (long long)h, (unsigned long long)g, (long long)fx, (long long)fy);
+                cases++;
+                bad += !ok;
+                wl_pattern_free(got);
+                wl_pattern_free(soup);
+                free(a);
+                free(b);
+            }
+        }
+    }
+    printf("ref vs naive oracle: %lu cases, %lu passed, %lu failed\n", cases, cases - bad, bad);
+}
+
+/* ---- one engine run against a reference result ------------------------------------------ */
+
+typedef struct run_case {
+    const rule_case *rc;
+    wl_topology topo;   /* the engine's topology */
+    uint64_t w, h;      /* the engine's grid size (soup size on the plane) */
+    uint64_t gens;
+    uint64_t seed;
+    const wl_pattern *soup;
+    const wl_pattern *expect;
+} run_case;
+
+/* Is a creation failure a legitimate skip?  UNAVAILABLE always (no device, no CPU feature,
+ * a kernel that does not take this rule); UNSUPPORTED only for engines that do not claim
+ * every rule, or for a non-default kernel. */
+static int is_skip(const wl_engine_ops *e, const char *kernel, wl_status s) {
+    if (s == WL_ERR_UNAVAILABLE) return 1;
+    if (s == WL_ERR_UNSUPPORTED) {
+        const char *const *ks;
+        size_t nk;
+        int is_default = wl_engine_kernels(e->name, &ks, &nk) == WL_OK && nk &&
+                         strcmp(ks[0], kernel) == 0;
+        return !(e->caps & WL_CAP_ANY_RULE) || !is_default;
+    }
+    return 0;
+}
+
+static void run_engine(const wl_engine_ops *e, const char *kernel, const run_case *c,
+                       int chunked) {
+    ek_stat *st = stat_for(e->name, kernel);
+    char rdesc[WL_RULE_TEXT_MAX + 160];
+    rule_desc(c->rc, rdesc, sizeof rdesc);
+    double t0 = now();
+    wl_universe *u = NULL;
+    wl_status s = make_universe(e->name, kernel, c->topo, c->w, c->h, &c->rc->rule, &u);
+    if (s && is_skip(e, kernel, s)) {
+        note_skip(e->name, kernel, c->rc->label, wl_last_error());
+        st->skipped++;
+        return;
+    }
+    char where[512];
+    uint64_t chunks[3] = {c->gens, 0, 0};
+    int nch = chunked ? chunk_plan(c->gens, c->seed, chunks) : 1;
+    snprintf(where, sizeof where,
+             "engine %s kernel %s rule %s (%s) %s %llux%llu gens %llu steps %llu+%llu+%llu "
+             "seed %llu", e->name, kernel, c->rc->label, rdesc, wl_topology_name(c->topo),
+             (unsigned long long)c->w, (unsigned long long)c->h, (unsigned long long)c->gens,
+             (unsigned long long)chunks[0], (unsigned long long)chunks[1],
+             (unsigned long long)chunks[2], (unsigned long long)c->seed);
+    int ok = s == WL_OK;
+    WL_CHECK(ok, "%s: create -> %s (%s)", where, wl_status_str(s), wl_last_error());
+    if (ok) {
+        s = wl_universe_load(u, c->soup, NULL);
+        WL_CHECK(s == WL_OK, "%s: load -> %s (%s)", where, wl_status_str(s), wl_last_error());
+        ok = s == WL_OK;
+    }
+    for (int i = 0; ok && i < nch; i++) {
+        s = wl_universe_step(u, chunks[i]);
+        WL_CHECK(s == WL_OK, "%s: step %llu -> %s (%s)", where, (unsigned long long)chunks[i],
+                 wl_status_str(s), wl_last_error());
+        ok = s == WL_OK;
+    }
+    if (ok) {
+        wl_bigint g, want;
+        wl_universe_generation(u, &g);
+        wl_bigint_from_u64(&want, c->gens);
+        ok = wl_bigint_cmp(&g, &want) == 0;
+        WL_CHECK(ok, "%s: generation counter wrong", where);
+    }
+    wl_pattern *got = NULL;
+    if (ok) {
+        s = wl_universe_store(u, &got);
+        WL_CHECK(s == WL_OK, "%s: store -> %s (%s)", where, wl_status_str(s), wl_last_error());
+        ok = s == WL_OK;
+    }
+    if (ok) {
+        ok = wl_pattern_equal_cells(got, c->expect);
+        if (!ok) {
+            int64_t x = 0, y = 0;
+            uint64_t n = 0;
+            first_diff(got, c->expect, &x, &y, &n);
+            WL_CHECK(0, "%s: %llu cells differ from ref (population %llu, ref %llu); first "
+                     "at (%lld,%lld): engine %d, ref %d", where, (unsigned long long)n,
+                     (unsigned long long)wl_pattern_population(got),
+                     (unsigned long long)wl_pattern_population(c->expect), (long long)x,
+                     (long long)y, wl_pattern_get(got, x, y), wl_pattern_get(c->expect, x, y));
+        } else {
+            WL_CHECK(1, "match");
+        }
+    }
+    wl_pattern_free(got);
+    wl_universe_free(u);
+    if (ok) st->passed++;
+    else st->failed++;
+    st->seconds += now() - t0;
+}
+
+/* ---- the engine list ------------------------------------------------------------------- */
+
+#define MAX_ENGINES 16
+
+typedef struct engine_sel {
+    const wl_engine_ops *ops;
+    const char *kernels[MAX_EK];
+    size_t n_kernels;
+} engine_sel;
+
+static size_t select_engines(engine_sel *sel) {
+    size_t n = 0;
+    for (size_t i = 0; i < wl_engine_count() && n < MAX_ENGINES; i++) {
+        const char *name = wl_engine_name(i);
+        if (strcmp(name, "ref") == 0) continue;
+        if (!filter_match(&f_engine, name, NULL)) continue;
+        if (opt_gpu && !is_device_engine(name)) continue;
+        if (opt_cpu && is_device_engine(name)) continue;
+        const wl_engine_ops *e = wl_engine_find(name);
+        const char *const *ks;
+        size_t nk;
+        if (wl_engine_kernels(name, &ks, &nk) != WL_OK) continue;
+        wl_status s = wl_engine_probe(name);
+        if (s) {
+            for (size_t k = 0; k < nk; k++)
+                if (filter_match(&f_kernel, ks[k], NULL)) {
+                    note_skip(name, ks[k], "*", wl_last_error());
+                    stat_for(name, ks[k])->skipped++;
+                }
+            continue;
+        }
+        sel[n].ops = e;
+        sel[n].n_kernels = 0;
+        for (size_t k = 0; k < nk && sel[n].n_kernels < MAX_EK; k++)
+            if (filter_match(&f_kernel, ks[k], NULL)) sel[n].kernels[sel[n].n_kernels++] = ks[k];
+        if (sel[n].n_kernels) n++;
+    }
+    return n;
+}
+
+/* Grid engines: every rule x topology x size x (two) generation counts. */
+static void test_grid_engines(const engine_sel *sel, size_t n_sel, uint64_t seed) {
+    int any = 0;
+    for (size_t i = 0; i < n_sel; i++)
+        if (sel[i].ops->caps & (WL_CAP_TORUS | WL_CAP_BOUNDED)) any = 1;
+    if (!any) return;
+    const size2 *sizes = opt_gpu ? sizes_gpu : opt_quick ? sizes_quick : sizes_full;
+    size_t n_sizes = opt_gpu ? sizeof sizes_gpu / sizeof sizes_gpu[0]
+                   : opt_quick ? sizeof sizes_quick / sizeof sizes_quick[0]
+                               : sizeof sizes_full / sizeof sizes_full[0];
+    size_t per_size = opt_quick ? 1 : 2; /* generation counts per size */
+    unsigned long run = 0;
+    for (size_t ri = 0; ri < N_RULES; ri++) {
+        const rule_case *rc = &rules[ri];
+        if (!rc->usable || !filter_match(&f_rule, rc->label, rc->text)) continue;
+        for (int t = 0; t < 2; t++) {
+            wl_topology topo = t ? WL_TOPOLOGY_BOUNDED : WL_TOPOLOGY_TORUS;
+            unsigned cap = t ? WL_CAP_BOUNDED : WL_CAP_TORUS;
+            for (size_t si = 0; si < n_sizes; si++) {
+                for (size_t gi = 0; gi < per_size; gi++) {
+                    /* Rotate through the generation counts so every count meets every
+                     * rule and many sizes. */
+                    uint64_t g = gens_list[(si * per_size + gi + ri + (size_t)t * 3) % N_GENS];
+                    if (opt_gpu && sizes[si].w * sizes[si].h > 1000000 && g > 33) g = 33;
+                    uint64_t cs = mix(mix(mix(seed, ri), (uint64_t)t), si * 16 + gi);
+                    wl_pattern *soup = make_soup(sizes[si].w, sizes[si].h, cs);
+                    WL_CHECK(soup != NULL, "soup: %s", wl_last_error());
+                    if (!soup) continue;
+                    wl_pattern *expect =
+                        ref_result(topo, sizes[si].w, sizes[si].h, &rc->rule, soup, g);
+                    if (expect) {
+                        run_case c = {rc, topo, sizes[si].w, sizes[si].h, g, cs, soup, expect};
+                        for (size_t ei = 0; ei < n_sel; ei++) {
+                            if (!(sel[ei].ops->caps & cap)) continue;
+                            for (size_t k = 0; k < sel[ei].n_kernels; k++)
+                                run_engine(sel[ei].ops, sel[ei].kernels[k], &c,
+                                           (int)((run + k) & 1));
+                        }
+                        run++;
+                    }
+                    wl_pattern_free(expect);
+                    wl_pattern_free(soup);
+                }
+            }
+        }
+    }
+}
+
+/* Plane engines: the soup on the plane against ref on a bounded grid with a margin wider
+ * than the generation count (no B0 rules: the plane cannot run them). */
+static void test_plane_engines(const engine_sel *sel, size_t n_sel, uint64_t seed) {
+    int any = 0;
+    for (size_t i = 0; i < n_sel; i++)
+        if ((sel[i].ops->caps & WL_CAP_PLANE) &&
+            !(sel[i].ops->caps & (WL_CAP_TORUS | WL_CAP_BOUNDED)))
+            any = 1;
+    if (!any) return;
+    size_t n_sizes = sizeof sizes_plane / sizeof sizes_plane[0];
+    if (opt_quick) n_sizes = 4;
+    unsigned long run = 0;
+    for (size_t ri = 0; ri < N_RULES; ri++) {
+        const rule_case *rc = &rules[ri];
+        if (!rc->usable || !filter_match(&f_rule, rc->label, rc->text)) continue;
+        if (wl_rule_has_b0(&rc->rule)) continue;
+        for (size_t si = 0; si < n_sizes; si++) {
+            uint64_t g = gens_list[(si * 3 + ri) % N_GENS];
+            uint64_t w = sizes_plane[si].w, h = sizes_plane[si].h;
+            uint64_t cs = mix(mix(seed, ri + 1000), si);
+            wl_pattern *soup = make_soup(w, h, cs);
+            WL_CHECK(soup != NULL, "soup: %s", wl_last_error());
+            if (!soup) continue;
+            /* Margin g + 2 on each side: a signal moves at most one cell per generation. */
+            uint64_t margin = 2 * (g + 2);
+            wl_pattern *expect =
+                ref_result(WL_TOPOLOGY_BOUNDED, w + margin, h + margin, &rc->rule, soup, g);
+            if (expect) {
+                run_case c = {rc, WL_TOPOLOGY_PLANE, w, h, g, cs, soup, expect};
+                for (size_t ei = 0; ei < n_sel; ei++) {
+                    unsigned caps = sel[ei].ops->caps;
+                    if (!(caps & WL_CAP_PLANE) || (caps & (WL_CAP_TORUS | WL_CAP_BOUNDED)))
+                        continue;
+                    for (size_t k = 0; k < sel[ei].n_kernels; k++)
+                        run_engine(sel[ei].ops, sel[ei].kernels[k], &c, (int)((run + k) & 1));
+                }
+                run++;
+            }
+            wl_pattern_free(expect);
+            wl_pattern_free(soup);
+        }
+    }
+}
+
+static void usage(void) {
+    fprintf(stderr, "usage: test_engines [--quick] [--cpu|--gpu] [-e engine,...] "
+                    "[-k kernel,...] [-r rule,...]\n");
+}
+
+int main(int argc, char **argv) {
+    for (int i = 1; i < argc; i++) {
+        const char *a = argv[i];
+        if (strcmp(a, "--quick") == 0) opt_quick = 1;
+        else if (strcmp(a, "--cpu") == 0) opt_cpu = 1;
+        else if (strcmp(a, "--gpu") == 0) opt_gpu = 1;
+        else if ((strcmp(a, "-e") == 0 || strcmp(a, "-k") == 0 || strcmp(a, "-r") == 0) &&
+                 i + 1 < argc) {
+            filter *f = a[1] == 'e' ? &f_engine : a[1] == 'k' ? &f_kernel : &f_rule;
+            filter_add(f, argv[++i]);
+        } else {
+            usage();
+            return 2;
+        }
+    }
+    const char *q = getenv("WL_TEST_QUICK");
+    if (q && *q && strcmp(q, "0") != 0) opt_quick = 1;
+    uint64_t seed = wl_test_seed();
+    setup_rules(seed);
+    double t0 = now();
+
+    if (!opt_gpu && filter_match(&f_engine, "ref", NULL)) test_ref_vs_naive(seed);
+
+    engine_sel sel[MAX_ENGINES];
+    size_t n_sel = select_engines(sel);
+    if (opt_gpu && n_sel == 0) {
+        printf("test_engines: skipped: no device (no usable cuda or opencl engine)\n");
+        return wl_test_finish("test_engines");
+    }
+    if (n_sel == 0) printf("notice: no engine other than ref selected or usable\n");
+    test_grid_engines(sel, n_sel, seed);
+    test_plane_engines(sel, n_sel, seed);
+
+    for (size_t i = 0; i < n_stats; i++)
+        printf("engine %-10s kernel %-16s %5lu passed, %lu failed, %lu skipped (%.2f s)\n",
+               stats[i].engine, stats[i].kernel, stats[i].passed, stats[i].failed,
+               stats[i].skipped, stats[i].seconds);
+    printf("total time %.2f s\n", now() - t0);
+    for (size_t i = 0; i < n_notes; i++) free(notes[i]);
+    return wl_test_finish("test_engines");
+}
