@@ -1,0 +1,347 @@
+#define _POSIX_C_SOURCE 200809L
+/*
+ * format.c - the front door of pattern files: format names, detection from content,
+ * gzip (zlib) in both directions, and dispatch to the per-format readers and writers.
+ *
+ * Detection looks at the content first, never only at the name: gzip by its magic bytes
+ * 1f 8b (inflated, then detected again), "[M2]" for macrocell, "#Life 1.05" / "#Life 1.06",
+ * a leading '!' line for plaintext, a leading "x =" header or any '#' line for RLE.  Content
+ * without such a marker (headerless files) is decided by the file name when it has a known
+ * extension, else by its first line: only '.', 'O' and '*' means plaintext, anything else
+ * RLE.
+ *
+ * Decompressed data is capped at a quarter of physical memory (WL_ERR_TOO_BIG beyond), so
+ * that a small "zip bomb" cannot exhaust memory.
+ */
+#include "io_internal.h"
+
+#include <stdlib.h>
+#include <string.h>
+#include <strings.h>
+
+#ifdef WL_HAVE_ZLIB
+#include <zlib.h>
+#endif
+
+const char *wl_format_name(wl_format f) {
+    switch (f) {
+    case WL_FORMAT_AUTO: return "auto";
+    case WL_FORMAT_RLE: return "rle";
+    case WL_FORMAT_PLAINTEXT: return "plaintext";
+    case WL_FORMAT_LIFE105: return "life105";
+    case WL_FORMAT_LIFE106: return "life106";
+    case WL_FORMAT_MACROCELL: return "macrocell";
+    }
+    return "unknown";
+}
+
+static int ends_with(const char *s, size_t n, const char *suffix) {
+    size_t k = strlen(suffix);
+    return n >= k && strncasecmp(s + n - k, suffix, k) == 0;
+}
+
+wl_format wl_format_from_path(const char *path, int *gz) {
+    if (gz) *gz = 0;
+    if (!path) return WL_FORMAT_AUTO;
+    size_t n = strlen(path);
+    if (ends_with(path, n, ".gz")) {
+        if (gz) *gz = 1;
+        n -= 3;
+    }
+    if (ends_with(path, n, ".rle")) return WL_FORMAT_RLE;
+    if (ends_with(path, n, ".cells")) return WL_FORMAT_PLAINTEXT;
+    if (ends_with(path, n, ".mc")) return WL_FORMAT_MACROCELL;
+    /* .lif / .life hold either version; we write 1.06 (the simpler, exact one) and read
+     * whichever the content says. */
+    if (ends_with(path, n, ".lif") || ends_with(path, n, ".life")) return WL_FORMAT_LIFE106;
+    return WL_FORMAT_AUTO;
+}
+
+wl_status wl_format_parse(const char *name, wl_format *out) {
+    static const struct {
+        const char *name;
+        wl_format f;
+    } names[] = {
+        {"auto", WL_FORMAT_AUTO},           {"rle", WL_FORMAT_RLE},
+        {"cells", WL_FORMAT_PLAINTEXT},     {"plaintext", WL_FORMAT_PLAINTEXT},
+        {"life105", WL_FORMAT_LIFE105},     {"life106", WL_FORMAT_LIFE106},
+        {"lif", WL_FORMAT_LIFE106},         {"mc", WL_FORMAT_MACROCELL},
+        {"macrocell", WL_FORMAT_MACROCELL},
+    };
+    if (!name || !out) return wl_error(WL_ERR_INVALID, "wl_format_parse: NULL argument");
+    for (size_t i = 0; i < sizeof names / sizeof names[0]; i++)
+        if (strcasecmp(name, names[i].name) == 0) {
+            *out = names[i].f;
+            return WL_OK;
+        }
+    return wl_error(WL_ERR_INVALID,
+                    "unknown pattern format '%s' (expected rle, cells, life105, life106, mc)",
+                    name);
+}
+
+/* Is the line s[0..n) made only of '.', 'O' and '*' (plaintext cells)? */
+static int plaintext_line(const char *s, size_t n) {
+    if (!n) return 0;
+    for (size_t i = 0; i < n; i++)
+        if (s[i] != '.' && s[i] != 'O' && s[i] != '*') return 0;
+    return 1;
+}
+
+wl_format wl_io_detect(const char *s, size_t len, const char *path_hint) {
+    size_t pos = 0;
+    if (len >= 3 && memcmp(s, "\xEF\xBB\xBF", 3) == 0) pos = 3;
+    while (pos < len && (s[pos] == ' ' || s[pos] == '\t' || s[pos] == '\r' || s[pos] == '\n'))
+        pos++;
+    const char *c = s + pos;
+    size_t n = len - pos;
+    if (n >= 4 && memcmp(c, "[M2]", 4) == 0) return WL_FORMAT_MACROCELL;
+    if (n >= 10 && memcmp(c, "#Life 1.05", 10) == 0) return WL_FORMAT_LIFE105;
+    if (n >= 10 && memcmp(c, "#Life 1.06", 10) == 0) return WL_FORMAT_LIFE106;
+    if (n >= 1 && c[0] == '!') return WL_FORMAT_PLAINTEXT;
+    if (n >= 1 && c[0] == '#') return WL_FORMAT_RLE;
+    if (n >= 1 && c[0] == 'x') {
+        size_t i = 1;
+        while (i < n && (c[i] == ' ' || c[i] == '\t')) i++;
+        if (i < n && c[i] == '=') return WL_FORMAT_RLE;
+    }
+    wl_format hint = wl_format_from_path(path_hint, NULL);
+    if (hint != WL_FORMAT_AUTO) return hint;
+    if (plaintext_line(c, wl_io_line_len(s, len, pos))) return WL_FORMAT_PLAINTEXT;
+    return WL_FORMAT_RLE;
+}
+
+/* ---- gzip -------------------------------------------------------------------------- */
+
+static int is_gzip(const void *data, size_t len) {
+    const unsigned char *b = data;
+    return len >= 2 && b[0] == 0x1f && b[1] == 0x8b;
+}
+
+#ifdef WL_HAVE_ZLIB
+/* Chunk for zlib calls: avail_in/avail_out are 32-bit. */
+#define GZ_CHUNK ((size_t)1 << 30)
+
+static wl_status gunzip(const void *data, size_t len, const char *name, char **out,
+                        size_t *out_len) {
+    uint64_t cap_limit = wl_physical_memory() / 4;
+    z_stream z;
+    memset(&z, 0, sizeof z);
+    if (inflateInit2(&z, 15 + 32) != Z_OK) /* 15 + 32: zlib or gzip header, auto */
+        return wl_error(WL_ERR_NOMEM, "%s: cannot start zlib", name);
+    size_t cap = len * 4 + 4096, n = 0;
+    char *buf = malloc(cap + 1);
+    wl_status st = WL_OK;
+    if (!buf) {
+        inflateEnd(&z);
+        return wl_error(WL_ERR_NOMEM, "%s: out of memory inflating", name);
+    }
+    const unsigned char *in = data;
+    size_t in_left = len;
+    int r = Z_OK;
+    for (;;) {
+        if (z.avail_in == 0 && in_left) {
+            z.next_in = (unsigned char *)(uintptr_t)in;
+            z.avail_in = (uInt)(in_left < GZ_CHUNK ? in_left : GZ_CHUNK);
+            in += z.avail_in;
+            in_left -= z.avail_in;
+        }
+        if (n == cap) {
+            if (cap >= cap_limit) {
+                st = wl_error(WL_ERR_TOO_BIG, "%s: inflated data larger than %llu bytes", name,
+                              (unsigned long long)cap_limit);
+                break;
+            }
+            size_t ncap = cap * 2 > cap_limit ? (size_t)cap_limit : cap * 2;
+            char *nb = realloc(buf, ncap + 1);
+            if (!nb) {
+                st = wl_error(WL_ERR_NOMEM, "%s: out of memory inflating", name);
+                break;
+            }
+            buf = nb;
+            cap = ncap;
+        }
+        size_t room = cap - n < GZ_CHUNK ? cap - n : GZ_CHUNK;
+        z.next_out = (unsigned char *)buf + n;
+        z.avail_out = (uInt)room;
+        r = inflate(&z, Z_NO_FLUSH);
+        n += room - z.avail_out;
+        if (r == Z_STREAM_END) {
+            /* Concatenated gzip members (as `cat a.gz b.gz` makes) continue. */
+            if (z.avail_in == 0 && in_left == 0) break;
+            if (inflateReset(&z) != Z_OK) {
+                st = wl_error(WL_ERR_PARSE, "%s: corrupt gzip data", name);
+                break;
+            }
+            continue;
+        }
+        if (r == Z_BUF_ERROR && z.avail_in == 0 && in_left == 0) {
+            st = wl_error(WL_ERR_PARSE, "%s: truncated gzip data", name);
+            break;
+        }
+        if (r != Z_OK && r != Z_BUF_ERROR) {
+            st = wl_error(WL_ERR_PARSE, "%s: corrupt gzip data (%s)", name,
+                          z.msg ? z.msg : "inflate failed");
+            break;
+        }
+    }
+    inflateEnd(&z);
+    if (st) {
+        free(buf);
+        return st;
+    }
+    buf[n] = '\0';
+    *out = buf;
+    *out_len = n;
+    return WL_OK;
+}
+
+static wl_status gzip_buf(wl_iobuf *b) {
+    z_stream z;
+    memset(&z, 0, sizeof z);
+    /* 15 + 16: a gzip (not zlib) wrapper; level 6 is zlib's default speed/size balance. */
+    if (deflateInit2(&z, 6, Z_DEFLATED, 15 + 16, 8, Z_DEFAULT_STRATEGY) != Z_OK)
+        return wl_error(WL_ERR_NOMEM, "cannot start zlib");
+    wl_iobuf out = {0};
+    const unsigned char *in = (const unsigned char *)b->p;
+    size_t in_left = b->len;
+    int r = Z_OK;
+    do {
+        if (z.avail_in == 0 && in_left) {
+            z.next_in = (unsigned char *)(uintptr_t)in;
+            z.avail_in = (uInt)(in_left < GZ_CHUNK ? in_left : GZ_CHUNK);
+            in += z.avail_in;
+            in_left -= z.avail_in;
+        }
+        if (!wl_iobuf_reserve(&out, 1 << 20)) break;
+        size_t room = out.cap - out.len < GZ_CHUNK ? out.cap - out.len : GZ_CHUNK;
+        z.next_out = (unsigned char *)out.p + out.len;
+        z.avail_out = (uInt)room;
+        r = deflate(&z, in_left || z.avail_in ? Z_NO_FLUSH : Z_FINISH);
+        out.len += room - z.avail_out;
+    } while (r != Z_STREAM_END && r != Z_STREAM_ERROR);
+    deflateEnd(&z);
+    if (out.failed || r != Z_STREAM_END) {
+        wl_iobuf_free(&out);
+        return wl_error(WL_ERR_NOMEM, "out of memory compressing");
+    }
+    wl_iobuf_free(b);
+    *b = out;
+    return WL_OK;
+}
+#endif
+
+/* ---- reading ----------------------------------------------------------------------- */
+
+static wl_status read_mem(const void *data, size_t len, const char *name, wl_pattern **out,
+                          wl_format *format) {
+    if (!out || (!data && len)) return wl_error(WL_ERR_INVALID, "wl_pattern_read_mem: NULL argument");
+    *out = NULL;
+    if (!name) name = "<memory>";
+    char *inflated = NULL;
+    if (is_gzip(data, len)) {
+#ifdef WL_HAVE_ZLIB
+        size_t n;
+        wl_status e = gunzip(data, len, name, &inflated, &n);
+        if (e) return e;
+        data = inflated;
+        len = n;
+#else
+        return wl_error(WL_ERR_UNAVAILABLE,
+                        "%s: gzip-compressed file, but this build has no zlib (rebuild with "
+                        "zlib installed, or gunzip the file first)", name);
+#endif
+    }
+    const char *s = data ? data : "";
+    wl_format f = wl_io_detect(s, len, name);
+    wl_pattern *p = wl_pattern_new();
+    wl_status e = p ? WL_OK : WL_ERR_NOMEM;
+    if (!e) switch (f) {
+        case WL_FORMAT_PLAINTEXT: e = wl_plaintext_read(s, len, name, p); break;
+        case WL_FORMAT_LIFE105: e = wl_life105_read(s, len, name, p); break;
+        case WL_FORMAT_LIFE106: e = wl_life106_read(s, len, name, p); break;
+        case WL_FORMAT_MACROCELL: e = wl_macrocell_read(s, len, name, p); break;
+        default: e = wl_rle_read(s, len, name, p); f = WL_FORMAT_RLE; break;
+        }
+    free(inflated);
+    if (e) {
+        wl_pattern_free(p);
+        return e;
+    }
+    if (format) *format = f;
+    *out = p;
+    return WL_OK;
+}
+
+wl_status wl_pattern_read_mem(const void *data, size_t len, const char *name, wl_pattern **out) {
+    return read_mem(data, len, name, out, NULL);
+}
+
+wl_status wl_pattern_read_file_ex(const char *path, wl_pattern **out, wl_format *format) {
+    if (!path || !out) return wl_error(WL_ERR_INVALID, "wl_pattern_read_file: NULL argument");
+    char *data;
+    size_t len;
+    wl_status e = wl_read_file(path, &data, &len);
+    if (e) return e;
+    e = read_mem(data, len, strcmp(path, "-") == 0 ? "<stdin>" : path, out, format);
+    free(data);
+    return e;
+}
+
+wl_status wl_pattern_read_file(const char *path, wl_pattern **out) {
+    return wl_pattern_read_file_ex(path, out, NULL);
+}
+
+/* ---- writing ----------------------------------------------------------------------- */
+
+static wl_status write_buf(const wl_pattern *p, wl_format fmt, int gz, wl_iobuf *b) {
+    wl_status e;
+    switch (fmt) {
+    case WL_FORMAT_RLE: e = wl_rle_write(p, b); break;
+    case WL_FORMAT_PLAINTEXT: e = wl_plaintext_write(p, b); break;
+    case WL_FORMAT_LIFE105: e = wl_life105_write(p, b); break;
+    case WL_FORMAT_LIFE106: e = wl_life106_write(p, b); break;
+    case WL_FORMAT_MACROCELL: e = wl_macrocell_write(p, b); break;
+    default: return wl_error(WL_ERR_INVALID, "cannot write format '%s'", wl_format_name(fmt));
+    }
+    if (!e && b->failed) e = wl_error(WL_ERR_NOMEM, "out of memory writing a pattern");
+    if (e) return e;
+    if (gz) {
+#ifdef WL_HAVE_ZLIB
+        return gzip_buf(b);
+#else
+        return wl_error(WL_ERR_UNAVAILABLE, "cannot write gzip: this build has no zlib");
+#endif
+    }
+    return WL_OK;
+}
+
+wl_status wl_pattern_write_mem(const wl_pattern *p, wl_format fmt, int gz, char **out,
+                               size_t *len) {
+    if (!p || !out || !len) return wl_error(WL_ERR_INVALID, "wl_pattern_write_mem: NULL argument");
+    wl_iobuf b = {0};
+    wl_status e = write_buf(p, fmt, gz, &b);
+    if (e) {
+        wl_iobuf_free(&b);
+        return e;
+    }
+    if (!b.p) { /* never NULL on success, even when empty */
+        b.p = malloc(1);
+        if (!b.p) return wl_error(WL_ERR_NOMEM, "out of memory");
+    }
+    *out = b.p;
+    *len = b.len;
+    return WL_OK;
+}
+
+wl_status wl_pattern_write_file(const wl_pattern *p, const char *path, wl_format fmt, int gz) {
+    if (!p || !path) return wl_error(WL_ERR_INVALID, "wl_pattern_write_file: NULL argument");
+    int path_gz;
+    wl_format from_path = wl_format_from_path(path, &path_gz);
+    if (fmt == WL_FORMAT_AUTO) fmt = from_path != WL_FORMAT_AUTO ? from_path : WL_FORMAT_RLE;
+    if (gz < 0) gz = path_gz;
+    wl_iobuf b = {0};
+    wl_status e = write_buf(p, fmt, gz, &b);
+    if (!e) e = wl_write_file_atomic(path, b.p ? b.p : "", b.len);
+    wl_iobuf_free(&b);
+    return e;
+}
