@@ -46,4 +46,40 @@ double cli_now(void);
 void cli_install_sigint(void);
 int cli_interrupted(void *unused);
 
+/* ---- additions shared by the subcommands (additive; see common.c) ---- */
+
+/* Prints the library's last error (or the status name when there is no message) as
+ * "warplife: <context>: <message>" and returns cli_exit_status(s). */
+int cli_fail(wl_status s, const char *context);
+/* Like cli_fail for errors while reading an input file: a missing or unreadable file is
+ * bad input (exit 2), like a parse error. */
+int cli_fail_input(wl_status s, const char *context);
+/* Parses a double in [lo, hi]; 0 on success, -1 with a message naming `what`. */
+int cli_parse_double(const char *text, const char *what, double lo, double hi, double *out);
+/* Parses an int in [lo, hi]; 0 on success, -1 with a message naming `what`. */
+int cli_parse_int(const char *text, const char *what, int lo, int hi, int *out);
+
+/* A small long-option parser (no global state, no argv permutation).  Options are
+ * "--name VALUE", "--name=VALUE", "-x VALUE", "-xVALUE" and flags "--name" / "-x"; "--"
+ * ends the options.  Positional arguments may appear anywhere. */
+typedef struct cli_option {
+    const char *long_name; /* without the leading "--" */
+    char short_name;       /* 0 if none */
+    int has_arg;           /* 1 if the option takes a value */
+    int id;                /* returned by cli_next_option; must be > 0 */
+} cli_option;
+
+typedef struct cli_args {
+    int argc;
+    char **argv;
+    int index;      /* next argv element to look at (starts at 1: argv[0] is the name) */
+    int options_done;
+} cli_args;
+
+void cli_args_init(cli_args *a, int argc, char **argv);
+/* Returns the id of the next option (with *value set to its argument or NULL), 0 for a
+ * positional argument (*value set to it), -1 at the end, or -2 after printing a message
+ * about an unknown option or a missing value.  `opts` ends with an entry whose id is 0. */
+int cli_next_option(cli_args *a, const cli_option *opts, const char **value);
+
 #endif
