@@ -18,9 +18,9 @@
 #include <sys/stat.h>
 #include <unistd.h>
 
-/* The largest side of an automatically sized torus: 8192^2 = 64M cells, 64 MiB for a
+/* The largest side of an automatically sized torus: 4096^2 = 16M cells, 16 MiB for a
  * byte-per-cell engine. */
-#define MAX_AUTO_SIDE 8192u
+#define MAX_AUTO_SIDE 4096u
 /* Cells of margin added around a pattern on an automatic torus, beyond light speed. */
 #define AUTO_MARGIN 32u
 /* Progress chunks aim at this many seconds each; lines come about once a second. */
@@ -266,9 +266,12 @@ static uint64_t auto_side(uint64_t extent, uint64_t generations, int *exact) {
     uint64_t g = generations > MAX_AUTO_SIDE ? MAX_AUTO_SIDE : generations;
     uint64_t side = extent + 2 * g + 2 * AUTO_MARGIN;
     if (side > MAX_AUTO_SIDE) side = MAX_AUTO_SIDE;
-    if (extent + 2 * generations + 2 > side) *exact = 0;
     if (side < extent) side = extent; /* never smaller than the pattern itself */
-    return (side + 63) / 64 * 64;     /* whole 64-bit words for bit-packed engines */
+    side = (side + 63) / 64 * 64;     /* whole 64-bit words for bit-packed engines */
+    /* Nothing wraps around while the gap between the pattern's two sides (side - extent)
+     * exceeds twice the distance light travels. */
+    if (side < extent + 2 || (side - extent - 2) / 2 < generations) *exact = 0;
+    return side;
 }
 
 /* Creates the universe: the topology given, or the plane if the engine runs it, or an

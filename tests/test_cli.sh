@@ -1,0 +1,152 @@
+#!/usr/bin/env bash
+# test_cli.sh - end-to-end checks of the `warplife` command: exit statuses, messages,
+# results of `run`, exact generation counts, convert round trips, soups, info, --help.
+#
+# usage: bash tests/test_cli.sh path/to/warplife
+# Each check is a real assertion; the script prints "test_cli: N passed, N failed" and
+# exits 1 if any failed.  WL_TEST_QUICK=1 (sanitizer builds) skips the default job.
+set -u
+W=${1:?usage: test_cli.sh path/to/warplife}
+T=$(mktemp -d)
+trap 'rm -rf "$T"' EXIT
+cd "$T" || exit 1
+passed=0
+failed=0
+
+ok() { passed=$((passed + 1)); }
+bad() {
+    failed=$((failed + 1))
+    echo "FAIL: $*" >&2
+    echo "  stdout: $(head -c 600 out)" >&2
+    echo "  stderr: $(head -c 600 err)" >&2
+}
+# t STATUS CMD...: runs CMD with stdout in ./out and stderr in ./err; checks its status.
+t() {
+    local want=$1
+    shift
+    "$@" >out 2>err
+    local rc=$?
+    if [ "$rc" -eq "$want" ]; then ok; else bad "exit $rc, wanted $want: $*"; fi
+}
+# has FILE REGEX: checks that FILE has a line matching the extended regex.
+has() { if grep -Eq -- "$2" "$1"; then ok; else bad "$1 has no line matching '$2'"; fi; }
+hasnt() { if grep -Eq -- "$2" "$1"; then bad "$1 has a line matching '$2'"; else ok; fi; }
+same() { if cmp -s "$1" "$2"; then ok; else bad "$1 and $2 differ"; fi; }
+absent() { if [ -e "$1" ]; then bad "$1 exists"; else ok; fi; }
+
+printf 'x = 3, y = 3, rule = B3/S23\nbo$2bo$3o!\n' >glider.rle
+printf '#N R-pentomino\nx = 3, y = 3, rule = B3/S23\nb2o$2o$bo!\n' >rpent.rle
+printf 'x = 3, y = 3, rule = B3/S23\nbo$2bo$3q!\n' >bad.rle
+
+# ---- --help, --version, usage errors -------------------------------------------------
+t 0 "$W" --help; has out '^usage: warplife'; has out 'exit status'
+t 0 "$W" --version; has out '^warplife [0-9]+\.[0-9]+\.[0-9]+'
+for sub in run convert info soup bench view; do
+    t 0 "$W" "$sub" --help; has out "usage: warplife $sub"
+done
+t 1 "$W"
+t 1 "$W" frobnicate; has err 'unknown subcommand'
+t 1 "$W" run --no-such-option glider.rle -m 1; has err 'unknown option'
+t 1 "$W" run glider.rle                         # no -m
+t 1 "$W" run glider.rle -m                      # missing value
+t 1 "$W" run glider.rle -m 10 --torus 0x5; has err 'torus'
+t 1 "$W" run glider.rle -m 10 -e no-such-engine
+t 1 "$W" convert glider.rle
+t 1 "$W" convert glider.rle x.rle --format nonsense
+t 1 "$W" soup
+t 1 "$W" soup 10x10 --density 1.5
+
+# ---- exact generation counts -----------------------------------------------------------
+t 0 "$W" run glider.rle -m 18446744073709551615 --dry-run -q
+has out '^generations 18446744073709551615$'
+t 0 "$W" run glider.rle -m 2^63 --dry-run -q; has out '^generations 9223372036854775808$'
+t 1 "$W" run glider.rle -m 18446744073709551616; has err '18446744073709551616'
+t 1 "$W" run glider.rle -m 2^64
+t 1 "$W" run glider.rle -m -1
+t 1 "$W" run glider.rle -m 12x
+
+# ---- bad input: rule, file, missing file (all exit 2) ----------------------------------
+t 2 "$W" run glider.rle -m 1 --rule B3/S2Z; has err 'rule'
+t 2 "$W" soup 8x8 --rule NotARule
+t 2 "$W" run bad.rle -m 1; has err 'bad\.rle:[0-9]+:[0-9]+:'
+t 2 "$W" info bad.rle; has err 'bad\.rle:[0-9]+:[0-9]+:'
+t 2 "$W" convert bad.rle x.cells; absent x.cells
+t 2 "$W" run no-such-file.rle -m 1; has err 'no-such-file\.rle'
+t 2 "$W" info no-such-file.rle
+
+# ---- run: results ------------------------------------------------------------------------
+t 0 "$W" run glider.rle -m 100 --popcount -q
+has out '^generation 100 population 5$'
+t 0 "$W" run glider.rle -m 100 -i 25 --popcount -q
+if [ "$(grep -c 'population 5$' out)" -eq 4 ]; then ok; else bad "--step 25 should report 4 times"; fi
+t 0 "$W" run glider.rle -m 40 --hyper --popcount -q --torus 16x12
+has out '^generation 1 population 5$'; has out '^generation 31 population 5$'
+has out '^generation 40 population 5$'
+# The R-pentomino's gliders stay within 266 cells of its origin up to generation 1103.
+t 0 "$W" run rpent.rle -m 1103 --bounded 560x560 --popcount -q
+has out '^generation 1103 population 116$'
+# Without a topology: the plane (HashLife) or an automatic torus, with a note on stderr.
+t 0 "$W" run rpent.rle -m 200 --popcount
+has err 'plane|torus'; has out '^generation 200 population [0-9]+$'
+has out 'cell updates/s|gens/s'
+# A rule from the command line overrides the file's: B36/S23 (HighLife) leaves the glider
+# a glider, B3/S1 does not keep it at 5.
+t 0 "$W" run glider.rle -m 8 --rule B36/S23 --popcount -q --torus 32
+has out 'population 5$'
+t 0 "$W" run glider.rle -m 1 --rule B3/S --popcount -q --torus 32
+hasnt out 'population 5$'
+# Cells outside a bounded grid are dropped with a warning (4 of the glider's 5 on 4x4).
+t 0 "$W" run glider.rle -m 1 --bounded 4x4 -q
+has err 'warning: 4 live cells'
+# -o writes the final pattern; the glider after 4 generations is the glider moved by (1,1).
+t 0 "$W" run glider.rle -m 4 --torus 64 -q -o moved.rle
+t 0 "$W" info moved.rle; has out '^population 5$'; has out 'x 1\.\.3, y 1\.\.3'
+# -o into a directory that does not exist: exit 3, nothing written.
+t 3 "$W" run glider.rle -m 4 --torus 64 -q -o no-such-dir/out.rle; absent no-such-dir
+# Ctrl-C: a consistent stop, the generation reached on stderr, exit 3, no output file.
+timeout --preserve-status -k 10 -s INT 1 "$W" run glider.rle -m 2^62 --torus 256 -q -o never.rle >out 2>err
+rc=$?
+if [ "$rc" -eq 3 ]; then ok; else bad "Ctrl-C: exit $rc, wanted 3"; fi
+has err 'interrupted at generation [0-9]+'; absent never.rle
+
+# ---- convert -----------------------------------------------------------------------------
+t 0 "$W" soup 50x40 --seed 7 -o soup.rle
+t 0 "$W" convert soup.rle soup.cells
+t 0 "$W" convert soup.cells back.rle
+grep -v '^#' soup.rle >a.body; grep -v '^#' back.rle >b.body; same a.body b.body
+t 0 "$W" info soup.rle; grep -E '^(population|bounding)' out >a.info
+t 0 "$W" info soup.cells; grep -E '^(population|bounding)' out >b.info; same a.info b.info
+has soup.cells '^[.O]+$'
+t 0 "$W" convert soup.rle soup.rle.gz
+if [ "$(head -c 2 soup.rle.gz | od -An -tx1 | tr -d ' ')" = 1f8b ]; then ok; else bad "soup.rle.gz is not gzip"; fi
+t 0 "$W" info soup.rle.gz; grep -E '^(population|bounding)' out >c.info; same a.info c.info
+t 0 "$W" convert glider.rle hl.rle --rule B36/S23
+t 0 "$W" info hl.rle; has out '^rule B36/S23$'
+t 0 "$W" convert glider.rle - --format cells; has out '^\.O\.$'; has out '^OOO$'
+
+# ---- soup: deterministic per seed --------------------------------------------------------
+t 0 "$W" soup 64x64 --seed 42; cp out s42a
+t 0 "$W" soup 64x64 --seed 42; cp out s42b; same s42a s42b
+t 0 "$W" soup 64x64 --seed 43; cp out s43
+if cmp -s s42a s43; then bad "seeds 42 and 43 gave the same soup"; else ok; fi
+t 0 "$W" soup 64x64 --seed 42 -o s42.rle; same s42a s42.rle
+t 0 "$W" soup 30x20 --density 0 --seed 1 -o empty.rle
+t 0 "$W" info empty.rle; has out '^population 0$'
+t 0 "$W" soup 30x20 --density 1 --seed 1 -o full.rle
+t 0 "$W" info full.rle; has out '^population 600$'
+
+# ---- info ------------------------------------------------------------------------------
+t 0 "$W" info; has out '^  ref '; has out 'kernels:'; has out 'optional components'
+t 0 "$W" info rpent.rle
+has out '^format rle$'; has out '^rule B3/S23$'; has out '^population 5$'
+has out 'R-pentomino'
+
+# ---- the default job (what `make run` runs) ------------------------------------------
+if [ -z "${WL_TEST_QUICK:-}" ]; then
+    t 0 "$W" run
+    has out '^soup 2048x2048 torus: generation [0-9]+ population [0-9]+'
+    has out '^R-pentomino .*generation 1103 population 116,'
+fi
+
+echo "test_cli: $passed passed, $failed failed"
+[ "$failed" -eq 0 ]
