@@ -230,11 +230,12 @@ static void test_bad(void) {
     WL_CHECK(wl_rule_parse("", &r) == WL_ERR_PARSE, "empty text accepted");
     WL_CHECK(wl_rule_parse("   ", &r) == WL_ERR_PARSE, "blank text accepted");
     WL_CHECK(wl_rule_parse(NULL, &r) == WL_ERR_INVALID, "NULL text accepted");
-    char small[6];
+    char small[7]; /* "B3/S23" and its NUL */
     wl_rule_life(&r);
-    WL_CHECK(wl_rule_format(&r, small, sizeof small) == WL_ERR_INVALID,
+    WL_CHECK(wl_rule_format(&r, small, sizeof small - 1) == WL_ERR_INVALID,
              "B3/S23 fitted in 6 bytes");
-    WL_CHECK(wl_rule_format(&r, small, 7) == WL_OK, "B3/S23 did not fit in 7 bytes");
+    WL_CHECK(wl_rule_format(&r, small, sizeof small) == WL_OK && strcmp(small, "B3/S23") == 0,
+             "B3/S23 did not fit in 7 bytes");
 }
 
 /* ---- 3. the Hensel letters ---------------------------------------------------------- */
@@ -329,6 +330,47 @@ static void test_hensel_partition(void) {
 }
 
 /* ---- 4. entries by hand ------------------------------------------------------------- */
+
+/* One member of every lettered orbit, written as compass names (Golly's reference
+ * configurations for counts 1..4; rule.c draws other members of the same orbits). */
+static const struct {
+    int count;
+    char letter;
+    unsigned member;
+} MEMBERS[] = {
+    {1, 'c', SE}, {1, 'e', S},
+    {2, 'c', SW | SE}, {2, 'e', E | S}, {2, 'a', S | SE}, {2, 'i', W | E}, {2, 'k', W | SE},
+    {2, 'n', NE | SW},
+    {3, 'c', NE | SW | SE}, {3, 'e', W | E | S}, {3, 'a', E | S | SE}, {3, 'i', SW | S | SE},
+    {3, 'k', NE | W | S}, {3, 'n', E | SW | SE}, {3, 'j', E | SW | S}, {3, 'q', NE | SW | S},
+    {3, 'r', W | E | SE}, {3, 'y', NE | W | SE},
+    {4, 'c', NW | NE | SW | SE}, {4, 'e', N | W | E | S}, {4, 'a', E | SW | S | SE},
+    {4, 'i', W | E | SW | SE}, {4, 'k', NE | W | S | SE}, {4, 'n', NE | SW | S | SE},
+    {4, 'j', NE | W | E | S}, {4, 'q', NE | W | SW | S}, {4, 'r', W | E | S | SE},
+    {4, 'y', NE | W | SW | SE}, {4, 't', NE | W | E | SE}, {4, 'w', NE | E | SW | S},
+    {4, 'z', NE | W | E | SW},
+};
+
+static void test_letter_members(void) {
+    for (size_t k = 0; k < sizeof MEMBERS / sizeof MEMBERS[0]; k++) {
+        for (int flip = 0; flip < 2; flip++) { /* count n, then 8 - n with the complement */
+            int n = flip ? 8 - MEMBERS[k].count : MEMBERS[k].count;
+            unsigned member = flip ? MEMBERS[k].member ^ NBR_MASK : MEMBERS[k].member;
+            if (flip && n == 4) continue;
+            char text[16];
+            wl_rule r;
+            snprintf(text, sizeof text, "B%d%c/S%d%c", n, MEMBERS[k].letter, n, MEMBERS[k].letter);
+            parse_ok(text, &r);
+            unsigned img[8];
+            images(member, img);
+            for (int j = 0; j < 8; j++) {
+                WL_CHECK(wl_rule_next(&r, img[j]) == 1, "'%s' no birth on %#x", text, img[j]);
+                WL_CHECK(wl_rule_next(&r, img[j] | C_BIT) == 1, "'%s' no survival on %#x", text,
+                         img[j]);
+            }
+        }
+    }
+}
 
 static void test_by_hand(void) {
     wl_rule r, t;
@@ -517,6 +559,7 @@ int main(void) {
     test_good();
     test_bad();
     test_hensel_partition();
+    test_letter_members();
     test_by_hand();
     test_random();
     return wl_test_finish("test_rules");

@@ -276,6 +276,7 @@ static wl_status parse_fail(const rule_parser *p, const char *why) {
         return wl_error(WL_ERR_PARSE, "rule '%.*s%s': unexpected end at position %zu (%s)",
                         shown, p->text, dots, p->pos + 1, why);
     unsigned char c = (unsigned char)p->text[p->pos];
+    if (c == ':') why = "topology suffixes such as ':T100,100' are not part of a rule";
     if (c >= 0x20 && c < 0x7F)
         return wl_error(WL_ERR_PARSE, "rule '%.*s%s': unexpected '%c' at position %zu (%s)",
                         shown, p->text, dots, (char)c, p->pos + 1, why);
