@@ -554,6 +554,31 @@ static void test_random(void) {
              "only %d of %d random isotropic rules printed letters", hensel_printed, rounds);
 }
 
+/* Random short texts over the rule alphabet (and a few strangers): every parse either
+ * succeeds, and then its canonical text round-trips, or fails with a positioned message. */
+static void test_random_text(void) {
+    static const char alphabet[] = "BbSs//--0123456789aceijknqrtwyzAEKxM: \x7f\xc3";
+    int rounds = getenv("WL_TEST_QUICK") ? 2000 : 20000, accepted = 0;
+    for (int k = 0; k < rounds; k++) {
+        char text[24];
+        size_t len = (size_t)(rng_next() % (sizeof text - 1));
+        for (size_t i = 0; i < len; i++)
+            text[i] = alphabet[rng_next() % (sizeof alphabet - 1)];
+        text[len] = '\0';
+        wl_rule r;
+        wl_status s = wl_rule_parse(text, &r);
+        WL_CHECK(s == WL_OK || s == WL_ERR_PARSE, "'%s' -> %s", text, wl_status_str(s));
+        if (s == WL_OK) {
+            accepted++;
+            check_round_trip(&r, text);
+        } else if (len > 0) {
+            WL_CHECK(strstr(wl_last_error(), "position") != NULL, "'%s': message '%s'", text,
+                     wl_last_error());
+        }
+    }
+    WL_CHECK(accepted > 0, "no random text parsed");
+}
+
 int main(void) {
     rng_state = wl_test_seed();
     test_good();
@@ -562,5 +587,6 @@ int main(void) {
     test_letter_members();
     test_by_hand();
     test_random();
+    test_random_text();
     return wl_test_finish("test_rules");
 }

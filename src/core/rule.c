@@ -446,7 +446,11 @@ wl_status wl_rule_parse(const char *text, wl_rule *out) {
     rule_parser p = {text, 0, strlen(text)};
     while (p.pos < p.end && is_space(text[p.pos])) p.pos++;
     while (p.end > p.pos && is_space(text[p.end - 1])) p.end--;
-    if (p.pos == p.end) return wl_error(WL_ERR_PARSE, "rule '%s': empty rule text", text);
+    if (p.pos == p.end)
+        return wl_error(WL_ERR_PARSE,
+                        "rule '%.*s': empty rule text (expected B/S, S/B, Hensel or MAP "
+                        "notation at position 1)",
+                        MESSAGE_TEXT_MAX, text);
 
     wl_rule r;
     wl_status s;
