@@ -398,10 +398,11 @@ static void run_engine(const wl_engine_ops *e, const char *kernel, const run_cas
     int nch = chunked ? chunk_plan(c->gens, c->seed, chunks) : 1;
     snprintf(where, sizeof where,
              "engine %s kernel %s rule %s (%s) %s %llux%llu gens %llu steps %llu+%llu+%llu "
-             "seed %llu", e->name, kernel, c->rc->label, rdesc, wl_topology_name(c->topo),
+             "seed %llu (ref population %llu)", e->name, kernel, c->rc->label, rdesc, wl_topology_name(c->topo),
              (unsigned long long)c->w, (unsigned long long)c->h, (unsigned long long)c->gens,
              (unsigned long long)chunks[0], (unsigned long long)chunks[1],
-             (unsigned long long)chunks[2], (unsigned long long)c->seed);
+             (unsigned long long)chunks[2], (unsigned long long)c->seed,
+             (unsigned long long)wl_pattern_population(c->expect));
     int ok = s == WL_OK;
     WL_CHECK(ok, "%s: create -> %s (%s)", where, wl_status_str(s), wl_last_error());
     if (ok) {
