@@ -1,0 +1,336 @@
+/*
+ * cpu_engine.c - the `cpu` engine: the kernel table, create/destroy, loading and storing
+ * grids, stepping with poll checks, and the benchmark helpers.
+ *
+ * Kernels (see each file's essay):
+ *   best       bit-sliced SIMD (AVX-512, else AVX2, else 64-bit words) + all threads +
+ *              temporal blocking (tile.c, depth BEST_DEPTH generations per pass)
+ *   byte       byte per cell, one thread: the serial baseline (byte.c)
+ *   byte-omp   byte per cell, rows split over the thread pool (byte.c)
+ *   lut6x3     bit per cell, 18-bit 6x3 neighbourhood -> 4 cells table (lut.c)
+ *   lut4x4     bit per cell, 16-bit 4x4 block -> 2x2 block table (lut.c)
+ *   nibble     cell per nibble, SWAR neighbour counts (nibble.c)
+ *   bitsliced  bit per cell, software adders on 64-bit words (bitsliced.c)
+ *   avx2       bitsliced on 256-bit vectors (simd_avx2.c)
+ *   avx512     bitsliced on 512-bit vectors with vpternlogq (simd_avx512.c)
+ * All but best and byte-omp use one thread and one generation per pass, so that each
+ * measures its own technique.  Rules that are not outer-totalistic run nibble, bitsliced,
+ * avx2, avx512 and best through the lut4x4 tables (same threads and blocking), and say so
+ * on stderr when cfg->verbose is set.
+ *
+ * Memory: bit kernels hold two full bit-per-cell grids (2 bits per cell; a 65536^2 torus
+ * takes 1 GiB) plus per-thread tile buffers of about TILE_CACHE_BYTES.
+ */
+#include "cpu_internal.h"
+
+#include <stdio.h>
+#include <stdlib.h>
+#include <string.h>
+
+#define BEST_DEPTH 16                 /* generations per pass of `best` */
+#define TILE_CACHE_BYTES (384u << 10) /* one thread's two tile buffers: part of a 1 MiB L2 */
+
+enum kernel_id { K_BEST, K_BYTE, K_BYTE_OMP, K_LUT6X3, K_LUT4X4, K_NIBBLE, K_BITSLICED,
+                 K_AVX2, K_AVX512 };
+
+static const char *const kernel_names[] = {"best",   "byte",      "byte-omp", "lut6x3",
+                                           "lut4x4", "nibble",    "bitsliced", "avx2",
+                                           "avx512", NULL};
+
+typedef struct cpu_ctx {
+    wl_config cfg;
+    enum kernel_id kernel;
+    uint64_t w, h;
+    size_t S;
+    int torus;
+    cpu_pool *pool;
+    /* bit kernels */
+    uint64_t *cur, *nxt;
+    cpu_tiler *tiler;
+    unsigned depth;
+    cpu_kernel_data kd;
+    uint8_t *lut6x3, *lut4x4;
+    /* byte / nibble */
+    cpu_byte *byte;
+    cpu_nibble *nibble;
+} cpu_ctx;
+
+static int have_avx2(void) {
+#if defined(WL_CPU_X86_SIMD)
+    __builtin_cpu_init();
+    return __builtin_cpu_supports("avx2");
+#else
+    return 0;
+#endif
+}
+
+static int have_avx512(void) {
+#if defined(WL_CPU_X86_SIMD)
+    __builtin_cpu_init();
+    return __builtin_cpu_supports("avx512f");
+#else
+    return 0;
+#endif
+}
+
+static void destroy(void *v) {
+    cpu_ctx *c = v;
+    if (!c) return;
+    cpu_tiler_destroy(c->tiler);
+    cpu_byte_destroy(c->byte);
+    cpu_nibble_destroy(c->nibble);
+    cpu_pool_destroy(c->pool);
+    wl_aligned_free(c->cur);
+    wl_aligned_free(c->nxt);
+    free(c->lut6x3);
+    free(c->lut4x4);
+    free(c);
+}
+
+static wl_status create(const wl_config *cfg, const char *kernel, void **out) {
+    *out = NULL;
+    int k = -1;
+    for (int i = 0; kernel_names[i]; i++)
+        if (strcmp(kernel_names[i], kernel) == 0) k = i;
+    if (k < 0) return wl_error(WL_ERR_NOT_FOUND, "cpu engine: no kernel '%s'", kernel);
+    if (cfg->topology == WL_TOPOLOGY_PLANE)
+        return wl_error(WL_ERR_UNSUPPORTED, "cpu engine: runs tori and bounded grids only");
+    if (!cfg->width || !cfg->height)
+        return wl_error(WL_ERR_INVALID, "cpu engine: size must be at least 1x1");
+    if (k == K_AVX2 && !have_avx2())
+        return wl_error(WL_ERR_UNAVAILABLE,
+                        "cpu kernel avx2: this CPU (or build) has no AVX2 instructions");
+    if (k == K_AVX512 && !have_avx512())
+        return wl_error(WL_ERR_UNAVAILABLE,
+                        "cpu kernel avx512: this CPU (or build) has no AVX-512F instructions");
+    cpu_ctx *c = wl_calloc(1, sizeof *c);
+    if (!c) return WL_ERR_NOMEM;
+    c->cfg = *cfg;
+    c->kernel = (enum kernel_id)k;
+    c->w = cfg->width;
+    c->h = cfg->height;
+    c->torus = cfg->topology == WL_TOPOLOGY_TORUS;
+    c->S = (size_t)((c->w + 63) / 64);
+    int threads = cfg->threads > 0 ? cfg->threads : wl_cpu_count();
+    int parallel = k == K_BEST || k == K_BYTE_OMP;
+    wl_status s = WL_OK;
+    c->pool = cpu_pool_create(parallel ? threads : 1);
+    if (!c->pool) {
+        destroy(c);
+        return WL_ERR_NOMEM;
+    }
+    uint16_t birth = 0, survive = 0;
+    int totalistic = wl_rule_is_totalistic(&cfg->rule, &birth, &survive);
+    cpu_circuit_build(&cfg->rule, &c->kd.circ);
+
+    if (k == K_BYTE || k == K_BYTE_OMP) {
+        s = cpu_byte_create(c->w, c->h, c->torus, &cfg->rule, k == K_BYTE_OMP ? c->pool : NULL,
+                            &c->byte);
+        if (s) goto fail;
+        *out = c;
+        return WL_OK;
+    }
+    if (k == K_NIBBLE && totalistic) {
+        s = cpu_nibble_create(c->w, c->h, c->torus, birth, survive, &c->nibble);
+        if (s) goto fail;
+        *out = c;
+        return WL_OK;
+    }
+    /* bit kernels: two full grids and a tiler */
+    if (c->S > wl_physical_memory() / 4 / 8 / c->h) {
+        s = wl_error(WL_ERR_TOO_BIG, "cpu engine: %llu x %llu cells need more than half of memory",
+                     (unsigned long long)c->w, (unsigned long long)c->h);
+        goto fail;
+    }
+    size_t bytes = c->S * (size_t)c->h * 8;
+    c->cur = wl_aligned_alloc(bytes);
+    c->nxt = wl_aligned_alloc(bytes);
+    if (!c->cur || !c->nxt) {
+        s = WL_ERR_NOMEM;
+        goto fail;
+    }
+    memset(c->cur, 0, bytes);
+    memset(c->nxt, 0, bytes);
+    cpu_tiler_config tc = {.w = c->w, .h = c->h, .torus = c->torus, .depth = 1,
+                           .cache_bytes = TILE_CACHE_BYTES, .pool = c->pool, .vw = 1,
+                           .kd = &c->kd};
+    const char *env = getenv("WL_CPU_TILE_KB"); /* for tuning experiments */
+    if (env && atoi(env) > 0) tc.cache_bytes = (size_t)atoi(env) << 10;
+    if (k == K_LUT6X3) {
+        c->lut6x3 = cpu_lut6x3_build(&cfg->rule);
+        if (!c->lut6x3) { s = WL_ERR_NOMEM; goto fail; }
+        c->kd.lut6x3 = c->lut6x3;
+        tc.gen_rows = cpu_gen_rows_lut6x3;
+    } else if (k == K_LUT4X4 || !totalistic) {
+        c->lut4x4 = cpu_lut4x4_build(&cfg->rule);
+        if (!c->lut4x4) { s = WL_ERR_NOMEM; goto fail; }
+        c->kd.lut4x4 = c->lut4x4;
+        tc.gen_rows = cpu_gen_rows_lut4x4;
+        if (k != K_LUT4X4 && cfg->verbose)
+            fprintf(stderr, "warplife: cpu kernel %s: rule is not outer-totalistic; "
+                            "running the lut4x4 table kernel instead\n", kernel);
+    } else if (k == K_BITSLICED || k == K_NIBBLE) {
+        tc.gen_rows = cpu_gen_rows_bitsliced;
+    }
+#if defined(WL_CPU_X86_SIMD)
+    else if (k == K_AVX2 || (k == K_BEST && !have_avx512() && have_avx2())) {
+        tc.gen_rows = cpu_gen_rows_avx2;
+        tc.vw = 4;
+    } else if (k == K_AVX512 || (k == K_BEST && have_avx512())) {
+        tc.gen_rows = cpu_gen_rows_avx512;
+        tc.vw = 8;
+    }
+#endif
+    else {
+        tc.gen_rows = cpu_gen_rows_bitsliced;
+    }
+    if (k == K_BEST) {
+        tc.depth = BEST_DEPTH;
+        const char *d = getenv("WL_CPU_DEPTH"); /* for tuning experiments */
+        if (d && atoi(d) >= 1 && atoi(d) <= 64) tc.depth = (unsigned)atoi(d);
+    }
+    c->depth = tc.depth;
+    s = cpu_tiler_create(&tc, &c->tiler);
+    if (s) goto fail;
+    if (cfg->verbose)
+        fprintf(stderr, "warplife: cpu kernel %s: %s\n", kernel, cpu_tiler_describe(c->tiler));
+    *out = c;
+    return WL_OK;
+fail:
+    destroy(c);
+    return s;
+}
+
+static wl_status load_grid(void *v, const wl_grid *g) {
+    cpu_ctx *c = v;
+    if (c->byte) {
+        cpu_byte_load(c->byte, g);
+        return WL_OK;
+    }
+    if (c->nibble) {
+        cpu_nibble_load(c->nibble, g);
+        return WL_OK;
+    }
+    uint64_t tail = (c->w & 63) ? (((uint64_t)1 << (c->w & 63)) - 1) : ~(uint64_t)0;
+    for (uint64_t y = 0; y < c->h; y++) {
+        uint64_t *row = c->cur + (size_t)y * c->S;
+        memcpy(row, g->words + (size_t)y * g->stride, c->S * 8);
+        row[c->S - 1] &= tail;
+    }
+    return WL_OK;
+}
+
+static wl_status store_grid(void *v, wl_grid *g) {
+    cpu_ctx *c = v;
+    if (c->byte) {
+        cpu_byte_store(c->byte, g);
+        return WL_OK;
+    }
+    if (c->nibble) {
+        cpu_nibble_store(c->nibble, g);
+        return WL_OK;
+    }
+    for (uint64_t y = 0; y < c->h; y++)
+        memcpy(g->words + (size_t)y * g->stride, c->cur + (size_t)y * c->S, c->S * 8);
+    return WL_OK;
+}
+
+static wl_status step(void *v, uint64_t generations, uint64_t *done) {
+    cpu_ctx *c = v;
+    uint64_t n = 0;
+    while (n < generations) {
+        if (c->byte) {
+            cpu_byte_step(c->byte);
+            n++;
+        } else if (c->nibble) {
+            cpu_nibble_step(c->nibble);
+            n++;
+        } else {
+            unsigned g = generations - n < c->depth ? (unsigned)(generations - n) : c->depth;
+            cpu_tiler_pass(c->tiler, c->cur, c->nxt, g);
+            uint64_t *t = c->cur;
+            c->cur = c->nxt;
+            c->nxt = t;
+            n += g;
+        }
+        if (n < generations && c->cfg.poll && c->cfg.poll(c->cfg.poll_user)) {
+            *done = n;
+            return wl_error(WL_ERR_INTERRUPTED, "cpu engine: interrupted after %llu generations",
+                            (unsigned long long)n);
+        }
+    }
+    *done = n;
+    return WL_OK;
+}
+
+static wl_status population(void *v, wl_bigint *out) {
+    cpu_ctx *c = v;
+    if (c->byte || c->nibble) {
+        wl_grid g;
+        wl_status s = wl_grid_alloc(&g, c->w, c->h);
+        if (s) return s;
+        store_grid(c, &g);
+        wl_bigint_from_u64(out, wl_grid_population(&g));
+        wl_grid_free(&g);
+        return WL_OK;
+    }
+    uint64_t n = 0;
+    for (size_t i = 0; i < c->S * (size_t)c->h; i++) n += (uint64_t)__builtin_popcountll(c->cur[i]);
+    wl_bigint_from_u64(out, n);
+    return WL_OK;
+}
+
+/* Random soup of the given density: 16 random bits per cell compared with a threshold,
+ * or raw random words for density 0.5. */
+static wl_status randomize(void *v, double density, uint64_t seed) {
+    cpu_ctx *c = v;
+    wl_grid g = {0};
+    uint64_t *words = c->cur;
+    size_t stride = c->S;
+    if (c->byte || c->nibble) {
+        wl_status s = wl_grid_alloc(&g, c->w, c->h);
+        if (s) return s;
+        words = g.words;
+        stride = g.stride;
+    }
+    uint64_t state = seed;
+    uint64_t thr = density <= 0 ? 0 : density >= 1 ? 65536 : (uint64_t)(density * 65536.0);
+    uint64_t tail = (c->w & 63) ? (((uint64_t)1 << (c->w & 63)) - 1) : ~(uint64_t)0;
+    for (uint64_t y = 0; y < c->h; y++) {
+        uint64_t *row = words + (size_t)y * stride;
+        for (size_t i = 0; i < c->S; i++) {
+            uint64_t wv = 0;
+            if (thr == 32768) {
+                wv = wl_splitmix64(&state);
+            } else {
+                for (unsigned b = 0; b < 64; b += 4) {
+                    uint64_t r = wl_splitmix64(&state);
+                    for (unsigned j = 0; j < 4; j++)
+                        wv |= (uint64_t)(((r >> (16 * j)) & 0xFFFF) < thr) << (b + j);
+                }
+            }
+            row[i] = wv;
+        }
+        row[c->S - 1] &= tail;
+    }
+    if (c->byte || c->nibble) {
+        load_grid(c, &g);
+        wl_grid_free(&g);
+    }
+    return WL_OK;
+}
+
+const wl_engine_ops wl_engine_cpu = {
+    .name = "cpu",
+    .description = "multi-threaded CPU engine: bit-sliced SIMD (AVX-512/AVX2) with temporal "
+                   "blocking, plus byte, table and SWAR kernels for comparison",
+    .caps = WL_CAP_TORUS | WL_CAP_BOUNDED | WL_CAP_ANY_RULE,
+    .kernels = kernel_names,
+    .create = create,
+    .destroy = destroy,
+    .load_grid = load_grid,
+    .store_grid = store_grid,
+    .step = step,
+    .population = population,
+    .randomize = randomize,
+};

@@ -1,0 +1,136 @@
+/*
+ * cpu_internal.h - what the files of the CPU engine share.
+ *
+ * The engine holds the universe as a bit-per-cell grid (bit i of word row*S + i/64 is the
+ * cell in column i, S = ceil(W/64) words per row, bits past column W-1 zero), the same
+ * layout as wl_grid, in two full-size buffers (current and next).  The byte and nibble
+ * kernels keep their own wider layouts instead (see byte.c, nibble.c).
+ *
+ * Bit kernels (lut6x3, lut4x4, bitsliced, avx2, avx512, best) all run through one driver,
+ * tile.c: a pass copies a tile plus a halo of k rows (and one word of columns) into a
+ * small buffer, runs k generations there with a "gen_rows" function (one generation of
+ * a range of rows of the tile buffer), and writes the tile's interior back.  The kernels
+ * differ only in their gen_rows function, in k and in the number of threads.
+ *
+ * Tile buffer rows: each row has CPU_PAD words in front of and after its BW data words.
+ * The word just before (after) the data holds the horizontal neighbour of the first (last)
+ * cell: zero, or in wrap mode a copy of the row's last (first) word, refreshed by the
+ * driver before every generation.  Kernels may read the whole pads.
+ */
+#ifndef WL_CPU_INTERNAL_H
+#define WL_CPU_INTERNAL_H
+
+#include "internal.h"
+
+#include <stddef.h>
+#include <stdint.h>
+
+#define CPU_PAD 8 /* pad words each side of a tile row: one 512-bit vector */
+
+/* ---- thread pool (pool.c) ---------------------------------------------------------- */
+
+typedef struct cpu_pool cpu_pool;
+typedef void (*cpu_task_fn)(void *arg, int tid, int nthreads);
+/* Starts n-1 worker threads (the caller is thread 0).  NULL + error on failure. */
+cpu_pool *cpu_pool_create(int n);
+/* Runs fn(arg, tid, n) on all n threads and returns when every call has returned. */
+void cpu_pool_run(cpu_pool *p, cpu_task_fn fn, void *arg);
+int cpu_pool_size(const cpu_pool *p);
+void cpu_pool_destroy(cpu_pool *p);
+
+/* ---- rule circuits (bitsliced.c) ---------------------------------------------------- */
+
+/* The next state of an outer-totalistic rule as a function of bit-planes of the 3x3 sum
+ * c9 (centre included, 0..9):  c9 = x0 + 2*T with T = q + 2*m + k0 in 0..4 (see
+ * bitsliced.c for how the planes arise).  For each T the rule reduces to a function
+ * G_T(x0, alive), stored as masks: G_T = alive ? (x0 & p1) ^ q1 : (x0 & p0) ^ q0, each mask
+ * all-zero or all-one.  `life` marks B3/S23, which has a shorter hand-reduced circuit. */
+typedef struct cpu_circuit {
+    int life;
+    int active[5]; /* G_T not identically zero */
+    uint64_t p0[5], q0[5], p1[5], q1[5];
+} cpu_circuit;
+
+/* Builds the circuit of a rule; returns 0 if the rule is not outer-totalistic. */
+int cpu_circuit_build(const wl_rule *r, cpu_circuit *c);
+
+/* ---- tile kernels ------------------------------------------------------------------- */
+
+/* Everything a gen_rows function may need (read-only during a run). */
+typedef struct cpu_kernel_data {
+    cpu_circuit circ;
+    const uint8_t *lut6x3;  /* 2^18 entries: next state of the 4 middle cells (low nibble) */
+    const uint8_t *lut4x4;  /* 2^16 entries: next 2x2 block (bit 0 (x,y), 1 (x+1,y), 2
+                               (x,y+1), 3 (x+1,y+1)) */
+} cpu_kernel_data;
+
+/* One generation of rows [lo, hi) of a tile buffer: out row r from in rows r-1, r, r+1.
+ * Rows are `pitch` words apart; row r's data starts at buf + r * pitch (pads before and
+ * after, see above); bw data words per row (a multiple of the kernel's vector width).
+ * colmask (may be NULL) is ANDed into every output word (bounded edges). */
+typedef void (*cpu_gen_rows_fn)(const uint64_t *in, uint64_t *out, size_t pitch, size_t bw,
+                                size_t lo, size_t hi, const uint64_t *colmask,
+                                const cpu_kernel_data *kd);
+
+void cpu_gen_rows_bitsliced(const uint64_t *in, uint64_t *out, size_t pitch, size_t bw,
+                            size_t lo, size_t hi, const uint64_t *colmask,
+                            const cpu_kernel_data *kd);
+void cpu_gen_rows_lut6x3(const uint64_t *in, uint64_t *out, size_t pitch, size_t bw,
+                         size_t lo, size_t hi, const uint64_t *colmask,
+                         const cpu_kernel_data *kd);
+void cpu_gen_rows_lut4x4(const uint64_t *in, uint64_t *out, size_t pitch, size_t bw,
+                         size_t lo, size_t hi, const uint64_t *colmask,
+                         const cpu_kernel_data *kd);
+/* SIMD versions (simd_avx2.c, simd_avx512.c), only called when the CPU has the features. */
+void cpu_gen_rows_avx2(const uint64_t *in, uint64_t *out, size_t pitch, size_t bw,
+                       size_t lo, size_t hi, const uint64_t *colmask,
+                       const cpu_kernel_data *kd);
+void cpu_gen_rows_avx512(const uint64_t *in, uint64_t *out, size_t pitch, size_t bw,
+                         size_t lo, size_t hi, const uint64_t *colmask,
+                         const cpu_kernel_data *kd);
+/* Builds the lookup tables of lut.c for a rule (malloc'd; NULL + error on failure). */
+uint8_t *cpu_lut6x3_build(const wl_rule *r);
+uint8_t *cpu_lut4x4_build(const wl_rule *r);
+
+/* ---- tile driver (tile.c) ------------------------------------------------------------ */
+
+typedef struct cpu_tiler cpu_tiler;
+
+typedef struct cpu_tiler_config {
+    uint64_t w, h;
+    int torus;
+    cpu_gen_rows_fn gen_rows;
+    const cpu_kernel_data *kd;
+    unsigned vw;       /* vector width of gen_rows in words (1, 4 or 8) */
+    unsigned depth;    /* generations per pass (1..64) */
+    size_t cache_bytes; /* budget for one thread's two tile buffers */
+    cpu_pool *pool;    /* threads (may be a pool of 1) */
+} cpu_tiler_config;
+
+wl_status cpu_tiler_create(const cpu_tiler_config *tc, cpu_tiler **out);
+void cpu_tiler_destroy(cpu_tiler *t);
+/* Advances `gens` <= depth generations from src (stride S words) into dst. */
+void cpu_tiler_pass(cpu_tiler *t, const uint64_t *src, uint64_t *dst, unsigned gens);
+/* A one-line description of the tiling chosen (for verbose notes). */
+const char *cpu_tiler_describe(const cpu_tiler *t);
+
+/* ---- byte and nibble kernels (byte.c, nibble.c) ---------------------------------------- */
+
+typedef struct cpu_byte cpu_byte;
+wl_status cpu_byte_create(uint64_t w, uint64_t h, int torus, const wl_rule *r,
+                          cpu_pool *pool, cpu_byte **out);
+void cpu_byte_destroy(cpu_byte *b);
+void cpu_byte_load(cpu_byte *b, const wl_grid *g);
+void cpu_byte_store(const cpu_byte *b, wl_grid *g);
+void cpu_byte_step(cpu_byte *b); /* one generation (threads from its pool, if any) */
+
+typedef struct cpu_nibble cpu_nibble;
+/* Outer-totalistic rules only (birth/survive masks as wl_rule_is_totalistic gives). */
+wl_status cpu_nibble_create(uint64_t w, uint64_t h, int torus, uint16_t birth,
+                            uint16_t survive, cpu_nibble **out);
+void cpu_nibble_destroy(cpu_nibble *b);
+void cpu_nibble_load(cpu_nibble *b, const wl_grid *g);
+void cpu_nibble_store(const cpu_nibble *b, wl_grid *g);
+void cpu_nibble_step(cpu_nibble *b);
+
+#endif

@@ -1,0 +1,277 @@
+/*
+ * tile.c - the tile driver behind every bit-per-cell kernel: temporal blocking with
+ * redundant halos, spread over the thread pool.
+ *
+ * What it computes.  One pass advances the whole universe by g <= depth generations from
+ * the source grid (bit per cell, S = ceil(W/64) words per row, as wl_grid) into the
+ * destination grid.  The universe is cut into tiles of TH rows by TWW words.  For each
+ * tile, a thread copies the tile plus a halo of g rows above and below (and, in the general
+ * mode, one word = 64 columns left and right) into a private buffer A, runs g generations
+ * there, ping-ponging between A and B with the kernel's gen_rows, and writes the tile's own
+ * cells to the destination.  Halo cells go stale one cell per generation from the buffer's
+ * edge inwards, so after g generations exactly the tile's own cells are still exact: the
+ * halo work is redundant but buys g generations per trip through main memory.  Generation
+ * s only computes buffer rows [s, R - s), the rows that are still needed.
+ *
+ * Two tilings:
+ *   band mode   (W a multiple of 64 * vector width): a tile is a band of full rows, no
+ *               horizontal halo at all; on a torus the row wraps through the pad words
+ *               (refreshed before every generation), on a bounded grid the pads are zero.
+ *   general mode (any W): tiles of up to 62 words (a 64-word buffer row with one halo
+ *               word each side, rounded up to the vector width).  The gather reads bits at
+ *               any offset with wrap (torus) or zeros (bounded), so widths below 64 and not
+ *               multiples of 64 need no special code.  On a bounded grid, cells outside the
+ *               grid are cleared after every generation with a column mask.
+ * On a bounded grid, rows outside the grid are zero in both buffers and never computed,
+ * so they stay dead (B0 rules included).  On a torus smaller than the halo the gather
+ * simply wraps several times.
+ *
+ * Why it is fast: a tile's two buffers (size chosen from cache_bytes) stay in L2 while g
+ * generations run over them, so a grid far larger than the cache is read and written
+ * once per g generations instead of once per generation.
+ */
+#include "cpu_internal.h"
+
+#include <stdio.h>
+#include <stdlib.h>
+#include <string.h>
+
+#define GENERAL_TILE_WORDS 62 /* data words of a general-mode tile: 64 with the halo */
+
+struct cpu_tiler {
+    cpu_tiler_config c;
+    size_t S;        /* words per grid row */
+    int band;        /* band mode */
+    size_t tww;      /* tile data words */
+    size_t hw;       /* halo words each side (0 band, 1 general) */
+    size_t bw;       /* buffer data words per row (multiple of vw) */
+    size_t pitch;    /* bw + 2 * CPU_PAD */
+    size_t th;       /* tile rows */
+    size_t ntx, nty; /* tiles across, down */
+    int nthreads;
+    uint64_t **bufa, **bufb, **mask; /* per thread */
+    size_t buf_words;
+    /* the current pass */
+    const uint64_t *src;
+    uint64_t *dst;
+    unsigned gens;
+    size_t next_tile; /* atomic counter */
+    char desc[160];
+};
+
+static size_t round_up(size_t a, size_t m) { return (a + m - 1) / m * m; }
+
+wl_status cpu_tiler_create(const cpu_tiler_config *tc, cpu_tiler **out) {
+    *out = NULL;
+    cpu_tiler *t = wl_calloc(1, sizeof *t);
+    if (!t) return WL_ERR_NOMEM;
+    t->c = *tc;
+    unsigned k = tc->depth;
+    t->S = (size_t)((tc->w + 63) / 64);
+    t->nthreads = cpu_pool_size(tc->pool);
+    size_t vw = tc->vw;
+    size_t rows_fit;
+    t->band = tc->w % (64 * vw) == 0;
+    if (t->band) {
+        t->tww = t->S;
+        t->hw = 0;
+        t->bw = t->S;
+        t->pitch = t->bw + 2 * CPU_PAD;
+        rows_fit = tc->cache_bytes / (2 * t->pitch * 8);
+        if (rows_fit < 6 * (size_t)k + 6) t->band = 0; /* rows too long for the cache */
+    }
+    if (!t->band) {
+        t->hw = 1;
+        t->tww = t->S < GENERAL_TILE_WORDS ? t->S : GENERAL_TILE_WORDS;
+        t->bw = round_up(t->tww + 2, vw);
+        t->pitch = t->bw + 2 * CPU_PAD;
+        rows_fit = tc->cache_bytes / (2 * t->pitch * 8);
+    }
+    t->ntx = (t->S + t->tww - 1) / t->tww;
+    size_t th = rows_fit > 4 * (size_t)k ? rows_fit - 2 * (size_t)k : 2 * (size_t)k;
+    if (th < 1) th = 1;
+    if (th > tc->h) th = (size_t)tc->h;
+    /* enough tiles for every thread */
+    size_t want_rows_tiles = ((size_t)t->nthreads + t->ntx - 1) / t->ntx;
+    if (want_rows_tiles > 1) {
+        size_t per = (size_t)((tc->h + want_rows_tiles - 1) / want_rows_tiles);
+        if (per < th) th = per ? per : 1;
+    }
+    t->th = th;
+    t->nty = (size_t)((tc->h + th - 1) / th);
+    t->buf_words = (th + 2 * (size_t)k) * t->pitch;
+    t->bufa = wl_calloc((size_t)t->nthreads, sizeof *t->bufa);
+    t->bufb = wl_calloc((size_t)t->nthreads, sizeof *t->bufb);
+    t->mask = wl_calloc((size_t)t->nthreads, sizeof *t->mask);
+    if (!t->bufa || !t->bufb || !t->mask) {
+        cpu_tiler_destroy(t);
+        return WL_ERR_NOMEM;
+    }
+    for (int i = 0; i < t->nthreads; i++) {
+        t->bufa[i] = wl_aligned_alloc(t->buf_words * 8);
+        t->bufb[i] = wl_aligned_alloc(t->buf_words * 8);
+        t->mask[i] = wl_aligned_alloc(t->bw * 8);
+        if (!t->bufa[i] || !t->bufb[i] || !t->mask[i]) {
+            cpu_tiler_destroy(t);
+            return WL_ERR_NOMEM;
+        }
+        memset(t->bufa[i], 0, t->buf_words * 8);
+        memset(t->bufb[i], 0, t->buf_words * 8);
+    }
+    snprintf(t->desc, sizeof t->desc,
+             "%s mode, tiles of %zu rows x %zu words (%zu x %zu tiles), depth %u, %d thread%s",
+             t->band ? "band" : "general", t->th, t->tww, t->ntx, t->nty, k, t->nthreads,
+             t->nthreads == 1 ? "" : "s");
+    *out = t;
+    return WL_OK;
+}
+
+void cpu_tiler_destroy(cpu_tiler *t) {
+    if (!t) return;
+    for (int i = 0; i < t->nthreads; i++) {
+        if (t->bufa) wl_aligned_free(t->bufa[i]);
+        if (t->bufb) wl_aligned_free(t->bufb[i]);
+        if (t->mask) wl_aligned_free(t->mask[i]);
+    }
+    free(t->bufa);
+    free(t->bufb);
+    free(t->mask);
+    free(t);
+}
+
+const char *cpu_tiler_describe(const cpu_tiler *t) { return t->desc; }
+
+/* Bits [pos, pos + n) of a row (0 < n <= 64, pos + n <= W), in the low bits. */
+static inline uint64_t extract(const uint64_t *row, uint64_t pos, unsigned n) {
+    size_t wi = (size_t)(pos >> 6);
+    unsigned sh = (unsigned)(pos & 63);
+    uint64_t v = row[wi] >> sh;
+    if (sh && sh + n > 64) v |= row[wi + 1] << (64 - sh);
+    if (n < 64) v &= ((uint64_t)1 << n) - 1;
+    return v;
+}
+
+/* 64 cells of a grid row from column x on (x may lie outside [0, W)): wrapped on a
+ * torus, zero outside on a bounded grid. */
+static uint64_t fetch64(const cpu_tiler *t, const uint64_t *row, int64_t x) {
+    uint64_t w = t->c.w;
+    if ((w & 63) == 0 && (x & 63) == 0) {
+        int64_t wi = x / 64;
+        if (t->c.torus) return row[wl_mod(wi, (int64_t)t->S)];
+        return (wi >= 0 && (uint64_t)wi < t->S) ? row[wi] : 0;
+    }
+    uint64_t out = 0;
+    unsigned filled = 0;
+    while (filled < 64) {
+        int64_t p = x + filled;
+        unsigned avail = 64 - filled;
+        if (t->c.torus) {
+            uint64_t pos = (uint64_t)wl_mod(p, (int64_t)w);
+            if (w - pos < avail) avail = (unsigned)(w - pos);
+            out |= extract(row, pos, avail) << filled;
+        } else if (p < 0) {
+            if ((uint64_t)-p < avail) avail = (unsigned)-p;
+        } else if ((uint64_t)p >= w) {
+            break;
+        } else {
+            if (w - (uint64_t)p < avail) avail = (unsigned)(w - (uint64_t)p);
+            out |= extract(row, (uint64_t)p, avail) << filled;
+        }
+        filled += avail;
+    }
+    return out;
+}
+
+static void run_tile(cpu_tiler *t, int tid, size_t tile) {
+    const cpu_tiler_config *c = &t->c;
+    size_t tx = tile % t->ntx, ty = tile / t->ntx;
+    unsigned g = t->gens;
+    uint64_t y0 = (uint64_t)ty * t->th;
+    size_t th = (size_t)(c->h - y0 < t->th ? c->h - y0 : t->th);
+    size_t xw0 = tx * t->tww;
+    size_t tww = t->S - xw0 < t->tww ? t->S - xw0 : t->tww;
+    size_t R = th + 2 * (size_t)g, pitch = t->pitch, bw = t->bw;
+    uint64_t *a = t->bufa[tid] + CPU_PAD, *b = t->bufb[tid] + CPU_PAD;
+    int64_t xcol = ((int64_t)xw0 - (int64_t)t->hw) * 64; /* grid column of buffer bit 0 */
+    /* rows of the buffer inside the grid (bounded) */
+    size_t jlo = 0, jhi = R;
+    if (!c->torus) {
+        if (y0 < g) jlo = (size_t)(g - y0);
+        if (y0 - g + R > c->h) jhi = (size_t)(c->h + g - y0);
+    }
+    /* gather */
+    for (size_t j = 0; j < R; j++) {
+        uint64_t *row = a + j * pitch;
+        int64_t Y = (int64_t)y0 - (int64_t)g + (int64_t)j;
+        if (j < jlo || j >= jhi) {
+            memset(row, 0, bw * 8);
+            memset(b + j * pitch, 0, bw * 8);
+            continue;
+        }
+        const uint64_t *srow = t->src + (size_t)wl_mod(Y, (int64_t)c->h) * t->S;
+        if (t->band) {
+            memcpy(row, srow, t->S * 8);
+        } else {
+            for (size_t i = 0; i < bw; i++) row[i] = fetch64(t, srow, xcol + 64 * (int64_t)i);
+        }
+    }
+    /* column mask for bounded general tiles that reach past the grid's edges */
+    const uint64_t *cm = NULL;
+    if (!c->torus && !t->band) {
+        uint64_t *m = t->mask[tid];
+        int partial = 0;
+        for (size_t i = 0; i < bw; i++) {
+            int64_t x = xcol + 64 * (int64_t)i;
+            uint64_t v = 0;
+            for (unsigned bit = 0; bit < 64; bit++)
+                if (x + bit >= 0 && (uint64_t)(x + bit) < c->w) v |= (uint64_t)1 << bit;
+            m[i] = v;
+            partial |= v != ~(uint64_t)0;
+        }
+        if (partial) cm = m;
+    }
+    int wrap = t->band && c->torus;
+    uint64_t *in = a, *out = b;
+    for (unsigned s = 1; s <= g; s++) {
+        size_t lo = s > jlo ? s : jlo, hi = R - s < jhi ? R - s : jhi;
+        if (wrap) {
+            for (size_t j = lo - 1; j <= hi; j++) {
+                uint64_t *row = in + j * pitch;
+                row[-1] = row[bw - 1];
+                row[bw] = row[0];
+            }
+        }
+        if (lo < hi) c->gen_rows(in, out, pitch, bw, lo, hi, cm, c->kd);
+        uint64_t *tmp = in;
+        in = out;
+        out = tmp;
+    }
+    /* scatter rows [g, g + th), words [hw, hw + tww) */
+    uint64_t tail = (c->w & 63) ? (((uint64_t)1 << (c->w & 63)) - 1) : ~(uint64_t)0;
+    int last = xw0 + tww == t->S;
+    for (size_t j = 0; j < th; j++) {
+        const uint64_t *row = in + (g + j) * pitch + t->hw;
+        uint64_t *drow = t->dst + (size_t)(y0 + j) * t->S + xw0;
+        memcpy(drow, row, tww * 8);
+        if (last) drow[tww - 1] &= tail;
+    }
+}
+
+static void pass_task(void *arg, int tid, int n) {
+    (void)n;
+    cpu_tiler *t = arg;
+    size_t ntiles = t->ntx * t->nty;
+    for (;;) {
+        size_t tile = __atomic_fetch_add(&t->next_tile, 1, __ATOMIC_RELAXED);
+        if (tile >= ntiles) break;
+        run_tile(t, tid, tile);
+    }
+}
+
+void cpu_tiler_pass(cpu_tiler *t, const uint64_t *src, uint64_t *dst, unsigned gens) {
+    t->src = src;
+    t->dst = dst;
+    t->gens = gens;
+    t->next_tile = 0;
+    cpu_pool_run(t->c.pool, pass_task, t);
+}

@@ -1,0 +1,211 @@
+/*
+ * test_cpu.c - every kernel of the `cpu` engine against a direct cell-by-cell stepper
+ * written here (the rule table applied to each cell's 3x3 neighbourhood), on fresh random
+ * soups: random sizes plus edge cases (1x1, 64x1, 70x3, 129x2, widths around multiples of
+ * 64 and 512), both topologies, Life, random outer-totalistic rules (B0 included) and
+ * random non-totalistic tables, generation counts that are not multiples of the blocking
+ * depth.  Also checks interruption through cfg->poll and the unavailable-kernel error.
+ * WL_TEST_QUICK=1 shrinks the sizes (sanitizer builds).
+ */
+#include "internal.h"
+#include "wltest.h"
+
+#include <stdlib.h>
+#include <string.h>
+
+static uint64_t rng;
+
+static void rule_from_masks(wl_rule *r, unsigned birth, unsigned survive) {
+    memset(r, 0, sizeof *r);
+    for (unsigned i = 0; i < 512; i++) {
+        unsigned n = (unsigned)__builtin_popcount(i & 0x1EF);
+        unsigned alive = (i >> 4) & 1;
+        if (((alive ? survive : birth) >> n) & 1) r->table[i >> 6] |= (uint64_t)1 << (i & 63);
+    }
+}
+
+/* One generation of g into out (same size, zeroed by the caller). */
+static void ref_step(const wl_grid *g, wl_grid *out, const wl_rule *r, int torus) {
+    for (uint64_t y = 0; y < g->h; y++)
+        for (uint64_t x = 0; x < g->w; x++) {
+            unsigned idx = 0;
+            for (int dy = -1; dy <= 1; dy++)
+                for (int dx = -1; dx <= 1; dx++) {
+                    int64_t yy = (int64_t)y + dy, xx = (int64_t)x + dx;
+                    int v;
+                    if (torus) {
+                        v = wl_grid_get(g, (uint64_t)wl_mod(xx, (int64_t)g->w),
+                                        (uint64_t)wl_mod(yy, (int64_t)g->h));
+                    } else {
+                        v = xx >= 0 && yy >= 0 && (uint64_t)xx < g->w && (uint64_t)yy < g->h
+                                ? wl_grid_get(g, (uint64_t)xx, (uint64_t)yy)
+                                : 0;
+                    }
+                    idx = idx << 1 | (unsigned)v;
+                }
+            if (wl_rule_next(r, idx)) wl_grid_set(out, x, y, 1);
+        }
+}
+
+static void random_grid(wl_grid *g, double density) {
+    for (uint64_t y = 0; y < g->h; y++)
+        for (uint64_t x = 0; x < g->w; x++)
+            wl_grid_set(g, x, y, (wl_splitmix64(&rng) >> 11) * (1.0 / 9007199254740992.0) < density);
+}
+
+static int grids_equal(const wl_grid *a, const wl_grid *b, uint64_t *bx, uint64_t *by) {
+    for (uint64_t y = 0; y < a->h; y++)
+        for (uint64_t x = 0; x < a->w; x++)
+            if (wl_grid_get(a, x, y) != wl_grid_get(b, x, y)) {
+                *bx = x;
+                *by = y;
+                return 0;
+            }
+    return 1;
+}
+
+static int poll_calls;
+static int poll_stop(void *u) {
+    (void)u;
+    return ++poll_calls >= 2;
+}
+
+/* Runs kernel k on a w x h soup for `gens` generations and compares with ref_step. */
+static void check_one(const char *kernel, uint64_t w, uint64_t h, int torus, const wl_rule *r,
+                      const char *rname, unsigned gens, int threads) {
+    wl_config cfg;
+    wl_config_init(&cfg);
+    cfg.engine = "cpu";
+    cfg.kernel = kernel;
+    cfg.width = w;
+    cfg.height = h;
+    cfg.topology = torus ? WL_TOPOLOGY_TORUS : WL_TOPOLOGY_BOUNDED;
+    cfg.rule = *r;
+    cfg.threads = threads;
+    wl_universe *u = NULL;
+    wl_status s = wl_universe_create(&cfg, &u);
+    if (s == WL_ERR_UNAVAILABLE) return; /* SIMD kernel on a CPU without it */
+    WL_CHECK(s == WL_OK, "create %s %llux%llu: %s", kernel, (unsigned long long)w,
+             (unsigned long long)h, wl_last_error());
+    if (s) return;
+    const wl_engine_ops *ops = wl_universe_ops(u);
+    wl_grid a, b;
+    wl_grid_alloc(&a, w, h);
+    wl_grid_alloc(&b, w, h);
+    random_grid(&a, 0.1 + 0.5 * (double)(wl_splitmix64(&rng) % 100) / 100.0);
+    WL_CHECK_OK(ops->load_grid(wl_universe_ctx(u), &a));
+    /* step in two chunks to exercise partial passes */
+    unsigned g1 = gens / 3;
+    WL_CHECK_OK(wl_universe_step(u, g1));
+    WL_CHECK_OK(wl_universe_step(u, gens - g1));
+    for (unsigned i = 0; i < gens; i++) {
+        memset(b.words, 0, b.stride * b.h * 8);
+        ref_step(&a, &b, r, torus);
+        wl_grid t = a;
+        a = b;
+        b = t;
+    }
+    memset(b.words, 0, b.stride * b.h * 8);
+    WL_CHECK_OK(ops->store_grid(wl_universe_ctx(u), &b));
+    uint64_t bx = 0, by = 0;
+    int eq = grids_equal(&a, &b, &bx, &by);
+    WL_CHECK(eq, "kernel %s %llux%llu %s rule %s gens %u threads %d: first difference at (%llu,%llu)",
+             kernel, (unsigned long long)w, (unsigned long long)h, torus ? "torus" : "bounded",
+             rname, gens, threads, (unsigned long long)bx, (unsigned long long)by);
+    wl_bigint pop;
+    WL_CHECK_OK(wl_universe_population(u, &pop));
+    uint64_t p64 = 0;
+    wl_bigint_to_u64(&pop, &p64);
+    WL_CHECK(p64 == wl_grid_population(&a), "population %llu vs %llu", (unsigned long long)p64,
+             (unsigned long long)wl_grid_population(&a));
+    wl_grid_free(&a);
+    wl_grid_free(&b);
+    wl_universe_free(u);
+}
+
+int main(void) {
+    rng = wl_test_seed();
+    int quick = getenv("WL_TEST_QUICK") && atoi(getenv("WL_TEST_QUICK"));
+    const char *const *kernels;
+    size_t nk;
+    WL_CHECK_OK(wl_engine_kernels("cpu", &kernels, &nk));
+    WL_CHECK(nk == 9, "cpu engine lists %zu kernels", nk);
+
+    static const uint64_t sizes[][2] = {
+        {1, 1}, {64, 1}, {70, 3}, {129, 2}, {1, 64}, {2, 129}, {3, 5}, {63, 17}, {65, 9},
+        {512, 40}, {1024, 21}, {128, 70}, {200, 37}, {4100, 6}, {511, 12}, {513, 12}};
+    size_t nsizes = sizeof sizes / sizeof sizes[0];
+
+    for (size_t ki = 0; ki < nk; ki++) {
+        const char *k = kernels[ki];
+        for (int round = 0; round < (quick ? 2 : 5); round++) {
+            /* a rule: Life, a random outer-totalistic one (B0 sometimes), or a random table */
+            wl_rule r;
+            char rname[64];
+            int kind = round % 3;
+            if (kind == 0) {
+                wl_rule_life(&r);
+                snprintf(rname, sizeof rname, "B3/S23");
+            } else if (kind == 1) {
+                unsigned b = (unsigned)(wl_splitmix64(&rng) & 0x1FF),
+                         s = (unsigned)(wl_splitmix64(&rng) & 0x1FF);
+                if (round == 1) b &= ~1u;
+                rule_from_masks(&r, b, s);
+                snprintf(rname, sizeof rname, "masks b=%#x s=%#x", b, s);
+            } else {
+                for (int i = 0; i < 8; i++) r.table[i] = wl_splitmix64(&rng);
+                snprintf(rname, sizeof rname, "random table %016llx..",
+                         (unsigned long long)r.table[0]);
+            }
+            for (size_t si = 0; si < nsizes; si++) {
+                uint64_t w = sizes[si][0], h = sizes[si][1];
+                if (quick && w * h > 5000) continue;
+                unsigned gens = 1 + (unsigned)(wl_splitmix64(&rng) % 37);
+                int threads = 1 + (int)(wl_splitmix64(&rng) % 3);
+                check_one(k, w, h, (int)(si + (size_t)round) & 1, &r, rname, gens, threads);
+            }
+            /* one random size per round */
+            uint64_t w = 1 + wl_splitmix64(&rng) % (quick ? 90 : 700);
+            uint64_t h = 1 + wl_splitmix64(&rng) % (quick ? 40 : 90);
+            check_one(k, w, h, round & 1, &r, rname, 1 + (unsigned)(wl_splitmix64(&rng) % 40),
+                      2);
+        }
+    }
+
+    /* interruption: poll stops after the second check; `done` is consistent */
+    {
+        wl_config cfg;
+        wl_config_init(&cfg);
+        cfg.engine = "cpu";
+        cfg.width = 256;
+        cfg.height = 64;
+        cfg.poll = poll_stop;
+        wl_universe *u = NULL;
+        WL_CHECK_OK(wl_universe_create(&cfg, &u));
+        if (u) {
+            poll_calls = 0;
+            wl_status s = wl_universe_step(u, 1000);
+            WL_CHECK(s == WL_ERR_INTERRUPTED, "step returned %s", wl_status_str(s));
+            wl_bigint gen;
+            wl_universe_generation(u, &gen);
+            uint64_t g = 0;
+            wl_bigint_to_u64(&gen, &g);
+            WL_CHECK(g > 0 && g < 1000, "interrupted at generation %llu", (unsigned long long)g);
+            wl_universe_free(u);
+        }
+    }
+    /* SIMD kernels: either run (checked above) or refuse with WL_ERR_UNAVAILABLE */
+    {
+        wl_config cfg;
+        wl_config_init(&cfg);
+        cfg.engine = "cpu";
+        cfg.kernel = "avx512";
+        cfg.width = cfg.height = 8;
+        wl_universe *u = NULL;
+        wl_status s = wl_universe_create(&cfg, &u);
+        WL_CHECK(s == WL_OK || s == WL_ERR_UNAVAILABLE, "avx512 create: %s", wl_status_str(s));
+        if (s == WL_OK) wl_universe_free(u);
+        else printf("note: %s\n", wl_last_error());
+    }
+    return wl_test_finish("test_cpu");
+}
