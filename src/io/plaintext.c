@@ -1,0 +1,93 @@
+/*
+ * plaintext.c - the plaintext format (.cells): one text line per row of cells.
+ *
+ * Lines starting with '!' are comments (kept without the '!' and one following space).
+ * Every other line is a row, top to bottom: '.' is a dead cell, 'O' (or '*') a live one;
+ * trailing spaces and a CR before the newline are ignored, and an empty line is an empty
+ * row.  The first row's first cell is (0, 0): the format has no position, so placement is
+ * always top-left at the origin.  Anything else in a row is a parse error that names the
+ * line and column.
+ *
+ * The writer emits the comments as "!" lines, then the rows of the bounding box with
+ * trailing dead cells trimmed (an empty row is written as a single '.', which some other
+ * readers need).  Runs of live cells go into the bitmap with wl_pattern_set_run.
+ */
+#include "io_internal.h"
+
+#include <stdlib.h>
+
+wl_status wl_plaintext_read(const char *s, size_t len, const char *name, wl_pattern *p) {
+    wl_iobuf comments = {0};
+    wl_status e = WL_OK;
+    size_t pos = 0, line = 1;
+    int64_t y = 0;
+    char what[32];
+    if (len >= 3 && memcmp(s, "\xEF\xBB\xBF", 3) == 0) pos = 3;
+    while (pos < len) {
+        size_t n = wl_io_line_len(s, len, pos);
+        const char *c = s + pos;
+        if (n && c[0] == '!') {
+            size_t i = 1;
+            if (i < n && c[i] == ' ') i++;
+            wl_io_add_comment(&comments, c + i, n - i);
+        } else {
+            while (n && (c[n - 1] == ' ' || c[n - 1] == '\t')) n--;
+            size_t i = 0;
+            while (i < n) {
+                if (c[i] == '.') {
+                    i++;
+                    continue;
+                }
+                if (c[i] != 'O' && c[i] != '*') {
+                    e = wl_io_error_at(WL_ERR_PARSE, name, line, i + 1,
+                                       "expected '.', 'O' or '*' but found %s",
+                                       wl_io_describe(c, n, i, what));
+                    goto done;
+                }
+                size_t j = i;
+                while (j < n && (c[j] == 'O' || c[j] == '*')) j++;
+                e = wl_pattern_set_run(p, (int64_t)i, y, j - i);
+                if (e) goto done;
+                i = j;
+            }
+            y++;
+        }
+        pos += n;
+        while (pos < len && s[pos] != '\n') pos++;
+        if (pos < len) pos++;
+        line++;
+    }
+    e = wl_io_store_comments(p, &comments);
+done:
+    wl_iobuf_free(&comments);
+    return e;
+}
+
+wl_status wl_plaintext_write(const wl_pattern *p, wl_iobuf *out) {
+    wl_io_write_comments(p, "!", out);
+    wl_rect r;
+    if (!wl_pattern_bounds(p, &r)) return WL_OK;
+    size_t nw = (size_t)((r.w + 63) / 64);
+    uint64_t *row = wl_malloc(nw * sizeof(uint64_t));
+    if (!row) return WL_ERR_NOMEM;
+    for (uint64_t ry = 0; ry < r.h && !out->failed; ry++) {
+        wl_pattern_get_row(p, r.x, r.y + (int64_t)ry, r.w, row);
+        uint64_t at = 0, a = wl_io_next_one(row, r.w, 0);
+        if (a == r.w) {
+            wl_iobuf_puts(out, ".\n");
+            continue;
+        }
+        while (a < r.w) {
+            uint64_t z = wl_io_next_zero(row, r.w, a);
+            if (!wl_iobuf_reserve(out, (size_t)(z - at))) break;
+            memset(out->p + out->len, '.', (size_t)(a - at));
+            memset(out->p + out->len + (a - at), 'O', (size_t)(z - a));
+            out->len += (size_t)(z - at);
+            at = z;
+            a = wl_io_next_one(row, r.w, z);
+        }
+        wl_iobuf_putc(out, '\n');
+    }
+    free(row);
+    return WL_OK;
+}
