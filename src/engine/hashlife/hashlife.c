@@ -1,0 +1,551 @@
+/*
+ * hashlife.c - Gosper's HashLife on an unbounded plane: the node store, the memoised
+ * recursion, the step driver, garbage collection and the engine table.
+ *
+ * What it computes.  The universe is a square quadtree centred on cell (0, 0): a node of
+ * level k covers 2^k x 2^k cells and has four children of level k-1 (nw, ne, sw, se); the
+ * level-3 nodes are leaves holding 8x8 cells in one uint64_t (bit 8*y + x).  Identical
+ * subtrees are stored once ("hash-consing"): hl_node_make looks a (nw, ne, sw, se) tuple up
+ * in an open-addressing hash table and returns the existing node if there is one, so a
+ * node index *is* its content and equal squares anywhere in space and time share
+ * everything computed about them.
+ *
+ * The memoised result.  Because information travels at most one cell per generation, the
+ * central 2^(k-1) x 2^(k-1) square of a level-k node is determined 2^(k-2) generations
+ * later by the node alone.  hl_result computes that square, advanced by 2^e generations
+ * with e = min(k-2, step_exp), and stores it in the node (res, with rexp = e).  For k > 4
+ * it splits the node into a 4x4 grid of level k-2 squares, forms the nine overlapping
+ * level k-1 squares, and
+ *   - at full speed (e = k-2) takes their results (advanced 2^(k-3)), assembles four level
+ *     k-1 squares from those, and takes their results again (another 2^(k-3));
+ *   - when the step is smaller (e < k-2) takes the nine squares' centres (not advanced)
+ *     and only the second round of results advances time, by 2^e.
+ * Results at levels with k-2 <= step_exp do not depend on the step size, so changing the
+ * step (as --hyper does by doubling it) keeps every memo below the new levels; a result
+ * is reused exactly when rexp equals the e wanted.  Level 4 (16x16, four leaves) is the
+ * base case: hl_leaf.c advances it 1, 2 or 4 generations with bit-parallel logic.
+ *
+ * Stepping N generations.  N is split into its binary digits; for each digit 2^b the root
+ * is wrapped in empty space until its level is at least b+3 and the live cells lie in its
+ * central quarter, so that nothing can leave the central half within 2^b generations; the
+ * root's result (one level smaller, same centre) is the new root.  A step's new root is
+ * committed only when its whole computation finished, so an interruption (cfg->poll,
+ * checked on a countdown inside the recursion) or running out of memory leaves the
+ * universe at the last completed power of two.
+ *
+ * Memory layout.  Nodes are 20-byte structs in one array addressed by 32-bit indices
+ * (index 0 = none), with the level and the result's exponent in two parallel byte arrays;
+ * the hash table is an array of indices at most half full, probed linearly.  About 30
+ * bytes per node in all, against 40+ for pointer-based stores.
+ *
+ * Garbage collection.  When the number of nodes reaches the limit derived from
+ * cfg->max_memory, nodes reachable from the root, from the canonical empty nodes and from
+ * the recursion's protect stack (every node a frame made and still needs is pushed there)
+ * are marked, following children and memoised results; the rest go to a free list and the
+ * hash table is rebuilt.  If that frees too little, a second pass drops every memoised
+ * result and keeps only the trees themselves; if even they fill most of the limit, the
+ * step fails with WL_ERR_NOMEM and the old root stays in place.
+ *
+ * Rules: every 2-state Moore rule without B0.  B0 rules would need Golly's alternating
+ * emulation; they are refused with WL_ERR_UNSUPPORTED.
+ */
+#include "hl_internal.h"
+
+#include <stdlib.h>
+#include <string.h>
+
+#define HL_MIN_ROOT_LEVEL 6        /* the central-quarter test needs great-grandchildren */
+#define HL_POLL_INTERVAL 4096      /* non-memoised results between two calls of cfg->poll */
+#define HL_BYTES_PER_NODE 34       /* node 20 + level 1 + rexp 1 + hash slots (2-4 x 4) */
+#define HL_DEFAULT_CAP_BYTES (8ull << 30) /* default memory cap: min(this, RAM / 2) */
+#define HL_STACK_PER_LEVEL 24      /* protect-stack entries one recursion frame may push */
+
+/* ---- hashing --------------------------------------------------------------------- */
+
+static inline uint32_t hash4(uint32_t a, uint32_t b, uint32_t c, uint32_t d) {
+    uint64_t x = ((uint64_t)a << 32 | b) * 0x9E3779B97F4A7C15ull;
+    uint64_t y = ((uint64_t)c << 32 | d) * 0xC2B2AE3D27D4EB4Full;
+    uint64_t z = x ^ (y >> 29) ^ (y << 7);
+    z ^= z >> 32;
+    return (uint32_t)(z * 0x94D049BB133111EBull >> 32);
+}
+
+static void table_insert(hl_ctx *h, uint32_t n) {
+    const hl_node *p = &h->nodes[n];
+    uint32_t i = hash4(p->c[0], p->c[1], p->c[2], p->c[3]) & h->tmask;
+    while (h->table[i]) i = (i + 1) & h->tmask;
+    h->table[i] = n;
+}
+
+/* Rebuilds the hash table with `slots` entries from every node in use. */
+static wl_status table_rebuild(hl_ctx *h, uint32_t slots) {
+    uint32_t *t = calloc(slots, sizeof *t);
+    if (!t)
+        return wl_error(WL_ERR_NOMEM, "hashlife: out of memory for a hash table of %u slots",
+                        slots);
+    free(h->table);
+    h->table = t;
+    h->tmask = slots - 1;
+    for (uint32_t n = 1; n < h->top; n++)
+        if (h->level[n]) table_insert(h, n);
+    return WL_OK;
+}
+
+/* ---- garbage collection ------------------------------------------------------------ */
+
+/* Marks everything reachable from the root, the empty nodes and the protect stack;
+ * follows memoised results when with_results. */
+static wl_status gc_mark(hl_ctx *h, uint8_t *mark, int with_results) {
+    size_t cap = 1024, sp = 0;
+    uint32_t *todo = malloc(cap * sizeof *todo);
+    if (!todo) return wl_error(WL_ERR_NOMEM, "hashlife: out of memory while collecting");
+#define GC_PUSH(x)                                                                       \
+    do {                                                                                 \
+        uint32_t x_ = (x);                                                               \
+        if (x_ && !mark[x_]) {                                                           \
+            mark[x_] = 1;                                                                \
+            if (sp == cap) {                                                             \
+                uint32_t *t_ = realloc(todo, 2 * cap * sizeof *todo);                    \
+                if (!t_) {                                                               \
+                    free(todo);                                                          \
+                    return wl_error(WL_ERR_NOMEM, "hashlife: out of memory while collecting"); \
+                }                                                                        \
+                todo = t_;                                                               \
+                cap *= 2;                                                                \
+            }                                                                            \
+            todo[sp++] = x_;                                                             \
+        }                                                                                \
+    } while (0)
+    GC_PUSH(h->root);
+    for (int k = 0; k <= HL_MAX_LEVEL; k++) GC_PUSH(h->empty[k]);
+    for (size_t i = 0; i < h->sp; i++) GC_PUSH(h->stack[i]);
+    while (sp) {
+        uint32_t n = todo[--sp];
+        if (h->level[n] == HL_LEAF_LEVEL) continue;
+        const hl_node *p = &h->nodes[n];
+        GC_PUSH(p->c[0]);
+        GC_PUSH(p->c[1]);
+        GC_PUSH(p->c[2]);
+        GC_PUSH(p->c[3]);
+        if (with_results && h->rexp[n] != HL_NO_RESULT) GC_PUSH(p->res);
+    }
+#undef GC_PUSH
+    free(todo);
+    return WL_OK;
+}
+
+/* Frees every unmarked node; with_results == 0 also forgets all memoised results. */
+static void gc_sweep(hl_ctx *h, const uint8_t *mark, int with_results) {
+    for (uint32_t n = 1; n < h->top; n++) {
+        if (!h->level[n]) continue;
+        if (!mark[n]) {
+            h->level[n] = 0;
+            h->nodes[n].c[0] = h->free_head;
+            h->free_head = n;
+            h->live--;
+        } else if (!with_results) {
+            h->rexp[n] = HL_NO_RESULT;
+            h->nodes[n].res = 0;
+        }
+    }
+}
+
+static wl_status gc_pass(hl_ctx *h, int with_results) {
+    uint8_t *mark = calloc(h->top, 1);
+    if (!mark) return wl_error(WL_ERR_NOMEM, "hashlife: out of memory while collecting");
+    wl_status s = gc_mark(h, mark, with_results);
+    if (!s) gc_sweep(h, mark, with_results);
+    free(mark);
+    return s;
+}
+
+/* Collects garbage; fails with WL_ERR_NOMEM when the live trees alone fill the limit. */
+static wl_status gc(hl_ctx *h) {
+    h->gc_count++;
+    wl_status s = gc_pass(h, 1);
+    /* results kept too much: half the limit still in use means collections would come
+     * too often; start again from the bare trees */
+    if (!s && h->live > h->limit / 2) s = gc_pass(h, 0);
+    if (!s) s = table_rebuild(h, h->tmask + 1);
+    hl_popcache_reset(h);
+    if (s) return s;
+    if (h->live > h->limit - h->limit / 8)
+        return wl_error(WL_ERR_NOMEM,
+                        "hashlife: the pattern needs more than the memory limit of %llu MB "
+                        "(%u live nodes); raise --maxmemory",
+                        (unsigned long long)(h->max_bytes >> 20), h->live);
+    return WL_OK;
+}
+
+/* ---- node store ----------------------------------------------------------------------- */
+
+static wl_status grow_arrays(hl_ctx *h) {
+    uint64_t want = h->cap ? (uint64_t)h->cap * 2 : 1u << 16;
+    uint64_t most = (uint64_t)h->limit + 64;
+    if (want > most) want = most;
+    if (want <= h->cap)
+        return wl_error(WL_ERR_NOMEM, "hashlife: node store full (%u nodes)", h->cap);
+    hl_node *nn = realloc(h->nodes, want * sizeof *nn);
+    if (!nn) return wl_error(WL_ERR_NOMEM, "hashlife: out of memory for %llu nodes",
+                             (unsigned long long)want);
+    h->nodes = nn;
+    uint8_t *lv = realloc(h->level, want);
+    if (!lv) return wl_error(WL_ERR_NOMEM, "hashlife: out of memory for node levels");
+    h->level = lv;
+    uint8_t *rx = realloc(h->rexp, want);
+    if (!rx) return wl_error(WL_ERR_NOMEM, "hashlife: out of memory for node results");
+    h->rexp = rx;
+    if (h->popcache) {
+        uint64_t *pc = realloc(h->popcache, want * sizeof *pc);
+        if (!pc) {
+            free(h->popcache);
+            h->popcache = NULL;
+        } else {
+            h->popcache = pc;
+            memset(pc + h->cap, 0xFF, (want - h->cap) * sizeof *pc);
+        }
+    }
+    h->cap = (uint32_t)want;
+    return WL_OK;
+}
+
+/* Finds or creates the node with fields (a, b, c, d) at `level`; 0 on failure. */
+static uint32_t find_or_make(hl_ctx *h, uint32_t a, uint32_t b, uint32_t c, uint32_t d,
+                             int level) {
+    uint32_t hv = hash4(a, b, c, d);
+    uint32_t i = hv & h->tmask;
+    for (uint32_t n; (n = h->table[i]) != 0; i = (i + 1) & h->tmask) {
+        const hl_node *p = &h->nodes[n];
+        if (p->c[0] == a && p->c[1] == b && p->c[2] == c && p->c[3] == d) return n;
+    }
+    if (h->failure) return 0;
+    /* a new node: make room first (which may move or rebuild the table) */
+    if (h->live >= h->limit) {
+        wl_status s = gc(h);
+        if (s) {
+            h->failure = s;
+            return 0;
+        }
+        i = hv & h->tmask;
+        while (h->table[i]) i = (i + 1) & h->tmask;
+    }
+    if ((uint64_t)(h->live + 1) * 2 > (uint64_t)h->tmask + 1) {
+        wl_status s = table_rebuild(h, (h->tmask + 1) * 2);
+        if (s) {
+            h->failure = s;
+            return 0;
+        }
+        i = hv & h->tmask;
+        while (h->table[i]) i = (i + 1) & h->tmask;
+    }
+    uint32_t n;
+    if (h->free_head) {
+        n = h->free_head;
+        h->free_head = h->nodes[n].c[0];
+    } else {
+        if (h->top == h->cap) {
+            wl_status s = grow_arrays(h);
+            if (s) {
+                h->failure = s;
+                return 0;
+            }
+        }
+        n = h->top++;
+    }
+    hl_node *p = &h->nodes[n];
+    p->c[0] = a;
+    p->c[1] = b;
+    p->c[2] = c;
+    p->c[3] = d;
+    p->res = 0;
+    h->level[n] = (uint8_t)level;
+    h->rexp[n] = HL_NO_RESULT;
+    if (h->popcache) h->popcache[n] = UINT64_MAX;
+    h->live++;
+    h->table[i] = n;
+    return n;
+}
+
+uint32_t hl_node_make(hl_ctx *h, uint32_t nw, uint32_t ne, uint32_t sw, uint32_t se) {
+    return find_or_make(h, nw, ne, sw, se, h->level[nw] + 1);
+}
+
+uint32_t hl_leaf_make(hl_ctx *h, uint64_t bits) {
+    return find_or_make(h, (uint32_t)bits, (uint32_t)(bits >> 32), HL_LEAF_MARK, HL_LEAF_MARK,
+                        HL_LEAF_LEVEL);
+}
+
+uint32_t hl_empty(hl_ctx *h, int level) {
+    if (h->empty[level]) return h->empty[level];
+    uint32_t n;
+    if (level == HL_LEAF_LEVEL) {
+        n = hl_leaf_make(h, 0);
+    } else {
+        uint32_t e = hl_empty(h, level - 1);
+        if (!e) return 0;
+        n = hl_node_make(h, e, e, e, e);
+    }
+    h->empty[level] = n;
+    return n;
+}
+
+void hl_set_root(hl_ctx *h, uint32_t root, int level) {
+    h->root = root;
+    h->root_level = level;
+    /* every level up to the root has its canonical empty node, so that emptiness is one
+     * comparison everywhere (a failure here surfaces at the next node made) */
+    hl_empty(h, level);
+}
+
+wl_status hl_grow_root(hl_ctx *h, int level) {
+    if (level > HL_MAX_LEVEL)
+        return wl_error(WL_ERR_TOO_BIG, "hashlife: the universe would exceed 2^%d cells across",
+                        HL_MAX_LEVEL);
+    while (h->root_level < level) {
+        int k = h->root_level;
+        size_t sp0 = h->sp;
+        uint32_t e = hl_empty(h, k - 1), r = h->root;
+        if (!e) break;
+        const hl_node q = h->nodes[r];
+        uint32_t nw = hl_node_make(h, e, e, e, q.c[0]);
+        if (nw) hl_push(h, nw);
+        uint32_t ne = nw ? hl_node_make(h, e, e, q.c[1], e) : 0;
+        if (ne) hl_push(h, ne);
+        uint32_t sw = ne ? hl_node_make(h, e, q.c[2], e, e) : 0;
+        if (sw) hl_push(h, sw);
+        uint32_t se = sw ? hl_node_make(h, q.c[3], e, e, e) : 0;
+        if (se) hl_push(h, se);
+        uint32_t nr = se ? hl_node_make(h, nw, ne, sw, se) : 0;
+        h->sp = sp0;
+        if (!nr) break;
+        h->root = nr;
+        h->root_level = k + 1;
+    }
+    hl_empty(h, h->root_level);
+    if (h->failure) {
+        wl_status s = h->failure;
+        h->failure = WL_OK;
+        return s;
+    }
+    return WL_OK;
+}
+
+/* ---- the recursion ----------------------------------------------------------------------- */
+
+/* Centre (level k-2) of the level k-1 square made of the 2x2 level k-2 squares a b / c d. */
+static uint32_t centre4(hl_ctx *h, uint32_t a, uint32_t b, uint32_t c, uint32_t d, int k) {
+    if (k - 1 == 4)
+        return hl_leaf_make(h, hl_leaf_centre(hl_leaf_bits(h, a), hl_leaf_bits(h, b),
+                                              hl_leaf_bits(h, c), hl_leaf_bits(h, d)));
+    return hl_node_make(h, h->nodes[a].c[3], h->nodes[b].c[2], h->nodes[c].c[1],
+                        h->nodes[d].c[0]);
+}
+
+static uint32_t result(hl_ctx *h, uint32_t n, int k);
+
+/* Result of the level k-1 square a b / c d (level k-2 parts), made and protected first. */
+static uint32_t result4(hl_ctx *h, uint32_t a, uint32_t b, uint32_t c, uint32_t d, int k) {
+    uint32_t m = hl_node_make(h, a, b, c, d);
+    if (!m) return 0;
+    hl_push(h, m);
+    return result(h, m, k - 1);
+}
+
+/* The centre 2^(k-1) square of level-k node n advanced 2^min(k-2, step_exp) generations;
+ * 0 when the computation must unwind (h->failure says why). */
+static uint32_t result(hl_ctx *h, uint32_t n, int k) {
+    int e = k - 2 < h->step_exp ? k - 2 : h->step_exp;
+    if (h->rexp[n] == e) return h->nodes[n].res;
+    if (n == h->empty[k]) return h->empty[k - 1];
+    if (--h->poll_countdown == 0) {
+        h->poll_countdown = HL_POLL_INTERVAL;
+        if (h->cfg.poll && h->cfg.poll(h->cfg.poll_user)) {
+            h->failure = wl_error(WL_ERR_INTERRUPTED, "hashlife: interrupted");
+            return 0;
+        }
+    }
+    if (h->failure) return 0;
+    uint32_t r;
+    hl_node q = h->nodes[n];
+    if (k == 4) {
+        r = hl_leaf_make(h, hl_leaf_step(h, hl_leaf_bits(h, q.c[0]), hl_leaf_bits(h, q.c[1]),
+                                         hl_leaf_bits(h, q.c[2]), hl_leaf_bits(h, q.c[3]),
+                                         1 << e));
+    } else {
+        size_t sp0 = h->sp;
+        /* g: the 4x4 grid of level k-2 squares */
+        uint32_t g[4][4];
+        for (int j = 0; j < 4; j++) {
+            const hl_node *c = &h->nodes[q.c[j]];
+            int y = (j >> 1) * 2, x = (j & 1) * 2;
+            g[y][x] = c->c[0];
+            g[y][x + 1] = c->c[1];
+            g[y + 1][x] = c->c[2];
+            g[y + 1][x + 1] = c->c[3];
+        }
+        uint32_t t[3][3]; /* level k-2: the nine overlapping squares, advanced or centred */
+        for (int y = 0; y < 3; y++)
+            for (int x = 0; x < 3; x++) {
+                uint32_t v;
+                if (e == k - 2) {
+                    if ((x & 1) == 0 && (y & 1) == 0)
+                        v = result(h, q.c[y + x / 2], k - 1);
+                    else
+                        v = result4(h, g[y][x], g[y][x + 1], g[y + 1][x], g[y + 1][x + 1], k);
+                } else {
+                    v = centre4(h, g[y][x], g[y][x + 1], g[y + 1][x], g[y + 1][x + 1], k);
+                }
+                if (!v) return 0;
+                hl_push(h, v);
+                t[y][x] = v;
+            }
+        uint32_t s[4];
+        for (int j = 0; j < 4; j++) {
+            int y = j >> 1, x = j & 1;
+            s[j] = result4(h, t[y][x], t[y][x + 1], t[y + 1][x], t[y + 1][x + 1], k);
+            if (!s[j]) return 0;
+            hl_push(h, s[j]);
+        }
+        r = hl_node_make(h, s[0], s[1], s[2], s[3]);
+        h->sp = sp0;
+    }
+    if (!r) return 0;
+    h->nodes[n].res = r;
+    h->rexp[n] = (uint8_t)e;
+    return r;
+}
+
+/* 1 if the live cells of the root lie in its central quarter (level >= 6). */
+static int in_central_quarter(const hl_ctx *h) {
+    const hl_node *r = &h->nodes[h->root];
+    int k = h->root_level;
+    for (int j = 0; j < 4; j++) {
+        const hl_node *c = &h->nodes[r->c[j]];
+        for (int i = 0; i < 4; i++)
+            if (i != 3 - j && c->c[i] != h->empty[k - 2]) return 0;
+        const hl_node *gc_ = &h->nodes[c->c[3 - j]];
+        for (int i = 0; i < 4; i++)
+            if (i != 3 - j && gc_->c[i] != h->empty[k - 3]) return 0;
+    }
+    return 1;
+}
+
+/* Advances the root 2^b generations; on failure the root is unchanged. */
+static wl_status step_pow2(hl_ctx *h, int b) {
+    h->step_exp = b;
+    int need = b + 3 > HL_MIN_ROOT_LEVEL ? b + 3 : HL_MIN_ROOT_LEVEL;
+    wl_status s = hl_grow_root(h, need);
+    if (s) return s;
+    while (!in_central_quarter(h)) {
+        s = hl_grow_root(h, h->root_level + 1);
+        if (s) return s;
+    }
+    h->sp = 0;
+    if (!hl_empty(h, h->root_level)) {
+        s = h->failure;
+        h->failure = WL_OK;
+        return s;
+    }
+    uint32_t r = result(h, h->root, h->root_level);
+    h->sp = 0;
+    if (!r) {
+        s = h->failure ? h->failure : wl_error(WL_ERR_NOMEM, "hashlife: step failed");
+        h->failure = WL_OK;
+        return s;
+    }
+    h->root = r;
+    h->root_level--;
+    return WL_OK;
+}
+
+static wl_status hl_step(void *ctx, uint64_t generations, uint64_t *done) {
+    hl_ctx *h = ctx;
+    *done = 0;
+    for (int b = 0; b < 64; b++) {
+        if (!(generations >> b & 1)) continue;
+        wl_status s = step_pow2(h, b);
+        if (s) return s;
+        *done += (uint64_t)1 << b;
+    }
+    return WL_OK;
+}
+
+/* ---- create / destroy ---------------------------------------------------------------------- */
+
+static void hl_destroy(void *ctx) {
+    hl_ctx *h = ctx;
+    if (!h) return;
+    free(h->nodes);
+    free(h->level);
+    free(h->rexp);
+    free(h->table);
+    free(h->stack);
+    free(h->popcache);
+    free(h);
+}
+
+static wl_status hl_create(const wl_config *cfg, const char *kernel, void **out) {
+    (void)kernel;
+    *out = NULL;
+    if (wl_rule_has_b0(&cfg->rule))
+        return wl_error(WL_ERR_UNSUPPORTED,
+                        "hashlife: rules with B0 (birth on zero neighbours) are not supported "
+                        "on the unbounded plane; use a torus or bounded grid engine");
+    hl_ctx *h = calloc(1, sizeof *h);
+    if (!h) return wl_error(WL_ERR_NOMEM, "hashlife: out of memory");
+    h->cfg = *cfg;
+    h->rule = cfg->rule;
+    h->totalistic = wl_rule_is_totalistic(&h->rule, &h->birth, &h->survive);
+    h->life = h->totalistic && h->birth == (1u << 3) && h->survive == ((1u << 2) | (1u << 3));
+    uint64_t maxb = cfg->max_memory;
+    if (!maxb) {
+        maxb = wl_physical_memory() / 2;
+        if (maxb > HL_DEFAULT_CAP_BYTES) maxb = HL_DEFAULT_CAP_BYTES;
+    }
+    h->max_bytes = maxb;
+    uint64_t lim = maxb / HL_BYTES_PER_NODE;
+    if (lim > 0xF0000000u) lim = 0xF0000000u; /* 32-bit indices */
+    if (lim < 1024) lim = 1024;
+    h->limit = (uint32_t)lim;
+    h->poll_countdown = HL_POLL_INTERVAL;
+    h->stack_cap = (size_t)(HL_MAX_LEVEL + 2) * HL_STACK_PER_LEVEL;
+    h->stack = malloc(h->stack_cap * sizeof *h->stack);
+    h->top = 1; /* index 0 is "none" */
+    wl_status s = h->stack ? WL_OK : wl_error(WL_ERR_NOMEM, "hashlife: out of memory");
+    if (!s) s = grow_arrays(h);
+    if (!s) s = table_rebuild(h, 1u << 17);
+    if (!s) {
+        h->level[0] = 0;
+        uint32_t e = hl_empty(h, HL_MIN_ROOT_LEVEL);
+        if (!e) s = h->failure ? h->failure : WL_ERR_NOMEM;
+        hl_set_root(h, e, HL_MIN_ROOT_LEVEL);
+    }
+    if (s) {
+        hl_destroy(h);
+        return s;
+    }
+    *out = h;
+    return WL_OK;
+}
+
+static const char *const hl_kernels[] = {"default", NULL};
+
+const wl_engine_ops wl_engine_hashlife = {
+    .name = "hashlife",
+    .description = "Gosper's HashLife: quadtree with hash-consing and memoised results on the "
+                   "unbounded plane; leaps of 2^k generations; native macrocell",
+    .caps = WL_CAP_PLANE,
+    .kernels = hl_kernels,
+    .create = hl_create,
+    .destroy = hl_destroy,
+    .load_pattern = hl_load_pattern,
+    .store_pattern = hl_store_pattern,
+    .step = hl_step,
+    .population = hl_population,
+    .bounds = hl_bounds,
+    .load_file = hl_load_file,
+    .save_file = hl_save_file,
+    .set_cell = hl_set_cell,
+    .get_cell = hl_get_cell,
+    .render = hl_render,
+};

@@ -1,0 +1,470 @@
+/*
+ * hl_query.c - what HashLife answers about its quadtree without stepping it: exact
+ * population and bounding box (wl_bigint, any size), conversion from and to dense patterns,
+ * single cells, and rendering a view.
+ *
+ * Every query walks the shared DAG once per distinct node: populations of nodes up to
+ * level 30 (which fit in 62 bits) are cached per node in popcache (filled on demand, reset
+ * after a garbage collection reuses indices); above that a small per-call map from node to
+ * wl_bigint keeps the walk linear in the number of distinct nodes.  The bounding box is
+ * found side by side: the distance of the first live row (or column) from a side of a node
+ * is the minimum over the two children touching that side, or half the node plus the
+ * minimum over the two others when both are empty; memoised per node in the same kind of
+ * map, in exact big integers so that universes wider than 2^64 cells are measured right.
+ *
+ * Positions inside the tree are computed in __int128, which covers roots up to level 120
+ * (a square 2^120 cells wide); the few operations that need positions (store, cell access,
+ * render) refuse larger roots with WL_ERR_TOO_BIG.
+ */
+#include "hl_internal.h"
+
+#include <stdlib.h>
+#include <string.h>
+
+#define HL_POP_CACHE_LEVEL 30 /* 4^30 cells: populations up to level 30 fit a uint64_t */
+#define HL_POS_MAX_LEVEL 120  /* positions of squares are computed in 128 bits */
+
+typedef __int128 i128;
+
+/* ---- a small map from node index to wl_bigint ---------------------------------------- */
+
+typedef struct big_map {
+    uint32_t *keys; /* 0 = empty */
+    wl_bigint *vals;
+    uint32_t mask, used;
+} big_map;
+
+static int map_init(big_map *m) {
+    m->mask = 255;
+    m->used = 0;
+    m->keys = calloc(m->mask + 1, sizeof *m->keys);
+    m->vals = malloc((m->mask + 1) * sizeof *m->vals);
+    return m->keys && m->vals;
+}
+
+static void map_free(big_map *m) {
+    free(m->keys);
+    free(m->vals);
+}
+
+static wl_bigint *map_get(const big_map *m, uint32_t k) {
+    for (uint32_t i = (k * 2654435761u) & m->mask; m->keys[i]; i = (i + 1) & m->mask)
+        if (m->keys[i] == k) return &m->vals[i];
+    return NULL;
+}
+
+static int map_put(big_map *m, uint32_t k, const wl_bigint *v) {
+    if ((m->used + 1) * 2 > m->mask + 1) {
+        big_map n = {calloc(2 * (size_t)(m->mask + 1), sizeof *n.keys),
+                     malloc(2 * (size_t)(m->mask + 1) * sizeof *n.vals), 2 * m->mask + 1, 0};
+        if (!n.keys || !n.vals) {
+            map_free(&n);
+            return 0;
+        }
+        for (uint32_t i = 0; i <= m->mask; i++)
+            if (m->keys[i]) map_put(&n, m->keys[i], &m->vals[i]);
+        map_free(m);
+        *m = n;
+    }
+    uint32_t i = (k * 2654435761u) & m->mask;
+    while (m->keys[i]) i = (i + 1) & m->mask;
+    m->keys[i] = k;
+    m->vals[i] = *v;
+    m->used++;
+    return 1;
+}
+
+/* ---- population ---------------------------------------------------------------------- */
+
+void hl_popcache_reset(hl_ctx *h) {
+    if (h->popcache) memset(h->popcache, 0xFF, (size_t)h->cap * sizeof *h->popcache);
+}
+
+static uint64_t pop_small(hl_ctx *h, uint32_t n) {
+    if (h->level[n] == HL_LEAF_LEVEL) return (uint64_t)__builtin_popcountll(hl_leaf_bits(h, n));
+    if (h->popcache[n] != UINT64_MAX) return h->popcache[n];
+    const hl_node q = h->nodes[n];
+    uint64_t s = pop_small(h, q.c[0]) + pop_small(h, q.c[1]) + pop_small(h, q.c[2]) +
+                 pop_small(h, q.c[3]);
+    h->popcache[n] = s;
+    return s;
+}
+
+static int pop_big(hl_ctx *h, uint32_t n, int k, big_map *m, wl_bigint *out) {
+    if (k <= HL_POP_CACHE_LEVEL) {
+        wl_bigint_from_u64(out, pop_small(h, n));
+        return 1;
+    }
+    const wl_bigint *c = map_get(m, n);
+    if (c) {
+        *out = *c;
+        return 1;
+    }
+    wl_bigint sum, part;
+    wl_bigint_from_u64(&sum, 0);
+    for (int i = 0; i < 4; i++) {
+        uint32_t ch = h->nodes[n].c[i];
+        if (ch == h->empty[k - 1]) continue;
+        if (!pop_big(h, ch, k - 1, m, &part)) return 0;
+        wl_bigint_add(&sum, &sum, &part);
+    }
+    *out = sum;
+    return map_put(m, n, &sum);
+}
+
+wl_status hl_population(void *ctx, wl_bigint *out) {
+    hl_ctx *h = ctx;
+    if (!h->popcache) {
+        h->popcache = malloc((size_t)h->cap * sizeof *h->popcache);
+        if (!h->popcache) return wl_error(WL_ERR_NOMEM, "hashlife: out of memory (population)");
+        hl_popcache_reset(h);
+    }
+    big_map m;
+    if (!map_init(&m)) {
+        map_free(&m);
+        return wl_error(WL_ERR_NOMEM, "hashlife: out of memory (population)");
+    }
+    int ok = pop_big(h, h->root, h->root_level, &m, out);
+    map_free(&m);
+    return ok ? WL_OK : wl_error(WL_ERR_NOMEM, "hashlife: out of memory (population)");
+}
+
+/* ---- bounds ---------------------------------------------------------------------------- */
+
+/* Children touching a side first: top, bottom, left, right. */
+static const int near_side[4][2] = {{0, 1}, {2, 3}, {0, 2}, {1, 3}};
+static const int far_side[4][2] = {{2, 3}, {0, 1}, {1, 3}, {0, 2}};
+
+static int leaf_dist(uint64_t b, int side) {
+    uint64_t cols = 0;
+    for (int r = 0; r < 8; r++) cols |= (b >> (8 * r)) & 0xFF;
+    switch (side) {
+    case 0: return __builtin_ctzll(b) / 8;
+    case 1: return 7 - (63 - __builtin_clzll(b)) / 8;
+    case 2: return __builtin_ctzll(cols);
+    default: return 7 - (63 - __builtin_clzll(cols));
+    }
+}
+
+/* Distance from `side` of non-empty node n (level k) to its first live row or column. */
+static int side_dist(hl_ctx *h, uint32_t n, int k, int side, big_map *m, wl_bigint *out) {
+    if (k == HL_LEAF_LEVEL) {
+        wl_bigint_from_u64(out, (uint64_t)leaf_dist(hl_leaf_bits(h, n), side));
+        return 1;
+    }
+    const wl_bigint *c = map_get(m, n);
+    if (c) {
+        *out = *c;
+        return 1;
+    }
+    const int *set = near_side[side];
+    int extra = 0;
+    if (h->nodes[n].c[set[0]] == h->empty[k - 1] && h->nodes[n].c[set[1]] == h->empty[k - 1]) {
+        set = far_side[side];
+        extra = 1;
+    }
+    int have = 0;
+    wl_bigint best, d;
+    for (int i = 0; i < 2; i++) {
+        uint32_t ch = h->nodes[n].c[set[i]];
+        if (ch == h->empty[k - 1]) continue;
+        if (!side_dist(h, ch, k - 1, side, m, &d)) return 0;
+        if (!have || wl_bigint_cmp(&d, &best) < 0) best = d;
+        have = 1;
+    }
+    if (extra) {
+        wl_bigint half;
+        wl_bigint_from_u64(&half, 1);
+        for (int i = 0; i < k - 1; i++) wl_bigint_add(&half, &half, &half);
+        wl_bigint_add(&best, &best, &half);
+    }
+    *out = best;
+    return map_put(m, n, &best);
+}
+
+wl_status hl_bounds(void *ctx, wl_bigint *xmin, wl_bigint *ymin, wl_bigint *xmax,
+                    wl_bigint *ymax, int *empty) {
+    hl_ctx *h = ctx;
+    int k = h->root_level;
+    if (h->root == h->empty[k]) {
+        *empty = 1;
+        wl_bigint_from_u64(xmin, 0);
+        *ymin = *xmax = *ymax = *xmin;
+        return WL_OK;
+    }
+    *empty = 0;
+    wl_bigint half, one, d[4];
+    wl_bigint_from_u64(&one, 1);
+    half = one;
+    for (int i = 0; i < k - 1; i++) wl_bigint_add(&half, &half, &half);
+    for (int side = 0; side < 4; side++) {
+        big_map m;
+        if (!map_init(&m)) {
+            map_free(&m);
+            return wl_error(WL_ERR_NOMEM, "hashlife: out of memory (bounds)");
+        }
+        int ok = side_dist(h, h->root, k, side, &m, &d[side]);
+        map_free(&m);
+        if (!ok) return wl_error(WL_ERR_NOMEM, "hashlife: out of memory (bounds)");
+    }
+    wl_bigint neg_half, top_edge;
+    wl_bigint_from_u64(&neg_half, 0);
+    wl_bigint_sub(&neg_half, &neg_half, &half);  /* -2^(k-1): first row / column */
+    wl_bigint_sub(&top_edge, &half, &one);       /* 2^(k-1) - 1: last row / column */
+    wl_bigint_add(ymin, &neg_half, &d[0]);
+    wl_bigint_sub(ymax, &top_edge, &d[1]);
+    wl_bigint_add(xmin, &neg_half, &d[2]);
+    wl_bigint_sub(xmax, &top_edge, &d[3]);
+    return WL_OK;
+}
+
+/* ---- from and to patterns --------------------------------------------------------------- */
+
+/* Builds the level-k node for the square at (x, y) from pattern p whose live cells lie in
+ * rect r; 0 on failure. */
+static uint32_t build(hl_ctx *h, const wl_pattern *p, const wl_rect *r, i128 x, i128 y, int k) {
+    i128 size = (i128)1 << k;
+    if (x + size <= r->x || y + size <= r->y || x >= (i128)r->x + (i128)r->w ||
+        y >= (i128)r->y + (i128)r->h)
+        return hl_empty(h, k);
+    if (k == HL_LEAF_LEVEL) {
+        uint64_t bits = 0;
+        for (int row = 0; row < 8; row++) {
+            uint64_t w = 0;
+            wl_pattern_get_row(p, (int64_t)x, (int64_t)(y + row), 8, &w);
+            bits |= (w & 0xFF) << (8 * row);
+        }
+        return hl_leaf_make(h, bits);
+    }
+    size_t sp0 = h->sp;
+    i128 half = size / 2;
+    uint32_t c[4];
+    for (int i = 0; i < 4; i++) {
+        c[i] = build(h, p, r, x + (i & 1) * half, y + (i >> 1) * half, k - 1);
+        if (!c[i]) return 0;
+        hl_push(h, c[i]);
+    }
+    uint32_t n = hl_node_make(h, c[0], c[1], c[2], c[3]);
+    h->sp = sp0;
+    return n;
+}
+
+static int level_covering(int64_t lo, int64_t hi) {
+    int k = 6;
+    while (k < 65 && !((i128)lo >= -((i128)1 << (k - 1)) && (i128)hi < ((i128)1 << (k - 1)))) k++;
+    return k;
+}
+
+static wl_status take_failure(hl_ctx *h) {
+    wl_status s = h->failure ? h->failure : wl_error(WL_ERR_NOMEM, "hashlife: out of memory");
+    h->failure = WL_OK;
+    h->sp = 0;
+    return s;
+}
+
+wl_status hl_load_pattern(void *ctx, const wl_pattern *p) {
+    hl_ctx *h = ctx;
+    wl_rect r;
+    int k = 6;
+    if (wl_pattern_bounds(p, &r)) {
+        int kx = level_covering(r.x, r.x + (int64_t)r.w - 1);
+        int ky = level_covering(r.y, r.y + (int64_t)r.h - 1);
+        k = kx > ky ? kx : ky;
+    } else {
+        r.w = r.h = 0;
+    }
+    h->sp = 0;
+    i128 half = (i128)1 << (k - 1);
+    uint32_t n = build(h, p, &r, -half, -half, k);
+    if (!n) return take_failure(h);
+    hl_set_root(h, n, k);
+    return WL_OK;
+}
+
+/* ORs the live cells of node n (level k, top-left (x, y)) into pattern p. */
+static void store_node(hl_ctx *h, uint32_t n, int k, i128 x, i128 y, wl_pattern *p) {
+    if (n == h->empty[k]) return;
+    if (k == HL_LEAF_LEVEL) {
+        uint64_t b = hl_leaf_bits(h, n);
+        for (int r = 0; r < 8; r++) {
+            uint64_t row = (b >> (8 * r)) & 0xFF;
+            if (!row) continue;
+            int64_t o = (int64_t)(x - p->x0);
+            if (o < 0) {
+                row >>= -o;
+                o = 0;
+            }
+            uint64_t *line = p->bits + (size_t)((int64_t)(y + r) - p->y0) * p->stride;
+            unsigned sh = (unsigned)(o & 63);
+            line[o >> 6] |= row << sh;
+            if (sh > 56 && (row >> (64 - sh))) line[(o >> 6) + 1] |= row >> (64 - sh);
+        }
+        return;
+    }
+    i128 half = (i128)1 << (k - 1);
+    for (int i = 0; i < 4; i++)
+        store_node(h, h->nodes[n].c[i], k - 1, x + (i & 1) * half, y + (i >> 1) * half, p);
+}
+
+wl_status hl_store_pattern(void *ctx, wl_pattern **out) {
+    hl_ctx *h = ctx;
+    *out = NULL;
+    wl_bigint b[4];
+    int empty;
+    wl_status s = hl_bounds(h, &b[0], &b[1], &b[2], &b[3], &empty);
+    if (s) return s;
+    wl_pattern *p = wl_pattern_new();
+    if (!p) return WL_ERR_NOMEM;
+    wl_pattern_set_rule(p, &h->rule);
+    if (!empty) {
+        int64_t v[4];
+        for (int i = 0; i < 4; i++)
+            if (!wl_bigint_to_i64(&b[i], &v[i]) || h->root_level > HL_POS_MAX_LEVEL) {
+                wl_pattern_free(p);
+                return wl_error(WL_ERR_TOO_BIG,
+                                "hashlife: the pattern extends beyond 64-bit coordinates");
+            }
+        wl_rect r = {v[0], v[1], (uint64_t)(v[2] - v[0]) + 1, (uint64_t)(v[3] - v[1]) + 1};
+        s = wl_pattern_reserve(p, &r);
+        if (s) {
+            wl_pattern_free(p);
+            return s;
+        }
+        i128 half = (i128)1 << (h->root_level - 1);
+        store_node(h, h->root, h->root_level, -half, -half, p);
+    }
+    *out = p;
+    return WL_OK;
+}
+
+/* ---- cells ------------------------------------------------------------------------------ */
+
+wl_status hl_get_cell(void *ctx, int64_t x, int64_t y, int *alive) {
+    hl_ctx *h = ctx;
+    *alive = 0;
+    int k = h->root_level;
+    if (k > HL_POS_MAX_LEVEL)
+        return wl_error(WL_ERR_TOO_BIG, "hashlife: universe too wide for cell access");
+    i128 half = (i128)1 << (k - 1);
+    if (x < -half || x >= half || y < -half || y >= half) return WL_OK;
+    i128 ox = x + half, oy = y + half; /* offsets from the root's top-left corner */
+    uint32_t n = h->root;
+    while (k > HL_LEAF_LEVEL) {
+        if (n == h->empty[k]) return WL_OK;
+        i128 hh = (i128)1 << (k - 1);
+        int q = (ox >= hh) + 2 * (oy >= hh);
+        if (ox >= hh) ox -= hh;
+        if (oy >= hh) oy -= hh;
+        n = h->nodes[n].c[q];
+        k--;
+    }
+    *alive = (int)(hl_leaf_bits(h, n) >> (oy * 8 + ox) & 1);
+    return WL_OK;
+}
+
+/* Returns node n (level k) with cell (ox, oy) set to alive; 0 on failure. */
+static uint32_t set_in(hl_ctx *h, uint32_t n, int k, i128 ox, i128 oy, int alive) {
+    if (k == HL_LEAF_LEVEL) {
+        uint64_t b = hl_leaf_bits(h, n), m = 1ull << (oy * 8 + ox);
+        return hl_leaf_make(h, alive ? b | m : b & ~m);
+    }
+    i128 half = (i128)1 << (k - 1);
+    int q = (ox >= half) + 2 * (oy >= half);
+    uint32_t c[4];
+    memcpy(c, h->nodes[n].c, sizeof c);
+    uint32_t nc = set_in(h, c[q], k - 1, ox & (half - 1), oy & (half - 1), alive);
+    if (!nc) return 0;
+    c[q] = nc;
+    size_t sp0 = h->sp;
+    hl_push(h, nc);
+    uint32_t r = hl_node_make(h, c[0], c[1], c[2], c[3]);
+    h->sp = sp0;
+    return r;
+}
+
+wl_status hl_set_cell(void *ctx, int64_t x, int64_t y, int alive) {
+    hl_ctx *h = ctx;
+    int need = level_covering(x < y ? x : y, x > y ? x : y);
+    if (h->root_level > HL_POS_MAX_LEVEL)
+        return wl_error(WL_ERR_TOO_BIG, "hashlife: universe too wide for cell access");
+    wl_status s = hl_grow_root(h, need);
+    if (s) return s;
+    int k = h->root_level;
+    i128 ox = (i128)x + ((i128)1 << (k - 1));
+    i128 oy = (i128)y + ((i128)1 << (k - 1));
+    h->sp = 0;
+    uint32_t r = set_in(h, h->root, k, ox, oy, alive);
+    if (!r) return take_failure(h);
+    hl_set_root(h, r, k);
+    return WL_OK;
+}
+
+/* ---- rendering --------------------------------------------------------------------------- */
+
+typedef struct render_job {
+    const wl_view *v;
+    uint32_t *rgba;
+    int shift; /* cells per pixel = 2^shift when zoom < 0, else 0 */
+} render_job;
+
+static void light(const render_job *j, i128 cx, i128 cy) {
+    const wl_view *v = j->v;
+    i128 dx = cx - v->x, dy = cy - v->y;
+    if (v->zoom >= 0) {
+        i128 px0 = dx << v->zoom, py0 = dy << v->zoom, s = (i128)1 << v->zoom;
+        for (i128 py = py0; py < py0 + s; py++)
+            for (i128 px = px0; px < px0 + s; px++)
+                if (px >= 0 && py >= 0 && px < v->width && py < v->height)
+                    j->rgba[(size_t)py * v->width + (size_t)px] = v->alive;
+    } else {
+        i128 px = dx >> j->shift, py = dy >> j->shift;
+        if (px >= 0 && py >= 0 && px < v->width && py < v->height)
+            j->rgba[(size_t)py * v->width + (size_t)px] = v->alive;
+    }
+}
+
+static void render_node(hl_ctx *h, const render_job *j, uint32_t n, int k, i128 x, i128 y,
+                        i128 vx1, i128 vy1) {
+    if (n == h->empty[k]) return;
+    i128 size = (i128)1 << k;
+    const wl_view *v = j->v;
+    if (x + size <= v->x || y + size <= v->y || x >= vx1 || y >= vy1) return;
+    /* a node inside one pixel lights it */
+    if (v->zoom < 0 && k <= j->shift &&
+        ((x - v->x) >> j->shift) == ((x + size - 1 - v->x) >> j->shift) &&
+        ((y - v->y) >> j->shift) == ((y + size - 1 - v->y) >> j->shift)) {
+        light(j, x, y);
+        return;
+    }
+    if (k == HL_LEAF_LEVEL) {
+        uint64_t b = hl_leaf_bits(h, n);
+        for (int i = 0; i < 64; i++)
+            if (b >> i & 1) light(j, x + (i & 7), y + (i >> 3));
+        return;
+    }
+    i128 half = size / 2;
+    for (int i = 0; i < 4; i++)
+        render_node(h, j, h->nodes[n].c[i], k - 1, x + (i & 1) * half, y + (i >> 1) * half,
+                    vx1, vy1);
+}
+
+wl_status hl_render(void *ctx, const wl_view *v, uint32_t *rgba) {
+    hl_ctx *h = ctx;
+    if (h->root_level > HL_POS_MAX_LEVEL)
+        return wl_error(WL_ERR_TOO_BIG, "hashlife: universe too wide to render");
+    if (v->zoom < -62 || v->zoom > 30)
+        return wl_error(WL_ERR_INVALID, "hashlife: zoom %d out of range", v->zoom);
+    for (size_t i = 0; i < (size_t)v->width * v->height; i++) rgba[i] = v->dead;
+    render_job j = {v, rgba, v->zoom < 0 ? -v->zoom : 0};
+    i128 vx1, vy1;
+    if (v->zoom >= 0) {
+        vx1 = v->x + (((i128)v->width + ((i128)1 << v->zoom) - 1) >> v->zoom);
+        vy1 = v->y + (((i128)v->height + ((i128)1 << v->zoom) - 1) >> v->zoom);
+    } else {
+        vx1 = v->x + ((i128)v->width << j.shift);
+        vy1 = v->y + ((i128)v->height << j.shift);
+    }
+    i128 half = (i128)1 << (h->root_level - 1);
+    render_node(h, &j, h->root, h->root_level, -half, -half, vx1, vy1);
+    return WL_OK;
+}

@@ -1,0 +1,573 @@
+/*
+ * test_hashlife.c - the HashLife engine against the reference engine and known facts.
+ *
+ *  - random small soups under Life, HighLife, Seeds, Hensel rules and random MAP rules
+ *    (without B0), stepped in odd increments, compared cell by cell (and population and
+ *    bounding box) with `ref` on a bounded grid whose edge nothing reaches;
+ *  - R-pentomino (116 cells at 1103), acorn (633 at 5206);
+ *  - the Gosper gun's population 36 + 5n at generation 30n for n = 2^40 + 7 and n = 2^60
+ *    (generation 30 * 2^60 > 2^64), with exact big integers, and its bounding box growing
+ *    linearly out beyond 64-bit coordinates;
+ *  - macrocell round trips (plain and gzipped), a hand-written macrocell file with known
+ *    cells, and malformed files;
+ *  - a memory limit that forces garbage collection mid-run (same answer), one too small
+ *    (WL_ERR_NOMEM, universe unchanged), interruption through cfg->poll (consistent
+ *    universe at the reported generation), B0 refused, cell access and rendering.
+ *
+ * Usage: test_hashlife [--quick]   (WL_TEST_QUICK=1 = --quick: fewer random cases)
+ */
+#define _POSIX_C_SOURCE 200809L
+#include "internal.h"
+#include "wltest.h"
+#include "../src/engine/hashlife/hl_internal.h"
+
+#include <stdlib.h>
+#include <string.h>
+#include <unistd.h>
+
+static int quick;
+static uint64_t rng;
+
+static wl_universe *make_hl(const wl_rule *rule, uint64_t max_memory) {
+    wl_config cfg;
+    wl_config_init(&cfg);
+    cfg.engine = "hashlife";
+    cfg.topology = WL_TOPOLOGY_PLANE;
+    cfg.rule = *rule;
+    cfg.max_memory = max_memory;
+    wl_universe *u = NULL;
+    WL_CHECK_OK(wl_universe_create(&cfg, &u));
+    return u;
+}
+
+static wl_universe *make_ref(const wl_rule *rule, uint64_t size) {
+    wl_config cfg;
+    wl_config_init(&cfg);
+    cfg.engine = "ref";
+    cfg.topology = WL_TOPOLOGY_BOUNDED;
+    cfg.width = cfg.height = size;
+    cfg.rule = *rule;
+    wl_universe *u = NULL;
+    WL_CHECK_OK(wl_universe_create(&cfg, &u));
+    return u;
+}
+
+static int64_t big_i64(const wl_bigint *b) {
+    int64_t v = 0;
+    wl_bigint_to_i64(b, &v);
+    return v;
+}
+
+/* Compares cells, population and bounds of a HashLife universe and a reference one;
+ * returns 0 (without a failure) when the reference pattern came near its grid's edge. */
+static int compare(wl_universe *hl, wl_universe *ref, uint64_t size, const char *what,
+                   uint64_t gen) {
+    wl_pattern *a = NULL, *b = NULL;
+    wl_status sa = wl_universe_store(hl, &a);
+    WL_CHECK(sa == WL_OK, "%s: store at generation %llu: %s", what, (unsigned long long)gen,
+             wl_last_error());
+    WL_CHECK_OK(wl_universe_store(ref, &b));
+    if (!a || !b) {
+        wl_pattern_free(a);
+        wl_pattern_free(b);
+        return 0;
+    }
+    wl_rect rb;
+    int alive = wl_pattern_bounds(b, &rb);
+    int64_t lim = (int64_t)size / 2 - 4;
+    if (alive && (rb.x < -lim || rb.y < -lim || rb.x + (int64_t)rb.w > lim ||
+                  rb.y + (int64_t)rb.h > lim)) {
+        wl_pattern_free(a);
+        wl_pattern_free(b);
+        return 0;
+    }
+    WL_CHECK(wl_pattern_equal_cells(a, b), "%s: cells differ at generation %llu", what,
+             (unsigned long long)gen);
+    wl_bigint pa;
+    WL_CHECK_OK(wl_universe_population(hl, &pa));
+    uint64_t pv = 0;
+    WL_CHECK(wl_bigint_to_u64(&pa, &pv) && pv == wl_pattern_population(b),
+             "%s: population %llu vs %llu at generation %llu", what, (unsigned long long)pv,
+             (unsigned long long)wl_pattern_population(b), (unsigned long long)gen);
+    wl_bigint x0, y0, x1, y1;
+    int empty = 0;
+    WL_CHECK_OK(wl_universe_bounds(hl, &x0, &y0, &x1, &y1, &empty));
+    WL_CHECK(empty == !alive, "%s: emptiness differs", what);
+    if (alive && !empty)
+        WL_CHECK(big_i64(&x0) == rb.x && big_i64(&y0) == rb.y &&
+                     big_i64(&x1) == rb.x + (int64_t)rb.w - 1 &&
+                     big_i64(&y1) == rb.y + (int64_t)rb.h - 1,
+                 "%s: bounds differ at generation %llu", what, (unsigned long long)gen);
+    wl_pattern_free(a);
+    wl_pattern_free(b);
+    return 1;
+}
+
+static void random_case(const wl_rule *rule, const char *name, int side, double density,
+                        uint64_t total_gens) {
+    const uint64_t size = 512;
+    wl_pattern *p = wl_pattern_new();
+    wl_rect r = {-(int64_t)(wl_splitmix64(&rng) % 20), -(int64_t)(wl_splitmix64(&rng) % 20),
+                 (uint64_t)side, (uint64_t)side};
+    WL_CHECK_OK(wl_pattern_random(p, &r, density, wl_splitmix64(&rng)));
+    wl_universe *hl = make_hl(rule, 0), *ref = make_ref(rule, size);
+    if (!hl || !ref) goto done;
+    WL_CHECK_OK(wl_universe_load(hl, p, NULL));
+    WL_CHECK_OK(wl_universe_load(ref, p, NULL));
+    uint64_t gen = 0;
+    if (!compare(hl, ref, size, name, 0)) goto done;
+    while (gen < total_gens) {
+        uint64_t inc = 1 + wl_splitmix64(&rng) % 37; /* odd and even, mostly not powers of 2 */
+        if (gen + inc > total_gens) inc = total_gens - gen;
+        WL_CHECK_OK(wl_universe_step(hl, inc));
+        WL_CHECK_OK(wl_universe_step(ref, inc));
+        gen += inc;
+        if (!compare(hl, ref, size, name, gen)) break;
+    }
+done:
+    wl_universe_free(hl);
+    wl_universe_free(ref);
+    wl_pattern_free(p);
+}
+
+static void random_rules(void) {
+    struct {
+        const char *text;
+        int side;
+        double density;
+        uint64_t gens;
+    } cases[] = {
+        {"B3/S23", 24, 0.35, 300},       {"B36/S23", 24, 0.35, 300},
+        {"B2/S", 6, 0.3, 40},            {"B3678/S34678", 24, 0.5, 200},
+        {"B2-a/S12", 8, 0.3, 60},        {"B3-cnqy/S23-a4ityz", 20, 0.35, 200},
+        {"B34/S34", 16, 0.3, 150},
+    };
+    int reps = quick ? 1 : 3;
+    for (size_t i = 0; i < sizeof cases / sizeof cases[0]; i++) {
+        wl_rule rule;
+        wl_status s = wl_rule_parse(cases[i].text, &rule);
+        WL_CHECK_OK(s);
+        if (s) continue;
+        for (int k = 0; k < reps; k++)
+            random_case(&rule, cases[i].text, cases[i].side, cases[i].density, cases[i].gens);
+    }
+    /* random MAP rules without B0: arbitrary tables, so they usually explode; short runs */
+    for (int k = 0; k < (quick ? 2 : 6); k++) {
+        wl_rule rule;
+        for (int i = 0; i < 8; i++) rule.table[i] = wl_splitmix64(&rng);
+        /* thin out births so that the soup does not fill the grid at once */
+        rule.table[0] &= ~1ull;
+        for (int i = 0; i < 8; i++) rule.table[i] &= wl_splitmix64(&rng) | 0xFFFF0000FFFF0000ull;
+        random_case(&rule, "random MAP", 10, 0.3, 40);
+    }
+}
+
+/* ---- known facts --------------------------------------------------------------------- */
+
+static wl_pattern *cells(const int (*xy)[2], size_t n) {
+    wl_pattern *p = wl_pattern_new();
+    for (size_t i = 0; i < n; i++) wl_pattern_set(p, xy[i][0], xy[i][1], 1);
+    return p;
+}
+
+static uint64_t pop_u64(wl_universe *u) {
+    wl_bigint b;
+    uint64_t v = UINT64_MAX;
+    if (wl_universe_population(u, &b) == WL_OK) wl_bigint_to_u64(&b, &v);
+    return v;
+}
+
+static void methuselahs(void) {
+    static const int rpent[][2] = {{1, 0}, {2, 0}, {0, 1}, {1, 1}, {1, 2}};
+    static const int acorn[][2] = {{1, 0}, {3, 1}, {0, 2}, {1, 2}, {4, 2}, {5, 2}, {6, 2}};
+    wl_rule life;
+    wl_rule_life(&life);
+    wl_universe *u = make_hl(&life, 0);
+    if (!u) return;
+    wl_pattern *p = cells(rpent, 5);
+    WL_CHECK_OK(wl_universe_load(u, p, NULL));
+    WL_CHECK_OK(wl_universe_step(u, 1103));
+    WL_CHECK(pop_u64(u) == 116, "R-pentomino: %llu cells at 1103, expected 116",
+             (unsigned long long)pop_u64(u));
+    wl_pattern_free(p);
+    p = cells(acorn, 7);
+    WL_CHECK_OK(wl_universe_load(u, p, NULL));
+    for (int i = 0; i < 2; i++) WL_CHECK_OK(wl_universe_step(u, 2603)); /* odd halves */
+    WL_CHECK(pop_u64(u) == 633, "acorn: %llu cells at 5206, expected 633",
+             (unsigned long long)pop_u64(u));
+    wl_pattern_free(p);
+    wl_universe_free(u);
+}
+
+static const char gun_rle[] =
+    "x = 36, y = 9, rule = B3/S23\n"
+    "24bo$22bobo$12b2o6b2o12b2o$11bo3bo4b2o12b2o$2o8bo5bo3b2o$2o8bo3bob2o4bobo$\n"
+    "10bo5bo7bo$11bo3bo$12b2o!\n";
+
+static void bounds_of(wl_universe *u, wl_bigint b[4]) {
+    int empty;
+    WL_CHECK_OK(wl_universe_bounds(u, &b[0], &b[1], &b[2], &b[3], &empty));
+}
+
+static void gun(void) {
+    wl_pattern *p = NULL;
+    WL_CHECK_OK(wl_pattern_read_mem(gun_rle, strlen(gun_rle), "gun", &p));
+    if (!p) return;
+    wl_rule life;
+    wl_rule_life(&life);
+    wl_universe *u = make_hl(&life, 0);
+    if (!u) return;
+    WL_CHECK_OK(wl_universe_load(u, p, NULL));
+    /* n = 2^40 + 7 in one call of 30n generations */
+    uint64_t n = (1ull << 40) + 7;
+    WL_CHECK_OK(wl_universe_step(u, 30 * n));
+    WL_CHECK(pop_u64(u) == 36 + 5 * n, "gun: %llu cells at 30n, expected %llu",
+             (unsigned long long)pop_u64(u), (unsigned long long)(36 + 5 * n));
+
+    /* n3 = 1000 * floor(2^61 / 1000): generation 30 * n3 > 2^64, stepped in four calls of
+     * 7.5 * n3; the bounding box is then the linear extrapolation of those at n = 1000 and
+     * n = 2000 (n even keeps the gliders' phase), and reaches beyond 64-bit coordinates */
+    wl_bigint bx[3][4];
+    uint64_t n3 = 1000 * ((1ull << 61) / 1000);
+    uint64_t ns[3] = {1000, 2000, n3};
+    for (int i = 0; i < 3; i++) {
+        WL_CHECK_OK(wl_universe_load(u, p, NULL));
+        if (i < 2) {
+            WL_CHECK_OK(wl_universe_step(u, 30 * ns[i]));
+        } else {
+            for (int j = 0; j < 4; j++) WL_CHECK_OK(wl_universe_step(u, 15 * (n3 / 2)));
+        }
+        bounds_of(u, bx[i]);
+    }
+    wl_bigint gen, want, pop, t;
+    wl_universe_generation(u, &gen);
+    wl_bigint_from_u64(&t, 30);
+    wl_bigint_from_u64(&want, n3);
+    wl_bigint_mul(&want, &want, &t);
+    char s1[80], s2[80];
+    WL_CHECK(wl_bigint_cmp(&gen, &want) == 0, "gun: generation %s, expected %s",
+             wl_bigint_to_str(&gen, s1, sizeof s1), wl_bigint_to_str(&want, s2, sizeof s2));
+    WL_CHECK_OK(wl_universe_population(u, &pop));
+    wl_bigint_from_u64(&want, n3);
+    wl_bigint_from_u64(&t, 5);
+    wl_bigint_mul(&want, &want, &t);
+    wl_bigint_from_u64(&t, 36);
+    wl_bigint_add(&want, &want, &t);
+    WL_CHECK(wl_bigint_cmp(&pop, &want) == 0, "gun: population %s at 30*n3, expected %s",
+             wl_bigint_to_str(&pop, s1, sizeof s1), wl_bigint_to_str(&want, s2, sizeof s2));
+    /* b(n3) = b(1000) + (b(2000) - b(1000)) * (n3 - 1000) / 1000 */
+    wl_bigint k;
+    wl_bigint_from_u64(&k, (n3 - 1000) / 1000);
+    int beyond = 0;
+    for (int i = 0; i < 4; i++) {
+        wl_bigint d;
+        wl_bigint_sub(&d, &bx[1][i], &bx[0][i]);
+        wl_bigint_mul(&d, &d, &k);
+        wl_bigint_add(&d, &d, &bx[0][i]);
+        WL_CHECK(wl_bigint_cmp(&d, &bx[2][i]) == 0, "gun: bound %d is %s, expected %s", i,
+                 wl_bigint_to_str(&bx[2][i], s1, sizeof s1), wl_bigint_to_str(&d, s2, sizeof s2));
+        int64_t v;
+        if (!wl_bigint_to_i64(&bx[2][i], &v)) beyond = 1;
+    }
+    WL_CHECK(beyond, "gun: bounds at 30*%llu should exceed 64 bits", (unsigned long long)n3);
+    wl_pattern *big = NULL;
+    WL_CHECK(wl_universe_store(u, &big) == WL_ERR_TOO_BIG, "store of a 2^63-wide pattern");
+    wl_pattern_free(big);
+    wl_universe_free(u);
+    wl_pattern_free(p);
+}
+
+/* ---- macrocell ------------------------------------------------------------------------- */
+
+static void write_text(const char *path, const char *text) {
+    FILE *f = fopen(path, "wb");
+    if (!f) return;
+    fputs(text, f);
+    fclose(f);
+}
+
+static void macrocell(void) {
+    char dir[] = "/tmp/test_hashlife_XXXXXX";
+    if (!mkdtemp(dir)) {
+        WL_CHECK(0, "mkdtemp failed");
+        return;
+    }
+    char path[256], pathgz[256], bad[256];
+    snprintf(path, sizeof path, "%s/a.mc", dir);
+    snprintf(pathgz, sizeof pathgz, "%s/a.mc.gz", dir);
+    snprintf(bad, sizeof bad, "%s/bad.mc", dir);
+    wl_rule life;
+    wl_rule_life(&life);
+
+    /* round trips of random soups after a few generations */
+    for (int rep = 0; rep < 3; rep++) {
+        wl_pattern *p = wl_pattern_new();
+        wl_rect r = {-37 + rep * 50, -5 - rep * 100, 60 + rep, 70, };
+        WL_CHECK_OK(wl_pattern_random(p, &r, 0.4, wl_splitmix64(&rng)));
+        wl_universe *a = make_hl(&life, 0), *b = make_hl(&life, 0);
+        if (!a || !b) break;
+        WL_CHECK_OK(wl_universe_load(a, p, NULL));
+        WL_CHECK_OK(wl_universe_step(a, 1 + rep * 17));
+        for (int gz = 0; gz < 2; gz++) {
+            const char *f = gz ? pathgz : path;
+            WL_CHECK_OK(wl_universe_save_file(a, f, WL_FORMAT_AUTO, -1));
+            WL_CHECK_OK(wl_universe_load_file(b, f, NULL));
+            wl_pattern *pa = NULL, *pb = NULL;
+            WL_CHECK_OK(wl_universe_store(a, &pa));
+            WL_CHECK_OK(wl_universe_store(b, &pb));
+            WL_CHECK(pa && pb && wl_pattern_equal_cells(pa, pb), "macrocell round trip (gz=%d)",
+                     gz);
+            WL_CHECK(pop_u64(a) == pop_u64(b), "macrocell round trip population");
+            wl_pattern_free(pa);
+            wl_pattern_free(pb);
+            if (gz) {
+                FILE *fh = fopen(f, "rb");
+                int c0 = fh ? fgetc(fh) : -1;
+                if (fh) fclose(fh);
+                WL_CHECK(c0 == 0x1f, "a .mc.gz file starts with the gzip magic");
+            }
+        }
+        /* and the stepped copies agree */
+        WL_CHECK_OK(wl_universe_step(a, 100));
+        WL_CHECK_OK(wl_universe_step(b, 100));
+        WL_CHECK(pop_u64(a) == pop_u64(b), "after round trip, 100 more generations agree");
+        wl_universe_free(a);
+        wl_universe_free(b);
+        wl_pattern_free(p);
+    }
+
+    /* a hand-written file: a glider in the leaf at the root's south-east quadrant, whose
+     * top-left cell is (0, 0) (Golly centres the root on the origin) */
+    write_text(path, "[M2] (test)\n#R B3/S23\n.*$..*$***$\n4 0 0 0 1\n");
+    wl_universe *u = make_hl(&life, 0);
+    if (u) {
+        WL_CHECK_OK(wl_universe_load_file(u, path, NULL));
+        static const int glider[][2] = {{1, 0}, {2, 1}, {0, 2}, {1, 2}, {2, 2}};
+        wl_pattern *want = cells(glider, 5), *got = NULL;
+        WL_CHECK_OK(wl_universe_store(u, &got));
+        WL_CHECK(got && wl_pattern_equal_cells(want, got), "hand-written macrocell placement");
+        wl_pattern_free(want);
+        wl_pattern_free(got);
+        /* malformed files: a parse error with a line number; the universe is unchanged */
+        write_text(bad, "[M2] (test)\n.*$..*$***$\n4 0 0 0 2\n");
+        WL_CHECK(wl_universe_load_file(u, bad, NULL) == WL_ERR_PARSE, "bad child reference");
+        WL_CHECK(strstr(wl_last_error(), ":3") != NULL, "error names line 3: %s",
+                 wl_last_error());
+        write_text(bad, "[M2] (test)\n.*$..*$*****.***$\n");
+        WL_CHECK(wl_universe_load_file(u, bad, NULL) == WL_ERR_PARSE, "leaf row too long");
+        write_text(bad, "[M2] (test)\n.*$\n5 1 0 0 0\n");
+        WL_CHECK(wl_universe_load_file(u, bad, NULL) == WL_ERR_PARSE, "child of wrong level");
+        WL_CHECK(pop_u64(u) == 5, "universe unchanged after failed loads");
+        wl_universe_free(u);
+    }
+    unlink(path);
+    unlink(pathgz);
+    unlink(bad);
+    rmdir(dir);
+}
+
+/* ---- memory limit, interruption, cells, rendering --------------------------------------- */
+
+static void soup(wl_pattern *p, int side, uint64_t seed) {
+    wl_rect r = {-side / 2, -side / 2, (uint64_t)side, (uint64_t)side};
+    WL_CHECK_OK(wl_pattern_random(p, &r, 0.375, seed));
+}
+
+static void memory_limit(void) {
+    wl_rule life;
+    wl_rule_life(&life);
+    wl_pattern *p = wl_pattern_new();
+    soup(p, 96, wl_splitmix64(&rng));
+    uint64_t gens = quick ? 700 : 2000;
+    /* unlimited */
+    wl_universe *a = make_hl(&life, 0), *b = make_hl(&life, 512u << 10);
+    if (a && b) {
+        WL_CHECK_OK(wl_universe_load(a, p, NULL));
+        WL_CHECK_OK(wl_universe_load(b, p, NULL));
+        WL_CHECK_OK(wl_universe_step(a, gens));
+        for (uint64_t g = 0; g < gens; g += 100) WL_CHECK_OK(wl_universe_step(b, 100));
+        wl_pattern *pa = NULL, *pb = NULL;
+        WL_CHECK_OK(wl_universe_store(a, &pa));
+        WL_CHECK_OK(wl_universe_store(b, &pb));
+        WL_CHECK(pa && pb && wl_pattern_equal_cells(pa, pb), "512 KB limit: same cells");
+        hl_ctx *hb = wl_universe_ctx(b);
+        WL_CHECK(hb->gc_count > 0, "512 KB limit: garbage was collected (%llu times)",
+                 (unsigned long long)hb->gc_count);
+        printf("note: 512 KB limit: %llu collections over %llu generations\n",
+               (unsigned long long)hb->gc_count, (unsigned long long)gens);
+        wl_pattern_free(pa);
+        wl_pattern_free(pb);
+    }
+    wl_universe_free(a);
+    wl_universe_free(b);
+
+    /* too small: the step fails with WL_ERR_NOMEM and leaves the universe as it was */
+    wl_universe *c = make_hl(&life, 64u << 10);
+    if (c) {
+        wl_pattern *q = wl_pattern_new();
+        soup(q, 200, wl_splitmix64(&rng));
+        wl_status s = wl_universe_load(c, q, NULL);
+        if (s == WL_OK) {
+            uint64_t before = pop_u64(c);
+            s = wl_universe_step(c, 1000);
+            WL_CHECK(s == WL_ERR_NOMEM, "64 KB limit: step gives %s", wl_status_str(s));
+            WL_CHECK(strstr(wl_last_error(), "memory") != NULL, "message: %s", wl_last_error());
+            wl_bigint gen;
+            wl_universe_generation(c, &gen);
+            uint64_t g = 99;
+            wl_bigint_to_u64(&gen, &g);
+            WL_CHECK(pop_u64(c) == before && g == 0, "64 KB limit: universe unchanged");
+            /* a clear error on load is acceptable too, but then say so */
+        } else {
+            WL_CHECK(s == WL_ERR_NOMEM, "64 KB limit: load gives %s", wl_status_str(s));
+        }
+        wl_pattern_free(q);
+        wl_universe_free(c);
+    }
+    wl_pattern_free(p);
+}
+
+static int poll_calls;
+static int poll_stop_after(void *user) { return ++poll_calls > *(int *)user; }
+
+static void interruption(void) {
+    wl_rule life;
+    wl_rule_life(&life);
+    wl_pattern *p = wl_pattern_new();
+    soup(p, 128, wl_splitmix64(&rng));
+    wl_config cfg;
+    wl_config_init(&cfg);
+    cfg.engine = "hashlife";
+    cfg.topology = WL_TOPOLOGY_PLANE;
+    int after = 3;
+    cfg.poll = poll_stop_after;
+    cfg.poll_user = &after;
+    wl_universe *u = NULL, *v = make_hl(&life, 0);
+    WL_CHECK_OK(wl_universe_create(&cfg, &u));
+    if (u && v) {
+        WL_CHECK_OK(wl_universe_load(u, p, NULL));
+        WL_CHECK_OK(wl_universe_load(v, p, NULL));
+        poll_calls = 0;
+        wl_status s = wl_universe_step(u, 4095);
+        WL_CHECK(s == WL_ERR_INTERRUPTED, "poll: step gives %s", wl_status_str(s));
+        wl_bigint gen;
+        wl_universe_generation(u, &gen);
+        uint64_t g = 0;
+        wl_bigint_to_u64(&gen, &g);
+        WL_CHECK(g < 4095, "poll: stopped early (at %llu)", (unsigned long long)g);
+        if (g) WL_CHECK_OK(wl_universe_step(v, g));
+        wl_pattern *pu = NULL, *pv = NULL;
+        WL_CHECK_OK(wl_universe_store(u, &pu));
+        WL_CHECK_OK(wl_universe_store(v, &pv));
+        WL_CHECK(pu && pv && wl_pattern_equal_cells(pu, pv),
+                 "poll: universe consistent at generation %llu", (unsigned long long)g);
+        wl_pattern_free(pu);
+        wl_pattern_free(pv);
+        /* going on after the interruption reaches the right state */
+        after = 1 << 30;
+        WL_CHECK_OK(wl_universe_step(u, 4095 - g));
+        WL_CHECK_OK(wl_universe_step(v, 4095 - g));
+        WL_CHECK(pop_u64(u) == pop_u64(v), "poll: resumed run agrees");
+    }
+    wl_universe_free(u);
+    wl_universe_free(v);
+    wl_pattern_free(p);
+}
+
+static void b0_and_cells(void) {
+    wl_rule r;
+    WL_CHECK_OK(wl_rule_parse("B0/S8", &r));
+    wl_config cfg;
+    wl_config_init(&cfg);
+    cfg.engine = "hashlife";
+    cfg.topology = WL_TOPOLOGY_PLANE;
+    cfg.rule = r;
+    wl_universe *u = NULL;
+    WL_CHECK(wl_universe_create(&cfg, &u) == WL_ERR_UNSUPPORTED, "B0 rule refused");
+    WL_CHECK(strstr(wl_last_error(), "B0") != NULL, "B0 message: %s", wl_last_error());
+    wl_universe_free(u);
+
+    wl_rule life;
+    wl_rule_life(&life);
+    u = make_hl(&life, 0);
+    if (!u) return;
+    wl_pattern *want = wl_pattern_new();
+    for (int i = 0; i < 200; i++) {
+        int64_t x = (int64_t)(wl_splitmix64(&rng) % 4000) - 2000;
+        int64_t y = (int64_t)(wl_splitmix64(&rng) % 300) - 150;
+        int alive = (int)(wl_splitmix64(&rng) & 3) != 0;
+        WL_CHECK_OK(wl_universe_set_cell(u, x, y, alive));
+        wl_pattern_set(want, x, y, alive);
+    }
+    WL_CHECK_OK(wl_universe_set_cell(u, INT64_MIN / 2, INT64_MAX / 2, 1));
+    /* (too far for the dense pattern `want`: counted separately) */
+    int ok = 1;
+    for (int i = 0; i < 2000; i++) {
+        int64_t x = (int64_t)(wl_splitmix64(&rng) % 4000) - 2000;
+        int64_t y = (int64_t)(wl_splitmix64(&rng) % 300) - 150;
+        int a = -1;
+        WL_CHECK_OK(wl_universe_get_cell(u, x, y, &a));
+        if (a != wl_pattern_get(want, x, y)) ok = 0;
+    }
+    int a = 0;
+    WL_CHECK_OK(wl_universe_get_cell(u, INT64_MIN / 2, INT64_MAX / 2, &a));
+    WL_CHECK(ok && a == 1, "set_cell / get_cell agree with a pattern");
+    WL_CHECK(pop_u64(u) == wl_pattern_population(want) + 1, "population after set_cell");
+    wl_pattern_free(want);
+    wl_universe_free(u);
+
+    /* rendering against a naive rendering of the stored pattern */
+    u = make_hl(&life, 0);
+    if (!u) return;
+    wl_pattern *p = wl_pattern_new();
+    soup(p, 100, wl_splitmix64(&rng));
+    WL_CHECK_OK(wl_universe_load(u, p, NULL));
+    WL_CHECK_OK(wl_universe_step(u, 37));
+    wl_pattern *s = NULL;
+    WL_CHECK_OK(wl_universe_store(u, &s));
+    const int zooms[] = {2, 0, -1, -3};
+    uint32_t *img = malloc(64 * 48 * sizeof *img);
+    for (size_t zi = 0; s && img && zi < sizeof zooms / sizeof zooms[0]; zi++) {
+        wl_view v = {-50 + (int64_t)zi * 3, -37, zooms[zi], 64, 48, 0xFFFFFFFFu, 0xFF000000u};
+        WL_CHECK_OK(wl_universe_render(u, &v, img));
+        int same = 1;
+        for (uint32_t py = 0; py < v.height; py++)
+            for (uint32_t px = 0; px < v.width; px++) {
+                int on = 0;
+                if (v.zoom >= 0) {
+                    on = wl_pattern_get(s, v.x + (px >> v.zoom), v.y + (py >> v.zoom));
+                } else {
+                    int64_t n = (int64_t)1 << -v.zoom;
+                    for (int64_t dy = 0; dy < n; dy++)
+                        for (int64_t dx = 0; dx < n; dx++)
+                            on |= wl_pattern_get(s, v.x + px * n + dx, v.y + py * n + dy);
+                }
+                if (img[py * v.width + px] != (on ? v.alive : v.dead)) same = 0;
+            }
+        WL_CHECK(same, "render at zoom %d", v.zoom);
+    }
+    free(img);
+    wl_pattern_free(s);
+    wl_pattern_free(p);
+    wl_universe_free(u);
+}
+
+int main(int argc, char **argv) {
+    for (int i = 1; i < argc; i++)
+        if (strcmp(argv[i], "--quick") == 0) quick = 1;
+    const char *q = getenv("WL_TEST_QUICK");
+    if (q && *q && strcmp(q, "0") != 0) quick = 1;
+    rng = wl_test_seed();
+    if (wl_engine_probe("hashlife") != WL_OK) {
+        printf("hashlife not built: %s\n", wl_last_error());
+        return wl_test_finish("test_hashlife");
+    }
+    random_rules();
+    methuselahs();
+    gun();
+    macrocell();
+    memory_limit();
+    interruption();
+    b0_and_cells();
+    return wl_test_finish("test_hashlife");
+}
