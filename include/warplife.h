@@ -360,6 +360,52 @@ typedef struct wl_view {
 /* Renders into rgba (width*height pixels, row-major). */
 wl_status wl_universe_render(wl_universe *u, const wl_view *view, uint32_t *rgba);
 
+/* ------------------------------------------------------------------------------------ */
+/* Images (snapshots for viewers, PNG and PPM files)                                     */
+/* ------------------------------------------------------------------------------------ */
+
+/* A snapshot: the live cells of a universe (or pattern) at one generation, held as one
+ * bitmap so that it can be rendered many times (panning, zooming) while the universe goes
+ * on stepping, possibly on another thread.  Rendering is word-at-a-time (src/render). */
+typedef struct wl_snapshot wl_snapshot;
+
+/* Copies the universe's live cells into *snap.  If *snap is NULL a new snapshot is made
+ * (free it with wl_snapshot_free); otherwise its memory is reused, so that a viewer taking
+ * one snapshot per frame allocates nothing.  Grid engines cost one store_grid copy; plane
+ * engines go through wl_universe_store.  Errors: WL_ERR_TOO_BIG (the live cells do not fit
+ * in memory as a rectangle), WL_ERR_NOMEM, and the engine's own; *snap is then unchanged
+ * in place (its contents unspecified) or still NULL. */
+wl_status wl_universe_snapshot(wl_universe *u, wl_snapshot **snap);
+/* Like wl_universe_snapshot for a pattern (generation 0). */
+wl_status wl_pattern_snapshot(const wl_pattern *p, wl_snapshot **snap);
+void wl_snapshot_free(wl_snapshot *snap);
+/* Renders the snapshot seen through `view` into rgba (view->width * view->height pixels,
+ * row-major, owned by the caller).  WL_ERR_INVALID for a NULL argument, an empty view, or
+ * a zoom outside [-40, 20]. */
+wl_status wl_snapshot_render(const wl_snapshot *snap, const wl_view *view, uint32_t *rgba);
+/* The snapshot's population, generation, tight bounding box (returns 0 and an empty rect
+ * when there are no live cells) and one cell (0 or 1; outside the bitmap: 0). */
+uint64_t wl_snapshot_population(const wl_snapshot *snap);
+void wl_snapshot_generation(const wl_snapshot *snap, wl_bigint *out);
+int wl_snapshot_bounds(const wl_snapshot *snap, wl_rect *out);
+int wl_snapshot_get(const wl_snapshot *snap, int64_t x, int64_t y);
+
+/* Writes width x height RGBA pixels (bytes R,G,B,A per pixel in memory, rows top to
+ * bottom) to `path` atomically: wl_image_write_png needs libpng (WL_ERR_UNAVAILABLE
+ * without it); wl_image_write_ppm writes binary PPM (alpha dropped) and always works;
+ * wl_image_write picks by the name's extension, .png or .ppm (WL_ERR_INVALID otherwise).
+ * WL_ERR_IO when the file cannot be written. */
+wl_status wl_image_write_png(const char *path, const uint32_t *rgba, uint32_t width,
+                             uint32_t height);
+wl_status wl_image_write_ppm(const char *path, const uint32_t *rgba, uint32_t width,
+                             uint32_t height);
+wl_status wl_image_write(const char *path, const uint32_t *rgba, uint32_t width,
+                         uint32_t height);
+/* Reads a PNG (needs libpng) or binary PPM (alpha 255) image into a new malloc'd RGBA
+ * buffer *rgba (the caller frees it) and its size.  WL_ERR_PARSE for other content. */
+wl_status wl_image_read(const char *path, uint32_t **rgba, uint32_t *width,
+                        uint32_t *height);
+
 #ifdef __cplusplus
 }
 #endif

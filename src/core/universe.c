@@ -275,25 +275,11 @@ wl_status wl_universe_get_cell(wl_universe *u, int64_t x, int64_t y, int *alive)
 
 wl_status wl_universe_render(wl_universe *u, const wl_view *v, uint32_t *rgba) {
     if (u->ops->render) return u->ops->render(u->ctx, v, rgba);
-    wl_pattern *p;
-    wl_status s = wl_universe_store(u, &p);
+    /* Default: one snapshot (a single store), then the word-at-a-time renderer. */
+    wl_snapshot *snap = NULL;
+    wl_status s = wl_universe_snapshot(u, &snap);
     if (s) return s;
-    for (uint32_t py = 0; py < v->height; py++) {
-        for (uint32_t px = 0; px < v->width; px++) {
-            int on = 0;
-            if (v->zoom >= 0) {
-                on = wl_pattern_get(p, v->x + (int64_t)(px >> v->zoom),
-                                    v->y + (int64_t)(py >> v->zoom));
-            } else {
-                int64_t n = (int64_t)1 << (-v->zoom > 30 ? 30 : -v->zoom);
-                for (int64_t dy = 0; dy < n && !on; dy++)
-                    for (int64_t dx = 0; dx < n && !on; dx++)
-                        on = wl_pattern_get(p, v->x + (int64_t)px * n + dx,
-                                            v->y + (int64_t)py * n + dy);
-            }
-            rgba[(size_t)py * v->width + px] = on ? v->alive : v->dead;
-        }
-    }
-    wl_pattern_free(p);
-    return WL_OK;
+    s = wl_snapshot_render(snap, v, rgba);
+    wl_snapshot_free(snap);
+    return s;
 }

@@ -1,0 +1,432 @@
+/*
+ * sim.c - the viewer's simulation thread.
+ *
+ * Design.  The window thread must draw 60 frames a second whatever the engine does, so it
+ * never touches the universe: this thread owns it.  The window posts commands (step once,
+ * edit cells, fill a rectangle, reset, load, save) into a queue; this thread applies them
+ * in order, and while running advances `step` generations per published frame.  After each
+ * change it takes a snapshot (one store_grid copy for grid engines, src/render) into a
+ * back buffer and publishes it by swapping pointers under the lock: three snapshot buffers
+ * (back here, ready in between, front in the window thread) so that neither side ever
+ * copies or waits for the other's work.  While running, the thread steps one frame ahead
+ * at most: it waits until the window has taken the last published snapshot, so that
+ * "generations per frame" means what it says when the engine is fast, and the display
+ * simply shows the newest finished state when it is slow.
+ *
+ * Long steps.  Grid engines step in chunks sized to take about CHUNK_SECONDS each, with
+ * the queue and the interrupt flag checked between chunks; HashLife polls sim_poll inside
+ * its own recursion, so Escape stops even one huge step.
+ *
+ * Edits.  Engines with a native set_cell take edits one by one; for the others all the
+ * edits of a frame are applied to one stored pattern that is loaded back (one store and
+ * one load per batch instead of per cell), and the generation counter is put back.
+ */
+#define _POSIX_C_SOURCE 200809L
+
+#include "sim.h"
+#include "internal.h"
+
+#include <pthread.h>
+#include <stdatomic.h>
+#include <stdio.h>
+#include <stdlib.h>
+#include <string.h>
+#include <time.h>
+
+/* Target duration of one stepping chunk: long enough to amortise a call, short enough
+ * that commands and Escape are answered within a frame or two. */
+#define CHUNK_SECONDS 0.03
+
+typedef enum { CMD_STEP, CMD_EDIT, CMD_FILL, CMD_RESET, CMD_LOAD, CMD_SAVE } cmd_kind;
+
+typedef struct cmd {
+    cmd_kind kind;
+    sim_edit *edits; /* CMD_EDIT (owned) */
+    size_t n;
+    wl_rect rect;    /* CMD_FILL */
+    double density;
+    uint64_t seed;
+    char *path;      /* CMD_LOAD, CMD_SAVE (owned) */
+} cmd;
+
+struct sim {
+    wl_universe *u;
+    char *reload_path;
+    wl_pattern *gen0; /* the state at generation 0, kept when stepping leaves it */
+    pthread_t thread;
+    pthread_mutex_t lock;
+    pthread_cond_t wake;
+    /* Guarded by lock: */
+    cmd *queue;
+    size_t nq, capq;
+    int running, quit, busy;
+    uint64_t step;
+    wl_snapshot *ready; /* newest published snapshot, NULL when taken */
+    int fresh;          /* ready holds an untaken snapshot */
+    char message[256];
+    double message_time;
+    /* Owned by the thread: */
+    wl_snapshot *back;
+};
+
+static atomic_int g_interrupt;
+
+int sim_poll(void *user) {
+    (void)user;
+    return atomic_load(&g_interrupt);
+}
+
+static double now(void) {
+    struct timespec t;
+    clock_gettime(CLOCK_MONOTONIC, &t);
+    return (double)t.tv_sec + 1e-9 * (double)t.tv_nsec;
+}
+
+/* Sets the status message (lock held or not: takes it). */
+static void say(sim *s, const char *fmt, const char *arg, const char *detail) {
+    pthread_mutex_lock(&s->lock);
+    snprintf(s->message, sizeof s->message, fmt, arg ? arg : "", detail ? detail : "");
+    s->message_time = now();
+    pthread_mutex_unlock(&s->lock);
+    fprintf(stderr, "warplife view: %s\n", s->message);
+}
+
+/* ---- applying commands (thread side) -------------------------------------------------- */
+
+/* Keeps the generation-0 state before the first step away from it. */
+static void keep_gen0(sim *s) {
+    wl_bigint g;
+    uint64_t g64;
+    wl_universe_generation(s->u, &g);
+    if (!wl_bigint_to_u64(&g, &g64) || g64 != 0) return;
+    wl_pattern_free(s->gen0);
+    s->gen0 = NULL;
+    if (wl_universe_store(s->u, &s->gen0) != WL_OK) {
+        s->gen0 = NULL;
+        wl_clear_error();
+    }
+}
+
+/* Advances n generations in chunks; returns 0 when interrupted or on error. */
+static int advance(sim *s, uint64_t n) {
+    static uint64_t chunk = 1; /* adapts to the engine's speed */
+    keep_gen0(s);
+    while (n) {
+        if (atomic_load(&g_interrupt)) return 0;
+        uint64_t k = chunk < n ? chunk : n;
+        double t0 = now();
+        wl_status st = wl_universe_step(s->u, k);
+        double dt = now() - t0;
+        if (st == WL_ERR_INTERRUPTED) return 0;
+        if (st) {
+            say(s, "step failed: %s%s", wl_last_error(), NULL);
+            return 0;
+        }
+        n -= k;
+        if (dt < CHUNK_SECONDS / 2 && chunk < ((uint64_t)1 << 62)) chunk *= 2;
+        else if (dt > CHUNK_SECONDS * 2 && chunk > 1) chunk /= 2;
+        /* A queued command (other than more steps) takes precedence over a long run. */
+        pthread_mutex_lock(&s->lock);
+        int stop = s->quit;
+        pthread_mutex_unlock(&s->lock);
+        if (stop) return 0;
+    }
+    return 1;
+}
+
+/* Puts the generation counter back to g after a load reset it to 0. */
+static void restore_generation(sim *s, const wl_bigint *g) {
+    uint64_t g64;
+    if (wl_bigint_to_u64(g, &g64)) wl_universe_advance_counter(s->u, g64);
+}
+
+/* Clears the cells of rectangle r in p (r already reserved). */
+static void clear_rect(wl_pattern *p, const wl_rect *r) {
+    for (uint64_t y = 0; y < r->h; y++)
+        for (uint64_t x = 0; x < r->w; x++) wl_pattern_set(p, r->x + (int64_t)x, r->y + (int64_t)y, 0);
+}
+
+/* Applies edits or a fill through one store + load. */
+static void apply_batch(sim *s, const cmd *c) {
+    const wl_engine_ops *ops = wl_universe_ops(s->u);
+    if (c->kind == CMD_EDIT && ops->set_cell) {
+        for (size_t i = 0; i < c->n; i++)
+            if (wl_universe_set_cell(s->u, c->edits[i].x, c->edits[i].y, c->edits[i].alive)) {
+                say(s, "edit failed: %s%s", wl_last_error(), NULL);
+                return;
+            }
+        return;
+    }
+    wl_bigint g;
+    wl_universe_generation(s->u, &g);
+    wl_pattern *p = NULL;
+    wl_status st = wl_universe_store(s->u, &p);
+    if (!st && c->kind == CMD_EDIT) {
+        for (size_t i = 0; i < c->n && !st; i++)
+            st = wl_pattern_set(p, c->edits[i].x, c->edits[i].y, c->edits[i].alive);
+    } else if (!st) {
+        st = wl_pattern_reserve(p, &c->rect);
+        if (!st) clear_rect(p, &c->rect);
+        if (!st && c->density > 0) st = wl_pattern_random(p, &c->rect, c->density, c->seed);
+    }
+    uint64_t dropped = 0;
+    if (!st) st = wl_universe_load(s->u, p, &dropped);
+    wl_pattern_free(p);
+    if (st) {
+        say(s, "edit failed: %s%s", wl_last_error(), NULL);
+        return;
+    }
+    restore_generation(s, &g);
+}
+
+static void apply(sim *s, cmd *c) {
+    wl_status st;
+    switch (c->kind) {
+    case CMD_STEP: advance(s, c->n); break;
+    case CMD_EDIT:
+    case CMD_FILL: apply_batch(s, c); break;
+    case CMD_RESET:
+        if (s->gen0) st = wl_universe_load(s->u, s->gen0, NULL);
+        else if (s->reload_path) st = wl_universe_load_file(s->u, s->reload_path, NULL);
+        else st = WL_OK; /* never left generation 0 */
+        if (st) say(s, "reset failed: %s%s", wl_last_error(), NULL);
+        break;
+    case CMD_LOAD:
+        st = wl_universe_load_file(s->u, c->path, NULL);
+        if (st) {
+            say(s, "cannot open %s: %s", c->path, wl_last_error());
+        } else {
+            wl_pattern_free(s->gen0);
+            s->gen0 = NULL;
+            free(s->reload_path);
+            s->reload_path = strdup(c->path);
+            say(s, "opened %s%s", c->path, NULL);
+        }
+        break;
+    case CMD_SAVE:
+        st = wl_universe_save_file(s->u, c->path, WL_FORMAT_AUTO, 0);
+        if (st) say(s, "cannot save %s: %s", c->path, wl_last_error());
+        else say(s, "saved %s%s", c->path, NULL);
+        break;
+    }
+    free(c->edits);
+    free(c->path);
+}
+
+/* Takes a snapshot into back and publishes it. */
+static void publish(sim *s) {
+    wl_status st = wl_universe_snapshot(s->u, &s->back);
+    if (st) {
+        say(s, "cannot show the pattern: %s%s", wl_last_error(), NULL);
+        return;
+    }
+    pthread_mutex_lock(&s->lock);
+    wl_snapshot *t = s->ready;
+    s->ready = s->back;
+    s->back = t;
+    s->fresh = 1;
+    pthread_mutex_unlock(&s->lock);
+}
+
+static void *thread_main(void *arg) {
+    sim *s = arg;
+    publish(s);
+    pthread_mutex_lock(&s->lock);
+    for (;;) {
+        /* Sleep while there is nothing to do, or while running one frame ahead. */
+        while (!s->quit && !s->nq && (!s->running || s->fresh)) {
+            s->busy = 0;
+            pthread_cond_wait(&s->wake, &s->lock);
+        }
+        if (s->quit) break;
+        s->busy = 1;
+        if (s->nq) {
+            cmd c = s->queue[0];
+            memmove(s->queue, s->queue + 1, (s->nq - 1) * sizeof *s->queue);
+            s->nq--;
+            pthread_mutex_unlock(&s->lock);
+            apply(s, &c);
+        } else {
+            uint64_t n = s->step;
+            pthread_mutex_unlock(&s->lock);
+            if (!advance(s, n)) {
+                pthread_mutex_lock(&s->lock);
+                if (atomic_load(&g_interrupt)) s->running = 0;
+                pthread_mutex_unlock(&s->lock);
+            }
+        }
+        atomic_store(&g_interrupt, 0);
+        publish(s);
+        pthread_mutex_lock(&s->lock);
+    }
+    pthread_mutex_unlock(&s->lock);
+    return NULL;
+}
+
+/* ---- the window thread's side --------------------------------------------------------- */
+
+static void post(sim *s, const cmd *c) {
+    pthread_mutex_lock(&s->lock);
+    if (s->nq == s->capq) {
+        size_t cap = s->capq ? 2 * s->capq : 16;
+        cmd *q = realloc(s->queue, cap * sizeof *q);
+        if (!q) {
+            pthread_mutex_unlock(&s->lock);
+            free(c->edits);
+            free(c->path);
+            return;
+        }
+        s->queue = q;
+        s->capq = cap;
+    }
+    s->queue[s->nq++] = *c;
+    s->busy = 1;
+    pthread_cond_signal(&s->wake);
+    pthread_mutex_unlock(&s->lock);
+}
+
+sim *sim_start(wl_universe *u, const char *reload_path, uint64_t step, int running) {
+    sim *s = calloc(1, sizeof *s);
+    if (!s) return NULL;
+    s->u = u;
+    s->reload_path = reload_path ? strdup(reload_path) : NULL;
+    s->step = step ? step : 1;
+    s->running = running;
+    s->busy = 1;
+    atomic_store(&g_interrupt, 0);
+    pthread_mutex_init(&s->lock, NULL);
+    pthread_cond_init(&s->wake, NULL);
+    if (pthread_create(&s->thread, NULL, thread_main, s) != 0) {
+        pthread_mutex_destroy(&s->lock);
+        pthread_cond_destroy(&s->wake);
+        free(s->reload_path);
+        free(s);
+        return NULL;
+    }
+    return s;
+}
+
+void sim_stop(sim *s) {
+    if (!s) return;
+    pthread_mutex_lock(&s->lock);
+    s->quit = 1;
+    atomic_store(&g_interrupt, 1);
+    pthread_cond_signal(&s->wake);
+    pthread_mutex_unlock(&s->lock);
+    pthread_join(s->thread, NULL);
+    for (size_t i = 0; i < s->nq; i++) {
+        free(s->queue[i].edits);
+        free(s->queue[i].path);
+    }
+    free(s->queue);
+    wl_snapshot_free(s->ready);
+    wl_snapshot_free(s->back);
+    wl_pattern_free(s->gen0);
+    wl_universe_free(s->u);
+    free(s->reload_path);
+    pthread_mutex_destroy(&s->lock);
+    pthread_cond_destroy(&s->wake);
+    free(s);
+}
+
+void sim_set_running(sim *s, int running) {
+    pthread_mutex_lock(&s->lock);
+    s->running = running;
+    pthread_cond_signal(&s->wake);
+    pthread_mutex_unlock(&s->lock);
+}
+
+int sim_running(sim *s) {
+    pthread_mutex_lock(&s->lock);
+    int r = s->running;
+    pthread_mutex_unlock(&s->lock);
+    return r;
+}
+
+void sim_set_step(sim *s, uint64_t step) {
+    pthread_mutex_lock(&s->lock);
+    s->step = step ? step : 1;
+    pthread_mutex_unlock(&s->lock);
+}
+
+uint64_t sim_step_size(sim *s) {
+    pthread_mutex_lock(&s->lock);
+    uint64_t n = s->step;
+    pthread_mutex_unlock(&s->lock);
+    return n;
+}
+
+void sim_step_once(sim *s) {
+    cmd c = {.kind = CMD_STEP, .n = sim_step_size(s)};
+    post(s, &c);
+}
+
+void sim_reset(sim *s) {
+    sim_set_running(s, 0);
+    cmd c = {.kind = CMD_RESET};
+    post(s, &c);
+}
+
+void sim_edit_cells(sim *s, const sim_edit *e, size_t n) {
+    if (!n) return;
+    cmd c = {.kind = CMD_EDIT, .n = n, .edits = malloc(n * sizeof *e)};
+    if (!c.edits) return;
+    memcpy(c.edits, e, n * sizeof *e);
+    post(s, &c);
+}
+
+void sim_fill(sim *s, const wl_rect *r, double density, uint64_t seed) {
+    cmd c = {.kind = CMD_FILL, .rect = *r, .density = density, .seed = seed};
+    post(s, &c);
+}
+
+void sim_load(sim *s, const char *path) {
+    sim_set_running(s, 0);
+    cmd c = {.kind = CMD_LOAD, .path = strdup(path)};
+    if (c.path) post(s, &c);
+}
+
+void sim_save(sim *s, const char *path) {
+    cmd c = {.kind = CMD_SAVE, .path = strdup(path)};
+    if (c.path) post(s, &c);
+}
+
+void sim_interrupt(sim *s) {
+    pthread_mutex_lock(&s->lock);
+    s->running = 0;
+    atomic_store(&g_interrupt, 1);
+    pthread_mutex_unlock(&s->lock);
+}
+
+int sim_take_snapshot(sim *s, wl_snapshot **snap) {
+    pthread_mutex_lock(&s->lock);
+    int got = s->fresh;
+    if (got) {
+        wl_snapshot *t = s->ready;
+        s->ready = *snap;
+        *snap = t;
+        s->fresh = 0;
+        pthread_cond_signal(&s->wake);
+    }
+    pthread_mutex_unlock(&s->lock);
+    return got;
+}
+
+int sim_busy(sim *s) {
+    pthread_mutex_lock(&s->lock);
+    int b = s->busy || s->nq || s->fresh;
+    pthread_mutex_unlock(&s->lock);
+    return b;
+}
+
+double sim_message(sim *s, char *buf, size_t len) {
+    pthread_mutex_lock(&s->lock);
+    snprintf(buf, len, "%s", s->message);
+    double age = s->message[0] ? now() - s->message_time : 1e9;
+    pthread_mutex_unlock(&s->lock);
+    return age;
+}
+
+const wl_config *sim_config(sim *s) { return wl_universe_config(s->u); }
+const char *sim_engine(sim *s) { return wl_universe_engine(s->u); }
+const char *sim_kernel(sim *s) { return wl_universe_kernel(s->u); }

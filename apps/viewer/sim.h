@@ -1,0 +1,60 @@
+/*
+ * sim.h - the viewer's simulation thread: it owns the universe, steps it, applies edits,
+ * and publishes snapshots that the window thread renders, so that the window never waits
+ * for an engine.
+ */
+#ifndef WL_VIEWER_SIM_H
+#define WL_VIEWER_SIM_H
+
+#include "warplife.h"
+
+#include <stdint.h>
+
+typedef struct sim sim;
+
+/* One cell edit (pattern coordinates). */
+typedef struct sim_edit {
+    int64_t x, y;
+    int alive;
+} sim_edit;
+
+/* Starts the thread; takes ownership of u.  `reload_path` (may be NULL) is the file R
+ * falls back to when the generation-0 state could not be kept.  NULL on failure. */
+sim *sim_start(wl_universe *u, const char *reload_path, uint64_t step, int running);
+/* Stops the thread, frees the universe and everything else. */
+void sim_stop(sim *s);
+
+/* Commands (all asynchronous, applied in order between steps). */
+void sim_set_running(sim *s, int running);
+int sim_running(sim *s);
+void sim_set_step(sim *s, uint64_t step);
+uint64_t sim_step_size(sim *s);
+void sim_step_once(sim *s);                        /* advance one step size */
+void sim_reset(sim *s);                            /* back to generation 0 */
+void sim_edit_cells(sim *s, const sim_edit *e, size_t n);
+void sim_fill(sim *s, const wl_rect *r, double density, uint64_t seed); /* 0: clear */
+void sim_load(sim *s, const char *path);
+void sim_save(sim *s, const char *path);
+/* Interrupts a long step in progress (HashLife polls; grid engines stop between chunks)
+ * and pauses. */
+void sim_interrupt(sim *s);
+
+/* Returns 1 and swaps *snap with the newest published snapshot if one was published since
+ * the last call (the caller then owns the old one it handed in, which may be NULL); 0 if
+ * nothing is new.  Population and generation of the snapshot are in the snapshot. */
+int sim_take_snapshot(sim *s, wl_snapshot **snap);
+/* 1 while commands are queued or being applied (scripts wait on this). */
+int sim_busy(sim *s);
+/* Copies the latest status message ("saved x.rle", an error) into buf, "" if none;
+ * returns its age in seconds (large if none). */
+double sim_message(sim *s, char *buf, size_t len);
+/* Engine, kernel, topology and size of the universe (constant). */
+const wl_config *sim_config(sim *s);
+const char *sim_engine(sim *s);
+const char *sim_kernel(sim *s);
+
+/* The wl_poll_fn the universe must be created with: returns nonzero while an interrupt
+ * is pending (set by sim_interrupt and by sim_stop). */
+int sim_poll(void *user);
+
+#endif
