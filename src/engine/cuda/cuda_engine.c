@@ -1,0 +1,179 @@
+/*
+ * cuda_engine.c - the host side of the CUDA engine (wl_engine_cuda): kernel selection, rule
+ * analysis, the stepping loop with interruption, and the benchmark slots.  The universe lives
+ * on the GPU from load to store; this file only calls the C entry points of the .cu files
+ * (wlcuda.h), which check every CUDA call and launch.
+ *
+ * Kernels (the first is the default):
+ *   best       the fastest kernel for the rule: lop3 for outer-totalistic rules, lut6x3
+ *              otherwise;
+ *   lop3       bitsliced, several generations per launch in registers (cuda_lop3.cu);
+ *   bitcount   bitsliced, one generation per launch (cuda_bits.cu);
+ *   lut6x3     bit per cell, 6x3 -> 4 cells table (cuda_bits.cu);
+ *   patch16    4x4 blocks as 16-bit words, 4x4 -> 2x2 table (cuda_lut.cu);
+ *   lut4x4, lut4x4-64   byte per cell, 4x4 -> 2x2 table (cuda_lut.cu);
+ *   shared, stride, naive   byte per cell, 512-entry rule table (cuda_byte.cu).
+ * The bitsliced kernels need an outer-totalistic rule; for any other rule they fall back to
+ * lut6x3 (the same bit layout) and say so when cfg->verbose is set.
+ */
+#include "wlcuda.h"
+
+#include <stdio.h>
+#include <stdlib.h>
+#include <string.h>
+
+static const char *const kernel_names[] = {"best",    "lop3",   "bitcount", "lut6x3",
+                                           "patch16", "lut4x4", "lut4x4-64", "shared",
+                                           "stride",  "naive",  NULL};
+static const int kernel_ids[] = {-1,
+                                 WLCU_K_LOP3,
+                                 WLCU_K_BITCOUNT,
+                                 WLCU_K_LUT6X3,
+                                 WLCU_K_PATCH16,
+                                 WLCU_K_LUT4X4,
+                                 WLCU_K_LUT4X4_64,
+                                 WLCU_K_SHARED,
+                                 WLCU_K_STRIDE,
+                                 WLCU_K_NAIVE};
+
+typedef struct cuda_engine {
+    wlcu_ctx dev;
+    wl_poll_fn poll;
+    void *poll_user;
+} cuda_engine;
+
+static wl_status cuda_probe(void) { return wlcu_probe(); }
+
+static int layout_of(int kernel) {
+    switch (kernel) {
+    case WLCU_K_LOP3:
+    case WLCU_K_BITCOUNT:
+    case WLCU_K_LUT6X3: return WLCU_BITS;
+    case WLCU_K_PATCH16: return WLCU_PATCH;
+    default: return WLCU_BYTES;
+    }
+}
+
+static void cuda_destroy(void *ctx) {
+    cuda_engine *e = ctx;
+    if (!e) return;
+    wlcu_release(&e->dev);
+    free(e);
+}
+
+static wl_status cuda_create(const wl_config *cfg, const char *kernel, void **ctx) {
+    *ctx = NULL;
+    int id = WLCU_K_LOP3;
+    for (size_t i = 0; kernel_names[i]; i++)
+        if (strcmp(kernel_names[i], kernel) == 0) id = kernel_ids[i];
+    uint16_t birth = 0, survive = 0;
+    int totalistic = wl_rule_is_totalistic(&cfg->rule, &birth, &survive);
+    if (id < 0) id = totalistic ? WLCU_K_LOP3 : WLCU_K_LUT6X3;
+    if ((id == WLCU_K_LOP3 || id == WLCU_K_BITCOUNT) && !totalistic) {
+        if (cfg->verbose)
+            fprintf(stderr,
+                    "warplife: cuda kernel '%s' needs an outer-totalistic rule; using lut6x3\n",
+                    kernel);
+        id = WLCU_K_LUT6X3;
+    }
+    if (cfg->width > ((uint64_t)1 << 40) || cfg->height > ((uint64_t)1 << 40) ||
+        cfg->width * cfg->height / cfg->width != cfg->height)
+        return wl_error(WL_ERR_TOO_BIG, "CUDA engine: a %llu x %llu grid is too large",
+                        (unsigned long long)cfg->width, (unsigned long long)cfg->height);
+    cuda_engine *e = wl_calloc(1, sizeof *e);
+    if (!e) return WL_ERR_NOMEM;
+    e->dev.w = cfg->width;
+    e->dev.h = cfg->height;
+    e->dev.torus = cfg->topology == WL_TOPOLOGY_TORUS;
+    e->dev.kernel = id;
+    e->dev.layout = layout_of(id);
+    e->dev.rule = cfg->rule;
+    e->dev.birth = birth;
+    e->dev.survive = survive;
+    e->dev.rule_variant = wlcu_lop3_variant(birth, survive);
+    e->poll = cfg->poll;
+    e->poll_user = cfg->poll_user;
+    if (id == WLCU_K_LOP3 && e->dev.rule_variant < 0 && cfg->verbose)
+        fprintf(stderr,
+                "warplife: cuda lop3: rule not compiled in, using the run-time mask evaluator\n");
+    wl_status s = wlcu_init(&e->dev, cfg->device);
+    if (s) {
+        cuda_destroy(e);
+        return s;
+    }
+    *ctx = e;
+    return WL_OK;
+}
+
+static wl_status cuda_load_grid(void *ctx, const wl_grid *g) {
+    return wlcu_upload(&((cuda_engine *)ctx)->dev, g);
+}
+
+static wl_status cuda_store_grid(void *ctx, wl_grid *g) {
+    return wlcu_download(&((cuda_engine *)ctx)->dev, g);
+}
+
+/* Generations queued between two polls (and between two synchronisations). */
+#define POLL_CHUNK 256u
+
+static wl_status cuda_step(void *ctx, uint64_t generations, uint64_t *done) {
+    cuda_engine *e = ctx;
+    *done = 0;
+    while (*done < generations) {
+        uint64_t n = generations - *done;
+        if (e->poll && n > POLL_CHUNK) n = POLL_CHUNK;
+        wl_status s = wlcu_advance(&e->dev, n);
+        if (!s && e->poll) s = wlcu_sync(&e->dev);
+        if (s) return s;
+        *done += n;
+        if (e->poll && *done < generations && e->poll(e->poll_user))
+            return wl_error(WL_ERR_INTERRUPTED, "interrupted after %llu generations",
+                            (unsigned long long)*done);
+    }
+    return wlcu_sync(&e->dev);
+}
+
+static wl_status cuda_population(void *ctx, wl_bigint *out) {
+    uint64_t pop = 0;
+    wl_status s = wlcu_population(&((cuda_engine *)ctx)->dev, &pop);
+    if (!s) wl_bigint_from_u64(out, pop);
+    return s;
+}
+
+static wl_status cuda_randomize(void *ctx, double density, uint64_t seed) {
+    return wlcu_randomize(&((cuda_engine *)ctx)->dev, density, seed);
+}
+
+static wl_status cuda_timed_step(void *ctx, uint64_t generations, double *seconds) {
+    return wlcu_timed(&((cuda_engine *)ctx)->dev, generations, seconds);
+}
+
+static wl_status cuda_synchronize(void *ctx) { return wlcu_sync(&((cuda_engine *)ctx)->dev); }
+
+static double cuda_copy_floor(void *ctx) {
+    cuda_engine *e = ctx;
+    if (e->dev.copy_floor == 0) {
+        double bps = 0;
+        if (wlcu_copy_bandwidth(&e->dev, &bps) == WL_OK) e->dev.copy_floor = bps * 4.0;
+    }
+    return e->dev.copy_floor;
+}
+
+const wl_engine_ops wl_engine_cuda = {
+    .name = "cuda",
+    .description = "NVIDIA GPU: bitsliced multi-generation kernel and the kernels of the GPU "
+                   "Life papers (byte, table, patch)",
+    .caps = WL_CAP_TORUS | WL_CAP_BOUNDED | WL_CAP_ANY_RULE,
+    .kernels = kernel_names,
+    .probe = cuda_probe,
+    .create = cuda_create,
+    .destroy = cuda_destroy,
+    .load_grid = cuda_load_grid,
+    .store_grid = cuda_store_grid,
+    .step = cuda_step,
+    .population = cuda_population,
+    .randomize = cuda_randomize,
+    .timed_step = cuda_timed_step,
+    .synchronize = cuda_synchronize,
+    .copy_floor_cups = cuda_copy_floor,
+};

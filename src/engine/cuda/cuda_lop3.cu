@@ -1,0 +1,189 @@
+/*
+ * cuda_lop3.cu - the bitsliced multi-generation kernel (`lop3`, and `best`).
+ *
+ * What it computes: up to LOP3_K generations of an outer-totalistic rule per launch.
+ *
+ * Layout: WLCU_BITS (row-major 32-bit words, bit i of word j = cell 32j + i, zero padding
+ * after column W-1).  A warp owns a tile of 32 word columns by LOP3_NR rows; lane l holds
+ * word column c = 30*group + l - 1 of LOP3_NR consecutive rows in registers (v[0..NR-1],
+ * virtual rows y0 - K .. y0 - K + NR - 1).  Only lanes 1..30 and rows K..NR-K-1 are written
+ * back: lanes 0 and 31 and the K rows above and below are the halo, recomputed by this warp
+ * instead of exchanged (temporal blocking).  After g generations the garbage that enters at
+ * the tile's edges has moved g bits into lanes 0 and 31 and g rows in from the top and
+ * bottom, so with K <= 32 the written cells are exact.  Redundancy: 32/30 horizontally and
+ * sum_g (NR - 2g) / (K (NR - 2K)) vertically (1.15 for NR = 64, K = 8).
+ *
+ * Edges: the tile is loaded through wl_win32, so it is a piece of the unrolled periodic plane
+ * on a torus (any width, any height, even narrower than a tile), and dead beyond the edge on
+ * a bounded grid, where the ghost cells are also cleared after every generation so that
+ * nothing is ever born outside.  Interior warps skip both (a warp-uniform branch).
+ *
+ * One generation of one 32-cell word, all in registers:
+ *   - horizontal neighbours: the words of lanes l-1 and l+1 by two warp shuffles, then one
+ *     funnel shift each (SHF) gives the planes "cell x-1" and "cell x+1";
+ *   - H(i) = xl + v + xr, the 2-bit horizontal sum of row i (2 LOP3: XOR3 and majority);
+ *   - rows are done in pairs sharing P = H(i) + H(i+1) (3 bits, 4 LOP3): the 9-cell sums are
+ *     H(i-1) + P for row i and P + H(i+2) for row i+1 (5 LOP3 each);
+ *   - the rule: for B3/S23 alive iff the 9-sum is 3, or 4 with the centre alive; the sum
+ *     mod 8 suffices (8 and 9 are dead either way), so 2 LOP3.  Other rules use the sum's four
+ *     planes and compile-time birth/survive masks (wl_rule_planes9), which nvcc folds into a
+ *     few LOP3; rules not compiled in use the same evaluator with run-time masks.
+ * About 15 logic instructions and 2 shuffles per 32 cell updates; the memory traffic is one
+ * load of NR rows and one store of NR - 2K rows per K generations, far below the copy floor.
+ */
+#include "cuda_common.cuh"
+
+#define LOP3_NR 64                       /* rows held per thread */
+#define LOP3_K 8                         /* generations per launch (<= 32, see above) */
+#define LOP3_ROUT (LOP3_NR - 2 * LOP3_K) /* rows written per thread */
+#define LOP3_LANES_OUT 30                /* lanes 1..30 are written */
+#define LOP3_THREADS 128                 /* 4 warps per block */
+#define FULL_MASK 0xffffffffu
+
+/* Horizontal 3-cell sum of word v (lane-wise): h0 + 2*h1 = left + centre + right. */
+#define HSUM(v, h0, h1)                                                                    \
+    do {                                                                                   \
+        uint32_t l_ = __shfl_up_sync(FULL_MASK, (v), 1);                                   \
+        uint32_t r_ = __shfl_down_sync(FULL_MASK, (v), 1);                                 \
+        uint32_t xl_ = __funnelshift_l(l_, (v), 1), xr_ = __funnelshift_r((v), r_, 1);     \
+        h0 = xl_ ^ (v) ^ xr_;                                                              \
+        h1 = (xl_ & (v)) | (xr_ & (xl_ ^ (v)));                                            \
+    } while (0)
+
+/* Next state of a row from its 9-cell sum = (a1 a0) + (p2 p1 p0) and its centre plane. */
+__device__ __forceinline__ uint32_t lop3_next(uint32_t a0, uint32_t a1, uint32_t p0, uint32_t p1,
+                                              uint32_t p2, uint32_t ctr, unsigned birth,
+                                              unsigned survive, int life) {
+    uint32_t s0 = a0 ^ p0, k0 = a0 & p0;
+    uint32_t s1 = a1 ^ p1 ^ k0, k1 = (a1 & p1) | (k0 & (a1 ^ p1));
+    uint32_t s2 = p2 ^ k1;
+    if (life) return (~s2 & s1 & s0) | (s2 & ~s1 & ~s0 & ctr);
+    uint32_t s3 = p2 & k1;
+    return wl_rule_planes9(s3, s2, s1, s0, ctr, birth, survive);
+}
+
+__device__ __forceinline__ void lop3_body(const uint32_t *__restrict__ in,
+                                          uint32_t *__restrict__ out, int64_t w, int64_t h,
+                                          uint64_t nw, int torus, int64_t groups, int64_t total,
+                                          unsigned k, unsigned birth, unsigned survive,
+                                          int life) {
+    const int lane = threadIdx.x & 31;
+    for (int64_t wid = (blockIdx.x * (int64_t)LOP3_THREADS + threadIdx.x) >> 5; wid < total;
+         wid += ((int64_t)gridDim.x * LOP3_THREADS) >> 5) {
+        int64_t band = wid / groups, grp = wid % groups;
+        int64_t c = grp * LOP3_LANES_OUT + lane - 1; /* this lane's word column */
+        int64_t r0 = band * LOP3_ROUT - LOP3_K;      /* virtual row of v[0] */
+        int64_t col_lo = (grp * LOP3_LANES_OUT - 1) * 32, col_hi = col_lo + 32 * 32;
+        int inside = r0 >= 0 && r0 + LOP3_NR <= h && col_lo >= 0 && col_hi <= w;
+        uint32_t v[LOP3_NR];
+        if (inside) {
+            const uint32_t *p = in + (uint64_t)r0 * nw + (uint64_t)c;
+#pragma unroll
+            for (int i = 0; i < LOP3_NR; i++) v[i] = p[(uint64_t)i * nw];
+        } else {
+#pragma unroll
+            for (int i = 0; i < LOP3_NR; i++) v[i] = wl_win32(in, nw, w, h, torus, r0 + i, c);
+        }
+        const int needmask = !torus && !inside;
+        const uint32_t cm = wl_colmask(w, c);
+#pragma unroll
+        for (int g = 1; g <= LOP3_K; g++) {
+            if ((unsigned)g > k) break;
+            uint32_t a0, a1, b0, b1; /* H of rows i-1 and i */
+            HSUM(v[g - 1], a0, a1);
+            HSUM(v[g], b0, b1);
+#pragma unroll
+            for (int i = g; i < LOP3_NR - g; i += 2) {
+                uint32_t c0, c1, d0, d1; /* H of rows i+1 and i+2 (old values) */
+                HSUM(v[i + 1], c0, c1);
+                HSUM(v[i + 2], d0, d1);
+                uint32_t q0 = b0 ^ c0, kk = b0 & c0; /* P = H(i) + H(i+1) */
+                uint32_t q1 = b1 ^ c1 ^ kk, q2 = (b1 & c1) | (kk & (b1 ^ c1));
+                uint32_t n0 = lop3_next(a0, a1, q0, q1, q2, v[i], birth, survive, life);
+                uint32_t n1 = lop3_next(d0, d1, q0, q1, q2, v[i + 1], birth, survive, life);
+                if (needmask) {
+                    n0 &= (uint64_t)(r0 + i) < (uint64_t)h ? cm : 0u;
+                    n1 &= (uint64_t)(r0 + i + 1) < (uint64_t)h ? cm : 0u;
+                }
+                v[i] = n0;
+                v[i + 1] = n1;
+                a0 = c0;
+                a1 = c1;
+                b0 = d0;
+                b1 = d1;
+            }
+        }
+        if (lane >= 1 && lane <= LOP3_LANES_OUT && (uint64_t)c < nw) {
+#pragma unroll
+            for (int i = LOP3_K; i < LOP3_NR - LOP3_K; i++) {
+                int64_t y = r0 + i;
+                if (y < h) out[(uint64_t)y * nw + (uint64_t)c] = v[i] & cm;
+            }
+        }
+    }
+}
+
+/* One kernel per compiled-in rule: the masks are literals, so the evaluator folds. */
+#define LOP3_KERNEL(name, B, S, LIFE)                                                       \
+    __global__ void __launch_bounds__(LOP3_THREADS)                                         \
+        name(const uint32_t *in, uint32_t *out, int64_t w, int64_t h, uint64_t nw, int torus, \
+             int64_t groups, int64_t total, unsigned k, unsigned birth, unsigned survive) { \
+        (void)birth;                                                                        \
+        (void)survive;                                                                      \
+        lop3_body(in, out, w, h, nw, torus, groups, total, k, B, S, LIFE);                  \
+    }
+
+/* masks: bit n = n live neighbours */
+#define M(n) (1u << (n))
+LOP3_KERNEL(k_lop3_life, M(3), M(2) | M(3), 1)                                  /* B3/S23 */
+LOP3_KERNEL(k_lop3_highlife, M(3) | M(6), M(2) | M(3), 0)                        /* B36/S23 */
+LOP3_KERNEL(k_lop3_daynight, M(3) | M(6) | M(7) | M(8),
+            M(3) | M(4) | M(6) | M(7) | M(8), 0)                                 /* B3678/S34678 */
+LOP3_KERNEL(k_lop3_seeds, M(2), 0, 0)                                            /* B2/S */
+LOP3_KERNEL(k_lop3_morley, M(3) | M(6) | M(8), M(2) | M(4) | M(5), 0)            /* B368/S245 */
+
+__global__ void __launch_bounds__(LOP3_THREADS)
+    k_lop3_generic(const uint32_t *in, uint32_t *out, int64_t w, int64_t h, uint64_t nw,
+                   int torus, int64_t groups, int64_t total, unsigned k, unsigned birth,
+                   unsigned survive) {
+    lop3_body(in, out, w, h, nw, torus, groups, total, k, birth, survive, 0);
+}
+
+typedef void (*lop3_fn)(const uint32_t *, uint32_t *, int64_t, int64_t, uint64_t, int, int64_t,
+                        int64_t, unsigned, unsigned, unsigned);
+
+static const struct {
+    uint16_t birth, survive;
+    lop3_fn fn;
+} variants[] = {
+    {M(3), M(2) | M(3), k_lop3_life},
+    {M(3) | M(6), M(2) | M(3), k_lop3_highlife},
+    {M(3) | M(6) | M(7) | M(8), M(3) | M(4) | M(6) | M(7) | M(8), k_lop3_daynight},
+    {M(2), 0, k_lop3_seeds},
+    {M(3) | M(6) | M(8), M(2) | M(4) | M(5), k_lop3_morley},
+};
+#define N_VARIANTS ((int)(sizeof variants / sizeof variants[0]))
+
+extern "C" int wlcu_lop3_variant(uint16_t birth, uint16_t survive) {
+    for (int i = 0; i < N_VARIANTS; i++)
+        if (variants[i].birth == birth && variants[i].survive == survive) return i;
+    return -1;
+}
+
+extern "C" unsigned wlcu_lop3_max_gens(void) { return LOP3_K; }
+
+extern "C" wl_status wlcu_lop3_step(wlcu_ctx *c, unsigned gens) {
+    int64_t groups = (int64_t)((c->nw + LOP3_LANES_OUT - 1) / LOP3_LANES_OUT);
+    int64_t bands = (int64_t)((c->h + LOP3_ROUT - 1) / LOP3_ROUT);
+    int64_t total = groups * bands; /* warps */
+    int64_t blocks = (total + LOP3_THREADS / 32 - 1) / (LOP3_THREADS / 32);
+    if (blocks > 65535 * 256) blocks = 65535 * 256; /* the warps loop beyond that */
+    lop3_fn fn = c->rule_variant >= 0 && c->rule_variant < N_VARIANTS
+                     ? variants[c->rule_variant].fn
+                     : k_lop3_generic;
+    fn<<<(unsigned)blocks, LOP3_THREADS>>>((const uint32_t *)c->cur, (uint32_t *)c->nxt,
+                                           (int64_t)c->w, (int64_t)c->h, c->nw, c->torus,
+                                           groups, total, gens, c->birth, c->survive);
+    WLCU_CHECK_LAUNCH("lop3");
+    return WL_OK;
+}

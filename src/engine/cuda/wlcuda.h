@@ -1,0 +1,96 @@
+/*
+ * wlcuda.h - what the C host glue (cuda_engine.c) and the CUDA files (*.cu) of the CUDA
+ * engine share: the context of one universe and the C-callable entry points that the .cu
+ * files define.  Everything here is plain C so that both compilers read it; the .cu files
+ * include it inside extern "C".
+ *
+ * Device layouts (one per kernel family):
+ *   WLCU_BITS   bit per cell, row-major 32-bit words, nw = ceil(W/32) words per row; bit i
+ *               of word j of row y is cell (32j + i, y); bits past column W-1 are zero.
+ *               Bytes of a row equal the first 4*nw bytes of a wl_grid row (little endian).
+ *   WLCU_BYTES  byte per cell (0 or 1), row-major, W bytes per row.
+ *   WLCU_PATCH  a 4x4 block of cells per 16-bit word, ceil(W/4) x ceil(H/4) words; bit
+ *               4r + c of block (bx, by) is cell (4bx + c, 4by + r); cells past the grid 0.
+ */
+#ifndef WL_CUDA_H
+#define WL_CUDA_H
+
+#include "internal.h"
+
+enum wlcu_kernel {
+    WLCU_K_LOP3 = 0,
+    WLCU_K_BITCOUNT,
+    WLCU_K_LUT6X3,
+    WLCU_K_PATCH16,
+    WLCU_K_LUT4X4,
+    WLCU_K_LUT4X4_64,
+    WLCU_K_SHARED,
+    WLCU_K_STRIDE,
+    WLCU_K_NAIVE
+};
+
+enum wlcu_layout { WLCU_BITS = 0, WLCU_BYTES, WLCU_PATCH };
+
+typedef struct wlcu_ctx {
+    int device;
+    uint64_t w, h;
+    int torus;                /* 1 torus, 0 bounded */
+    int kernel;               /* enum wlcu_kernel actually run */
+    int layout;               /* enum wlcu_layout */
+    uint64_t nw;              /* 32-bit words per row (WLCU_BITS) */
+    uint64_t bw, bh;          /* blocks per row / column (WLCU_PATCH) */
+    size_t buf_bytes;         /* size of each of cur and nxt */
+    void *cur, *nxt;          /* device buffers, swapped after each launch */
+    void *table;              /* device lookup table (lut kernels), NULL otherwise */
+    wl_rule rule;
+    uint16_t birth, survive;  /* outer-totalistic masks (bit n: n live neighbours) */
+    int rule_variant;         /* which compiled-in specialisation the bitsliced kernels use */
+    double copy_floor;        /* measured once, CUpS; 0 before */
+    void *ev_start, *ev_stop; /* cudaEvent_t */
+    uint64_t *d_count;        /* one device counter for the population */
+} wlcu_ctx;
+
+/* All of these return WL_OK or an error set through wl_error (WL_ERR_DEVICE for a failed
+ * CUDA call, with the call, file and line; WL_ERR_TOO_BIG when memory is short). */
+
+/* WL_OK if a CUDA device is usable, else WL_ERR_UNAVAILABLE saying why. */
+wl_status wlcu_probe(void);
+/* Selects cfg->device and allocates the buffers and tables for ctx's kernel and layout
+ * (fields w, h, torus, kernel, layout, rule, birth, survive, rule_variant set by caller). */
+wl_status wlcu_init(wlcu_ctx *c, int device);
+/* Frees everything wlcu_init allocated (safe on a partly initialised context). */
+void wlcu_release(wlcu_ctx *c);
+/* Replaces the cells with the host grid g / copies them into g (zeroed, w x h). */
+wl_status wlcu_upload(wlcu_ctx *c, const wl_grid *g);
+wl_status wlcu_download(wlcu_ctx *c, wl_grid *g);
+/* Queues `gens` generations (asynchronous; errors of the launches are checked). */
+wl_status wlcu_advance(wlcu_ctx *c, uint64_t gens);
+/* Waits for the queued work. */
+wl_status wlcu_sync(wlcu_ctx *c);
+/* Exact population, counted on the device. */
+wl_status wlcu_population(wlcu_ctx *c, uint64_t *pop);
+/* Random soup made on the device: each cell alive with probability `density`. */
+wl_status wlcu_randomize(wlcu_ctx *c, double density, uint64_t seed);
+/* Runs `gens` generations between two device events; *seconds = elapsed time. */
+wl_status wlcu_timed(wlcu_ctx *c, uint64_t gens, double *seconds);
+/* Measures device-to-device copy bandwidth (bytes read + written per second). */
+wl_status wlcu_copy_bandwidth(wlcu_ctx *c, double *bytes_per_s);
+/* Largest number of generations one launch of ctx's kernel does (1 for one-step kernels). */
+unsigned wlcu_gens_per_launch(const wlcu_ctx *c);
+
+/* ---- per-family launchers (defined in the family's .cu file) ---- */
+wl_status wlcu_byte_step(wlcu_ctx *c);                  /* cuda_byte.cu */
+wl_status wlcu_lut_init(wlcu_ctx *c);                   /* cuda_lut.cu: tables */
+wl_status wlcu_lut_step(wlcu_ctx *c);
+wl_status wlcu_bits_init(wlcu_ctx *c);                  /* cuda_bits.cu */
+wl_status wlcu_bits_step(wlcu_ctx *c);
+wl_status wlcu_lop3_step(wlcu_ctx *c, unsigned gens);   /* cuda_lop3.cu, gens <= max */
+unsigned wlcu_lop3_max_gens(void);
+/* Returns the lop3 specialisation index for a (birth, survive) pair, or -1 for the generic
+ * mask evaluator. */
+int wlcu_lop3_variant(uint16_t birth, uint16_t survive);
+/* Layout conversions between WLCU_BITS (src/dst `bits`) and the context's layout. */
+wl_status wlcu_bits_to_layout(wlcu_ctx *c, const uint32_t *bits, void *dst);
+wl_status wlcu_layout_to_bits(wlcu_ctx *c, const void *src, uint32_t *bits);
+
+#endif
