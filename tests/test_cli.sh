@@ -122,7 +122,8 @@ if [ "$(head -c 2 soup.rle.gz | od -An -tx1 | tr -d ' ')" = 1f8b ]; then ok; els
 t 0 "$W" info soup.rle.gz; grep -E '^(population|bounding)' out >c.info; same a.info c.info
 t 0 "$W" convert glider.rle hl.rle --rule B36/S23
 t 0 "$W" info hl.rle; has out '^rule B36/S23$'
-t 0 "$W" convert glider.rle - --format cells; has out '^\.O\.$'; has out '^OOO$'
+t 0 "$W" convert glider.rle - --format cells
+has out '^\.O\.?$'; has out '^\.\.O$'; has out '^OOO$'
 
 # ---- soup: deterministic per seed --------------------------------------------------------
 t 0 "$W" soup 64x64 --seed 42; cp out s42a

@@ -129,7 +129,7 @@ static int rpentomino_job(const cli_engine_opts *o) {
     if (cfg.topology == WL_TOPOLOGY_PLANE) snprintf(where, sizeof where, "unbounded plane");
     else snprintf(where, sizeof where, "bounded %dx%d grid", RPENT_SIDE, RPENT_SIDE);
     if (!o->quiet)
-        fprintf(stderr, "warplife: default job 2/2: R-pentomino to generation %d on a %s, "
+        fprintf(stderr, "warplife: default job 2/2: R-pentomino to generation %d on the %s, "
                         "engine %s\n", RPENT_GENERATIONS, where, wl_universe_engine(u));
     double t0 = cli_now();
     s = cli_advance(u, RPENT_GENERATIONS, o);
