@@ -64,7 +64,18 @@ done:
 }
 
 wl_status wl_plaintext_write(const wl_pattern *p, wl_iobuf *out) {
-    wl_io_write_comments(p, "!", out);
+    /* "!" + text; a text that starts with a space gets "! " so that the reader, which
+     * drops one space after the '!', gives it back unchanged. */
+    const char *c = wl_pattern_comments(p);
+    while (*c) {
+        const char *nl = strchr(c, '\n');
+        size_t n = nl ? (size_t)(nl - c) : strlen(c);
+        wl_iobuf_puts(out, c[0] == ' ' ? "! " : "!");
+        wl_iobuf_write(out, c, n);
+        wl_iobuf_putc(out, '\n');
+        c += n;
+        if (*c == '\n') c++;
+    }
     wl_rect r;
     if (!wl_pattern_bounds(p, &r)) return WL_OK;
     size_t nw = (size_t)((r.w + 63) / 64);

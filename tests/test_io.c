@@ -1,0 +1,493 @@
+#define _POSIX_C_SOURCE 200809L
+/*
+ * test_io.c - pattern files: every reader on good inputs (expected cells, positions,
+ * rules, comments), on bad inputs (expected status and line:col in the message), gzip,
+ * read-write-read round trips of random patterns at random (also negative) offsets for
+ * every format, atomic writes that leave nothing behind, and sizes too big for memory.
+ * WL_TEST_QUICK=1 shrinks the random round trips.
+ */
+#include "internal.h"
+#include "wltest.h"
+
+#include <dirent.h>
+#include <stdlib.h>
+#include <string.h>
+#include <sys/stat.h>
+#include <unistd.h>
+
+typedef struct xy {
+    int64_t x, y;
+} xy;
+
+#define MAX_CELLS 16
+
+/* A good input: its text, the format it must be detected as, the rule (NULL = B3/S23),
+ * the comments (NULL = don't care) and the exact live cells. */
+typedef struct good_case {
+    const char *name;
+    const char *text;
+    wl_format format;
+    const char *rule;
+    const char *comments;
+    int ncells;
+    xy cells[MAX_CELLS];
+} good_case;
+
+#define GLIDER(dx, dy) {1 + (dx), 0 + (dy)}, {2 + (dx), 1 + (dy)}, {0 + (dx), 2 + (dy)}, \
+                       {1 + (dx), 2 + (dy)}, {2 + (dx), 2 + (dy)}
+
+static const good_case good[] = {
+    {"glider.rle", "#N Glider\n#C hello\nx = 3, y = 3, rule = B3/S23\nbo$2bo$3o!\n",
+     WL_FORMAT_RLE, "B3/S23", "Glider\nhello", 5, {GLIDER(0, 0)}},
+    {"nospace.rle", "x=3,y=3,rule=B36/S23\r\nbo$2bo$3o!\r\n", WL_FORMAT_RLE, "B36/S23", "", 5,
+     {GLIDER(0, 0)}},
+    {"headerless.rle", "bo$2bo$3o!", WL_FORMAT_RLE, NULL, "", 5, {GLIDER(0, 0)}},
+    {"headerless2", "2o$o!", WL_FORMAT_RLE, NULL, "", 3, {{0, 0}, {1, 0}, {0, 1}}},
+    {"pos.rle", "#CXRLE Pos=-5,7 Gen=12\nx = 3, y = 3\nbo$2bo$3o!", WL_FORMAT_RLE, NULL, "", 5,
+     {GLIDER(-5, 7)}},
+    {"dotA.rle", "x = 3, y = 1\n.A.A!", WL_FORMAT_RLE, NULL, "", 2, {{1, 0}, {3, 0}}},
+    {"dollars.rle", "x=1,y=3\no2$o!", WL_FORMAT_RLE, NULL, "", 2, {{0, 0}, {0, 2}}},
+    {"split.rle", "#C hi\nx = 4, y = 1\n#C inside\n1\n2b\n2o\n#C body\n!", WL_FORMAT_RLE, NULL,
+     "hi\ninside\nbody", 2, {{12, 0}, {13, 0}}},
+    {"oldrule.rle", "#r 23/36\nx=1,y=1\no!", WL_FORMAT_RLE, "B36/S23", "", 1, {{0, 0}}},
+    {"beyond.rle", "x = 1, y = 1\n3o$b2o!", WL_FORMAT_RLE, NULL, "", 5,
+     {{0, 0}, {1, 0}, {2, 0}, {1, 1}, {2, 1}}},
+    {"zero.rle", "x = 0, y = 0, rule = B3/S23\n2o!", WL_FORMAT_RLE, NULL, "", 2,
+     {{0, 0}, {1, 0}}},
+    {"trailer.rle", "x=2,y=1\no! z this is ignored", WL_FORMAT_RLE, NULL, "", 1, {{0, 0}}},
+    {"nobang.rle", "x=2,y=1\nbo\n", WL_FORMAT_RLE, NULL, "", 1, {{1, 0}}},
+    {"glider.cells", "!Name: Glider\n!\n.O\n..O\nOOO\n", WL_FORMAT_PLAINTEXT, NULL,
+     "Name: Glider\n", 5, {GLIDER(0, 0)}},
+    {"stars", ".*\n\n*.*\n", WL_FORMAT_PLAINTEXT, NULL, "", 3, {{1, 0}, {0, 2}, {2, 2}}},
+    {"g.lif",
+     "#Life 1.05\n#D desc\n#R 23/36\n#P -1 -1\n.*\n..*\n***\n#P 10 10\n*\n", WL_FORMAT_LIFE105,
+     "B36/S23", "desc", 6, {GLIDER(-1, -1), {10, 10}}},
+    {"bare.lif", "#Life 1.05\n#N\n#P\n*...*\n", WL_FORMAT_LIFE105, "B3/S23", "", 2,
+     {{0, 0}, {4, 0}}},
+    {"g106.lif", "#Life 1.06\n0 -1\n1 0\n-1 1\n 0 1 \n1 1\n\n", WL_FORMAT_LIFE106, NULL, "", 5,
+     {GLIDER(-1, -1)}},
+    {"glider.mc", "[M2] (golly 3.4)\n#R B3/S23\n$$$$$$*$.*$\n.......*$\n**$\n4 0 1 2 3\n",
+     WL_FORMAT_MACROCELL, "B3/S23", "", 5, {{0, -2}, {1, -1}, {-1, 0}, {0, 0}, {1, 0}}},
+    {"level1.mc", "[M2]\n#G 100\n#C c\n1 1 0 0 1\n2 1 0 0 1\n", WL_FORMAT_MACROCELL, NULL, "c",
+     4, {{-2, -2}, {-1, -1}, {0, 0}, {1, 1}}},
+    {"leafroot.mc", "[M2]\n*$\n", WL_FORMAT_MACROCELL, NULL, "", 1, {{-4, -4}}},
+};
+
+/* A bad input: the status and a substring ("name:line:col") the message must hold. */
+typedef struct bad_case {
+    const char *name;
+    const char *text;
+    wl_status status;
+    const char *where;
+} bad_case;
+
+static const bad_case bad[] = {
+    {"t.rle", "x = 3, y = 3\nbo$\n2bz!", WL_ERR_PARSE, "t.rle:3:3: expected a run count"},
+    {"t.rle", "x = 3 y = 3\n", WL_ERR_PARSE, "t.rle:1:7: expected ','"},
+    {"t.rle", "x = , y = 3\no!", WL_ERR_PARSE, "t.rle:1:5: expected a number"},
+    {"t.rle", "z 3\no!", WL_ERR_PARSE, "t.rle:1:1: expected a run count"},
+    {"t.rle", "x = 3, y = 3, rule = B3/S2%\no!", WL_ERR_PARSE, "t.rle:1:22"},
+    {"t.rle", "x = 2, y = 2\nb2B!", WL_ERR_PARSE, "t.rle:2:3: multi-state"},
+    {"t.rle", "x = 2, y = 2\npA!", WL_ERR_PARSE, "t.rle:2:1: multi-state"},
+    {"t.rle", "x=1,y=1\n0o!", WL_ERR_PARSE, "t.rle:2:1: run count must be at least 1"},
+    {"t.rle", "x=1,y=1\n3", WL_ERR_PARSE, "t.rle:2:2: expected 'b', 'o' or '$'"},
+    {"t.rle", "x=1,y=1\n3!", WL_ERR_PARSE, "t.rle:2:2:"},
+    {"t.rle", "#CXRLE Pos=1\no!", WL_ERR_PARSE, "t.rle:1:"},
+    {"t.rle", "x = 99999999999, y = 99999999999\no!", WL_ERR_TOO_BIG, "t.rle:1:1: declared size"},
+    {"t.rle", "x = 99999999999999999999999, y = 1\no!", WL_ERR_TOO_BIG, "t.rle:1:5:"},
+    {"t.rle", "x = 1, y = 4611686018427387905\no!", WL_ERR_TOO_BIG, "t.rle:1:1:"},
+    {"t.rle", "99999999999999999999o!", WL_ERR_TOO_BIG, "t.rle:1:1: run count too large"},
+    {"t.rle", "4611686018427387904o$4611686018427387904o!", WL_ERR_TOO_BIG, "t.rle:1:"},
+    {"t.cells", "!c\n.O\n.X\n", WL_ERR_PARSE, "t.cells:3:2: expected '.', 'O' or '*'"},
+    {"t.lif", "#Life 1.05\n#P 1\n", WL_ERR_PARSE, "t.lif:2:5: expected '#P x y'"},
+    {"t.lif", "#Life 1.05\n.*x\n", WL_ERR_PARSE, "t.lif:2:3: expected '.', '*'"},
+    {"t.lif", "#Life 1.05\n#R B3/S2x\n", WL_ERR_PARSE, "t.lif:2:4"},
+    {"t.lif", "#Life 1.06\n1 2\n3 x\n", WL_ERR_PARSE, "t.lif:3:3: expected a cell"},
+    {"t.lif", "#Life 1.06\n1 2 3\n", WL_ERR_PARSE, "t.lif:2:5:"},
+    {"t.lif", "#Life 1.06\n1 99999999999999999999\n", WL_ERR_TOO_BIG, "t.lif:2:"},
+    {"t.mc", "[M2]\n$$*$\n4 0 2 0 0\n", WL_ERR_PARSE, "t.mc:3:1: node refers to line 2"},
+    {"t.mc", "[M2]\n*$\n5 1 0 0 0\n", WL_ERR_PARSE, "t.mc:3:1: a level-5 node needs level-4"},
+    {"t.mc", "[M2]\n*.x$\n", WL_ERR_PARSE, "t.mc:2:3: expected '.', '*' or '$'"},
+    {"t.mc", "[M2]\n*********$\n", WL_ERR_PARSE, "t.mc:2:9: a leaf row has at most 8"},
+    {"t.mc", "[M2]\n$$$$$$$$*\n", WL_ERR_PARSE, "t.mc:2:9: a leaf has at most 8 rows"},
+    {"t.mc", "[M2]\n1 2 0 0 0\n", WL_ERR_PARSE, "t.mc:2:1: cell state 2"},
+    {"t.mc", "[M2]\n*$\n4 1 0 0\n", WL_ERR_PARSE, "t.mc:3:8: expected a node number"},
+    {"t.mc", "[M2]\n*$\nfoo\n", WL_ERR_PARSE, "t.mc:3:1: expected a leaf"},
+};
+
+static wl_pattern *from_cells(const xy *c, int n) {
+    wl_pattern *p = wl_pattern_new();
+    for (int i = 0; i < n; i++) wl_pattern_set(p, c[i].x, c[i].y, 1);
+    return p;
+}
+
+static void test_good(void) {
+    for (size_t i = 0; i < sizeof good / sizeof good[0]; i++) {
+        const good_case *g = &good[i];
+        wl_pattern *p = NULL;
+        wl_format f = WL_FORMAT_AUTO;
+        /* Through a file, so that the detected format is reported too. */
+        char path[] = "/tmp/wl_test_io_XXXXXX";
+        int fd = mkstemp(path);
+        WL_CHECK(fd >= 0, "mkstemp");
+        if (fd < 0) continue;
+        close(fd);
+        WL_CHECK_OK(wl_write_file_atomic(path, g->text, strlen(g->text)));
+        wl_status s = wl_pattern_read_file_ex(path, &p, &f);
+        unlink(path);
+        WL_CHECK(s == WL_OK, "%s: %s", g->name, wl_last_error());
+        if (s) continue;
+        WL_CHECK(f == g->format, "%s: detected %s", g->name, wl_format_name(f));
+        wl_pattern *want = from_cells(g->cells, g->ncells);
+        WL_CHECK(wl_pattern_equal_cells(p, want), "%s: cells differ (population %llu)", g->name,
+                 (unsigned long long)wl_pattern_population(p));
+        wl_pattern_free(want);
+        char rule[WL_RULE_TEXT_MAX];
+        wl_rule_format(wl_pattern_rule(p), rule, sizeof rule);
+        WL_CHECK(strcmp(rule, g->rule ? g->rule : "B3/S23") == 0, "%s: rule %s", g->name, rule);
+        if (g->comments)
+            WL_CHECK(strcmp(wl_pattern_comments(p), g->comments) == 0, "%s: comments '%s'",
+                     g->name, wl_pattern_comments(p));
+        wl_pattern_free(p);
+        /* The same bytes from memory give the same result. */
+        s = wl_pattern_read_mem(g->text, strlen(g->text), g->name, &p);
+        WL_CHECK(s == WL_OK, "%s (mem): %s", g->name, wl_last_error());
+        wl_pattern_free(p);
+    }
+}
+
+static void test_bad(void) {
+    for (size_t i = 0; i < sizeof bad / sizeof bad[0]; i++) {
+        const bad_case *b = &bad[i];
+        wl_pattern *p = (wl_pattern *)&p; /* must be reset to NULL */
+        wl_status s = wl_pattern_read_mem(b->text, strlen(b->text), b->name, &p);
+        WL_CHECK(s == b->status, "bad case %zu (%s): status %s, want %s (%s)", i, b->text,
+                 wl_status_str(s), wl_status_str(b->status), wl_last_error());
+        WL_CHECK(strstr(wl_last_error(), b->where) != NULL, "bad case %zu: message '%s' lacks '%s'",
+                 i, wl_last_error(), b->where);
+        WL_CHECK(p == NULL, "bad case %zu: *out not NULL", i);
+    }
+}
+
+/* Macrocell roots deeper than 62 levels: shrunk when compact, refused when not. */
+static void test_deep_macrocell(void) {
+    static char b[8192];
+    size_t n;
+    wl_pattern *p = NULL;
+    /* One cell at the bottom-right of a level-3 leaf, nested in se quadrants up to level
+     * 69, then a level-70 root holding it in its nw quadrant: the cell is (-1, -1). */
+    n = (size_t)snprintf(b, sizeof b, "[M2]\n$$$$$$$.......*$\n");
+    for (int lv = 4; lv <= 69; lv++) n += (size_t)snprintf(b + n, sizeof b - n, "%d 0 0 0 %d\n", lv, lv - 3);
+    n += (size_t)snprintf(b + n, sizeof b - n, "70 %d 0 0 0\n", 69 - 2);
+    WL_CHECK_OK(wl_pattern_read_mem(b, n, "deep.mc", &p));
+    if (p) {
+        WL_CHECK(wl_pattern_population(p) == 1 && wl_pattern_get(p, -1, -1), "deep cell");
+        wl_pattern_free(p);
+    }
+    /* The same chain, but the root also has a far-away copy: too big. */
+    n = (size_t)snprintf(b, sizeof b, "[M2]\n$$$$$$$.......*$\n");
+    for (int lv = 4; lv <= 69; lv++) n += (size_t)snprintf(b + n, sizeof b - n, "%d 0 0 0 %d\n", lv, lv - 3);
+    n += (size_t)snprintf(b + n, sizeof b - n, "70 %d 0 0 %d\n", 69 - 2, 69 - 2);
+    WL_CHECK(wl_pattern_read_mem(b, n, "far.mc", &p) == WL_ERR_TOO_BIG, "far: %s",
+             wl_last_error());
+    /* Two cells 2^40 apart: fits the quadtree, not a dense rectangle. */
+    n = (size_t)snprintf(b, sizeof b, "[M2]\n*$\n");
+    for (int lv = 4; lv <= 42; lv++)
+        n += (size_t)snprintf(b + n, sizeof b - n, "%d %d 0 0 %d\n", lv, lv - 3, lv - 3);
+    WL_CHECK(wl_pattern_read_mem(b, n, "wide.mc", &p) == WL_ERR_TOO_BIG, "wide: %s",
+             wl_last_error());
+}
+
+/* Compares q with p translated so that p's bounding box starts at (0, 0). */
+static int equal_translated(const wl_pattern *p, const wl_pattern *q) {
+    wl_rect a, b;
+    int ea = wl_pattern_bounds(p, &a), eb = wl_pattern_bounds(q, &b);
+    if (ea != eb) return 0;
+    if (!ea) return 1;
+    if (b.x != 0 || b.y != 0 || a.w != b.w || a.h != b.h) return 0;
+    size_t n = (size_t)((a.w + 63) / 64);
+    uint64_t *ra = malloc(n * 8), *rb = malloc(n * 8);
+    int eq = 1;
+    for (uint64_t y = 0; eq && y < a.h; y++) {
+        wl_pattern_get_row(p, a.x, a.y + (int64_t)y, a.w, ra);
+        wl_pattern_get_row(q, 0, (int64_t)y, a.w, rb);
+        eq = memcmp(ra, rb, n * 8) == 0;
+    }
+    free(ra);
+    free(rb);
+    return eq;
+}
+
+static const wl_format all_formats[] = {WL_FORMAT_RLE, WL_FORMAT_PLAINTEXT, WL_FORMAT_LIFE105,
+                                        WL_FORMAT_LIFE106, WL_FORMAT_MACROCELL};
+
+/* A random pattern: random size, offset (often negative), density and shape (soup,
+ * sparse scatter or repeated tiles), a random totalistic rule and two comment lines. */
+static wl_pattern *random_pattern(uint64_t *st, int quick) {
+    wl_pattern *p = wl_pattern_new();
+    uint64_t maxw = quick ? 90 : 400, maxh = quick ? 60 : 200;
+    wl_rect r = {(int64_t)(wl_splitmix64(st) % 2001) - 1000,
+                 (int64_t)(wl_splitmix64(st) % 2001) - 1000, 1 + wl_splitmix64(st) % maxw,
+                 1 + wl_splitmix64(st) % maxh};
+    int kind = (int)(wl_splitmix64(st) % 4);
+    if (kind == 0) {
+        wl_pattern_random(p, &r, (double)(wl_splitmix64(st) % 1000) / 1000.0,
+                          wl_splitmix64(st));
+    } else if (kind == 1) { /* scattered cells far apart */
+        int n = (int)(wl_splitmix64(st) % 20);
+        for (int i = 0; i < n; i++)
+            wl_pattern_set(p, r.x + (int64_t)(wl_splitmix64(st) % (r.w * 8)),
+                           r.y + (int64_t)(wl_splitmix64(st) % (r.h * 8)), 1);
+    } else if (kind == 2) { /* a tile repeated: repetitive content */
+        uint64_t tile = wl_splitmix64(st);
+        for (uint64_t y = 0; y < r.h; y++)
+            for (uint64_t x = 0; x < r.w; x++)
+                if (tile >> ((y % 8) * 8 + x % 8) & 1)
+                    wl_pattern_set(p, r.x + (int64_t)x, r.y + (int64_t)y, 1);
+    } else { /* a dense soup with long runs */
+        wl_pattern_random(p, &r, 0.97, wl_splitmix64(st));
+    }
+    wl_rule rule;
+    char text[32];
+    uint16_t bm = (uint16_t)(wl_splitmix64(st) & 0x1fe), sm = (uint16_t)(wl_splitmix64(st) & 0x1ff);
+    int k = snprintf(text, sizeof text, "B");
+    for (int d = 0; d <= 8; d++)
+        if (bm >> d & 1) k += snprintf(text + k, sizeof text - (size_t)k, "%d", d);
+    k += snprintf(text + k, sizeof text - (size_t)k, "/S");
+    for (int d = 0; d <= 8; d++)
+        if (sm >> d & 1) k += snprintf(text + k, sizeof text - (size_t)k, "%d", d);
+    if (wl_rule_parse(text, &rule) == WL_OK) wl_pattern_set_rule(p, &rule);
+    wl_pattern_set_comments(p, "first comment\n second one, indented");
+    return p;
+}
+
+static void test_round_trips(unsigned long long seed, int quick) {
+    uint64_t st = seed;
+    int rounds = quick ? 12 : 60;
+    for (int i = 0; i < rounds; i++) {
+        wl_pattern *p = random_pattern(&st, quick);
+        for (size_t f = 0; f < sizeof all_formats / sizeof all_formats[0]; f++) {
+            wl_format fmt = all_formats[f];
+            char *buf = NULL;
+            size_t len = 0;
+            wl_status s = wl_pattern_write_mem(p, fmt, 0, &buf, &len);
+            WL_CHECK(s == WL_OK, "round %d %s write: %s", i, wl_format_name(fmt), wl_last_error());
+            if (s) continue;
+            wl_pattern *q = NULL;
+            s = wl_pattern_read_mem(buf, len, "roundtrip", &q);
+            WL_CHECK(s == WL_OK, "round %d %s read: %s", i, wl_format_name(fmt), wl_last_error());
+            if (!s) {
+                int eq = fmt == WL_FORMAT_PLAINTEXT ? equal_translated(p, q)
+                                                    : wl_pattern_equal_cells(p, q);
+                WL_CHECK(eq, "round %d %s: cells differ", i, wl_format_name(fmt));
+                if (fmt != WL_FORMAT_PLAINTEXT)
+                    WL_CHECK(wl_rule_equal(wl_pattern_rule(p), wl_pattern_rule(q)),
+                             "round %d %s: rule lost", i, wl_format_name(fmt));
+                WL_CHECK(strcmp(wl_pattern_comments(q), wl_pattern_comments(p)) == 0,
+                         "round %d %s: comments '%s'", i, wl_format_name(fmt),
+                         wl_pattern_comments(q));
+            }
+            if (fmt == WL_FORMAT_RLE) { /* body lines stay within 70 characters */
+                size_t start = 0, longest = 0;
+                for (size_t j = 0; j <= len; j++)
+                    if (j == len || buf[j] == '\n') {
+                        if (buf[start] != '#' && buf[start] != 'x' && j - start > longest)
+                            longest = j - start;
+                        start = j + 1;
+                    }
+                WL_CHECK(longest <= 70, "RLE line of %zu characters", longest);
+            }
+            wl_pattern_free(q);
+            free(buf);
+        }
+        wl_pattern_free(p);
+    }
+}
+
+static void test_empty_and_repetitive(void) {
+    wl_pattern *p = wl_pattern_new();
+    for (size_t f = 0; f < sizeof all_formats / sizeof all_formats[0]; f++) {
+        char *buf;
+        size_t len;
+        WL_CHECK_OK(wl_pattern_write_mem(p, all_formats[f], 0, &buf, &len));
+        wl_pattern *q = NULL;
+        WL_CHECK_OK(wl_pattern_read_mem(buf, len, "empty", &q));
+        WL_CHECK(q && wl_pattern_population(q) == 0, "empty %s", wl_format_name(all_formats[f]));
+        wl_pattern_free(q);
+        free(buf);
+    }
+    /* 1024 x 1024 cells of blocks every 8 cells: the macrocell file stays tiny. */
+    for (int64_t y = 0; y < 1024; y += 8)
+        for (int64_t x = 0; x < 1024; x += 8) {
+            wl_pattern_set(p, x, y, 1);
+            wl_pattern_set(p, x + 1, y, 1);
+            wl_pattern_set(p, x, y + 1, 1);
+            wl_pattern_set(p, x + 1, y + 1, 1);
+        }
+    char *buf;
+    size_t len;
+    WL_CHECK_OK(wl_pattern_write_mem(p, WL_FORMAT_MACROCELL, 0, &buf, &len));
+    WL_CHECK(len < 400, "repetitive macrocell is %zu bytes", len);
+    wl_pattern *q = NULL;
+    WL_CHECK_OK(wl_pattern_read_mem(buf, len, "blocks.mc", &q));
+    WL_CHECK(q && wl_pattern_equal_cells(p, q), "blocks.mc round trip");
+    wl_pattern_free(q);
+    free(buf);
+    wl_pattern_free(p);
+}
+
+static void test_gzip(unsigned long long seed) {
+    uint64_t st = seed ^ 0x5555;
+    wl_pattern *p = random_pattern(&st, 1);
+    char *buf;
+    size_t len;
+    wl_status s = wl_pattern_write_mem(p, WL_FORMAT_RLE, 1, &buf, &len);
+    if (s == WL_ERR_UNAVAILABLE) {
+        printf("note: built without zlib; gzip round trip skipped (%s)\n", wl_last_error());
+        const char gz[] = "\x1f\x8b\x08\x00";
+        wl_pattern *q;
+        WL_CHECK(wl_pattern_read_mem(gz, 4, "x.rle.gz", &q) == WL_ERR_UNAVAILABLE, "no zlib");
+        wl_pattern_free(p);
+        return;
+    }
+    WL_CHECK_OK(s);
+    WL_CHECK(len >= 2 && (unsigned char)buf[0] == 0x1f && (unsigned char)buf[1] == 0x8b,
+             "gzip magic");
+    wl_pattern *q = NULL;
+    WL_CHECK_OK(wl_pattern_read_mem(buf, len, "x.rle.gz", &q));
+    WL_CHECK(q && wl_pattern_equal_cells(p, q), "gzip round trip");
+    wl_pattern_free(q);
+    /* Truncated gzip data is a clean error. */
+    WL_CHECK(wl_pattern_read_mem(buf, len / 2, "cut.rle.gz", &q) == WL_ERR_PARSE, "truncated: %s",
+             wl_last_error());
+    free(buf);
+    for (size_t f = 0; f < sizeof all_formats / sizeof all_formats[0]; f++) {
+        WL_CHECK_OK(wl_pattern_write_mem(p, all_formats[f], 1, &buf, &len));
+        WL_CHECK_OK(wl_pattern_read_mem(buf, len, "x.gz", &q));
+        int eq = all_formats[f] == WL_FORMAT_PLAINTEXT ? equal_translated(p, q)
+                                                       : wl_pattern_equal_cells(p, q);
+        WL_CHECK(q && eq, "gz %s", wl_format_name(all_formats[f]));
+        wl_pattern_free(q);
+        free(buf);
+    }
+    wl_pattern_free(p);
+}
+
+/* Number of entries in a directory other than . and .. */
+static int dir_entries(const char *dir) {
+    DIR *d = opendir(dir);
+    int n = 0;
+    if (!d) return -1;
+    for (struct dirent *e; (e = readdir(d));)
+        if (strcmp(e->d_name, ".") && strcmp(e->d_name, "..")) n++;
+    closedir(d);
+    return n;
+}
+
+static void test_files(unsigned long long seed) {
+    char dir[] = "/tmp/wl_test_io_dir_XXXXXX";
+    WL_CHECK(mkdtemp(dir) != NULL, "mkdtemp");
+    char path[256];
+    uint64_t st = seed ^ 0xabcdef;
+    wl_pattern *p = random_pattern(&st, 1);
+    static const struct {
+        const char *ext;
+        wl_format fmt;
+    } exts[] = {{"rle", WL_FORMAT_RLE},       {"cells", WL_FORMAT_PLAINTEXT},
+                {"lif", WL_FORMAT_LIFE106},   {"mc", WL_FORMAT_MACROCELL},
+                {"rle.gz", WL_FORMAT_RLE},    {"mc.gz", WL_FORMAT_MACROCELL}};
+    for (size_t i = 0; i < sizeof exts / sizeof exts[0]; i++) {
+        snprintf(path, sizeof path, "%s/p.%s", dir, exts[i].ext);
+        wl_status s = wl_pattern_write_file(p, path, WL_FORMAT_AUTO, -1);
+        if (s == WL_ERR_UNAVAILABLE) continue; /* .gz without zlib */
+        WL_CHECK(s == WL_OK, "write %s: %s", path, wl_last_error());
+        wl_pattern *q = NULL;
+        wl_format f;
+        WL_CHECK_OK(wl_pattern_read_file_ex(path, &q, &f));
+        WL_CHECK(f == exts[i].fmt, "%s read as %s", path, wl_format_name(f));
+        int eq = q && (exts[i].fmt == WL_FORMAT_PLAINTEXT ? equal_translated(p, q)
+                                                          : wl_pattern_equal_cells(p, q));
+        WL_CHECK(eq, "%s round trip", path);
+        wl_pattern_free(q);
+        /* Overwriting keeps the file whole and leaves no temporary file. */
+        WL_CHECK_OK(wl_pattern_write_file(p, path, exts[i].fmt, -1));
+        unlink(path);
+    }
+    WL_CHECK(dir_entries(dir) == 0, "files left in %s", dir);
+    /* Writing into a missing directory fails and leaves nothing behind. */
+    snprintf(path, sizeof path, "%s/missing/p.rle", dir);
+    WL_CHECK(wl_pattern_write_file(p, path, WL_FORMAT_AUTO, -1) != WL_OK, "missing dir");
+    WL_CHECK(strstr(wl_last_error(), "missing") != NULL, "message: %s", wl_last_error());
+    WL_CHECK(dir_entries(dir) == 0, "missing dir: files left");
+    /* Renaming onto a directory fails after the data was written: the temporary file is
+     * removed. */
+    snprintf(path, sizeof path, "%s/sub", dir);
+    mkdir(path, 0700);
+    WL_CHECK(wl_write_file_atomic(path, "abc", 3) == WL_ERR_IO, "rename onto a directory");
+    WL_CHECK(dir_entries(dir) == 1, "rename failure left %d entries", dir_entries(dir));
+    rmdir(path);
+    /* wl_read_file: contents, NUL terminator, missing files. */
+    snprintf(path, sizeof path, "%s/data", dir);
+    WL_CHECK_OK(wl_write_file_atomic(path, "hello\0world", 11));
+    char *data;
+    size_t len;
+    WL_CHECK_OK(wl_read_file(path, &data, &len));
+    WL_CHECK(len == 11 && memcmp(data, "hello\0world", 12) == 0, "read_file contents");
+    free(data);
+    struct stat sb;
+    mode_t mask = umask(022);
+    umask(mask);
+    WL_CHECK(stat(path, &sb) == 0 && (sb.st_mode & 0777) == (0666 & ~mask),
+             "new file has mode %o, want %o", (unsigned)(sb.st_mode & 0777),
+             (unsigned)(0666 & ~mask));
+    unlink(path);
+    snprintf(path, sizeof path, "%s/nothing.rle", dir);
+    WL_CHECK(wl_read_file(path, &data, &len) == WL_ERR_NOT_FOUND, "missing file");
+    wl_pattern *q;
+    WL_CHECK(wl_pattern_read_file(path, &q) == WL_ERR_NOT_FOUND, "missing pattern file");
+    WL_CHECK(strstr(wl_last_error(), "nothing.rle") != NULL, "%s", wl_last_error());
+    rmdir(dir);
+    wl_pattern_free(p);
+}
+
+static void test_format_names(void) {
+    int gz = -1;
+    WL_CHECK(wl_format_from_path("a/b.rle.gz", &gz) == WL_FORMAT_RLE && gz == 1, "rle.gz");
+    WL_CHECK(wl_format_from_path("X.CELLS", &gz) == WL_FORMAT_PLAINTEXT && gz == 0, "CELLS");
+    WL_CHECK(wl_format_from_path("x.mc", NULL) == WL_FORMAT_MACROCELL, "mc");
+    WL_CHECK(wl_format_from_path("x.lif", NULL) == WL_FORMAT_LIFE106, "lif");
+    WL_CHECK(wl_format_from_path("x.txt", NULL) == WL_FORMAT_AUTO, "txt");
+    wl_format f;
+    const char *names[] = {"rle", "cells", "plaintext", "life105", "life106", "lif", "mc",
+                           "macrocell"};
+    const wl_format want[] = {WL_FORMAT_RLE, WL_FORMAT_PLAINTEXT, WL_FORMAT_PLAINTEXT,
+                              WL_FORMAT_LIFE105, WL_FORMAT_LIFE106, WL_FORMAT_LIFE106,
+                              WL_FORMAT_MACROCELL, WL_FORMAT_MACROCELL};
+    for (size_t i = 0; i < sizeof names / sizeof names[0]; i++)
+        WL_CHECK(wl_format_parse(names[i], &f) == WL_OK && f == want[i], "%s", names[i]);
+    WL_CHECK(wl_format_parse("png", &f) == WL_ERR_INVALID, "png");
+    for (size_t i = 0; i < sizeof all_formats / sizeof all_formats[0]; i++) {
+        WL_CHECK(wl_format_parse(wl_format_name(all_formats[i]), &f) == WL_OK &&
+                     f == all_formats[i], "name of %d", (int)all_formats[i]);
+    }
+    char *buf;
+    size_t len;
+    wl_pattern *p = wl_pattern_new();
+    WL_CHECK(wl_pattern_write_mem(p, WL_FORMAT_AUTO, 0, &buf, &len) == WL_ERR_INVALID, "auto");
+    wl_pattern_free(p);
+}
+
+int main(void) {
+    unsigned long long seed = wl_test_seed();
+    const char *q = getenv("WL_TEST_QUICK");
+    int quick = q && *q && strcmp(q, "0") != 0;
+    test_format_names();
+    test_good();
+    test_bad();
+    test_deep_macrocell();
+    test_empty_and_repetitive();
+    test_round_trips(seed, quick);
+    test_gzip(seed);
+    test_files(seed);
+    return wl_test_finish("test_io");
+}
