@@ -82,8 +82,9 @@ static inline void hsum(const uint64_t *row, size_t i, uint64_t *s0, uint64_t *s
 }
 
 void cpu_gen_rows_bitsliced(const uint64_t *in, uint64_t *out, size_t pitch, size_t bw,
-                            size_t lo, size_t hi, const uint64_t *colmask,
+                            size_t lo, size_t hi, int wrap, const uint64_t *colmask,
                             const cpu_kernel_data *kd) {
+    (void)wrap; /* the driver refreshes the pads (cpu_tiler_config.wraps == 0) */
     const cpu_circuit *c = &kd->circ;
     if (c->life) {
         /* the same loop with the Life circuit inlined (next_state's branch is hoisted) */

@@ -179,6 +179,7 @@ static wl_status create(const wl_config *cfg, const char *kernel, void **out) {
     } else if (k == K_AVX512 || (k == K_BEST && have_avx512())) {
         tc.gen_rows = cpu_gen_rows_avx512;
         tc.vw = 8;
+        tc.wraps = 1;
     }
 #endif
     else {

@@ -67,27 +67,32 @@ typedef struct cpu_kernel_data {
 /* One generation of rows [lo, hi) of a tile buffer: out row r from in rows r-1, r, r+1.
  * Rows are `pitch` words apart; row r's data starts at buf + r * pitch (pads before and
  * after, see above); bw data words per row (a multiple of the kernel's vector width).
- * colmask (may be NULL) is ANDed into every output word (bounded edges). */
+ * colmask (may be NULL) is ANDed into every output word (bounded edges).  wrap != 0 (band
+ * mode on a torus): the row is circular; kernels declared `wraps` in cpu_tiler_config
+ * handle it themselves, for the others the driver copies the edge words into the pads
+ * before each generation and they may ignore the flag. */
 typedef void (*cpu_gen_rows_fn)(const uint64_t *in, uint64_t *out, size_t pitch, size_t bw,
-                                size_t lo, size_t hi, const uint64_t *colmask,
+                                size_t lo, size_t hi, int wrap, const uint64_t *colmask,
                                 const cpu_kernel_data *kd);
 
 void cpu_gen_rows_bitsliced(const uint64_t *in, uint64_t *out, size_t pitch, size_t bw,
-                            size_t lo, size_t hi, const uint64_t *colmask,
+                            size_t lo, size_t hi, int wrap, const uint64_t *colmask,
                             const cpu_kernel_data *kd);
 void cpu_gen_rows_lut6x3(const uint64_t *in, uint64_t *out, size_t pitch, size_t bw,
-                         size_t lo, size_t hi, const uint64_t *colmask,
+                         size_t lo, size_t hi, int wrap, const uint64_t *colmask,
                          const cpu_kernel_data *kd);
 void cpu_gen_rows_lut4x4(const uint64_t *in, uint64_t *out, size_t pitch, size_t bw,
-                         size_t lo, size_t hi, const uint64_t *colmask,
+                         size_t lo, size_t hi, int wrap, const uint64_t *colmask,
                          const cpu_kernel_data *kd);
 /* SIMD versions (simd_avx2.c, simd_avx512.c), only called when the CPU has the features. */
 void cpu_gen_rows_avx2(const uint64_t *in, uint64_t *out, size_t pitch, size_t bw,
-                       size_t lo, size_t hi, const uint64_t *colmask,
+                       size_t lo, size_t hi, int wrap, const uint64_t *colmask,
                        const cpu_kernel_data *kd);
 void cpu_gen_rows_avx512(const uint64_t *in, uint64_t *out, size_t pitch, size_t bw,
-                         size_t lo, size_t hi, const uint64_t *colmask,
+                         size_t lo, size_t hi, int wrap, const uint64_t *colmask,
                          const cpu_kernel_data *kd);
+/* Returns 1 if cpu_gen_rows_avx512 will use AVX-512 VBMI2 funnel shifts on this CPU. */
+int cpu_avx512_uses_vbmi2(void);
 /* Builds the lookup tables of lut.c for a rule (malloc'd; NULL + error on failure). */
 uint8_t *cpu_lut6x3_build(const wl_rule *r);
 uint8_t *cpu_lut4x4_build(const wl_rule *r);
@@ -102,6 +107,7 @@ typedef struct cpu_tiler_config {
     cpu_gen_rows_fn gen_rows;
     const cpu_kernel_data *kd;
     unsigned vw;       /* vector width of gen_rows in words (1, 4 or 8) */
+    int wraps;         /* gen_rows handles wrap itself (no pad refresh needed) */
     unsigned depth;    /* generations per pass (1..64) */
     size_t cache_bytes; /* budget for one thread's two tile buffers */
     cpu_pool *pool;    /* threads (may be a pool of 1) */

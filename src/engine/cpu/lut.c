@@ -72,8 +72,9 @@ static inline u128 window(const uint64_t *row, size_t i) {
 }
 
 void cpu_gen_rows_lut6x3(const uint64_t *in, uint64_t *out, size_t pitch, size_t bw,
-                         size_t lo, size_t hi, const uint64_t *colmask,
+                         size_t lo, size_t hi, int wrap, const uint64_t *colmask,
                          const cpu_kernel_data *kd) {
+    (void)wrap; /* the driver refreshes the pads (cpu_tiler_config.wraps == 0) */
     const uint8_t *t = kd->lut6x3;
     for (size_t r = lo; r < hi; r++) {
         const uint64_t *a = in + (r - 1) * pitch, *b = in + r * pitch, *c = in + (r + 1) * pitch;
@@ -92,8 +93,9 @@ void cpu_gen_rows_lut6x3(const uint64_t *in, uint64_t *out, size_t pitch, size_t
 }
 
 void cpu_gen_rows_lut4x4(const uint64_t *in, uint64_t *out, size_t pitch, size_t bw,
-                         size_t lo, size_t hi, const uint64_t *colmask,
+                         size_t lo, size_t hi, int wrap, const uint64_t *colmask,
                          const cpu_kernel_data *kd) {
+    (void)wrap; /* the driver refreshes the pads (cpu_tiler_config.wraps == 0) */
     const uint8_t *t = kd->lut4x4;
     for (size_t r = lo; r < hi; r += 2) {
         int pair = r + 1 < hi;

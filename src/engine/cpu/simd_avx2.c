@@ -31,8 +31,9 @@ static inline void hsum(const uint64_t *row, size_t i, V *s0, V *s1) {
 }
 
 void cpu_gen_rows_avx2(const uint64_t *in, uint64_t *out, size_t pitch, size_t bw,
-                       size_t lo, size_t hi, const uint64_t *colmask,
+                       size_t lo, size_t hi, int wrap, const uint64_t *colmask,
                        const cpu_kernel_data *kd) {
+    (void)wrap; /* the driver refreshes the pads (cpu_tiler_config.wraps == 0) */
     const cpu_circuit *cc = &kd->circ;
     V p0[5], q0[5], p1[5], q1[5];
     int act[5], nact = 0;

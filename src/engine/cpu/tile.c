@@ -234,14 +234,14 @@ static void run_tile(cpu_tiler *t, int tid, size_t tile) {
     uint64_t *in = a, *out = b;
     for (unsigned s = 1; s <= g; s++) {
         size_t lo = s > jlo ? s : jlo, hi = R - s < jhi ? R - s : jhi;
-        if (wrap) {
+        if (wrap && !c->wraps) {
             for (size_t j = lo - 1; j <= hi; j++) {
                 uint64_t *row = in + j * pitch;
                 row[-1] = row[bw - 1];
                 row[bw] = row[0];
             }
         }
-        if (lo < hi) c->gen_rows(in, out, pitch, bw, lo, hi, cm, c->kd);
+        if (lo < hi) c->gen_rows(in, out, pitch, bw, lo, hi, wrap, cm, c->kd);
         uint64_t *tmp = in;
         in = out;
         out = tmp;
