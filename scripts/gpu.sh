@@ -1,0 +1,103 @@
+#!/usr/bin/env bash
+# gpu.sh - the one script for the GPU machine: builds warplife with CUDA (Release, sm_90),
+# runs the CUDA engine's tests against the reference engine, then the GPU benchmarks, and
+# writes every log under $OUT (default ./gpu-out).  The last thing it prints is a short
+# summary table.
+#
+# usage: scripts/gpu.sh [all|test|bench|quick]   (default all)
+#   test   build + test_engines --gpu (every cuda kernel vs ref, cell by cell)
+#   bench  build + benchmarks
+#   quick  build + test + the 65536^2 lop3 benchmark only
+# WL_GPU_QUICK_TEST=1 runs test_engines --quick.
+# Environment: WL_GPU_JOBS (build jobs, default 16), WL_GPU_BUILD (build dir).
+set -u
+MODE=${1:-all}
+OUT=${OUT:-$PWD/gpu-out}
+mkdir -p "$OUT"
+ROOT=$(cd "$(dirname "$0")/.." && pwd)
+BUILD=${WL_GPU_BUILD:-$ROOT/build-gpu}
+JOBS=${WL_GPU_JOBS:-16}
+SUMMARY=$(mktemp)
+: >"$OUT/bench.txt"
+note() { echo "$*" | tee -a "$SUMMARY"; }
+
+note "device: $(nvidia-smi --query-gpu=name,memory.total,clocks.max.sm,driver_version --format=csv,noheader 2>&1 | head -1); $(nvcc --version 2>&1 | tail -1)"
+
+# ---- build ----------------------------------------------------------------------------
+t0=$(date +%s)
+if ! { cmake -S "$ROOT" -B "$BUILD" -DCMAKE_BUILD_TYPE=Release -DWL_ENABLE_CUDA=ON \
+         -DWL_ENABLE_OPENCL=OFF -DWL_ENABLE_MPI=OFF -DWL_ENABLE_VIEWER=OFF &&
+       cmake --build "$BUILD" -j"$JOBS" --target warplife test_engines; } >"$OUT/build.log" 2>&1; then
+  tail -40 "$OUT/build.log"
+  note "BUILD FAILED (see build.log)"
+  exit 1
+fi
+note "build: ok in $(( $(date +%s) - t0 )) s"
+WL=$BUILD/apps/cli/warplife
+[ -x "$WL" ] || WL=$(find "$BUILD" -name warplife -type f -perm -u+x | head -1)
+TE=$(find "$BUILD" -name test_engines -type f -perm -u+x | head -1)
+
+# ---- instruction mix of the lop3 kernel (Life specialisation) ----------------------------
+LIB=$(find "$BUILD" -name libwlcuda.a | head -1)
+if command -v cuobjdump >/dev/null && [ -n "$LIB" ]; then
+  cuobjdump -sass "$LIB" 2>&1 | awk '/Function : .*k_lop3_life/{f=1} /Function :/{if(!/k_lop3_life/)f=0} f' >"$OUT/sass_life.txt"
+  cat "$OUT/sass_life.txt" |
+    grep -oE '^ +/\*[0-9a-f]{4}\*/ +[A-Z0-9_.]+' | awk '{sub(/\..*/,"",$2); n[$2]++; t++}
+    END{printf "lop3 life SASS: %d instr;", t; for(k in n) if(n[k]>t/50) printf " %s %d", k, n[k]; print ""}' |
+    tee -a "$SUMMARY"
+fi
+
+# ---- tests ----------------------------------------------------------------------------
+if [ "$MODE" = all ] || [ "$MODE" = test ] || [ "$MODE" = quick ]; then
+  t0=$(date +%s)
+  targs="--gpu -e cuda"
+  [ -n "${WL_GPU_QUICK_TEST:-}" ] && targs="$targs --quick"
+  (cd "$ROOT/tests" && timeout 300 "$TE" $targs) >"$OUT/test.log" 2>&1
+  rc=$?
+  grep -E "failed|FAIL|mismatch" "$OUT/test.log" | head -20
+  note "test_engines $targs: rc=$rc in $(( $(date +%s) - t0 )) s: $(grep -E '^test_engines: [0-9]+ passed' "$OUT/test.log" | tail -1)"
+  grep -c "^skipped" "$OUT/test.log" | sed 's/^/  skip notes: /' | tee -a "$SUMMARY"
+fi
+
+# ---- benchmarks -----------------------------------------------------------------------
+bench() { # bench LOGNAME ARGS...: runs warplife bench, keeps the table lines
+  local log=$OUT/$1
+  shift
+  echo "== warplife bench $*" >>"$log"
+  timeout 240 "$WL" bench "$@" >>"$log" 2>>"$OUT/bench_stderr.log"
+  echo "rc=$?" >>"$log"
+}
+if [ "$MODE" = all ] || [ "$MODE" = bench ] || [ "$MODE" = quick ]; then
+  B=65536x65536
+  bench bench.txt --engine cuda --kernel lop3 --size $B --generations 1024 --runs 5 --torus
+  bench bench.txt --engine cuda --kernel lop3 --size $B --generations 1024 --runs 5 --bounded
+  if [ "$MODE" != quick ]; then
+    bench bench.txt --engine cuda --kernel bitcount,lut6x3,patch16 --size $B --generations 256 --runs 3 --torus
+    bench bench.txt --engine cuda --kernel bitcount,lut6x3,patch16 --size $B --generations 256 --runs 3 --bounded
+    bench bench.txt --engine cuda --kernel lut4x4,lut4x4-64,shared,stride,naive --size $B --generations 16 --runs 3 --torus
+    # odd sizes (not multiples of 32) and a smaller grid
+    bench bench.txt --engine cuda --kernel lop3,bitcount --size 65519x65521 --generations 1024 --runs 3 --torus
+    bench bench.txt --engine cuda --kernel lop3,bitcount --size 65519x65521 --generations 1024 --runs 3 --bounded
+    bench bench.txt --engine cuda --size 16384x16384 --time 0.3 --runs 3 --torus --verify
+    # other outer-totalistic rules (compiled-in specialisations, and the run-time evaluator)
+    for r in B36/S23 B3678/S34678 B2/S B368/S245 B34/S34 B3/S238; do
+      bench bench.txt --engine cuda --kernel lop3 --rule $r --size $B --generations 1024 --runs 3 --torus
+    done
+    # a non-totalistic rule: best falls back to lut6x3
+    bench bench.txt --engine cuda --kernel best --rule B2-a/S12 --size $B --generations 128 --runs 3 --torus
+    # 80% of GPU memory in two bit-packed buffers (square grid, side a multiple of 1024)
+    mem_mib=$(nvidia-smi --query-gpu=memory.total --format=csv,noheader,nounits | head -1)
+    side=$(awk -v m="$mem_mib" 'BEGIN{c=0.8*m*1048576*8/2; s=int(sqrt(c)/1024)*1024; print s}')
+    bench bench.txt --engine cuda --kernel lop3 --size ${side}x${side} --generations 64 --runs 2 --torus
+  fi
+fi
+
+# ---- summary (last) ---------------------------------------------------------------------
+{
+  echo
+  echo "== summary ($(date -u +%FT%TZ))"
+  cat "$SUMMARY"
+  grep -E "^(==|cuda|rc=[1-9])" "$OUT/bench.txt" | sed 's/^== warplife bench /# /' 
+  grep -iE "error|fail|wrong" "$OUT/bench_stderr.log" 2>/dev/null | head -10
+} | tee "$OUT/final.txt"
+rm -f "$SUMMARY"
