@@ -22,10 +22,12 @@
  * AVX-512, a kernel that does not take the rule) are counted as skipped, with the reason
  * printed once, never as passed.
  *
- * Usage: test_engines [--quick] [--cpu | --gpu] [-e engine[,engine]] [-k kernel[,...]]
- *                     [-r rule[,...]]   (options repeatable; WL_TEST_QUICK=1 = --quick)
+ * Usage: test_engines [--quick] [--cpu | --gpu] [--perf] [-e engine[,engine]]
+ *                     [-k kernel[,...]] [-r rule[,...]]
+ *                     (options repeatable; WL_TEST_QUICK=1 = --quick)
  *   --cpu   every engine except the device engines (cuda, opencl)
  *   --gpu   only the device engines; prints "skipped: no device" and passes if none is usable
+ *   --perf  instead of testing, prints each engine/kernel's speed per rule on a torus
  *   -r      matches a rule's label (life, highlife, seeds, daynight, hensel1, hensel2,
  *           map, b0, map-b0) or its text
  */
@@ -59,7 +61,7 @@ static int filter_match(const filter *f, const char *a, const char *b) {
 }
 
 static filter f_engine, f_kernel, f_rule;
-static int opt_quick, opt_cpu, opt_gpu;
+static int opt_quick, opt_cpu, opt_gpu, opt_perf;
 
 static int is_device_engine(const char *name) {
     return strcmp(name, "cuda") == 0 || strcmp(name, "opencl") == 0;
@@ -465,7 +467,7 @@ static size_t select_engines(engine_sel *sel) {
     size_t n = 0;
     for (size_t i = 0; i < wl_engine_count() && n < MAX_ENGINES; i++) {
         const char *name = wl_engine_name(i);
-        if (strcmp(name, "ref") == 0) continue;
+        if (strcmp(name, "ref") == 0 && !opt_perf) continue; /* the oracle itself */
         if (!filter_match(&f_engine, name, NULL)) continue;
         if (opt_gpu && !is_device_engine(name)) continue;
         if (opt_cpu && is_device_engine(name)) continue;
@@ -583,8 +585,50 @@ static void test_plane_engines(const engine_sel *sel, size_t n_sel, uint64_t see
     }
 }
 
+/* --perf: times each selected engine and kernel on one random soup per rule (a torus of
+ * PERF_SIZE^2 cells, PERF_GENS generations, after a one-generation warm-up) and prints the
+ * cell updates per second.  It checks nothing beyond the step succeeding: speed lives in
+ * benchmarks (docs/BENCHMARKS.md), this is a quick look. */
+#define PERF_SIZE 2048
+#define PERF_GENS 100
+
+static void perf_engines(const engine_sel *sel, size_t n_sel, uint64_t seed) {
+    wl_pattern *soup = make_soup(PERF_SIZE, PERF_SIZE, seed);
+    if (!soup) return;
+    for (size_t ri = 0; ri < N_RULES; ri++) {
+        const rule_case *rc = &rules[ri];
+        if (!rc->usable || !filter_match(&f_rule, rc->label, rc->text)) continue;
+        for (size_t ei = 0; ei < n_sel; ei++) {
+            if (!(sel[ei].ops->caps & WL_CAP_TORUS)) continue;
+            for (size_t k = 0; k < sel[ei].n_kernels; k++) {
+                wl_universe *u;
+                const char *kn = sel[ei].kernels[k];
+                if (make_universe(sel[ei].ops->name, kn, WL_TOPOLOGY_TORUS, PERF_SIZE,
+                                  PERF_SIZE, &rc->rule, &u) != WL_OK) {
+                    printf("perf %-10s %-16s %-9s skipped: %s\n", sel[ei].ops->name, kn,
+                           rc->label, wl_last_error());
+                    continue;
+                }
+                wl_status s = wl_universe_load(u, soup, NULL);
+                if (!s) s = wl_universe_step(u, 1);
+                double t0 = now();
+                if (!s) s = wl_universe_step(u, PERF_GENS);
+                wl_bigint pop; /* population forces device engines to finish */
+                if (!s) s = wl_universe_population(u, &pop);
+                double dt = now() - t0;
+                WL_CHECK(s == WL_OK, "perf %s/%s: %s", sel[ei].ops->name, kn, wl_last_error());
+                if (!s)
+                    printf("perf %-10s %-16s %-9s %8.3f Gcell/s\n", sel[ei].ops->name, kn,
+                           rc->label, (double)PERF_SIZE * PERF_SIZE * PERF_GENS / dt / 1e9);
+                wl_universe_free(u);
+            }
+        }
+    }
+    wl_pattern_free(soup);
+}
+
 static void usage(void) {
-    fprintf(stderr, "usage: test_engines [--quick] [--cpu|--gpu] [-e engine,...] "
+    fprintf(stderr, "usage: test_engines [--quick] [--cpu|--gpu] [--perf] [-e engine,...] "
                     "[-k kernel,...] [-r rule,...]\n");
 }
 
@@ -594,6 +638,7 @@ int main(int argc, char **argv) {
         if (strcmp(a, "--quick") == 0) opt_quick = 1;
         else if (strcmp(a, "--cpu") == 0) opt_cpu = 1;
         else if (strcmp(a, "--gpu") == 0) opt_gpu = 1;
+        else if (strcmp(a, "--perf") == 0) opt_perf = 1;
         else if ((strcmp(a, "-e") == 0 || strcmp(a, "-k") == 0 || strcmp(a, "-r") == 0) &&
                  i + 1 < argc) {
             filter *f = a[1] == 'e' ? &f_engine : a[1] == 'k' ? &f_kernel : &f_rule;
@@ -609,7 +654,7 @@ int main(int argc, char **argv) {
     setup_rules(seed);
     double t0 = now();
 
-    if (!opt_gpu && filter_match(&f_engine, "ref", NULL)) test_ref_vs_naive(seed);
+    if (!opt_gpu && !opt_perf && filter_match(&f_engine, "ref", NULL)) test_ref_vs_naive(seed);
 
     engine_sel sel[MAX_ENGINES];
     size_t n_sel = select_engines(sel);
@@ -618,6 +663,10 @@ int main(int argc, char **argv) {
         return wl_test_finish("test_engines");
     }
     if (n_sel == 0) printf("notice: no engine other than ref selected or usable\n");
+    if (opt_perf) {
+        perf_engines(sel, n_sel, seed);
+        return wl_test_finish("test_engines");
+    }
     test_grid_engines(sel, n_sel, seed);
     test_plane_engines(sel, n_sel, seed);
 
