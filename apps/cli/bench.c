@@ -219,12 +219,13 @@ static int bench_one(const options *o, const char *engine, const char *kernel, r
     double secs = 0;
     uint64_t gens = o->gens;
     /* warm-up (and calibration when no generation count was given) */
+    if (!s) s = timed(u, 1, &secs); /* first touch of buffers, JIT of device code */
     if (!s) {
         uint64_t g = 1;
         for (;;) {
             s = timed(u, g, &secs);
-            if (s || o->gens || secs >= 0.05 * o->time_budget || g >= ((uint64_t)1 << 40)) break;
-            g *= secs < 0.005 * o->time_budget ? 8 : 2;
+            if (s || o->gens || secs >= 0.1 * o->time_budget || g >= ((uint64_t)1 << 40)) break;
+            g *= secs < 0.01 * o->time_budget ? 8 : 2;
         }
         if (!o->gens) {
             double per = secs / (double)g;

@@ -14,7 +14,8 @@
  *   avx2       bitsliced on 256-bit vectors (simd_avx2.c)
  *   avx512     bitsliced on 512-bit vectors with vpternlogq (simd_avx512.c)
  * All but best and byte-omp use one thread and one generation per pass, so that each
- * measures its own technique.  Rules that are not outer-totalistic run nibble, bitsliced,
+ * measures its own technique.  best and byte-omp use cfg->threads threads (0 = all
+ * cores), but at most one per MIN_CELLS_PER_THREAD cells.  Rules that are not outer-totalistic run nibble, bitsliced,
  * avx2, avx512 and best through the lut4x4 tables (same threads and blocking), and say so
  * on stderr when cfg->verbose is set.
  *
@@ -29,6 +30,7 @@
 
 #define BEST_DEPTH 16                 /* generations per pass of `best` */
 #define TILE_CACHE_BYTES (384u << 10) /* one thread's two tile buffers: part of a 1 MiB L2 */
+#define MIN_CELLS_PER_THREAD 16384u   /* smaller universes use fewer threads */
 
 enum kernel_id { K_BEST, K_BYTE, K_BYTE_OMP, K_LUT6X3, K_LUT4X4, K_NIBBLE, K_BITSLICED,
                  K_AVX2, K_AVX512 };
@@ -112,6 +114,11 @@ static wl_status create(const wl_config *cfg, const char *kernel, void **out) {
     c->torus = cfg->topology == WL_TOPOLOGY_TORUS;
     c->S = (size_t)((c->w + 63) / 64);
     int threads = cfg->threads > 0 ? cfg->threads : wl_cpu_count();
+    /* a thread per MIN_CELLS_PER_THREAD cells at most: waking threads costs more than
+     * stepping a tiny universe */
+    uint64_t max_threads = (cfg->width * cfg->height + MIN_CELLS_PER_THREAD - 1) / MIN_CELLS_PER_THREAD;
+    if (cfg->width > UINT64_MAX / cfg->height) max_threads = (uint64_t)threads;
+    if ((uint64_t)threads > max_threads) threads = (int)max_threads;
     int parallel = k == K_BEST || k == K_BYTE_OMP;
     wl_status s = WL_OK;
     c->pool = cpu_pool_create(parallel ? threads : 1);

@@ -212,7 +212,11 @@ static void run_tile(cpu_tiler *t, int tid, size_t tile) {
         if (t->band) {
             memcpy(row, srow, t->S * 8);
         } else {
-            for (size_t i = 0; i < bw; i++) row[i] = fetch64(t, srow, xcol + 64 * (int64_t)i);
+            for (size_t i = 0; i < bw; i++) {
+                int64_t x = xcol + 64 * (int64_t)i;
+                row[i] = x >= 0 && (uint64_t)x + 64 <= c->w ? extract(srow, (uint64_t)x, 64)
+                                                           : fetch64(t, srow, x);
+            }
         }
     }
     /* column mask for bounded general tiles that reach past the grid's edges */
