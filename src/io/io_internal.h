@@ -103,7 +103,29 @@ void wl_io_write_comments(const wl_pattern *p, const char *prefix, wl_iobuf *out
 
 /* Scans a row bitmap of n bits for the next live (dead) cell at or after `from`; returns
  * n if there is none. */
-uint64_t wl_io_next_one(const uint64_t *w, uint64_t n, uint64_t from);
-uint64_t wl_io_next_zero(const uint64_t *w, uint64_t n, uint64_t from);
+static inline uint64_t wl_io_next_one(const uint64_t *w, uint64_t n, uint64_t from) {
+    if (from >= n) return n;
+    uint64_t i = from / 64, nw = (n + 63) / 64;
+    uint64_t v = w[i] & (~(uint64_t)0 << (from % 64));
+    while (!v) {
+        if (++i >= nw) return n;
+        v = w[i];
+    }
+    uint64_t r = i * 64 + (uint64_t)__builtin_ctzll(v);
+    return r < n ? r : n;
+}
+
+static inline uint64_t wl_io_next_zero(const uint64_t *w, uint64_t n, uint64_t from) {
+    if (from >= n) return n;
+    uint64_t i = from / 64, nw = (n + 63) / 64;
+    uint64_t v = ~w[i] & (~(uint64_t)0 << (from % 64));
+    while (!v) {
+        if (++i >= nw) return n;
+        v = ~w[i];
+    }
+    uint64_t r = i * 64 + (uint64_t)__builtin_ctzll(v);
+    return r < n ? r : n;
+}
+
 
 #endif /* WL_IO_INTERNAL_H */

@@ -1,7 +1,7 @@
 /*
  * ioutil.c - helpers shared by the pattern-file readers and writers: the growable output
- * buffer, parse-error messages with file:line:col, comment collection, and bit scanning
- * over row bitmaps (bit i of word i/64 is column i, as wl_pattern_get_row returns rows).
+ * buffer, parse-error messages with file:line:col, and comment collection (bit scanning
+ * over row bitmaps is inline in io_internal.h).
  */
 #include "io_internal.h"
 
@@ -159,28 +159,4 @@ void wl_io_write_comments(const wl_pattern *p, const char *prefix, wl_iobuf *out
         c += n;
         if (*c == '\n') c++;
     }
-}
-
-uint64_t wl_io_next_one(const uint64_t *w, uint64_t n, uint64_t from) {
-    if (from >= n) return n;
-    uint64_t i = from / 64, nw = (n + 63) / 64;
-    uint64_t v = w[i] & (~(uint64_t)0 << (from % 64));
-    while (!v) {
-        if (++i >= nw) return n;
-        v = w[i];
-    }
-    uint64_t r = i * 64 + (uint64_t)__builtin_ctzll(v);
-    return r < n ? r : n;
-}
-
-uint64_t wl_io_next_zero(const uint64_t *w, uint64_t n, uint64_t from) {
-    if (from >= n) return n;
-    uint64_t i = from / 64, nw = (n + 63) / 64;
-    uint64_t v = ~w[i] & (~(uint64_t)0 << (from % 64));
-    while (!v) {
-        if (++i >= nw) return n;
-        v = ~w[i];
-    }
-    uint64_t r = i * 64 + (uint64_t)__builtin_ctzll(v);
-    return r < n ? r : n;
 }

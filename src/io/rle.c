@@ -69,8 +69,9 @@ static wl_status parse_cxrle(rle_state *st, size_t pos, size_t end, size_t line,
                 (i++, !wl_io_parse_i64(st->s, end, &i, &y, &ovf)))
                 return wl_io_error_at(ovf ? WL_ERR_TOO_BIG : WL_ERR_PARSE, st->name, line,
                                       i - line_start + 1, "expected Pos=<x>,<y> with integers");
-            if (x < -(int64_t)RLE_COORD_LIMIT || x > (int64_t)RLE_COORD_LIMIT ||
-                y < -(int64_t)RLE_COORD_LIMIT || y > (int64_t)RLE_COORD_LIMIT)
+            /* Half the body's range, so that position + offset never overflows. */
+            if (x < -(int64_t)(RLE_COORD_LIMIT / 2) || x > (int64_t)(RLE_COORD_LIMIT / 2) ||
+                y < -(int64_t)(RLE_COORD_LIMIT / 2) || y > (int64_t)(RLE_COORD_LIMIT / 2))
                 return wl_io_error_at(WL_ERR_TOO_BIG, st->name, line, pos - line_start + 1,
                                       "position out of range");
             if (allow_pos) {
@@ -171,8 +172,8 @@ static wl_status parse_header(rle_state *st, size_t pos, size_t n, size_t line, 
 /* Reserves storage for a declared size, or refuses one that cannot fit. */
 static wl_status reserve_declared(rle_state *st, uint64_t w, uint64_t h, size_t line) {
     if (!w || !h) return WL_OK;
-    uint64_t maxbits = wl_pattern_max_bytes() * 8;
-    if (w > RLE_COORD_LIMIT || h > RLE_COORD_LIMIT || w > maxbits / h)
+    if (w > RLE_COORD_LIMIT || h > RLE_COORD_LIMIT ||
+        (w + 63) / 64 * 8 > wl_pattern_max_bytes() / h)
         return wl_io_error_at(WL_ERR_TOO_BIG, st->name, line, 1,
                               "declared size x = %llu, y = %llu is larger than memory allows",
                               (unsigned long long)w, (unsigned long long)h);
@@ -183,6 +184,19 @@ static wl_status reserve_declared(rle_state *st, uint64_t w, uint64_t h, size_t 
     wl_status s = wl_pattern_reserve(st->p, &r);
     if (s) wl_error_prefix("%s:%zu:1", st->name, line);
     return s;
+}
+
+/* Sets bits [a, a + n) of a row (n >= 1). */
+static inline void or_run(uint64_t *row, uint64_t a, uint64_t n) {
+    uint64_t b = a + n - 1, wa = a / 64, wb = b / 64;
+    uint64_t ma = ~(uint64_t)0 << (a % 64), mb = ~(uint64_t)0 >> (63 - b % 64);
+    if (wa == wb) {
+        row[wa] |= ma & mb;
+        return;
+    }
+    row[wa] |= ma;
+    for (uint64_t i = wa + 1; i < wb; i++) row[i] = ~(uint64_t)0;
+    row[wb] |= mb;
 }
 
 /* Parses the body from s[pos]; line / line_start locate s[pos] for messages. */
@@ -232,11 +246,19 @@ static wl_status parse_body(rle_state *st, size_t pos, size_t line, size_t line_
                     return wl_io_error_at(WL_ERR_TOO_BIG, st->name, line, pos - line_start + 1,
                                           "pattern too wide");
                 if (c == 'o' || c == 'A') {
-                    wl_status e = wl_pattern_set_run(st->p, st->px + (int64_t)x,
-                                                     st->py + (int64_t)y, n);
-                    if (e) {
-                        wl_error_prefix("%s:%zu:%zu", st->name, line, pos - line_start + 1);
-                        return e;
+                    wl_pattern *p = st->p;
+                    int64_t ax = st->px + (int64_t)x, ay = st->py + (int64_t)y;
+                    if (p->w && ay >= p->y0 && (uint64_t)(ay - p->y0) < p->h && ax >= p->x0 &&
+                        (uint64_t)(ax - p->x0) + n <= p->w) {
+                        /* Fast path: inside the reserved storage, set the bits here. */
+                        or_run(p->bits + (size_t)(ay - p->y0) * p->stride,
+                               (uint64_t)(ax - p->x0), n);
+                    } else {
+                        wl_status e = wl_pattern_set_run(p, ax, ay, n);
+                        if (e) {
+                            wl_error_prefix("%s:%zu:%zu", st->name, line, pos - line_start + 1);
+                            return e;
+                        }
                     }
                 }
                 x += n;
@@ -339,21 +361,43 @@ done:
 
 /* ---- writer ------------------------------------------------------------------------ */
 
+/* The writer's cursor: tokens go straight into the buffer's memory, with room checked
+ * once per token (RLE_TOKEN_MAX bytes) rather than through the buffer functions. */
+#define RLE_TOKEN_MAX 48
 typedef struct rle_out {
     wl_iobuf *b;
+    char *q, *end;
     size_t line_len;
 } rle_out;
 
+static int out_room(rle_out *o) {
+    if (o->q) o->b->len = (size_t)(o->q - o->b->p); /* NULL before the first call */
+    if (!wl_iobuf_reserve(o->b, 1 << 16)) return 0;
+    o->q = o->b->p + o->b->len;
+    o->end = o->b->p + o->b->cap;
+    return 1;
+}
+
 /* Emits "<n><tag>" (no count when n == 1), breaking lines at RLE_LINE_MAX. */
-static void emit(rle_out *o, uint64_t n, char tag) {
+static inline void emit(rle_out *o, uint64_t n, char tag) {
+    if (o->end - o->q < RLE_TOKEN_MAX && !out_room(o)) return;
     char tok[24];
-    int k = n > 1 ? wl_u64_digits(n, tok) : 0;
+    int k;
+    if (n == 1) {
+        k = 0;
+    } else if (n < 10) {
+        tok[0] = (char)('0' + n);
+        k = 1;
+    } else {
+        k = wl_u64_digits(n, tok);
+    }
     tok[k++] = tag;
     if (o->line_len + (size_t)k > RLE_LINE_MAX) {
-        wl_iobuf_putc(o->b, '\n');
+        *o->q++ = '\n';
         o->line_len = 0;
     }
-    wl_iobuf_write(o->b, tok, (size_t)k);
+    memcpy(o->q, tok, (size_t)k);
+    o->q += k;
     o->line_len += (size_t)k;
 }
 
@@ -378,7 +422,8 @@ wl_status wl_rle_write(const wl_pattern *p, wl_iobuf *out) {
     wl_iobuf_puts(out, ", rule = ");
     wl_iobuf_puts(out, rule);
     wl_iobuf_putc(out, '\n');
-    rle_out o = {out, 0};
+    rle_out o = {out, NULL, NULL, 0};
+    if (!out_room(&o)) return wl_error(WL_ERR_NOMEM, "out of memory writing RLE");
     if (any) {
         size_t nw = (size_t)((r.w + 63) / 64);
         uint64_t *row = wl_malloc(nw * sizeof(uint64_t));
@@ -405,6 +450,7 @@ wl_status wl_rle_write(const wl_pattern *p, wl_iobuf *out) {
         free(row);
     }
     emit(&o, 1, '!');
+    if (!out->failed) out->len = (size_t)(o.q - out->p);
     wl_iobuf_putc(out, '\n');
     if (out->failed) return wl_error(WL_ERR_NOMEM, "out of memory writing RLE");
     return WL_OK;
