@@ -198,8 +198,10 @@ static wl_status gunzip(const void *data, size_t len, const char *name, char **o
 static wl_status gzip_buf(wl_iobuf *b) {
     z_stream z;
     memset(&z, 0, sizeof z);
-    /* 15 + 16: a gzip (not zlib) wrapper; level 6 is zlib's default speed/size balance. */
-    if (deflateInit2(&z, 6, Z_DEFLATED, 15 + 16, 8, Z_DEFAULT_STRATEGY) != Z_OK)
+    /* 15 + 16: a gzip (not zlib) wrapper.  Level 1: on RLE of random soups it is about 9x
+     * faster than zlib's default level 6 for files about 25% larger (10 MB of RLE: 0.28 s
+     * and 3.5 MB against 2.5 s and 2.8 MB), and speed is what this project is about. */
+    if (deflateInit2(&z, 1, Z_DEFLATED, 15 + 16, 8, Z_DEFAULT_STRATEGY) != Z_OK)
         return wl_error(WL_ERR_NOMEM, "cannot start zlib");
     wl_iobuf out = {0};
     const unsigned char *in = (const unsigned char *)b->p;
