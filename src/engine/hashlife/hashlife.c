@@ -56,9 +56,9 @@
 
 #define HL_MIN_ROOT_LEVEL 6        /* the central-quarter test needs great-grandchildren */
 #define HL_POLL_INTERVAL 4096      /* non-memoised results between two calls of cfg->poll */
-#define HL_BYTES_PER_NODE 34       /* node 20 + level 1 + rexp 1 + hash slots (2-4 x 4) */
+#define HL_BYTES_PER_NODE 36       /* node 24 + hash slots (2 to 4 x 4 bytes), on average */
 #define HL_DEFAULT_CAP_BYTES (8ull << 30) /* default memory cap: min(this, RAM / 2) */
-#define HL_STACK_PER_LEVEL 24      /* protect-stack entries one recursion frame may push */
+#define HL_STACK_PER_LEVEL 40      /* protect-stack entries one recursion frame may push */
 
 /* ---- hashing --------------------------------------------------------------------- */
 
@@ -87,7 +87,7 @@ static wl_status table_rebuild(hl_ctx *h, uint32_t slots) {
     h->table = t;
     h->tmask = slots - 1;
     for (uint32_t n = 1; n < h->top; n++)
-        if (h->level[n]) table_insert(h, n);
+        if (h->nodes[n].level) table_insert(h, n);
     return WL_OK;
 }
 
@@ -121,13 +121,13 @@ static wl_status gc_mark(hl_ctx *h, uint8_t *mark, int with_results) {
     for (size_t i = 0; i < h->sp; i++) GC_PUSH(h->stack[i]);
     while (sp) {
         uint32_t n = todo[--sp];
-        if (h->level[n] == HL_LEAF_LEVEL) continue;
+        if (h->nodes[n].level == HL_LEAF_LEVEL) continue;
         const hl_node *p = &h->nodes[n];
         GC_PUSH(p->c[0]);
         GC_PUSH(p->c[1]);
         GC_PUSH(p->c[2]);
         GC_PUSH(p->c[3]);
-        if (with_results && h->rexp[n] != HL_NO_RESULT) GC_PUSH(p->res);
+        if (with_results && h->nodes[n].rexp != HL_NO_RESULT) GC_PUSH(p->res);
     }
 #undef GC_PUSH
     free(todo);
@@ -137,14 +137,14 @@ static wl_status gc_mark(hl_ctx *h, uint8_t *mark, int with_results) {
 /* Frees every unmarked node; with_results == 0 also forgets all memoised results. */
 static void gc_sweep(hl_ctx *h, const uint8_t *mark, int with_results) {
     for (uint32_t n = 1; n < h->top; n++) {
-        if (!h->level[n]) continue;
+        if (!h->nodes[n].level) continue;
         if (!mark[n]) {
-            h->level[n] = 0;
+            h->nodes[n].level = 0;
             h->nodes[n].c[0] = h->free_head;
             h->free_head = n;
             h->live--;
         } else if (!with_results) {
-            h->rexp[n] = HL_NO_RESULT;
+            h->nodes[n].rexp = HL_NO_RESULT;
             h->nodes[n].res = 0;
         }
     }
@@ -189,12 +189,6 @@ static wl_status grow_arrays(hl_ctx *h) {
     if (!nn) return wl_error(WL_ERR_NOMEM, "hashlife: out of memory for %llu nodes",
                              (unsigned long long)want);
     h->nodes = nn;
-    uint8_t *lv = realloc(h->level, want);
-    if (!lv) return wl_error(WL_ERR_NOMEM, "hashlife: out of memory for node levels");
-    h->level = lv;
-    uint8_t *rx = realloc(h->rexp, want);
-    if (!rx) return wl_error(WL_ERR_NOMEM, "hashlife: out of memory for node results");
-    h->rexp = rx;
     if (h->popcache) {
         uint64_t *pc = realloc(h->popcache, want * sizeof *pc);
         if (!pc) {
@@ -258,8 +252,8 @@ static uint32_t find_or_make(hl_ctx *h, uint32_t a, uint32_t b, uint32_t c, uint
     p->c[2] = c;
     p->c[3] = d;
     p->res = 0;
-    h->level[n] = (uint8_t)level;
-    h->rexp[n] = HL_NO_RESULT;
+    h->nodes[n].level = (uint8_t)level;
+    h->nodes[n].rexp = HL_NO_RESULT;
     if (h->popcache) h->popcache[n] = UINT64_MAX;
     h->live++;
     h->table[i] = n;
@@ -267,12 +261,32 @@ static uint32_t find_or_make(hl_ctx *h, uint32_t a, uint32_t b, uint32_t c, uint
 }
 
 uint32_t hl_node_make(hl_ctx *h, uint32_t nw, uint32_t ne, uint32_t sw, uint32_t se) {
-    return find_or_make(h, nw, ne, sw, se, h->level[nw] + 1);
+    return find_or_make(h, nw, ne, sw, se, h->nodes[nw].level + 1);
 }
 
 uint32_t hl_leaf_make(hl_ctx *h, uint64_t bits) {
     return find_or_make(h, (uint32_t)bits, (uint32_t)(bits >> 32), HL_LEAF_MARK, HL_LEAF_MARK,
                         HL_LEAF_LEVEL);
+}
+
+/* Finds or makes `count` nodes of one level at once: first the hash slots of all of them
+ * are prefetched, then the nodes those slots name, and only then are they compared, so
+ * that the cache misses of independent lookups overlap instead of queueing.  Each new node
+ * is pushed on the protect stack (the caller pops).  Returns 0 on failure. */
+static int make_many(hl_ctx *h, int count, const uint32_t (*kids)[4], int level,
+                     uint32_t *out) {
+    uint32_t hv[9];
+    for (int i = 0; i < count; i++) {
+        hv[i] = hash4(kids[i][0], kids[i][1], kids[i][2], kids[i][3]);
+        __builtin_prefetch(&h->table[hv[i] & h->tmask]);
+    }
+    for (int i = 0; i < count; i++) __builtin_prefetch(&h->nodes[h->table[hv[i] & h->tmask]]);
+    for (int i = 0; i < count; i++) {
+        out[i] = find_or_make(h, kids[i][0], kids[i][1], kids[i][2], kids[i][3], level);
+        if (!out[i]) return 0;
+        hl_push(h, out[i]);
+    }
+    return 1;
 }
 
 uint32_t hl_empty(hl_ctx *h, int level) {
@@ -332,30 +346,13 @@ wl_status hl_grow_root(hl_ctx *h, int level) {
 
 /* ---- the recursion ----------------------------------------------------------------------- */
 
-/* Centre (level k-2) of the level k-1 square made of the 2x2 level k-2 squares a b / c d. */
-static uint32_t centre4(hl_ctx *h, uint32_t a, uint32_t b, uint32_t c, uint32_t d, int k) {
-    if (k - 1 == 4)
-        return hl_leaf_make(h, hl_leaf_centre(hl_leaf_bits(h, a), hl_leaf_bits(h, b),
-                                              hl_leaf_bits(h, c), hl_leaf_bits(h, d)));
-    return hl_node_make(h, h->nodes[a].c[3], h->nodes[b].c[2], h->nodes[c].c[1],
-                        h->nodes[d].c[0]);
-}
-
 static uint32_t result(hl_ctx *h, uint32_t n, int k);
-
-/* Result of the level k-1 square a b / c d (level k-2 parts), made and protected first. */
-static uint32_t result4(hl_ctx *h, uint32_t a, uint32_t b, uint32_t c, uint32_t d, int k) {
-    uint32_t m = hl_node_make(h, a, b, c, d);
-    if (!m) return 0;
-    hl_push(h, m);
-    return result(h, m, k - 1);
-}
 
 /* The centre 2^(k-1) square of level-k node n advanced 2^min(k-2, step_exp) generations;
  * 0 when the computation must unwind (h->failure says why). */
 static uint32_t result(hl_ctx *h, uint32_t n, int k) {
     int e = k - 2 < h->step_exp ? k - 2 : h->step_exp;
-    if (h->rexp[n] == e) return h->nodes[n].res;
+    if (h->nodes[n].rexp == e) return h->nodes[n].res;
     if (n == h->empty[k]) return h->empty[k - 1];
     if (--h->poll_countdown == 0) {
         h->poll_countdown = HL_POLL_INTERVAL;
@@ -384,34 +381,73 @@ static uint32_t result(hl_ctx *h, uint32_t n, int k) {
             g[y + 1][x + 1] = c->c[3];
         }
         uint32_t t[3][3]; /* level k-2: the nine overlapping squares, advanced or centred */
-        for (int y = 0; y < 3; y++)
-            for (int x = 0; x < 3; x++) {
-                uint32_t v;
-                if (e == k - 2) {
-                    if ((x & 1) == 0 && (y & 1) == 0)
-                        v = result(h, q.c[y + x / 2], k - 1);
-                    else
-                        v = result4(h, g[y][x], g[y][x + 1], g[y + 1][x], g[y + 1][x + 1], k);
-                } else {
-                    v = centre4(h, g[y][x], g[y][x + 1], g[y + 1][x], g[y + 1][x + 1], k);
-                }
-                if (!v) return 0;
-                hl_push(h, v);
-                t[y][x] = v;
+        uint32_t kids[9][4], made[9];
+        if (e == k - 2) {
+            /* the four corner squares are the children; make the five others at once */
+            static const int pos[5][2] = {{0, 1}, {1, 0}, {1, 1}, {1, 2}, {2, 1}};
+            for (int i = 0; i < 5; i++) {
+                int y = pos[i][0], x = pos[i][1];
+                kids[i][0] = g[y][x];
+                kids[i][1] = g[y][x + 1];
+                kids[i][2] = g[y + 1][x];
+                kids[i][3] = g[y + 1][x + 1];
             }
-        uint32_t s[4];
+            if (!make_many(h, 5, (const uint32_t(*)[4])kids, k - 1, made)) return 0;
+            uint32_t sq[3][3] = {{q.c[0], made[0], q.c[1]},
+                                 {made[1], made[2], made[3]},
+                                 {q.c[2], made[4], q.c[3]}};
+            for (int y = 0; y < 3; y++)
+                for (int x = 0; x < 3; x++) {
+                    uint32_t v = result(h, sq[y][x], k - 1);
+                    if (!v) return 0;
+                    hl_push(h, v);
+                    t[y][x] = v;
+                }
+        } else {
+            /* centres of the nine squares: made from great-grandchildren (or leaf bits) */
+            int leaf = k - 2 == HL_LEAF_LEVEL;
+            for (int y = 0; y < 3; y++)
+                for (int x = 0; x < 3; x++) {
+                    uint32_t *kd = kids[3 * y + x];
+                    if (leaf) {
+                        uint64_t b = hl_leaf_centre(hl_leaf_bits(h, g[y][x]),
+                                                    hl_leaf_bits(h, g[y][x + 1]),
+                                                    hl_leaf_bits(h, g[y + 1][x]),
+                                                    hl_leaf_bits(h, g[y + 1][x + 1]));
+                        kd[0] = (uint32_t)b;
+                        kd[1] = (uint32_t)(b >> 32);
+                        kd[2] = kd[3] = HL_LEAF_MARK;
+                    } else {
+                        kd[0] = h->nodes[g[y][x]].c[3];
+                        kd[1] = h->nodes[g[y][x + 1]].c[2];
+                        kd[2] = h->nodes[g[y + 1][x]].c[1];
+                        kd[3] = h->nodes[g[y + 1][x + 1]].c[0];
+                    }
+                }
+            if (!make_many(h, 9, (const uint32_t(*)[4])kids, k - 2, made)) return 0;
+            for (int i = 0; i < 9; i++) t[i / 3][i % 3] = made[i];
+        }
+        /* the four level k-1 squares of those, at once, then their results */
         for (int j = 0; j < 4; j++) {
             int y = j >> 1, x = j & 1;
-            s[j] = result4(h, t[y][x], t[y][x + 1], t[y + 1][x], t[y + 1][x + 1], k);
+            kids[j][0] = t[y][x];
+            kids[j][1] = t[y][x + 1];
+            kids[j][2] = t[y + 1][x];
+            kids[j][3] = t[y + 1][x + 1];
+        }
+        if (!make_many(h, 4, (const uint32_t(*)[4])kids, k - 1, made)) return 0;
+        uint32_t s[4];
+        for (int j = 0; j < 4; j++) {
+            s[j] = result(h, made[j], k - 1);
             if (!s[j]) return 0;
             hl_push(h, s[j]);
         }
-        r = hl_node_make(h, s[0], s[1], s[2], s[3]);
+        r = find_or_make(h, s[0], s[1], s[2], s[3], k - 1);
         h->sp = sp0;
     }
     if (!r) return 0;
     h->nodes[n].res = r;
-    h->rexp[n] = (uint8_t)e;
+    h->nodes[n].rexp = (uint8_t)e;
     return r;
 }
 
@@ -476,8 +512,6 @@ static void hl_destroy(void *ctx) {
     hl_ctx *h = ctx;
     if (!h) return;
     free(h->nodes);
-    free(h->level);
-    free(h->rexp);
     free(h->table);
     free(h->stack);
     free(h->popcache);
@@ -515,7 +549,7 @@ static wl_status hl_create(const wl_config *cfg, const char *kernel, void **out)
     if (!s) s = grow_arrays(h);
     if (!s) s = table_rebuild(h, 1u << 17);
     if (!s) {
-        h->level[0] = 0;
+        h->nodes[0].level = 0;
         uint32_t e = hl_empty(h, HL_MIN_ROOT_LEVEL);
         if (!e) s = h->failure ? h->failure : WL_ERR_NOMEM;
         hl_set_root(h, e, HL_MIN_ROOT_LEVEL);

@@ -21,8 +21,11 @@
 #define HL_NO_RESULT 0xFFu /* rexp value of a node without a memoised result */
 
 typedef struct hl_node {
-    uint32_t c[4]; /* children nw, ne, sw, se (or the leaf's bits, see above) */
-    uint32_t res;  /* memoised result (0 = none); valid when rexp matches, see hashlife.c */
+    uint32_t c[4];  /* children nw, ne, sw, se (or the leaf's bits, see above) */
+    uint32_t res;   /* memoised result (0 = none); valid when rexp matches, see hashlife.c */
+    uint8_t level;  /* 3 = leaf, 0 = free */
+    uint8_t rexp;   /* log2 of the generations res is advanced by (HL_NO_RESULT = none) */
+    uint16_t spare; /* (padding: the struct is 24 bytes) */
 } hl_node;
 
 typedef struct hl_ctx {
@@ -34,8 +37,6 @@ typedef struct hl_ctx {
 
     /* node store */
     hl_node *nodes;
-    uint8_t *level;   /* level of each node (3 = leaf) */
-    uint8_t *rexp;    /* log2 of the generations nodes[i].res is advanced by */
     uint32_t cap;     /* allocated entries */
     uint32_t top;     /* entries used so far (free ones below it are on the free list) */
     uint32_t free_head; /* free list through c[0] (0 = empty) */

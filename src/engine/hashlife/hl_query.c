@@ -81,7 +81,7 @@ void hl_popcache_reset(hl_ctx *h) {
 }
 
 static uint64_t pop_small(hl_ctx *h, uint32_t n) {
-    if (h->level[n] == HL_LEAF_LEVEL) return (uint64_t)__builtin_popcountll(hl_leaf_bits(h, n));
+    if (h->nodes[n].level == HL_LEAF_LEVEL) return (uint64_t)__builtin_popcountll(hl_leaf_bits(h, n));
     if (h->popcache[n] != UINT64_MAX) return h->popcache[n];
     const hl_node q = h->nodes[n];
     uint64_t s = pop_small(h, q.c[0]) + pop_small(h, q.c[1]) + pop_small(h, q.c[2]) +
