@@ -121,6 +121,22 @@ static wl_pattern *from_cells(const xy *c, int n) {
     return p;
 }
 
+/* Life files without their "#Life" line: the .lif name and the first row decide. */
+static void test_headerless_life(void) {
+    const char *t105 = "#D no version line\n#P 2 3\n.*\n", *t106 = "#D x\n5 -6\n";
+    wl_pattern *p = NULL;
+    WL_CHECK_OK(wl_pattern_read_mem(t105, strlen(t105), "a.lif", &p));
+    WL_CHECK(p && wl_pattern_population(p) == 1 && wl_pattern_get(p, 3, 3), "headerless 1.05");
+    wl_pattern_free(p);
+    p = NULL;
+    WL_CHECK_OK(wl_pattern_read_mem(t106, strlen(t106), "a.life", &p));
+    WL_CHECK(p && wl_pattern_population(p) == 1 && wl_pattern_get(p, 5, -6), "headerless 1.06");
+    wl_pattern_free(p);
+    /* The same text without a .lif name is read as RLE, where '*' is an error. */
+    WL_CHECK(wl_pattern_read_mem(t105, strlen(t105), "a", &p) == WL_ERR_PARSE, "as RLE");
+    WL_CHECK(strstr(wl_last_error(), "a:3:2:") != NULL, "%s", wl_last_error());
+}
+
 static void test_good(void) {
     for (size_t i = 0; i < sizeof good / sizeof good[0]; i++) {
         const good_case *g = &good[i];
@@ -483,6 +499,7 @@ int main(void) {
     int quick = q && *q && strcmp(q, "0") != 0;
     test_format_names();
     test_good();
+    test_headerless_life();
     test_bad();
     test_deep_macrocell();
     test_empty_and_repetitive();

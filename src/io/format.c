@@ -5,7 +5,8 @@
  *
  * Detection looks at the content first, never only at the name: gzip by its magic bytes
  * 1f 8b (inflated, then detected again), "[M2]" for macrocell, "#Life 1.05" / "#Life 1.06",
- * a leading '!' line for plaintext, a leading "x =" header or any '#' line for RLE.  Content
+ * a leading '!' line for plaintext, a leading "x =" header or any '#' line for RLE (for a
+ * .lif/.life name, '#' lines followed by rows are Life 1.05, by numbers Life 1.06).  Content
  * without such a marker (headerless files) is decided by the file name when it has a known
  * extension, else by its first line: only '.', 'O' and '*' means plaintext, anything else
  * RLE.
@@ -98,13 +99,30 @@ wl_format wl_io_detect(const char *s, size_t len, const char *path_hint) {
     if (n >= 10 && memcmp(c, "#Life 1.05", 10) == 0) return WL_FORMAT_LIFE105;
     if (n >= 10 && memcmp(c, "#Life 1.06", 10) == 0) return WL_FORMAT_LIFE106;
     if (n >= 1 && c[0] == '!') return WL_FORMAT_PLAINTEXT;
-    if (n >= 1 && c[0] == '#') return WL_FORMAT_RLE;
+    wl_format hint = wl_format_from_path(path_hint, NULL);
+    if (n >= 1 && c[0] == '#') {
+        /* '#' lines start RLE files, and also Life files that lack their "#Life" line:
+         * for a .lif/.life name, the first other line decides (digits: 1.06, else 1.05). */
+        if (hint != WL_FORMAT_LIFE105 && hint != WL_FORMAT_LIFE106) return WL_FORMAT_RLE;
+        size_t i = pos;
+        while (i < len) {
+            size_t ln = wl_io_line_len(s, len, i);
+            if (ln && s[i] != '#') {
+                if (s[i] == 'x') return WL_FORMAT_RLE;
+                return (s[i] == '-' || (s[i] >= '0' && s[i] <= '9')) ? WL_FORMAT_LIFE106
+                                                                     : WL_FORMAT_LIFE105;
+            }
+            i += ln;
+            while (i < len && s[i] != '\n') i++;
+            i++;
+        }
+        return WL_FORMAT_LIFE106;
+    }
     if (n >= 1 && c[0] == 'x') {
         size_t i = 1;
         while (i < n && (c[i] == ' ' || c[i] == '\t')) i++;
         if (i < n && c[i] == '=') return WL_FORMAT_RLE;
     }
-    wl_format hint = wl_format_from_path(path_hint, NULL);
     if (hint != WL_FORMAT_AUTO) return hint;
     if (plaintext_line(c, wl_io_line_len(s, len, pos))) return WL_FORMAT_PLAINTEXT;
     return WL_FORMAT_RLE;
