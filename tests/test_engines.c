@@ -133,7 +133,8 @@ typedef struct size2 {
 
 static const size2 sizes_full[] = {{1, 1},   {1, 7},   {7, 1},    {2, 2},   {2, 5},
                                    {5, 2},   {3, 3},   {31, 17},  {63, 65}, {64, 64},
-                                   {65, 33}, {100, 37}, {130, 70}, {257, 129}};
+                                   {65, 33}, {100, 37}, {130, 70}, {257, 129},
+                                   {300, 211}};
 static const size2 sizes_quick[] = {{1, 1},  {1, 7},   {7, 1},  {2, 5},
                                     {3, 3},  {31, 17}, {64, 64}, {65, 33}};
 /* Device engines also get sizes above a thread block or a work group. */
@@ -199,9 +200,11 @@ static uint64_t mix(uint64_t a, uint64_t b) {
 }
 
 static wl_status make_universe(const char *engine, const char *kernel, wl_topology topo,
-                               uint64_t w, uint64_t h, const wl_rule *rule, wl_universe **u) {
+                               uint64_t w, uint64_t h, const wl_rule *rule, int threads,
+                               wl_universe **u) {
     wl_config cfg;
     wl_config_init(&cfg);
+    cfg.threads = threads;
     cfg.engine = engine;
     cfg.kernel = kernel;
     cfg.topology = topo;
@@ -272,7 +275,7 @@ static wl_pattern *ref_result(wl_topology topo, uint64_t w, uint64_t h, const wl
                               const wl_pattern *soup, uint64_t g) {
     wl_universe *u;
     wl_pattern *out = NULL;
-    wl_status s = make_universe("ref", NULL, topo, w, h, rule, &u);
+    wl_status s = make_universe("ref", NULL, topo, w, h, rule, 0, &u);
     WL_CHECK(s == WL_OK, "ref create %llux%llu: %s", (unsigned long long)w,
              (unsigned long long)h, wl_last_error());
     if (s) return NULL;
@@ -389,7 +392,12 @@ static void run_engine(const wl_engine_ops *e, const char *kernel, const run_cas
     rule_desc(c->rc, rdesc, sizeof rdesc);
     double t0 = now();
     wl_universe *u = NULL;
-    wl_status s = make_universe(e->name, kernel, c->topo, c->w, c->h, &c->rc->rule, &u);
+    /* Thread counts 0 (all cores), 1 and 3, so that a multi-threaded engine's row split
+     * is tested with an odd count even on a 2-core machine. */
+    static const int thread_choice[3] = {0, 1, 3};
+    int threads = thread_choice[mix(c->seed, 5) % 3];
+    wl_status s =
+        make_universe(e->name, kernel, c->topo, c->w, c->h, &c->rc->rule, threads, &u);
     if (s && is_skip(e, kernel, s)) {
         note_skip(e->name, kernel, c->rc->label, wl_last_error());
         st->skipped++;
@@ -400,10 +408,10 @@ static void run_engine(const wl_engine_ops *e, const char *kernel, const run_cas
     int nch = chunked ? chunk_plan(c->gens, c->seed, chunks) : 1;
     snprintf(where, sizeof where,
              "engine %s kernel %s rule %s (%s) %s %llux%llu gens %llu steps %llu+%llu+%llu "
-             "seed %llu (ref population %llu)", e->name, kernel, c->rc->label, rdesc, wl_topology_name(c->topo),
+             "threads %d seed %llu (ref population %llu)", e->name, kernel, c->rc->label, rdesc, wl_topology_name(c->topo),
              (unsigned long long)c->w, (unsigned long long)c->h, (unsigned long long)c->gens,
              (unsigned long long)chunks[0], (unsigned long long)chunks[1],
-             (unsigned long long)chunks[2], (unsigned long long)c->seed,
+             (unsigned long long)chunks[2], threads, (unsigned long long)c->seed,
              (unsigned long long)wl_pattern_population(c->expect));
     int ok = s == WL_OK;
     WL_CHECK(ok, "%s: create -> %s (%s)", where, wl_status_str(s), wl_last_error());
@@ -516,7 +524,9 @@ static void test_grid_engines(const engine_sel *sel, size_t n_sel, uint64_t seed
                     /* Rotate through the generation counts so every count meets every
                      * rule and many sizes. */
                     uint64_t g = gens_list[(si * per_size + gi + ri + (size_t)t * 3) % N_GENS];
-                    if (opt_gpu && sizes[si].w * sizes[si].h > 1000000 && g > 33) g = 33;
+                    /* Large grids keep to at most 33 generations (the ref run dominates). */
+                    if (sizes[si].w * sizes[si].h > (opt_gpu ? 1000000u : 50000u) && g > 33)
+                        g = 33;
                     uint64_t cs = mix(mix(mix(seed, ri), (uint64_t)t), si * 16 + gi);
                     wl_pattern *soup = make_soup(sizes[si].w, sizes[si].h, cs);
                     WL_CHECK(soup != NULL, "soup: %s", wl_last_error());
@@ -604,7 +614,7 @@ static void perf_engines(const engine_sel *sel, size_t n_sel, uint64_t seed) {
                 wl_universe *u;
                 const char *kn = sel[ei].kernels[k];
                 if (make_universe(sel[ei].ops->name, kn, WL_TOPOLOGY_TORUS, PERF_SIZE,
-                                  PERF_SIZE, &rc->rule, &u) != WL_OK) {
+                                  PERF_SIZE, &rc->rule, 0, &u) != WL_OK) {
                     printf("perf %-10s %-16s %-9s skipped: %s\n", sel[ei].ops->name, kn,
                            rc->label, wl_last_error());
                     continue;
