@@ -6,7 +6,8 @@
  * rules) x grid sizes (1x1 up to a few hundred cells, odd and tiny ones included, sizes
  * that are not multiples of any tile) x generation counts that are not multiples of any
  * temporal block x both grid topologies, a fresh random soup is evolved by the engine and
- * by `ref`, and the two results are compared cell by cell.  Half of the runs step in one
+ * by `ref`, and the two results are compared cell by cell; the engine's population,
+ * bounds and a few get_cell answers must agree with the reference result too.  Half of the runs step in one
  * call, the other half in several chunks (e.g. 5 + 12 for 17), so that an engine that
  * keeps state between calls (temporal blocking, halos, device buffers) is checked too.
  * Plane-only engines (HashLife) are compared with `ref` on a bounded grid whose margin
@@ -385,6 +386,52 @@ static int is_skip(const wl_engine_ops *e, const char *kernel, wl_status s) {
     return 0;
 }
 
+/* Checks the engine's population, bounds and get_cell (its own slots or the universe's
+ * defaults) against the reference result; returns 1 if they agree. */
+static int check_queries(wl_universe *u, const run_case *c, const char *where) {
+    int ok = 1;
+    wl_bigint pop;
+    uint64_t n = UINT64_MAX;
+    wl_status s = wl_universe_population(u, &pop);
+    if (s == WL_OK) wl_bigint_to_u64(&pop, &n);
+    ok &= s == WL_OK && n == wl_pattern_population(c->expect);
+    WL_CHECK(ok, "%s: population %llu, ref %llu (%s)", where, (unsigned long long)n,
+             (unsigned long long)wl_pattern_population(c->expect), wl_status_str(s));
+    wl_bigint b[4];
+    int empty = -1;
+    wl_rect r;
+    int want_empty = !wl_pattern_bounds(c->expect, &r);
+    s = wl_universe_bounds(u, &b[0], &b[1], &b[2], &b[3], &empty);
+    int64_t v[4] = {0, 0, 0, 0};
+    int bok = s == WL_OK && empty == want_empty;
+    for (int i = 0; bok && i < 4; i++) bok = wl_bigint_to_i64(&b[i], &v[i]);
+    if (bok && !want_empty)
+        bok = v[0] == r.x && v[1] == r.y && v[2] == r.x + (int64_t)r.w - 1 &&
+              v[3] == r.y + (int64_t)r.h - 1;
+    WL_CHECK(bok, "%s: bounds (%lld,%lld)-(%lld,%lld) empty %d, ref (%lld,%lld) %llux%llu "
+             "empty %d (%s)", where, (long long)v[0], (long long)v[1], (long long)v[2],
+             (long long)v[3], empty, (long long)r.x, (long long)r.y, (unsigned long long)r.w,
+             (unsigned long long)r.h, want_empty, wl_status_str(s));
+    ok &= bok;
+    /* A few cells: corners of the reference bounds and seeded random ones nearby. */
+    uint64_t st = c->seed;
+    int64_t bx = want_empty ? 0 : r.x, by = want_empty ? 0 : r.y;
+    int64_t bw = want_empty ? 1 : (int64_t)r.w, bh = want_empty ? 1 : (int64_t)r.h;
+    for (int i = 0; i < 6; i++) {
+        int64_t rx = (int64_t)(wl_splitmix64(&st) % (uint64_t)bw);
+        int64_t ry = (int64_t)(wl_splitmix64(&st) % (uint64_t)bh);
+        int64_t x = bx + (i == 0 ? 0 : i == 1 ? bw - 1 : rx);
+        int64_t y = by + (i == 0 ? 0 : i == 1 ? bh - 1 : ry);
+        int alive = -1;
+        s = wl_universe_get_cell(u, x, y, &alive);
+        int want = wl_pattern_get(c->expect, x, y);
+        WL_CHECK(s == WL_OK && alive == want, "%s: get_cell(%lld,%lld) = %d, ref %d (%s)",
+                 where, (long long)x, (long long)y, alive, want, wl_status_str(s));
+        ok &= s == WL_OK && alive == want;
+    }
+    return ok;
+}
+
 static void run_engine(const wl_engine_ops *e, const char *kernel, const run_case *c,
                        int chunked) {
     ek_stat *st = stat_for(e->name, kernel);
@@ -454,6 +501,7 @@ static void run_engine(const wl_engine_ops *e, const char *kernel, const run_cas
             WL_CHECK(1, "match");
         }
     }
+    if (ok) ok = check_queries(u, c, where);
     wl_pattern_free(got);
     wl_universe_free(u);
     if (ok) st->passed++;
