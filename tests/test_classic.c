@@ -320,7 +320,8 @@ static wl_pattern *shifted_on_torus(const char *const *rows, size_t nr, int64_t 
     if (src && p && wl_pattern_bounds(src, &r))
         for (int64_t y = r.y; y < r.y + (int64_t)r.h; y++)
             for (int64_t x = r.x; x < r.x + (int64_t)r.w; x++)
-                if (wl_pattern_get(src, x, y)) wl_pattern_set(p, wrap(x + dx, w), wrap(y + dy, h), 1);
+                if (wl_pattern_get(src, x, y))
+                    wl_pattern_set(p, wrap(x + dx, w), wrap(y + dy, h), 1);
     wl_pattern_free(src);
     return p;
 }

@@ -7,9 +7,10 @@
  * that are not multiples of any tile) x generation counts that are not multiples of any
  * temporal block x both grid topologies, a fresh random soup is evolved by the engine and
  * by `ref`, and the two results are compared cell by cell; the engine's population,
- * bounds and a few get_cell answers must agree with the reference result too.  Half of the runs step in one
- * call, the other half in several chunks (e.g. 5 + 12 for 17), so that an engine that
- * keeps state between calls (temporal blocking, halos, device buffers) is checked too.
+ * bounds and a few get_cell answers must agree with the reference result too.  Half of
+ * the runs step in one call, the other half in several chunks (e.g. 5 + 12 for 17), so
+ * that an engine that keeps state between calls (temporal blocking, halos, device
+ * buffers) is checked too.
  * Plane-only engines (HashLife) are compared with `ref` on a bounded grid whose margin
  * around the soup is larger than the generation count, so that nothing reaches its edge.
  *
@@ -455,7 +456,8 @@ static void run_engine(const wl_engine_ops *e, const char *kernel, const run_cas
     int nch = chunked ? chunk_plan(c->gens, c->seed, chunks) : 1;
     snprintf(where, sizeof where,
              "engine %s kernel %s rule %s (%s) %s %llux%llu gens %llu steps %llu+%llu+%llu "
-             "threads %d seed %llu (ref population %llu)", e->name, kernel, c->rc->label, rdesc, wl_topology_name(c->topo),
+             "threads %d seed %llu (ref population %llu)", e->name, kernel, c->rc->label,
+             rdesc, wl_topology_name(c->topo),
              (unsigned long long)c->w, (unsigned long long)c->h, (unsigned long long)c->gens,
              (unsigned long long)chunks[0], (unsigned long long)chunks[1],
              (unsigned long long)chunks[2], threads, (unsigned long long)c->seed,
