@@ -63,7 +63,7 @@ fi
 bench() { # bench LOGNAME ARGS...: runs warplife bench, keeps the table lines
   local log=$OUT/$1
   shift
-  echo "== warplife bench $*" >>"$log"
+  echo "== ${WL_CUDA_LOP3:+WL_CUDA_LOP3=$WL_CUDA_LOP3 }warplife bench $*" >>"$log"
   timeout 240 "$WL" bench "$@" >>"$log" 2>>"$OUT/bench_stderr.log"
   echo "rc=$?" >>"$log"
 }
@@ -71,6 +71,10 @@ if [ "$MODE" = all ] || [ "$MODE" = bench ] || [ "$MODE" = quick ]; then
   B=65536x65536
   bench bench.txt --engine cuda --kernel lop3 --size $B --generations 1024 --runs 5 --torus
   bench bench.txt --engine cuda --kernel lop3 --size $B --generations 1024 --runs 5 --bounded
+  # other tile shapes of the Life kernel (rows per thread x generations per launch)
+  for shape in 96x8 64x4 64x16 32x4; do
+    WL_CUDA_LOP3=$shape bench bench.txt --engine cuda --kernel lop3 --size $B --generations 1024 --runs 3 --torus
+  done
   if [ "$MODE" != quick ]; then
     bench bench.txt --engine cuda --kernel bitcount,lut6x3,patch16 --size $B --generations 256 --runs 3 --torus
     bench bench.txt --engine cuda --kernel bitcount,lut6x3,patch16 --size $B --generations 256 --runs 3 --bounded
@@ -97,7 +101,7 @@ fi
   echo
   echo "== summary ($(date -u +%FT%TZ))"
   cat "$SUMMARY"
-  grep -E "^(==|cuda|rc=[1-9])" "$OUT/bench.txt" | sed 's/^== warplife bench /# /' 
+  grep -E "^(==|cuda|rc=[1-9])" "$OUT/bench.txt" | sed 's/^== //; s/warplife bench //' 
   grep -iE "error|fail|wrong" "$OUT/bench_stderr.log" 2>/dev/null | head -10
 } | tee "$OUT/final.txt"
 rm -f "$SUMMARY"

@@ -30,7 +30,7 @@ extern "C" wl_status wlcu_probe(void) {
 }
 
 extern "C" unsigned wlcu_gens_per_launch(const wlcu_ctx *c) {
-    return c->kernel == WLCU_K_LOP3 ? wlcu_lop3_max_gens() : 1u;
+    return c->kernel == WLCU_K_LOP3 ? wlcu_lop3_max_gens(c) : 1u;
 }
 
 static wl_status alloc_buffers(wlcu_ctx *c) {
@@ -325,7 +325,7 @@ extern "C" wl_status wlcu_advance(wlcu_ctx *c, uint64_t gens) {
         unsigned k = 1;
         switch (c->kernel) {
         case WLCU_K_LOP3:
-            k = wlcu_lop3_max_gens();
+            k = wlcu_lop3_max_gens(c);
             if (gens < k) k = (unsigned)gens;
             s = wlcu_lop3_step(c, k);
             break;

@@ -91,6 +91,8 @@ static wl_status cuda_create(const wl_config *cfg, const char *kernel, void **ct
     e->dev.birth = birth;
     e->dev.survive = survive;
     e->dev.rule_variant = wlcu_lop3_variant(birth, survive);
+    /* tuning knob: another compiled tile shape for the Life kernel (see cuda_lop3.cu) */
+    e->dev.lop3_shape = e->dev.rule_variant == 0 ? wlcu_lop3_shape(getenv("WL_CUDA_LOP3")) : -1;
     e->poll = cfg->poll;
     e->poll_user = cfg->poll_user;
     if (id == WLCU_K_LOP3 && e->dev.rule_variant < 0 && cfg->verbose)

@@ -33,9 +33,14 @@
  */
 #include "cuda_common.cuh"
 
-#define LOP3_NR 64                       /* rows held per thread */
-#define LOP3_K 8                         /* generations per launch (<= 32, see above) */
-#define LOP3_ROUT (LOP3_NR - 2 * LOP3_K) /* rows written per thread */
+#include <stdio.h>
+
+/* Tile shapes: NR rows held per thread, K generations per launch (K <= 32, see above),
+ * NR - 2K rows written.  The default shape serves every rule; Life also gets other shapes
+ * for tuning (chosen with the environment variable WL_CUDA_LOP3=NRxK, e.g. 96x8). */
+#define LOP3_NR 64     /* default rows held per thread */
+#define LOP3_K 8       /* default generations per launch */
+#define LOP3_NR_MAX 96 /* the largest shape compiled */
 #define LOP3_LANES_OUT 30                /* lanes 1..30 are written */
 #define LOP3_THREADS 128                 /* 4 warps per block */
 #define FULL_MASK 0xffffffffu
@@ -66,34 +71,35 @@ __device__ __forceinline__ void lop3_body(const uint32_t *__restrict__ in,
                                           uint32_t *__restrict__ out, int64_t w, int64_t h,
                                           uint64_t nw, int torus, int64_t groups, int64_t total,
                                           unsigned k, unsigned birth, unsigned survive,
-                                          int life) {
+                                          int life, const int nr, const int kk) {
+    const int rout = nr - 2 * kk;
     const int lane = threadIdx.x & 31;
     for (int64_t wid = (blockIdx.x * (int64_t)LOP3_THREADS + threadIdx.x) >> 5; wid < total;
          wid += ((int64_t)gridDim.x * LOP3_THREADS) >> 5) {
         int64_t band = wid / groups, grp = wid % groups;
         int64_t c = grp * LOP3_LANES_OUT + lane - 1; /* this lane's word column */
-        int64_t r0 = band * LOP3_ROUT - LOP3_K;      /* virtual row of v[0] */
+        int64_t r0 = band * rout - kk;               /* virtual row of v[0] */
         int64_t col_lo = (grp * LOP3_LANES_OUT - 1) * 32, col_hi = col_lo + 32 * 32;
-        int inside = r0 >= 0 && r0 + LOP3_NR <= h && col_lo >= 0 && col_hi <= w;
-        uint32_t v[LOP3_NR];
+        int inside = r0 >= 0 && r0 + nr <= h && col_lo >= 0 && col_hi <= w;
+        uint32_t v[LOP3_NR_MAX];
         if (inside) {
             const uint32_t *p = in + (uint64_t)r0 * nw + (uint64_t)c;
 #pragma unroll
-            for (int i = 0; i < LOP3_NR; i++) v[i] = p[(uint64_t)i * nw];
+            for (int i = 0; i < nr; i++) v[i] = p[(uint64_t)i * nw];
         } else {
 #pragma unroll
-            for (int i = 0; i < LOP3_NR; i++) v[i] = wl_win32(in, nw, w, h, torus, r0 + i, c);
+            for (int i = 0; i < nr; i++) v[i] = wl_win32(in, nw, w, h, torus, r0 + i, c);
         }
         const int needmask = !torus && !inside;
         const uint32_t cm = wl_colmask(w, c);
 #pragma unroll
-        for (int g = 1; g <= LOP3_K; g++) {
+        for (int g = 1; g <= kk; g++) {
             if ((unsigned)g > k) break;
             uint32_t a0, a1, b0, b1; /* H of rows i-1 and i */
             HSUM(v[g - 1], a0, a1);
             HSUM(v[g], b0, b1);
 #pragma unroll
-            for (int i = g; i < LOP3_NR - g; i += 2) {
+            for (int i = g; i < nr - g; i += 2) {
                 uint32_t c0, c1, d0, d1; /* H of rows i+1 and i+2 (old values) */
                 HSUM(v[i + 1], c0, c1);
                 HSUM(v[i + 2], d0, d1);
@@ -115,7 +121,7 @@ __device__ __forceinline__ void lop3_body(const uint32_t *__restrict__ in,
         }
         if (lane >= 1 && lane <= LOP3_LANES_OUT && (uint64_t)c < nw) {
 #pragma unroll
-            for (int i = LOP3_K; i < LOP3_NR - LOP3_K; i++) {
+            for (int i = kk; i < nr - kk; i++) {
                 int64_t y = r0 + i;
                 if (y < h) out[(uint64_t)y * nw + (uint64_t)c] = v[i] & cm;
             }
@@ -123,15 +129,19 @@ __device__ __forceinline__ void lop3_body(const uint32_t *__restrict__ in,
     }
 }
 
+typedef void (*lop3_fn)(const uint32_t *, uint32_t *, int64_t, int64_t, uint64_t, int, int64_t,
+                        int64_t, unsigned, unsigned, unsigned);
+
 /* One kernel per compiled-in rule: the masks are literals, so the evaluator folds. */
-#define LOP3_KERNEL(name, B, S, LIFE)                                                       \
+#define LOP3_KERNEL_SHAPE(name, B, S, LIFE, NR, K)                                          \
     __global__ void __launch_bounds__(LOP3_THREADS)                                         \
         name(const uint32_t *in, uint32_t *out, int64_t w, int64_t h, uint64_t nw, int torus, \
              int64_t groups, int64_t total, unsigned k, unsigned birth, unsigned survive) { \
         (void)birth;                                                                        \
         (void)survive;                                                                      \
-        lop3_body(in, out, w, h, nw, torus, groups, total, k, B, S, LIFE);                  \
+        lop3_body(in, out, w, h, nw, torus, groups, total, k, B, S, LIFE, NR, K);           \
     }
+#define LOP3_KERNEL(name, B, S, LIFE) LOP3_KERNEL_SHAPE(name, B, S, LIFE, LOP3_NR, LOP3_K)
 
 /* masks: bit n = n live neighbours */
 #define M(n) (1u << (n))
@@ -146,11 +156,24 @@ __global__ void __launch_bounds__(LOP3_THREADS)
     k_lop3_generic(const uint32_t *in, uint32_t *out, int64_t w, int64_t h, uint64_t nw,
                    int torus, int64_t groups, int64_t total, unsigned k, unsigned birth,
                    unsigned survive) {
-    lop3_body(in, out, w, h, nw, torus, groups, total, k, birth, survive, 0);
+    lop3_body(in, out, w, h, nw, torus, groups, total, k, birth, survive, 0, LOP3_NR, LOP3_K);
 }
 
-typedef void (*lop3_fn)(const uint32_t *, uint32_t *, int64_t, int64_t, uint64_t, int, int64_t,
-                        int64_t, unsigned, unsigned, unsigned);
+/* Other shapes of the Life kernel, for tuning (WL_CUDA_LOP3=NRxK). */
+LOP3_KERNEL_SHAPE(k_lop3_life_96x8, M(3), M(2) | M(3), 1, 96, 8)
+LOP3_KERNEL_SHAPE(k_lop3_life_64x4, M(3), M(2) | M(3), 1, 64, 4)
+LOP3_KERNEL_SHAPE(k_lop3_life_64x16, M(3), M(2) | M(3), 1, 64, 16)
+LOP3_KERNEL_SHAPE(k_lop3_life_32x4, M(3), M(2) | M(3), 1, 32, 4)
+
+static const struct {
+    int nr, k;
+    lop3_fn fn;
+} life_shapes[] = {
+    {96, 8, k_lop3_life_96x8},
+    {64, 4, k_lop3_life_64x4},
+    {64, 16, k_lop3_life_64x16},
+    {32, 4, k_lop3_life_32x4},
+};
 
 static const struct {
     uint16_t birth, survive;
@@ -170,17 +193,34 @@ extern "C" int wlcu_lop3_variant(uint16_t birth, uint16_t survive) {
     return -1;
 }
 
-extern "C" unsigned wlcu_lop3_max_gens(void) { return LOP3_K; }
+/* The shape index for Life from WL_CUDA_LOP3 ("NRxK"), or -1 for the default shape. */
+extern "C" int wlcu_lop3_shape(const char *text) {
+    int nr = 0, k = 0;
+    if (!text || sscanf(text, "%dx%d", &nr, &k) != 2) return -1;
+    for (int i = 0; i < (int)(sizeof life_shapes / sizeof life_shapes[0]); i++)
+        if (life_shapes[i].nr == nr && life_shapes[i].k == k) return i;
+    return -1;
+}
+
+extern "C" unsigned wlcu_lop3_max_gens(const wlcu_ctx *c) {
+    return c->lop3_shape >= 0 ? (unsigned)life_shapes[c->lop3_shape].k : LOP3_K;
+}
 
 extern "C" wl_status wlcu_lop3_step(wlcu_ctx *c, unsigned gens) {
-    int64_t groups = (int64_t)((c->nw + LOP3_LANES_OUT - 1) / LOP3_LANES_OUT);
-    int64_t bands = (int64_t)((c->h + LOP3_ROUT - 1) / LOP3_ROUT);
-    int64_t total = groups * bands; /* warps */
-    int64_t blocks = (total + LOP3_THREADS / 32 - 1) / (LOP3_THREADS / 32);
-    if (blocks > 65535 * 256) blocks = 65535 * 256; /* the warps loop beyond that */
+    int nr = LOP3_NR, kk = LOP3_K;
     lop3_fn fn = c->rule_variant >= 0 && c->rule_variant < N_VARIANTS
                      ? variants[c->rule_variant].fn
                      : k_lop3_generic;
+    if (c->lop3_shape >= 0) {
+        nr = life_shapes[c->lop3_shape].nr;
+        kk = life_shapes[c->lop3_shape].k;
+        fn = life_shapes[c->lop3_shape].fn;
+    }
+    int64_t groups = (int64_t)((c->nw + LOP3_LANES_OUT - 1) / LOP3_LANES_OUT);
+    int64_t bands = (int64_t)((c->h + (nr - 2 * kk) - 1) / (nr - 2 * kk));
+    int64_t total = groups * bands; /* warps */
+    int64_t blocks = (total + LOP3_THREADS / 32 - 1) / (LOP3_THREADS / 32);
+    if (blocks > 65535 * 256) blocks = 65535 * 256; /* the warps loop beyond that */
     fn<<<(unsigned)blocks, LOP3_THREADS>>>((const uint32_t *)c->cur, (uint32_t *)c->nxt,
                                            (int64_t)c->w, (int64_t)c->h, c->nw, c->torus,
                                            groups, total, gens, c->birth, c->survive);

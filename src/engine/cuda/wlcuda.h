@@ -45,6 +45,7 @@ typedef struct wlcu_ctx {
     wl_rule rule;
     uint16_t birth, survive;  /* outer-totalistic masks (bit n: n live neighbours) */
     int rule_variant;         /* which compiled-in specialisation the bitsliced kernels use */
+    int lop3_shape;           /* -1: default lop3 tile shape; else a Life tuning shape */
     double copy_floor;        /* measured once, CUpS; 0 before */
     void *ev_start, *ev_stop; /* cudaEvent_t */
     uint64_t *d_count;        /* one device counter for the population */
@@ -85,7 +86,9 @@ wl_status wlcu_lut_step(wlcu_ctx *c);
 wl_status wlcu_bits_init(wlcu_ctx *c);                  /* cuda_bits.cu */
 wl_status wlcu_bits_step(wlcu_ctx *c);
 wl_status wlcu_lop3_step(wlcu_ctx *c, unsigned gens);   /* cuda_lop3.cu, gens <= max */
-unsigned wlcu_lop3_max_gens(void);
+unsigned wlcu_lop3_max_gens(const wlcu_ctx *c);
+/* The Life tuning shape named by text ("NRxK", from WL_CUDA_LOP3), or -1. */
+int wlcu_lop3_shape(const char *text);
 /* Returns the lop3 specialisation index for a (birth, survive) pair, or -1 for the generic
  * mask evaluator. */
 int wlcu_lop3_variant(uint16_t birth, uint16_t survive);
