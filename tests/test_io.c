@@ -71,6 +71,9 @@ static const good_case good[] = {
     {"level1.mc", "[M2]\n#G 100\n#C c\n1 1 0 0 1\n2 1 0 0 1\n", WL_FORMAT_MACROCELL, NULL, "c",
      4, {{-2, -2}, {-1, -1}, {0, 0}, {1, 1}}},
     {"leafroot.mc", "[M2]\n*$\n", WL_FORMAT_MACROCELL, NULL, "", 1, {{-4, -4}}},
+    {"leafroot2.mc", "[M2]\n$$$$$$*$.*$\n", WL_FORMAT_MACROCELL, NULL, "", 2, {{-4, 2}, {-3, 3}}},
+    {"leafroot3.mc", "[M2]\n.......*$\n", WL_FORMAT_MACROCELL, NULL, "", 1, {{3, -4}}},
+    {"l2root.mc", "[M2]\n1 0 0 0 1\n2 0 0 0 1\n", WL_FORMAT_MACROCELL, NULL, "", 1, {{1, 1}}},
 };
 
 /* A bad input: the status and a substring ("name:line:col") the message must hold. */

@@ -224,6 +224,15 @@ static wl_status parse_node(mc_reader *rd, const char *c, size_t n, size_t line)
 
 /* ORs an 8x8 bitmap whose top-left cell is (x, y) into the pattern (storage reserved). */
 static void paint_small(wl_pattern *p, int64_t x, int64_t y, uint64_t bits) {
+    if (x < p->x0) {
+        /* Only a root of level 1..3 (origin -1, -2 or -4) can start left of the storage,
+         * whose left edge is a multiple of 64: set its few cells one by one. */
+        for (; bits; bits &= bits - 1) {
+            int b = __builtin_ctzll(bits);
+            wl_pattern_set(p, x + b % 8, y + b / 8, 1);
+        }
+        return;
+    }
     uint64_t dx = (uint64_t)(x - p->x0);
     size_t wi = (size_t)(dx / 64);
     unsigned sh = (unsigned)(dx % 64);
