@@ -49,6 +49,8 @@ static const good_case good[] = {
     {"dollars.rle", "x=1,y=3\no2$o!", WL_FORMAT_RLE, NULL, "", 2, {{0, 0}, {0, 2}}},
     {"split.rle", "#C hi\nx = 4, y = 1\n#C inside\n1\n2b\n2o\n#C body\n!", WL_FORMAT_RLE, NULL,
      "hi\ninside\nbody", 2, {{12, 0}, {13, 0}}},
+    {"torus.rle", "x = 3, y = 3, rule = B36/S23:T100,50\nbo$2bo$3o!", WL_FORMAT_RLE, "B36/S23",
+     "warplife: topology suffix ':T100,50' of the rule ignored", 5, {GLIDER(0, 0)}},
     {"oldrule.rle", "#r 23/36\nx=1,y=1\no!", WL_FORMAT_RLE, "B36/S23", "", 1, {{0, 0}}},
     {"beyond.rle", "x = 1, y = 1\n3o$b2o!", WL_FORMAT_RLE, NULL, "", 5,
      {{0, 0}, {1, 0}, {2, 0}, {1, 1}, {2, 1}}},

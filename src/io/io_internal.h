@@ -65,9 +65,11 @@ wl_status wl_io_error_at(wl_status st, const char *name, size_t line, size_t col
  * "byte 0x07" (buf must hold 32 bytes); returns buf. */
 const char *wl_io_describe(const char *s, size_t len, size_t pos, char *buf);
 /* Parses rule text `text[0..n)` with wl_rule_parse; on failure prefixes the rule error with
- * "name:line:col: " and returns WL_ERR_PARSE. */
+ * "name:line:col: " and returns WL_ERR_PARSE.  A Golly topology suffix (":T100,50",
+ * ":P...") is not part of a rule: it is dropped and, when `comments` is non-NULL, noted
+ * there as a comment line, so that bounded-grid patterns from Golly still load. */
 wl_status wl_io_parse_rule(const char *text, size_t n, const char *name, size_t line,
-                           size_t col, wl_rule *out);
+                           size_t col, wl_rule *out, wl_iobuf *comments);
 /* Appends one comment line (no newline inside) to a '\n'-joined comment buffer. */
 void wl_io_add_comment(wl_iobuf *comments, const char *text, size_t n);
 /* Stores the collected comments into the pattern (consumes nothing; caller frees). */

@@ -89,9 +89,20 @@ const char *wl_io_describe(const char *s, size_t len, size_t pos, char *buf) {
 }
 
 wl_status wl_io_parse_rule(const char *text, size_t n, const char *name, size_t line,
-                           size_t col, wl_rule *out) {
+                           size_t col, wl_rule *out, wl_iobuf *comments) {
     char tmp[WL_RULE_TEXT_MAX * 2];
     while (n && (text[n - 1] == ' ' || text[n - 1] == '\t' || text[n - 1] == '\r')) n--;
+    const char *colon = memchr(text, ':', n);
+    if (colon && colon + 1 < text + n && (colon[1] == 'T' || colon[1] == 'P')) {
+        size_t k = (size_t)(colon - text);
+        if (comments) {
+            char note[160];
+            int m = snprintf(note, sizeof note, "warplife: topology suffix '%.*s' of the rule ignored",
+                             (int)(n - k > 100 ? 100 : n - k), colon);
+            if (m > 0) wl_io_add_comment(comments, note, (size_t)m < sizeof note ? (size_t)m : sizeof note - 1);
+        }
+        n = k;
+    }
     if (n >= sizeof tmp)
         return wl_io_error_at(WL_ERR_PARSE, name, line, col, "rule text too long (%zu characters)",
                               n);

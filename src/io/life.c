@@ -47,7 +47,7 @@ static wl_status hash_line(const char *c, size_t n, const char *name, size_t lin
         size_t i = 2;
         while (i < n && blank(c[i])) i++;
         wl_rule r;
-        wl_status e = wl_io_parse_rule(c + i, n - i, name, line, i + 1, &r);
+        wl_status e = wl_io_parse_rule(c + i, n - i, name, line, i + 1, &r, comments);
         if (e) return e;
         wl_pattern_set_rule(p, &r);
     } else if (n >= 5 && memcmp(c, "#Life", 5) == 0) {

@@ -343,7 +343,7 @@ wl_status wl_macrocell_read(const char *s, size_t len, const char *name, wl_patt
                 size_t i = 2;
                 while (i < n && (c[i] == ' ' || c[i] == '\t')) i++;
                 wl_rule r;
-                e = wl_io_parse_rule(c + i, n - i, name, line, i + 1, &r);
+                e = wl_io_parse_rule(c + i, n - i, name, line, i + 1, &r, &comments);
                 if (e) goto done;
                 wl_pattern_set_rule(p, &r);
             } else if (n > 1 && c[1] == 'G') {

@@ -95,7 +95,7 @@ static wl_status comment_line(rle_state *st, size_t pos, size_t n, size_t line, 
         size_t i = 2;
         while (i < n && is_space(c[i])) i++;
         wl_rule r;
-        wl_status s = wl_io_parse_rule(c + i, n - i, st->name, line, i + 1, &r);
+        wl_status s = wl_io_parse_rule(c + i, n - i, st->name, line, i + 1, &r, &st->comments);
         if (s) return s;
         wl_pattern_set_rule(st->p, &r);
         return WL_OK;
@@ -135,7 +135,8 @@ static wl_status parse_header(rle_state *st, size_t pos, size_t n, size_t line, 
         if (klen == 4 && memcmp(s + k0, "rule", 4) == 0) {
             /* The rule runs to the end of the line (Golly puts it last). */
             wl_rule r;
-            wl_status e = wl_io_parse_rule(s + i, end - i, st->name, line, i - pos + 1, &r);
+            wl_status e = wl_io_parse_rule(s + i, end - i, st->name, line, i - pos + 1, &r,
+                                           &st->comments);
             if (e) return e;
             wl_pattern_set_rule(st->p, &r);
             return WL_OK;
