@@ -63,7 +63,43 @@
         (s1) = TERN(l_, (cv), r_, MAJ);                                                     \
     } while (0)
 
-#define GEN_ROWS_BODY(NB)                                                                   \
+/* Output row r from the horizontal sums of rows r - 1 (A), r (B) and r + 1 (C, loaded
+ * here into C0, C1 with its cells in CV); BV holds the cells of row r. */
+#define ROW_STEP(NB, LIFE, MASK, A0, A1, B0, B1, C0, C1, BV, CV, r)                           \
+    do {                                                                                    \
+        HSUM(NB, in + ((r) + 1) * pitch, C0, C1, CV);                                       \
+        __m512i x0 = TERN(A0, B0, C0, XOR3), k0 = TERN(A0, B0, C0, MAJ);                    \
+        __m512i q = TERN(A1, B1, C1, XOR3), m = TERN(A1, B1, C1, MAJ);                      \
+        __m512i next;                                                                       \
+        if (LIFE) {                                                                         \
+            __m512i t1 = TERN(m, q, k0, 0x06); /* ~m & (q ^ k0): T == 1 */                  \
+            __m512i t2 = TERN(m, q, k0, 0x18); /* T == 2 */                                 \
+            __m512i w = TERN(x0, BV, t2, 0x08); /* ~x0 & alive & (T == 2) */                \
+            next = TERN(x0, t1, w, 0xEA);       /* x0 & (T == 1) | w */                     \
+        } else {                                                                            \
+            next = _mm512_setzero_si512();                                                  \
+            for (int j = 0; j < nact; j++) {                                                \
+                __m512i e;                                                                  \
+                switch (act[j]) {                                                           \
+                case 0: e = TERN(m, q, k0, 0x01); break;                                    \
+                case 1: e = TERN(m, q, k0, 0x06); break;                                    \
+                case 2: e = TERN(m, q, k0, 0x18); break;                                    \
+                case 3: e = TERN(m, q, k0, 0x60); break;                                    \
+                default: e = TERN(m, q, k0, 0x80); break;                                   \
+                }                                                                           \
+                __m512i g0 = TERN(x0, p0[j], q0[j], 0x6A); /* (a & b) ^ c */                \
+                __m512i g1 = TERN(x0, p1[j], q1[j], 0x6A);                                  \
+                __m512i g = TERN(BV, g1, g0, MUX);                                          \
+                next = TERN(next, e, g, 0xF8); /* a | (b & c) */                            \
+            }                                                                               \
+        }                                                                                   \
+        if (MASK) next = _mm512_and_si512(next, cm);                                        \
+        _mm512_store_si512((void *)(out + (r) * pitch + i), next);                          \
+    } while (0)
+
+/* The strips of one row block; the row loop is unrolled three times so that the three
+ * rows' sums rotate through the registers without copies. */
+#define GEN_ROWS_BODY(NB, LIFE, MASK)                                                       \
     const cpu_circuit *cc = &kd->circ;                                                      \
     __m512i p0[5], q0[5], p1[5], q1[5];                                                     \
     int act[5], nact = 0;                                                                   \
@@ -75,62 +111,49 @@
         q1[nact] = _mm512_set1_epi64((long long)cc->q1[t]);                                 \
         act[nact++] = t;                                                                    \
     }                                                                                       \
+    (void)act, (void)p0, (void)q0, (void)p1, (void)q1;                                      \
     for (size_t rb = lo; rb < hi; rb += ROW_BLOCK)                                          \
     for (size_t i = 0; i < bw; i += 8) {                                                    \
         size_t rend = hi - rb < ROW_BLOCK ? hi : rb + ROW_BLOCK;                            \
         /* word offsets of the previous and next vectors of this strip */                   \
         ptrdiff_t ip = i ? (ptrdiff_t)i - 8 : wrap ? (ptrdiff_t)bw - 8 : -8;                \
         ptrdiff_t in_ = i + 8 < bw ? (ptrdiff_t)i + 8 : wrap ? 0 : (ptrdiff_t)bw;           \
-        __m512i cm = colmask ? _mm512_load_si512((const void *)(colmask + i))               \
-                             : _mm512_set1_epi64(-1);                                       \
+        __m512i cm = MASK ? _mm512_load_si512((const void *)(colmask + i))                  \
+                          : _mm512_setzero_si512();                                         \
+        (void)cm;                                                                           \
         __m512i a0, a1, b0, b1, c0, c1, av, bv, cv;                                         \
         HSUM(NB, in + (rb - 1) * pitch, a0, a1, av);                                        \
         HSUM(NB, in + rb * pitch, b0, b1, bv);                                              \
-        (void)av;                                                                           \
-        for (size_t r = rb; r < rend; r++) {                                                \
-            HSUM(NB, in + (r + 1) * pitch, c0, c1, cv);                                     \
-            __m512i x0 = TERN(a0, b0, c0, XOR3), k0 = TERN(a0, b0, c0, MAJ);                \
-            __m512i q = TERN(a1, b1, c1, XOR3), m = TERN(a1, b1, c1, MAJ);                  \
-            __m512i next;                                                                   \
-            if (cc->life) {                                                                 \
-                __m512i t1 = TERN(m, q, k0, 0x06); /* ~m & (q ^ k0): T == 1 */              \
-                __m512i t2 = TERN(m, q, k0, 0x18); /* T == 2 */                             \
-                __m512i w = TERN(x0, bv, t2, 0x08); /* ~x0 & alive & (T == 2) */            \
-                next = TERN(x0, t1, w, 0xEA);       /* x0 & (T == 1) | w */                 \
-            } else {                                                                        \
-                next = _mm512_setzero_si512();                                              \
-                for (int j = 0; j < nact; j++) {                                            \
-                    __m512i e;                                                              \
-                    switch (act[j]) {                                                       \
-                    case 0: e = TERN(m, q, k0, 0x01); break;                                \
-                    case 1: e = TERN(m, q, k0, 0x06); break;                                \
-                    case 2: e = TERN(m, q, k0, 0x18); break;                                \
-                    case 3: e = TERN(m, q, k0, 0x60); break;                                \
-                    default: e = TERN(m, q, k0, 0x80); break;                               \
-                    }                                                                       \
-                    __m512i g0 = TERN(x0, p0[j], q0[j], 0x6A); /* (a & b) ^ c */            \
-                    __m512i g1 = TERN(x0, p1[j], q1[j], 0x6A);                              \
-                    __m512i g = TERN(bv, g1, g0, MUX);                                      \
-                    next = TERN(next, e, g, 0xF8); /* a | (b & c) */                        \
-                }                                                                           \
-            }                                                                               \
-            if (colmask) next = _mm512_and_si512(next, cm);                                 \
-            _mm512_store_si512((void *)(out + r * pitch + i), next);                        \
+        size_t r = rb;                                                                      \
+        for (; r + 3 <= rend; r += 3) {                                                     \
+            ROW_STEP(NB, LIFE, MASK, a0, a1, b0, b1, c0, c1, bv, cv, r);                    \
+            ROW_STEP(NB, LIFE, MASK, b0, b1, c0, c1, a0, a1, cv, av, r + 1);                \
+            ROW_STEP(NB, LIFE, MASK, c0, c1, a0, a1, b0, b1, av, bv, r + 2);                \
+        }                                                                                   \
+        for (; r < rend; r++) {                                                             \
+            ROW_STEP(NB, LIFE, MASK, a0, a1, b0, b1, c0, c1, bv, cv, r);                    \
             a0 = b0, a1 = b1, b0 = c0, b1 = c1, bv = cv;                                    \
         }                                                                                   \
     }
 
-static void gen_rows_plain(const uint64_t *in, uint64_t *out, size_t pitch, size_t bw,
-                           size_t lo, size_t hi, int wrap, const uint64_t *colmask,
-                           const cpu_kernel_data *kd) {
-    GEN_ROWS_BODY(NEIGHBOURS_PLAIN)
-}
+/* One function per (shift flavour, Life or generic circuit, column mask or not), so that
+ * each inner loop is branch-free. */
+#define DEFINE_GEN_ROWS(name, attr, NB, LIFE, MASK)                                         \
+    attr static void name(const uint64_t *in, uint64_t *out, size_t pitch, size_t bw,       \
+                          size_t lo, size_t hi, int wrap, const uint64_t *colmask,          \
+                          const cpu_kernel_data *kd) {                                      \
+        GEN_ROWS_BODY(NB, LIFE, MASK)                                                       \
+    }
 
-__attribute__((target("avx512f,avx512vbmi2"))) static void
-gen_rows_vbmi2(const uint64_t *in, uint64_t *out, size_t pitch, size_t bw, size_t lo, size_t hi,
-               int wrap, const uint64_t *colmask, const cpu_kernel_data *kd) {
-    GEN_ROWS_BODY(NEIGHBOURS_VBMI2)
-}
+#define VBMI2_ATTR __attribute__((target("avx512f,avx512vbmi2")))
+DEFINE_GEN_ROWS(plain_life, , NEIGHBOURS_PLAIN, 1, 0)
+DEFINE_GEN_ROWS(plain_life_mask, , NEIGHBOURS_PLAIN, 1, 1)
+DEFINE_GEN_ROWS(plain_any, , NEIGHBOURS_PLAIN, 0, 0)
+DEFINE_GEN_ROWS(plain_any_mask, , NEIGHBOURS_PLAIN, 0, 1)
+DEFINE_GEN_ROWS(vbmi2_life, VBMI2_ATTR, NEIGHBOURS_VBMI2, 1, 0)
+DEFINE_GEN_ROWS(vbmi2_life_mask, VBMI2_ATTR, NEIGHBOURS_VBMI2, 1, 1)
+DEFINE_GEN_ROWS(vbmi2_any, VBMI2_ATTR, NEIGHBOURS_VBMI2, 0, 0)
+DEFINE_GEN_ROWS(vbmi2_any_mask, VBMI2_ATTR, NEIGHBOURS_VBMI2, 0, 1)
 
 int cpu_avx512_uses_vbmi2(void) {
     static int cached = -1;
@@ -144,8 +167,10 @@ int cpu_avx512_uses_vbmi2(void) {
 void cpu_gen_rows_avx512(const uint64_t *in, uint64_t *out, size_t pitch, size_t bw,
                          size_t lo, size_t hi, int wrap, const uint64_t *colmask,
                          const cpu_kernel_data *kd) {
-    if (cpu_avx512_uses_vbmi2())
-        gen_rows_vbmi2(in, out, pitch, bw, lo, hi, wrap, colmask, kd);
-    else
-        gen_rows_plain(in, out, pitch, bw, lo, hi, wrap, colmask, kd);
+    static void (*const table[8])(const uint64_t *, uint64_t *, size_t, size_t, size_t, size_t,
+                                  int, const uint64_t *, const cpu_kernel_data *) = {
+        plain_any, plain_any_mask, plain_life, plain_life_mask,
+        vbmi2_any, vbmi2_any_mask, vbmi2_life, vbmi2_life_mask};
+    int idx = cpu_avx512_uses_vbmi2() * 4 + (kd->circ.life ? 2 : 0) + (colmask ? 1 : 0);
+    table[idx](in, out, pitch, bw, lo, hi, wrap, colmask, kd);
 }
