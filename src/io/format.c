@@ -103,6 +103,7 @@ wl_format wl_io_detect(const char *s, size_t len, const char *path_hint) {
     if (n >= 1 && c[0] == '#') {
         /* '#' lines start RLE files, and also Life files that lack their "#Life" line:
          * for a .lif/.life name, the first other line decides (digits: 1.06, else 1.05). */
+        if (hint == WL_FORMAT_MACROCELL) return hint; /* a .mc without its [M2] line */
         if (hint != WL_FORMAT_LIFE105 && hint != WL_FORMAT_LIFE106) return WL_FORMAT_RLE;
         size_t i = pos;
         while (i < len) {
