@@ -89,11 +89,15 @@ static wl_pattern *normalised(const wl_pattern *p) {
 
 /* Checks that patterns/<name> reads to the same cells (up to a translation) as `want`. */
 static void check_file(const char *name, const wl_pattern *want) {
-    const char *dirs[] = {getenv("WL_PATTERN_DIR"), "../patterns", "patterns"};
+#ifndef WL_SOURCE_PATTERNS /* set by tests/CMakeLists.txt to the repository's patterns/ */
+#define WL_SOURCE_PATTERNS "../patterns"
+#endif
+    const char *dirs[] = {getenv("WL_PATTERN_DIR"), WL_SOURCE_PATTERNS, "../patterns",
+                          "patterns"};
     char path[512];
     wl_pattern *got = NULL;
     wl_status s = WL_ERR_NOT_FOUND;
-    for (size_t i = 0; i < 3 && s != WL_OK; i++) {
+    for (size_t i = 0; i < sizeof dirs / sizeof dirs[0] && s != WL_OK; i++) {
         if (!dirs[i]) continue;
         snprintf(path, sizeof path, "%s/%s", dirs[i], name);
         FILE *f = fopen(path, "rb");
@@ -107,7 +111,11 @@ static void check_file(const char *name, const wl_pattern *want) {
                wl_last_error());
         return;
     }
-    WL_CHECK(s == WL_OK, "reading %s: %s (%s)", name, wl_status_str(s), wl_last_error());
+    if (s == WL_ERR_NOT_FOUND)
+        WL_CHECK(0, "%s not found in $WL_PATTERN_DIR, %s, ../patterns or patterns", name,
+                 WL_SOURCE_PATTERNS);
+    else
+        WL_CHECK(s == WL_OK, "reading %s: %s (%s)", path, wl_status_str(s), wl_last_error());
     if (s) return;
     wl_pattern *a = normalised(got), *b = normalised(want);
     WL_CHECK(wl_pattern_equal_cells(a, b), "%s reads to %llu cells, want %llu, or differs",
