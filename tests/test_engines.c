@@ -10,7 +10,8 @@
  * bounds and a few get_cell answers must agree with the reference result too.  Half of
  * the runs step in one call, the other half in several chunks (e.g. 5 + 12 for 17), so
  * that an engine that keeps state between calls (temporal blocking, halos, device
- * buffers) is checked too.
+ * buffers) is checked too, and a few runs toggle cells with wl_universe_set_cell between
+ * two steps (stale caches).
  * Plane-only engines (HashLife) are compared with `ref` on a bounded grid whose margin
  * around the soup is larger than the generation count, so that nothing reaches its edge.
  *
@@ -601,6 +602,101 @@ static void test_grid_engines(const engine_sel *sel, size_t n_sel, uint64_t seed
     }
 }
 
+/* Edits between steps: step a little, toggle a few cells with wl_universe_set_cell (the
+ * engine's own slot, or the universe's default through store and load), step again, and
+ * compare with ref doing the same.  Catches engines whose caches (halos, temporal blocks,
+ * device buffers) go stale when cells change between steps. */
+static void run_edit_case(const engine_sel *es, const char *kernel, const rule_case *rc,
+                          wl_topology topo, uint64_t w, uint64_t h, uint64_t cs) {
+    ek_stat *st = stat_for(es->ops->name, kernel);
+    uint64_t a = 1 + mix(cs, 7) % 9, b = 1 + mix(cs, 8) % 17;
+    int64_t xs[3], ys[3];
+    for (int i = 0; i < 3; i++) {
+        xs[i] = (int64_t)(mix(cs, 10 + (uint64_t)i) % w) - (int64_t)(w / 2);
+        ys[i] = (int64_t)(mix(cs, 20 + (uint64_t)i) % h) - (int64_t)(h / 2);
+    }
+    wl_pattern *soup = make_soup(w, h, cs);
+    wl_universe *u[2] = {NULL, NULL};
+    wl_pattern *out[2] = {NULL, NULL};
+    double t0 = now();
+    int ok = soup != NULL;
+    for (int k = 0; ok && k < 2; k++) {
+        const char *en = k ? es->ops->name : "ref", *kn = k ? kernel : NULL;
+        wl_status s = make_universe(en, kn, topo, w, h, &rc->rule, 0, &u[k]);
+        if (s && k && is_skip(es->ops, kernel, s)) {
+            note_skip(en, kernel, rc->label, wl_last_error());
+            st->skipped++;
+            ok = -1;
+            break;
+        }
+        if (!s) s = wl_universe_load(u[k], soup, NULL);
+        if (!s) s = wl_universe_step(u[k], a);
+        for (int i = 0; i < 3 && !s; i++) {
+            int alive = -1;
+            s = wl_universe_get_cell(u[k], xs[i], ys[i], &alive);
+            if (!s) s = wl_universe_set_cell(u[k], xs[i], ys[i], !alive);
+            int now_alive = -1;
+            if (!s) s = wl_universe_get_cell(u[k], xs[i], ys[i], &now_alive);
+            if (!s && now_alive != !alive) {
+                WL_CHECK(0, "edit: %s/%s set_cell(%lld,%lld) did not toggle", en,
+                         kn ? kn : "default", (long long)xs[i], (long long)ys[i]);
+                ok = 0;
+            }
+        }
+        if (!s) s = wl_universe_step(u[k], b);
+        if (!s) s = wl_universe_store(u[k], &out[k]);
+        WL_CHECK(s == WL_OK, "edit: %s/%s %s rule %s %llux%llu: %s", en, kn ? kn : "default",
+                 wl_topology_name(topo), rc->label, (unsigned long long)w,
+                 (unsigned long long)h, wl_last_error());
+        if (s) ok = 0;
+    }
+    if (ok == 1) {
+        ok = wl_pattern_equal_cells(out[0], out[1]);
+        int64_t x = 0, y = 0;
+        uint64_t n = 0;
+        if (!ok) first_diff(out[1], out[0], &x, &y, &n);
+        WL_CHECK(ok, "edit: engine %s kernel %s rule %s %s %llux%llu: step %llu, toggle "
+                 "(%lld,%lld) (%lld,%lld) (%lld,%lld), step %llu: %llu cells differ from ref, "
+                 "first at (%lld,%lld)", es->ops->name, kernel, rc->label,
+                 wl_topology_name(topo), (unsigned long long)w, (unsigned long long)h,
+                 (unsigned long long)a, (long long)xs[0], (long long)ys[0], (long long)xs[1],
+                 (long long)ys[1], (long long)xs[2], (long long)ys[2], (unsigned long long)b,
+                 (unsigned long long)n, (long long)x, (long long)y);
+    }
+    if (ok == 1) st->passed++;
+    else if (ok == 0) st->failed++;
+    st->seconds += now() - t0;
+    for (int k = 0; k < 2; k++) {
+        wl_pattern_free(out[k]);
+        wl_universe_free(u[k]);
+    }
+    wl_pattern_free(soup);
+}
+
+static void test_edits(const engine_sel *sel, size_t n_sel, uint64_t seed) {
+    static const size2 sz[] = {{31, 17}, {65, 33}, {130, 70}};
+    size_t n_sz = opt_quick ? 1 : sizeof sz / sizeof sz[0];
+    for (size_t ri = 0; ri < N_RULES; ri++) {
+        const rule_case *rc = &rules[ri];
+        /* Life and a random MAP rule: the two code paths of most engines. */
+        if (strcmp(rc->label, "life") != 0 && strcmp(rc->label, "map") != 0) continue;
+        if (!rc->usable || !filter_match(&f_rule, rc->label, rc->text)) continue;
+        for (int t = 0; t < 2; t++) {
+            wl_topology topo = t ? WL_TOPOLOGY_BOUNDED : WL_TOPOLOGY_TORUS;
+            unsigned cap = t ? WL_CAP_BOUNDED : WL_CAP_TORUS;
+            for (size_t si = 0; si < n_sz; si++) {
+                uint64_t cs = mix(mix(mix(seed, ri + 2000), (uint64_t)t), si);
+                for (size_t ei = 0; ei < n_sel; ei++) {
+                    if (!(sel[ei].ops->caps & cap)) continue;
+                    for (size_t k = 0; k < sel[ei].n_kernels; k++)
+                        run_edit_case(&sel[ei], sel[ei].kernels[k], rc, topo, sz[si].w,
+                                      sz[si].h, cs);
+                }
+            }
+        }
+    }
+}
+
 /* Plane engines: the soup on the plane against ref on a bounded grid with a margin wider
  * than the generation count (no B0 rules: the plane cannot run them). */
 static void test_plane_engines(const engine_sel *sel, size_t n_sel, uint64_t seed) {
@@ -729,6 +825,7 @@ int main(int argc, char **argv) {
     }
     test_grid_engines(sel, n_sel, seed);
     test_plane_engines(sel, n_sel, seed);
+    test_edits(sel, n_sel, seed);
 
     for (size_t i = 0; i < n_stats; i++)
         printf("engine %-10s kernel %-16s %5lu passed, %lu failed, %lu skipped (%.2f s)\n",
