@@ -7,6 +7,7 @@
 # exits 1 if any failed.  WL_TEST_QUICK=1 (sanitizer builds) skips the default job.
 set -u
 W=${1:?usage: test_cli.sh path/to/warplife}
+case $W in /*) ;; *) W=$PWD/$W ;; esac # the checks run in a temporary directory
 T=$(mktemp -d)
 trap 'rm -rf "$T"' EXIT
 cd "$T" || exit 1

@@ -167,7 +167,6 @@ static int rpentomino_job(const cli_engine_opts *o) {
 }
 
 int cli_run_default(const cli_engine_opts *o) {
-    cli_install_sigint();
     int rc = soup_job(o);
     if (rc) return rc;
     return rpentomino_job(o);

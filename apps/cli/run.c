@@ -502,10 +502,10 @@ done:
 
 /* Evolves, reports and saves; returns an exit status. */
 static int finish(run_args *a, wl_universe *u) {
-    cli_install_sigint();
-    int reported_last;
+    int reported_last = 0;
     double t0 = cli_now();
-    wl_status s = evolve(a, u, &reported_last);
+    /* Ctrl-C while loading (the handler is installed from the start) stops here. */
+    wl_status s = cli_interrupted(NULL) ? WL_ERR_INTERRUPTED : evolve(a, u, &reported_last);
     double seconds = cli_now() - t0;
     if (s == WL_ERR_INTERRUPTED) {
         wl_bigint g;
@@ -533,6 +533,7 @@ int cli_run(int argc, char **argv) {
     run_args a;
     int rc = parse_args(argc, argv, &a);
     if (rc != -1) return rc;
+    cli_install_sigint(); /* before loading: device set-up and big files take time too */
     if (!a.pattern) return cli_run_default(&a.eng);
     return run_pattern(&a);
 }
