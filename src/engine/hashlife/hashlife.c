@@ -280,7 +280,10 @@ static int make_many(hl_ctx *h, int count, const uint32_t (*kids)[4], int level,
         hv[i] = hash4(kids[i][0], kids[i][1], kids[i][2], kids[i][3]);
         __builtin_prefetch(&h->table[hv[i] & h->tmask]);
     }
+    /* keep the compiler from fusing the loops: all slot loads must be in flight first */
+    __asm__ volatile("" ::: "memory");
     for (int i = 0; i < count; i++) __builtin_prefetch(&h->nodes[h->table[hv[i] & h->tmask]]);
+    __asm__ volatile("" ::: "memory");
     for (int i = 0; i < count; i++) {
         out[i] = find_or_make(h, kids[i][0], kids[i][1], kids[i][2], kids[i][3], level);
         if (!out[i]) return 0;
