@@ -17,6 +17,7 @@
  *   WL_OPENCL_LY    columns of work-items stacked vertically in a group
  *   WL_OPENCL_ROWS  rows held per work-item (NR)
  *   WL_OPENCL_GENS  generations per launch (GENS; NR > 2 GENS, GENS <= 63)
+ *   WL_OPENCL_UNROLL  1: unroll the row loops fully (default on GPUs), 0: leave them rolled
  */
 #include "ocl_internal.h"
 
@@ -46,6 +47,7 @@ typedef struct ocl_engine {
     uint64_t w, h, nw;
     int torus;
     int lx, ly, nr, gens; /* tile parameters of `best` */
+    int unroll;           /* unroll the row loops (registers on GPUs) */
     wl_poll_fn poll;
     void *poll_user;
 } ocl_engine;
@@ -99,6 +101,7 @@ static wl_status tile_params(ocl_engine *e) {
     if (!s) s = env_int("WL_OPENCL_LY", ly0, 1, 1024, &e->ly);
     if (!s) s = env_int("WL_OPENCL_ROWS", nr0, 3, 256, &e->nr);
     if (!s) s = env_int("WL_OPENCL_GENS", g0, 1, 63, &e->gens);
+    if (!s) s = env_int("WL_OPENCL_UNROLL", !e->dev.is_cpu, 0, 1, &e->unroll);
     if (s) return s;
     if (e->nr <= 2 * e->gens)
         return wl_error(WL_ERR_INVALID,
@@ -189,17 +192,19 @@ static wl_status ocl_create(const wl_config *cfg, const char *kernel, void **ctx
                                     POP_GROUPS * sizeof(cl_ulong), NULL, &err);
         if (!e->partial) s = cl_fail(err, "clCreateBuffer (population)");
     }
-    /* The program: the rule function (or a stub for the table kernel) + the kernels. */
+    /* The program: the rule function + the kernels.  The table kernel takes its rule as a
+     * buffer, so it gets a stub and one program serves every rule. */
     char prefix[2048], options[256];
     if (!s) {
-        if (totalistic) s = wlocl_rule_code(birth, survive, prefix, sizeof prefix);
+        if (id != K_TABLE) s = wlocl_rule_code(birth, survive, prefix, sizeof prefix);
         else
             snprintf(prefix, sizeof prefix,
-                     "/* not outer-totalistic: only wl_table is used */\n"
+                     "/* table kernel: the rule is a buffer; wl_rule_eval is unused */\n"
                      "inline ulong wl_rule_eval(ulong s0, ulong s1, ulong s2, ulong s3, "
                      "ulong c) { return 0UL; }\n");
-        snprintf(options, sizeof options, "-D WL_LX=%d -D WL_LY=%d -D WL_NR=%d -D WL_GENS=%d",
-                 e->lx, e->ly, e->nr, e->gens);
+        snprintf(options, sizeof options,
+                 "-D WL_LX=%d -D WL_LY=%d -D WL_NR=%d -D WL_GENS=%d -D WL_FULL_UNROLL=%d", e->lx,
+                 e->ly, e->nr, e->gens, e->unroll);
     }
     cl_program prog = NULL;
     if (!s) s = wlocl_program(&e->dev, prefix, options, &prog);
@@ -210,10 +215,14 @@ static wl_status ocl_create(const wl_config *cfg, const char *kernel, void **ctx
     if (!s) s = make_kernel(prog, "wl_popcount", &e->k_pop);
     if (!s) s = make_kernel(prog, "wl_randomize", &e->k_rand);
     if (!s && id == K_TABLE) {
-        cl_uint t[16]; /* bit idx & 31 of t[idx >> 5] = next state of index idx */
-        for (int i = 0; i < 8; i++) {
-            t[2 * i] = (cl_uint)(cfg->rule.table[i] & 0xFFFFFFFFu);
-            t[2 * i + 1] = (cl_uint)(cfg->rule.table[i] >> 32);
+        /* The kernel's index order (wl_opencl.cl): bit 0 NW, 1 N, 2 NE, 3 W, 4 C, 5 E, 6 SW,
+         * 7 S, 8 SE; the rule's: NW<<8 | N<<7 | NE<<6 | W<<5 | C<<4 | E<<3 | SW<<2 | S<<1 |
+         * SE, the same bits reversed. */
+        cl_uchar t[512];
+        for (unsigned k = 0; k < 512; k++) {
+            unsigned idx = 0;
+            for (int b = 0; b < 9; b++) idx |= ((k >> b) & 1u) << (8 - b);
+            t[k] = (cl_uchar)wl_rule_next(&cfg->rule, idx);
         }
         e->table = clCreateBuffer(e->dev.context, CL_MEM_READ_ONLY | CL_MEM_COPY_HOST_PTR,
                                   sizeof t, t, &err);

@@ -62,6 +62,15 @@
 #define WL_GENS 8
 #endif
 
+/* WL_FULL_UNROLL=1 (GPUs): unroll the row loops so that v[] lives in registers.  CPUs
+ * (PoCL) leave them rolled: LLVM compiles the program several times faster, and a private
+ * array in memory costs little there. */
+#if defined(WL_FULL_UNROLL) && WL_FULL_UNROLL
+#define WL_UNROLL _Pragma("unroll")
+#else
+#define WL_UNROLL
+#endif
+
 #define ALL1 0xFFFFFFFFFFFFFFFFUL
 
 /* Mask of the live columns of word column c (0 outside the grid, partial for the last). */
@@ -168,17 +177,17 @@ wl_best(__global const ulong *in, __global ulong *out, long w, long h, long nw, 
     ulong v[WL_NR];
     if (inside) {
         __global const ulong *p = in + r0 * nw + c;
-#pragma unroll
+WL_UNROLL
         for (int i = 0; i < WL_NR; i++) v[i] = p[i * nw];
     } else {
-#pragma unroll
+WL_UNROLL
         for (int i = 0; i < WL_NR; i++) v[i] = vword(in, nw, w, h, torus, r0 + i, 64 * c);
     }
     /* Bounded grids: cells outside are cleared after every generation (B0 rules would
      * otherwise give birth there).  Torus: the periodic plane evolves exactly as it is. */
     const int needmask = !torus && !inside;
     for (int g = 0; g < k; g++) {
-#pragma unroll
+WL_UNROLL
         for (int i = 0; i < WL_NR; i++)
             edge[ly][i][lx] = (uchar)((v[i] >> 63) | ((v[i] & 1UL) << 1));
         barrier(CLK_LOCAL_MEM_FENCE);
@@ -192,7 +201,7 @@ wl_best(__global const ulong *in, __global ulong *out, long w, long h, long nw, 
             r = (v[1] >> 1) | ((ulong)(edge[ly][1][rr] >> 1) << 63);
             HSUM(l, v[1], r, q0, q1);
         }
-#pragma unroll
+WL_UNROLL
         for (int i = 1; i < WL_NR - 1; i++) {
             ulong l = (v[i + 1] << 1) | (ulong)(edge[ly][i + 1][ll] & 1);
             ulong r = (v[i + 1] >> 1) | ((ulong)(edge[ly][i + 1][rr] >> 1) << 63);
@@ -210,7 +219,7 @@ wl_best(__global const ulong *in, __global ulong *out, long w, long h, long nw, 
         barrier(CLK_LOCAL_MEM_FENCE);
     }
     if (lx >= 1 && lx <= WL_LX - 2 && c < nw) {
-#pragma unroll
+WL_UNROLL
         for (int i = WL_GENS; i < WL_NR - WL_GENS; i++) {
             long y = r0 + i;
             if (y < h) out[y * nw + c] = v[i] & cm;
@@ -259,10 +268,14 @@ __kernel void wl_simple(__global const ulong *in, __global ulong *out, long w, l
     out[y * nw + c] = wl_rule_eval(s0, s1, s2, s3, centre) & colmask(c, w, nw);
 }
 
-/* Global size (roundup(nw), h).  table: the rule's 512 bits as 16 uints (bit idx & 31 of
- * table[idx >> 5] is the next state of neighbourhood index idx, the wl_rule order). */
+/* Global size (nw, h).  table: the rule's 512 next states as bytes, indexed in the order
+ * the host prepared for this kernel: bit 0 = NW, 1 = N, 2 = NE, 3 = W, 4 = centre, 5 = E,
+ * 6 = SW, 7 = S, 8 = SE.  In that order the index of cell i is three 3-bit fields taken
+ * straight from the rows: (u >> i) & 7 | ((m >> i) & 7) << 3 | ((d >> i) & 7) << 6, where u, m,
+ * d hold the cells from column x + i - 1 on.  The planes "cell x - 1" (l) cover i = 0..61;
+ * the planes "cell x + 1" (r) give the fields at i - 2 for i = 2..63. */
 __kernel void wl_table(__global const ulong *in, __global ulong *out, long w, long h,
-                       long nw, int torus, __constant uint *table) {
+                       long nw, int torus, __constant uchar *table) {
     long c = (long)get_global_id(0), y = (long)get_global_id(1);
     if (c >= nw || y >= h) return;
     ulong ul, um, ur, ml, mm, mr, dl, dm, dr;
@@ -270,16 +283,17 @@ __kernel void wl_table(__global const ulong *in, __global ulong *out, long w, lo
     row3(in, nw, w, h, torus, y, c, &ml, &mm, &mr);
     row3(in, nw, w, h, torus, y + 1, c, &dl, &dm, &dr);
     ulong cm = colmask(c, w, nw), res = 0;
-    for (int i = 0; i < 64; i++) {
-        if (!((cm >> i) & 1UL)) break; /* the live columns of a word are its low bits */
-        uint idx = (uint)((ul >> i) & 1UL) << 8 | (uint)((um >> i) & 1UL) << 7 |
-                   (uint)((ur >> i) & 1UL) << 6 | (uint)((ml >> i) & 1UL) << 5 |
-                   (uint)((mm >> i) & 1UL) << 4 | (uint)((mr >> i) & 1UL) << 3 |
-                   (uint)((dl >> i) & 1UL) << 2 | (uint)((dm >> i) & 1UL) << 1 |
-                   (uint)((dr >> i) & 1UL);
-        res |= (ulong)((table[idx >> 5] >> (idx & 31)) & 1u) << i;
+    for (int i = 0; i < 2; i++) {
+        uint idx = (uint)((ul >> i) & 7UL) | (uint)((ml >> i) & 7UL) << 3 |
+                   (uint)((dl >> i) & 7UL) << 6;
+        res |= (ulong)table[idx] << i;
     }
-    out[y * nw + c] = res;
+    for (int i = 2; i < 64; i++) {
+        uint idx = (uint)((ur >> (i - 2)) & 7UL) | (uint)((mr >> (i - 2)) & 7UL) << 3 |
+                   (uint)((dr >> (i - 2)) & 7UL) << 6;
+        res |= (ulong)table[idx] << i;
+    }
+    out[y * nw + c] = res & cm;
 }
 
 /* ---- population and soups -------------------------------------------------------------- */
