@@ -471,6 +471,38 @@ static void test_files(unsigned long long seed) {
     wl_pattern_free(p);
 }
 
+/* "-" reads standard input and writes standard output. */
+static void test_stdio(void) {
+    char path[] = "/tmp/wl_test_io_stdio_XXXXXX";
+    int fd = mkstemp(path);
+    WL_CHECK(fd >= 0, "mkstemp");
+    if (fd < 0) return;
+    wl_pattern *p = wl_pattern_new(), *q = NULL;
+    wl_pattern_set_run(p, -3, 4, 5);
+    /* Standard output redirected into the file. */
+    fflush(stdout);
+    int saved = dup(STDOUT_FILENO);
+    dup2(fd, STDOUT_FILENO);
+    wl_status s = wl_pattern_write_file(p, "-", WL_FORMAT_RLE, 0);
+    dup2(saved, STDOUT_FILENO);
+    close(saved);
+    WL_CHECK(s == WL_OK, "write to -: %s", wl_last_error());
+    /* Standard input read from the file. */
+    lseek(fd, 0, SEEK_SET);
+    saved = dup(STDIN_FILENO);
+    dup2(fd, STDIN_FILENO);
+    wl_format f = WL_FORMAT_AUTO;
+    s = wl_pattern_read_file_ex("-", &q, &f);
+    dup2(saved, STDIN_FILENO);
+    close(saved);
+    close(fd);
+    unlink(path);
+    WL_CHECK(s == WL_OK && f == WL_FORMAT_RLE, "read from -: %s", wl_last_error());
+    WL_CHECK(q && wl_pattern_equal_cells(p, q), "stdio round trip");
+    wl_pattern_free(p);
+    wl_pattern_free(q);
+}
+
 static void test_format_names(void) {
     int gz = -1;
     WL_CHECK(wl_format_from_path("a/b.rle.gz", &gz) == WL_FORMAT_RLE && gz == 1, "rle.gz");
@@ -511,5 +543,6 @@ int main(void) {
     test_round_trips(seed, quick);
     test_gzip(seed);
     test_files(seed);
+    test_stdio();
     return wl_test_finish("test_io");
 }
