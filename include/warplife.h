@@ -252,6 +252,11 @@ wl_status wl_engine_kernels(const char *engine, const char *const **names, size_
 /* WL_OK if the engine can run here (its device exists), else WL_ERR_UNAVAILABLE or
  * WL_ERR_NOT_FOUND with a message saying why. */
 wl_status wl_engine_probe(const char *engine);
+/* Writes the devices an engine can run on to `out`, one line each with the index that
+ * wl_config.device selects (e.g. "  opencl device 0: NAME [PLATFORM] GPU, ...").  Returns
+ * WL_ERR_UNSUPPORTED for engines without a device list, WL_ERR_UNAVAILABLE (saying why)
+ * when the engine finds no device, WL_ERR_NOT_FOUND for an unknown engine. */
+wl_status wl_engine_devices(const char *engine, FILE *out);
 
 /* ------------------------------------------------------------------------------------ */
 /* Universes                                                                             */

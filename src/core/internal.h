@@ -153,6 +153,9 @@ typedef struct wl_engine_ops {
     /* The device's measured copy bandwidth expressed as CUpS of a one-generation pass
      * moving 2 bits per cell update (bytes/s x 4); 0 if not applicable. */
     double (*copy_floor_cups)(void *ctx);
+
+    /* (optional) Lists the engine's devices on out, one line each (wl_engine_devices). */
+    wl_status (*list_devices)(FILE *out);
 } wl_engine_ops;
 
 /* Benchmark access to a universe's engine (for apps/cli/bench.c and bench/). */

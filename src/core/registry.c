@@ -66,3 +66,11 @@ wl_status wl_engine_probe(const char *engine) {
     }
     return e->probe ? e->probe() : WL_OK;
 }
+
+wl_status wl_engine_devices(const char *engine, FILE *out) {
+    const wl_engine_ops *e = wl_engine_find(engine);
+    if (!e) return wl_engine_probe(engine); /* not built in, or unknown: says which */
+    if (!e->list_devices)
+        return wl_error(WL_ERR_UNSUPPORTED, "engine '%s' has no device list", engine);
+    return e->list_devices(out);
+}

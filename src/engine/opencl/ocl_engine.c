@@ -18,6 +18,7 @@
  *   WL_OPENCL_ROWS  rows held per work-item (NR)
  *   WL_OPENCL_GENS  generations per launch (GENS; NR > 2 GENS, GENS <= 63)
  *   WL_OPENCL_UNROLL  1: unroll the row loops fully (default on GPUs), 0: leave them rolled
+ *   WL_OPENCL_OPTIONS extra clBuildProgram options (e.g. "-cl-nv-verbose"), appended
  */
 #include "ocl_internal.h"
 
@@ -194,7 +195,7 @@ static wl_status ocl_create(const wl_config *cfg, const char *kernel, void **ctx
     }
     /* The program: the rule function + the kernels.  The table kernel takes its rule as a
      * buffer, so it gets a stub and one program serves every rule. */
-    char prefix[2048], options[256];
+    char prefix[2048], options[1024];
     if (!s) {
         if (id != K_TABLE) s = wlocl_rule_code(birth, survive, prefix, sizeof prefix);
         else
@@ -205,6 +206,15 @@ static wl_status ocl_create(const wl_config *cfg, const char *kernel, void **ctx
         snprintf(options, sizeof options,
                  "-D WL_LX=%d -D WL_LY=%d -D WL_NR=%d -D WL_GENS=%d -D WL_FULL_UNROLL=%d", e->lx,
                  e->ly, e->nr, e->gens, e->unroll);
+        const char *extra = getenv("WL_OPENCL_OPTIONS");
+        if (extra && *extra) {
+            size_t n = strlen(options);
+            if (n + 1 + strlen(extra) >= sizeof options)
+                s = wl_error(WL_ERR_INVALID, "WL_OPENCL_OPTIONS is too long (%zu characters)",
+                             strlen(extra));
+            else
+                snprintf(options + n, sizeof options - n, " %s", extra);
+        }
     }
     cl_program prog = NULL;
     if (!s) s = wlocl_program(&e->dev, prefix, options, &prog);
@@ -435,4 +445,5 @@ const wl_engine_ops wl_engine_opencl = {
     .randomize = ocl_randomize,
     .timed_step = ocl_timed_step,
     .synchronize = ocl_synchronize,
+    .list_devices = wlocl_list_devices,
 };
