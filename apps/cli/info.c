@@ -19,6 +19,8 @@ static void usage(FILE *out) {
         "\n"
         "options:\n"
         "  -h, --help   this help\n"
+        "  --devices    list the devices of the device engines (opencl: the index that\n"
+        "               --device N selects)\n"
         "\n"
         "exit status: 0 ok, 1 bad command line, 2 bad input (unreadable or bad file),\n"
         "             3 runtime failure\n");
@@ -43,6 +45,21 @@ static void list_engines(void) {
         }
     }
     printf("\noptional components:\n%s", WL_CLI_FEATURES);
+}
+
+/* `info --devices`: every engine that has a device list prints it (wl_engine_devices). */
+static int list_devices(void) {
+    printf("devices:\n");
+    int any = 0;
+    for (size_t i = 0; i < wl_engine_count(); i++) {
+        const char *name = wl_engine_name(i);
+        wl_status s = wl_engine_devices(name, stdout);
+        if (s == WL_ERR_UNSUPPORTED) continue;
+        any = 1;
+        if (s) printf("  %s: no device (%s)\n", name, wl_last_error());
+    }
+    if (!any) printf("  (no engine with a device list is built in)\n");
+    return CLI_EXIT_OK;
 }
 
 static void print_comments(const char *c) {
@@ -113,7 +130,8 @@ static int describe(const char *path) {
 }
 
 int cli_info(int argc, char **argv) {
-    static const cli_option options[] = {{"help", 'h', 0, 1}, {NULL, 0, 0, 0}};
+    static const cli_option options[] = {
+        {"help", 'h', 0, 1}, {"devices", 0, 0, 2}, {NULL, 0, 0, 0}};
     cli_args st;
     const char *v, *file = NULL;
     int id;
@@ -123,6 +141,7 @@ int cli_info(int argc, char **argv) {
             usage(stdout);
             return CLI_EXIT_OK;
         }
+        if (id == 2) return list_devices();
         if (id != 0) return CLI_EXIT_USAGE;
         if (file) {
             cli_error("info takes at most one file (extra: '%s')", v);
