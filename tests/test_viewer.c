@@ -4,6 +4,14 @@
  * views (every zoom from 2^-6 to 2^4, views straddling and outside the bitmap), snapshots
  * of a grid universe against its stored pattern, the default wl_universe_render, and
  * PNG / PPM files written and read back pixel for pixel.
+ *
+ * With `--cli PATH-TO-warplife` it tests the command end to end instead: off-screen
+ * screenshots of a glider at several zooms (before and after stepping) checked pixel by
+ * pixel against the pattern and the reference engine; then, under a display (DISPLAY, or
+ * xvfb-run when DISPLAY is unset; skipped with a visible reason otherwise), the real window
+ * driven by scripted keys and mouse (step, step size, reset, click, draw, select and fill,
+ * clear, run, save, drop a file), checking the generation and population it prints on
+ * exit and the pixels it reads back from OpenGL; and the clear "no display" exit 3.
  */
 #define _POSIX_C_SOURCE 200809L
 
@@ -178,7 +186,11 @@ static void test_images(uint64_t *st) {
     free(img);
 }
 
-int main(void) {
+/* The end-to-end tests of `warplife view` (test_viewer_cli.c). */
+int test_cli(const char *exe);
+
+int main(int argc, char **argv) {
+    if (argc == 3 && strcmp(argv[1], "--cli") == 0) return test_cli(argv[2]);
     uint64_t st = wl_test_seed();
     const char *quick = getenv("WL_TEST_QUICK");
     test_render_random(&st, quick && *quick == '1' ? 20 : 100);

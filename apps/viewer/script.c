@@ -107,6 +107,13 @@ static void feed(const char *tok) {
         memset(&e, 0, sizeof e);
         e.type = SDL_QUIT;
         SDL_PushEvent(&e);
+    } else if (strncmp(tok, "drop:", 5) == 0) {
+        /* As if the file had been dropped on the window (the handler SDL_free's it). */
+        SDL_Event e;
+        memset(&e, 0, sizeof e);
+        e.type = SDL_DROPFILE;
+        e.drop.file = SDL_strdup(tok + 5);
+        if (e.drop.file) SDL_PushEvent(&e);
     } else if (sscanf(tok, "click:%d,%d", &a, &b) == 2) {
         push_motion(a, b, 0, 0, 0);
         push_button(SDL_MOUSEBUTTONDOWN, SDL_BUTTON_LEFT, a, b);

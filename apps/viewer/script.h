@@ -23,6 +23,7 @@ void script_init(script *s, const char *text);
  *   click:X,Y      left click at window pixel (X, Y) (toggles a cell)
  *   drag:X1,Y1,X2,Y2        left drag (draws); shift+drag:... selects; rdrag:... pans
  *   wheel:X,Y,D    mouse wheel D notches (positive: zoom in) at pixel (X, Y)
+ *   drop:PATH      open a pattern file as if it had been dropped on the window
  *   wait:N         let N frames pass (while running, generations go on)
  *   quit           close the window
  * Unknown tokens are reported on stderr and skipped. */

@@ -375,11 +375,24 @@ static void print_result(viewer *v) {
 }
 
 int wl_viewer_run(const wl_viewer_options *o, wl_universe *u) {
-    if (SDL_Init(SDL_INIT_VIDEO) != 0) {
+    /* Without a display SDL falls back to its "offscreen" or "dummy" drivers, where a
+     * window would silently show nothing: refuse unless SDL_VIDEODRIVER asked for one. */
+    const char *asked = getenv("SDL_VIDEODRIVER");
+    int ok = SDL_Init(SDL_INIT_VIDEO) == 0;
+    const char *drv = ok ? SDL_GetCurrentVideoDriver() : NULL;
+    char why[256];
+    snprintf(why, sizeof why, "%s", ok ? "" : SDL_GetError());
+    if (ok && drv && (strcmp(drv, "offscreen") == 0 || strcmp(drv, "dummy") == 0) &&
+        !(asked && strcmp(asked, drv) == 0)) {
+        snprintf(why, sizeof why, "no display found (SDL fell back to its '%s' driver)", drv);
+        SDL_Quit();
+        ok = 0;
+    }
+    if (!ok) {
         fprintf(stderr,
-                "warplife: cannot open a window: %s (no display? set DISPLAY, run under "
-                "xvfb-run, or use --screenshot FILE for off-screen rendering)\n",
-                SDL_GetError());
+                "warplife: cannot open a window: %s; set DISPLAY, run under xvfb-run, or use "
+                "--screenshot FILE for off-screen rendering\n",
+                why);
         wl_universe_free(u);
         return 3;
     }
@@ -443,6 +456,7 @@ int wl_viewer_run(const wl_viewer_options *o, wl_universe *u) {
     double t_start = now(), t_rate = t_start;
     uint64_t frames = 0, frames_rate = 0, gen_rate = v.generation;
     int bench = o->frames > 0;
+    double prof[4] = {0, 0, 0, 0}; /* seconds in: cells, overlays, upload+draw, swap */
     while (!v.quit) {
         SDL_Event e;
         int had_event = 0;
@@ -464,16 +478,25 @@ int wl_viewer_run(const wl_viewer_options *o, wl_universe *u) {
             SDL_WaitEventTimeout(NULL, IDLE_WAIT_MS);
             continue;
         }
+        double t0 = now();
         render_cells(&v);
+        double t1 = now();
         overlay_draw(&v);
+        double t2 = now();
         present(&v);
+        double t3 = now();
+        prof[0] += t1 - t0;
+        prof[1] += t2 - t1;
+        prof[2] += t3 - t2;
         if (in.screenshot_request) {
             char name[128];
             auto_name(name, sizeof name, "warplife", "png", v.generation);
             screenshot(&v, name);
             in.screenshot_request = 0;
         }
+        double t4 = now();
         SDL_GL_SwapWindow(win);
+        prof[3] += now() - t4;
         v.dirty = 0;
         frames++;
         frames_rate++;
@@ -513,6 +536,9 @@ int wl_viewer_run(const wl_viewer_options *o, wl_universe *u) {
         printf("frames %llu seconds %.3f fps %.1f generations/s %.1f CUpS %.3g\n",
                (unsigned long long)frames, elapsed, frames / elapsed,
                (double)gen_before_exit / elapsed, (double)gen_before_exit * cells / elapsed);
+        double f = frames ? 1e3 / (double)frames : 0;
+        printf("ms per frame: cells %.2f overlays %.2f upload+draw %.2f swap %.2f\n",
+               prof[0] * f, prof[1] * f, prof[2] * f, prof[3] * f);
     }
     sim_stop(v.sim);
 done:
