@@ -93,10 +93,11 @@ static wl_status env_int(const char *name, int def, int lo, int hi, int *out) {
 
 /* Tile parameters of `best`: defaults per device type, environment overrides, checks. */
 static wl_status tile_params(ocl_engine *e) {
-    /* GPU: 32 x 4 = 128 work-items, 64 rows each (NVIDIA keeps v[] in registers), 8
-     * generations: halo redundancy 32/30 across and 62/48 down.  CPU (PoCL): a group runs
-     * as loops on one core, so a smaller private array per work-item stays in cache. */
-    int lx0 = e->dev.is_cpu ? 16 : 32, ly0 = e->dev.is_cpu ? 1 : 4;
+    /* GPU: 32 x 2 = 64 work-items, 64 rows each (NVIDIA keeps v[] in registers), 8
+     * generations: halo redundancy 32/30 across and 62/48 down; 32 KiB of local memory
+     * (LX x LY x NR words) per group.  CPU (PoCL): a group runs as loops on one core, so a
+     * smaller private array per work-item stays in cache. */
+    int lx0 = e->dev.is_cpu ? 16 : 32, ly0 = e->dev.is_cpu ? 1 : 2;
     int nr0 = e->dev.is_cpu ? 32 : 64, g0 = e->dev.is_cpu ? 8 : 8;
     wl_status s = env_int("WL_OPENCL_LX", lx0, 3, 1024, &e->lx);
     if (!s) s = env_int("WL_OPENCL_LY", ly0, 1, 1024, &e->ly);
@@ -112,7 +113,7 @@ static wl_status tile_params(ocl_engine *e) {
         return wl_error(WL_ERR_INVALID,
                         "OpenCL: work group %d x %d exceeds the device's maximum of %zu items",
                         e->lx, e->ly, e->dev.max_wg);
-    cl_ulong local = (cl_ulong)e->lx * (cl_ulong)e->ly * (cl_ulong)e->nr;
+    cl_ulong local = (cl_ulong)e->lx * (cl_ulong)e->ly * (cl_ulong)e->nr * 8; /* xch[] */
     if (local > e->dev.local_mem)
         return wl_error(WL_ERR_INVALID,
                         "OpenCL: tile %d x %d x %d needs %llu bytes of local memory; the "

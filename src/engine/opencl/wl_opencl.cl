@@ -27,9 +27,11 @@
  *              by this group instead of exchanged with others.  After g generations the
  *              garbage entering at the outer edge of the halo has moved g bits into the halo
  *              words and g rows in, so with GENS <= 63 and NR > 2 GENS the written cells
- *              (columns 1..LX-2, rows GENS..NR-GENS-1) are exact.  The only exchange is the
- *              edge bits of the neighbouring columns: each work-item publishes bit 63 and
- *              bit 0 of each of its rows as one byte in local memory, once per generation.
+ *              (columns 1..LX-2, rows GENS..NR-GENS-1) are exact.  The only exchange is
+ *              between neighbouring columns: each work-item publishes its rows in local
+ *              memory once per generation and reads bit 63 of its left neighbour's words
+ *              and bit 0 of its right neighbour's (whole words: a word load and one shift
+ *              cost less than packing and unpacking edge bits).
  *   wl_simple  bitsliced, one generation per launch, one work-item per word (the baseline).
  *   wl_table   any rule: one generation per launch, one work-item per word, each cell's
  *              9-bit neighbourhood index looked up in the rule's 512-bit table.
@@ -65,10 +67,8 @@
 /* WL_FULL_UNROLL=1 (GPUs): unroll the row loops so that v[] lives in registers.  CPUs
  * (PoCL) leave them rolled: LLVM compiles the program several times faster, and a private
  * array in memory costs little there. */
-#if defined(WL_FULL_UNROLL) && WL_FULL_UNROLL
-#define WL_UNROLL _Pragma("unroll")
-#else
-#define WL_UNROLL
+#ifndef WL_FULL_UNROLL
+#define WL_FULL_UNROLL 0
 #endif
 
 #define ALL1 0xFFFFFFFFFFFFFFFFUL
@@ -166,7 +166,7 @@ inline ulong vword(__global const ulong *g, long nw, long w, long h, int torus, 
 __kernel __attribute__((reqd_work_group_size(WL_LX, WL_LY, 1))) void
 wl_best(__global const ulong *in, __global ulong *out, long w, long h, long nw, int torus,
         int k) {
-    __local uchar edge[WL_LY][WL_NR][WL_LX]; /* bit 0: this word's bit 63; bit 1: its bit 0 */
+    __local ulong xch[WL_LY][WL_NR][WL_LX]; /* each work-item's rows, for its neighbours */
     const int lx = (int)get_local_id(0), ly = (int)get_local_id(1);
     const long rout = WL_NR - 2 * WL_GENS;
     const long c = (long)get_group_id(0) * (WL_LX - 2) + lx - 1;
@@ -177,34 +177,42 @@ wl_best(__global const ulong *in, __global ulong *out, long w, long h, long nw, 
     ulong v[WL_NR];
     if (inside) {
         __global const ulong *p = in + r0 * nw + c;
-WL_UNROLL
+#if WL_FULL_UNROLL
+#pragma unroll
+#endif
         for (int i = 0; i < WL_NR; i++) v[i] = p[i * nw];
     } else {
-WL_UNROLL
+#if WL_FULL_UNROLL
+#pragma unroll
+#endif
         for (int i = 0; i < WL_NR; i++) v[i] = vword(in, nw, w, h, torus, r0 + i, 64 * c);
     }
     /* Bounded grids: cells outside are cleared after every generation (B0 rules would
      * otherwise give birth there).  Torus: the periodic plane evolves exactly as it is. */
     const int needmask = !torus && !inside;
     for (int g = 0; g < k; g++) {
-WL_UNROLL
+#if WL_FULL_UNROLL
+#pragma unroll
+#endif
         for (int i = 0; i < WL_NR; i++)
-            edge[ly][i][lx] = (uchar)((v[i] >> 63) | ((v[i] & 1UL) << 1));
+            xch[ly][i][lx] = v[i];
         barrier(CLK_LOCAL_MEM_FENCE);
         const int ll = lx > 0 ? lx - 1 : lx, rr = lx < WL_LX - 1 ? lx + 1 : lx;
         ulong p0, p1, q0, q1; /* H of rows i - 1 and i */
         {
-            ulong l = (v[0] << 1) | (ulong)(edge[ly][0][ll] & 1);
-            ulong r = (v[0] >> 1) | ((ulong)(edge[ly][0][rr] >> 1) << 63);
+            ulong l = (v[0] << 1) | (xch[ly][0][ll] >> 63);
+            ulong r = (v[0] >> 1) | (xch[ly][0][rr] << 63);
             HSUM(l, v[0], r, p0, p1);
-            l = (v[1] << 1) | (ulong)(edge[ly][1][ll] & 1);
-            r = (v[1] >> 1) | ((ulong)(edge[ly][1][rr] >> 1) << 63);
+            l = (v[1] << 1) | (xch[ly][1][ll] >> 63);
+            r = (v[1] >> 1) | (xch[ly][1][rr] << 63);
             HSUM(l, v[1], r, q0, q1);
         }
-WL_UNROLL
+#if WL_FULL_UNROLL
+#pragma unroll
+#endif
         for (int i = 1; i < WL_NR - 1; i++) {
-            ulong l = (v[i + 1] << 1) | (ulong)(edge[ly][i + 1][ll] & 1);
-            ulong r = (v[i + 1] >> 1) | ((ulong)(edge[ly][i + 1][rr] >> 1) << 63);
+            ulong l = (v[i + 1] << 1) | (xch[ly][i + 1][ll] >> 63);
+            ulong r = (v[i + 1] >> 1) | (xch[ly][i + 1][rr] << 63);
             ulong n0, n1, s0, s1, s2, s3;
             HSUM(l, v[i + 1], r, n0, n1);
             SUM3(p0, p1, q0, q1, n0, n1, s0, s1, s2, s3);
@@ -219,7 +227,9 @@ WL_UNROLL
         barrier(CLK_LOCAL_MEM_FENCE);
     }
     if (lx >= 1 && lx <= WL_LX - 2 && c < nw) {
-WL_UNROLL
+#if WL_FULL_UNROLL
+#pragma unroll
+#endif
         for (int i = WL_GENS; i < WL_NR - WL_GENS; i++) {
             long y = r0 + i;
             if (y < h) out[y * nw + c] = v[i] & cm;
