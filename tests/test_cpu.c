@@ -164,11 +164,36 @@ int main(void) {
                 int threads = 1 + (int)(wl_splitmix64(&rng) % 3);
                 check_one(k, w, h, (int)(si + (size_t)round) & 1, &r, rname, gens, threads);
             }
+            /* a very wide, very flat grid (the widest rows a 65536^2 universe has) */
+            if (round == 0 && !quick)
+                check_one(k, 65536, 2, 1, &r, rname, 1 + (unsigned)(wl_splitmix64(&rng) % 5), 2);
             /* one random size per round */
             uint64_t w = 1 + wl_splitmix64(&rng) % (quick ? 90 : 700);
             uint64_t h = 1 + wl_splitmix64(&rng) % (quick ? 40 : 90);
             check_one(k, w, h, round & 1, &r, rname, 1 + (unsigned)(wl_splitmix64(&rng) % 40),
                       2);
+        }
+    }
+
+    /* the rules the AVX-512 kernel compiles specially (CPU_POPULAR_RULES in cpu_internal.h)
+     * on a band-mode torus and a masked bounded grid, for the kernels that use them */
+    {
+        static const unsigned popular[][2] = {
+            {0x048, 0x00c}, {0x1c8, 0x1d8}, {0x004, 0x000}, {0x0aa, 0x0aa}, {0x148, 0x034},
+            {0x008, 0x03e}, {0x008, 0x01e}, {0x048, 0x026}, {0x008, 0x1ff}, {0x1e8, 0x1e0},
+            {0x1d0, 0x1e8}, {0x188, 0x1ec}, {0x108, 0x00c}, {0x088, 0x00c}, {0x038, 0x020}};
+        static const char *const ks[] = {"best", "avx512"};
+        for (size_t i = 0; i < sizeof popular / sizeof popular[0]; i++) {
+            wl_rule r;
+            char rname[64];
+            rule_from_masks(&r, popular[i][0], popular[i][1]);
+            snprintf(rname, sizeof rname, "masks b=%#x s=%#x", popular[i][0], popular[i][1]);
+            for (int j = 0; j < 2; j++) {
+                check_one(ks[j], 1024, quick ? 5 : 19, 1, &r, rname,
+                          1 + (unsigned)(wl_splitmix64(&rng) % 37), 2);
+                check_one(ks[j], quick ? 70 : 200, quick ? 9 : 37, 0, &r, rname,
+                          1 + (unsigned)(wl_splitmix64(&rng) % 37), 2);
+            }
         }
     }
 

@@ -34,6 +34,12 @@ int cpu_circuit_build(const wl_rule *r, cpu_circuit *c) {
     if (!wl_rule_is_totalistic(r, &birth, &survive)) return 0;
     *c = (cpu_circuit){0};
     c->life = birth == (1u << 3) && survive == ((1u << 2) | (1u << 3));
+    int slot = 0;
+#define MATCH(name, b, s)                                                                   \
+    slot++;                                                                                 \
+    if (birth == (b) && survive == (s)) c->popular = slot;
+    CPU_POPULAR_RULES(MATCH)
+#undef MATCH
     for (int t = 0; t <= 4; t++) {
         int v[2][2]; /* v[alive][x0] */
         for (int x0 = 0; x0 < 2; x0++) {

@@ -47,9 +47,31 @@ void cpu_pool_destroy(cpu_pool *p);
  * all-zero or all-one.  `life` marks B3/S23, which has a shorter hand-reduced circuit. */
 typedef struct cpu_circuit {
     int life;
+    int popular; /* 1 + index in CPU_POPULAR_RULES, or 0 (the AVX-512 kernel has a
+                    compiled loop for each of these rules) */
     int active[5]; /* G_T not identically zero */
     uint64_t p0[5], q0[5], p1[5], q1[5];
 } cpu_circuit;
+
+/* Well-known outer-totalistic rules (name, birth mask, survive mask; bit n = n live
+ * neighbours) for which simd_avx512.c compiles a loop with the rule's logic as constant
+ * ternlog immediates (7 operations instead of 5 per count class). */
+#define CPU_POPULAR_RULES(X)                                                                \
+    X(highlife, 0x048, 0x00c)           /* B36/S23 */                                      \
+    X(day_night, 0x1c8, 0x1d8)          /* B3678/S34678 */                                 \
+    X(seeds, 0x004, 0x000)              /* B2/S */                                         \
+    X(replicator, 0x0aa, 0x0aa)         /* B1357/S1357 */                                  \
+    X(morley, 0x148, 0x034)             /* B368/S245 */                                    \
+    X(maze, 0x008, 0x03e)               /* B3/S12345 */                                    \
+    X(mazectric, 0x008, 0x01e)          /* B3/S1234 */                                     \
+    X(two_by_two, 0x048, 0x026)         /* B36/S125 */                                     \
+    X(life_without_death, 0x008, 0x1ff) /* B3/S012345678 */                                \
+    X(diamoeba, 0x1e8, 0x1e0)           /* B35678/S5678 */                                 \
+    X(anneal, 0x1d0, 0x1e8)             /* B4678/S35678 */                                 \
+    X(coagulations, 0x188, 0x1ec)       /* B378/S235678 */                                 \
+    X(pedestrian, 0x108, 0x00c)         /* B38/S23 */                                      \
+    X(drylife, 0x088, 0x00c)            /* B37/S23 */                                      \
+    X(long_life, 0x038, 0x020)          /* B345/S5 */
 
 /* Builds the circuit of a rule; returns 0 if the rule is not outer-totalistic. */
 int cpu_circuit_build(const wl_rule *r, cpu_circuit *c);

@@ -65,17 +65,24 @@
 
 /* Output row r from the horizontal sums of rows r - 1 (A), r (B) and r + 1 (C, loaded
  * here into C0, C1 with its cells in CV); BV holds the cells of row r. */
-#define ROW_STEP(NB, LIFE, MASK, A0, A1, B0, B1, C0, C1, BV, CV, r)                           \
+#define ROW_STEP(NB, LIFE, MASK, IMMS, A0, A1, B0, B1, C0, C1, BV, CV, r)                           \
     do {                                                                                    \
         HSUM(NB, in + ((r) + 1) * pitch, C0, C1, CV);                                       \
         __m512i x0 = TERN(A0, B0, C0, XOR3), k0 = TERN(A0, B0, C0, MAJ);                    \
         __m512i q = TERN(A1, B1, C1, XOR3), m = TERN(A1, B1, C1, MAJ);                      \
         __m512i next;                                                                       \
-        if (LIFE) {                                                                         \
+        if (LIFE == 1) {                                                                    \
             __m512i t1 = TERN(m, q, k0, 0x06); /* ~m & (q ^ k0): T == 1 */                  \
             __m512i t2 = TERN(m, q, k0, 0x18); /* T == 2 */                                 \
             __m512i w = TERN(x0, BV, t2, 0x08); /* ~x0 & alive & (T == 2) */                \
             next = TERN(x0, t1, w, 0xEA);       /* x0 & (T == 1) | w */                     \
+        } else if (LIFE == 2) {                                                             \
+            /* the rule's four functions of T as constant immediates, then two muxes on x0  \
+             * and one on the cell itself */                                                \
+            __m512i be = TERN(m, q, k0, IMM_BE IMMS), bo = TERN(m, q, k0, IMM_BO IMMS);     \
+            __m512i se = TERN(m, q, k0, IMM_SE IMMS), so = TERN(m, q, k0, IMM_SO IMMS);     \
+            __m512i dead = TERN(x0, bo, be, MUX), live = TERN(x0, so, se, MUX);             \
+            next = TERN(BV, live, dead, MUX);                                               \
         } else {                                                                            \
             next = _mm512_setzero_si512();                                                  \
             for (int j = 0; j < nact; j++) {                                                \
@@ -99,7 +106,7 @@
 
 /* The strips of one row block; the row loop is unrolled three times so that the three
  * rows' sums rotate through the registers without copies. */
-#define GEN_ROWS_BODY(NB, LIFE, MASK)                                                       \
+#define GEN_ROWS_BODY(NB, LIFE, MASK, IMMS)                                                       \
     const cpu_circuit *cc = &kd->circ;                                                      \
     __m512i p0[5], q0[5], p1[5], q1[5];                                                     \
     int act[5], nact = 0;                                                                   \
@@ -126,23 +133,60 @@
         HSUM(NB, in + rb * pitch, b0, b1, bv);                                              \
         size_t r = rb;                                                                      \
         for (; r + 3 <= rend; r += 3) {                                                     \
-            ROW_STEP(NB, LIFE, MASK, a0, a1, b0, b1, c0, c1, bv, cv, r);                    \
-            ROW_STEP(NB, LIFE, MASK, b0, b1, c0, c1, a0, a1, cv, av, r + 1);                \
-            ROW_STEP(NB, LIFE, MASK, c0, c1, a0, a1, b0, b1, av, bv, r + 2);                \
+            ROW_STEP(NB, LIFE, MASK, IMMS, a0, a1, b0, b1, c0, c1, bv, cv, r);                    \
+            ROW_STEP(NB, LIFE, MASK, IMMS, b0, b1, c0, c1, a0, a1, cv, av, r + 1);                \
+            ROW_STEP(NB, LIFE, MASK, IMMS, c0, c1, a0, a1, b0, b1, av, bv, r + 2);                \
         }                                                                                   \
         for (; r < rend; r++) {                                                             \
-            ROW_STEP(NB, LIFE, MASK, a0, a1, b0, b1, c0, c1, bv, cv, r);                    \
+            ROW_STEP(NB, LIFE, MASK, IMMS, a0, a1, b0, b1, c0, c1, bv, cv, r);                    \
             a0 = b0, a1 = b1, b0 = c0, b1 = c1, bv = cv;                                    \
         }                                                                                   \
     }
 
-/* One function per (shift flavour, Life or generic circuit, column mask or not), so that
- * each inner loop is branch-free. */
+/* One function per (shift flavour, circuit, column mask or not), so that each inner loop
+ * is branch-free.  LIFE: 1 = B3/S23, 0 = generic masks, 2 = a popular rule whose logic is
+ * given by the immediates IMM_BE .. IMM_SO in scope. */
 #define DEFINE_GEN_ROWS(name, attr, NB, LIFE, MASK)                                         \
     attr static void name(const uint64_t *in, uint64_t *out, size_t pitch, size_t bw,       \
                           size_t lo, size_t hi, int wrap, const uint64_t *colmask,          \
                           const cpu_kernel_data *kd) {                                      \
-        GEN_ROWS_BODY(NB, LIFE, MASK)                                                       \
+        GEN_ROWS_BODY(NB, LIFE, MASK, NO_IMMS)                                              \
+    }
+
+/* Immediates of a popular rule.  With T = q + k0 + 2 m, the 3x3 sum c9 = x0 + 2 T decides:
+ * a dead cell is born if birth[c9], a live one survives if survive[c9 - 1].  For each parity
+ * of c9 that is a function of T alone, i.e. of (m, q, k0): one ternlog, whose truth table
+ * (bit m<<2 | q<<1 | k0) the macros below compute at compile time from the masks. */
+#define BIT_OF(mask, n) ((n) < 0 || (n) > 8 ? 0 : ((mask) >> ((n) < 0 ? 0 : (n))) & 1)
+#define TERM(mask, off, m, q, k) (BIT_OF(mask, 2 * ((q) + (k) + 2 * (m)) + (off)) << ((m) * 4 + (q) * 2 + (k)))
+#define IMM_T(mask, off)                                                                    \
+    (TERM(mask, off, 0, 0, 0) | TERM(mask, off, 0, 0, 1) | TERM(mask, off, 0, 1, 0) |       \
+     TERM(mask, off, 0, 1, 1) | TERM(mask, off, 1, 0, 0) | TERM(mask, off, 1, 0, 1) |       \
+     TERM(mask, off, 1, 1, 0) | TERM(mask, off, 1, 1, 1))
+
+/* IMM_BE (name) -> name_be ...; the Life and generic loops pass (none) and never use it */
+#define IMM_BE(name) name##_be
+#define IMM_BO(name) name##_bo
+#define IMM_SE(name) name##_se
+#define IMM_SO(name) name##_so
+#define NO_IMMS (none)
+enum { none_be = 0, none_bo = 0, none_se = 0, none_so = 0 };
+
+#define DEFINE_POPULAR(name, b, s)                                                          \
+    enum { name##_be = IMM_T(b, 0), name##_bo = IMM_T(b, 1), name##_se = IMM_T(s, -1),      \
+           name##_so = IMM_T(s, 0) };                                                       \
+    DEFINE_POPULAR_VARIANT(name, plain, , NEIGHBOURS_PLAIN)                                 \
+    DEFINE_POPULAR_VARIANT(name, vbmi2, VBMI2_ATTR, NEIGHBOURS_VBMI2)
+
+#define DEFINE_POPULAR_VARIANT(name, flavour, attr, NB)                                     \
+    attr static void flavour##_##name(const uint64_t *in, uint64_t *out, size_t pitch,      \
+                                      size_t bw, size_t lo, size_t hi, int wrap,            \
+                                      const uint64_t *colmask, const cpu_kernel_data *kd) { \
+        if (colmask) {                                                                      \
+            GEN_ROWS_BODY(NB, 2, 1, (name))                                                 \
+        } else {                                                                            \
+            GEN_ROWS_BODY(NB, 2, 0, (name))                                                 \
+        }                                                                                   \
     }
 
 #define VBMI2_ATTR __attribute__((target("avx512f,avx512vbmi2")))
@@ -154,6 +198,14 @@ DEFINE_GEN_ROWS(vbmi2_life, VBMI2_ATTR, NEIGHBOURS_VBMI2, 1, 0)
 DEFINE_GEN_ROWS(vbmi2_life_mask, VBMI2_ATTR, NEIGHBOURS_VBMI2, 1, 1)
 DEFINE_GEN_ROWS(vbmi2_any, VBMI2_ATTR, NEIGHBOURS_VBMI2, 0, 0)
 DEFINE_GEN_ROWS(vbmi2_any_mask, VBMI2_ATTR, NEIGHBOURS_VBMI2, 0, 1)
+CPU_POPULAR_RULES(DEFINE_POPULAR)
+
+typedef void (*gen_rows_fn)(const uint64_t *, uint64_t *, size_t, size_t, size_t, size_t, int,
+                            const uint64_t *, const cpu_kernel_data *);
+#define POPULAR_PLAIN(name, b, s) plain_##name,
+#define POPULAR_VBMI2(name, b, s) vbmi2_##name,
+static const gen_rows_fn popular_plain[] = {CPU_POPULAR_RULES(POPULAR_PLAIN)};
+static const gen_rows_fn popular_vbmi2[] = {CPU_POPULAR_RULES(POPULAR_VBMI2)};
 
 int cpu_avx512_uses_vbmi2(void) {
     static int cached = -1;
@@ -167,10 +219,14 @@ int cpu_avx512_uses_vbmi2(void) {
 void cpu_gen_rows_avx512(const uint64_t *in, uint64_t *out, size_t pitch, size_t bw,
                          size_t lo, size_t hi, int wrap, const uint64_t *colmask,
                          const cpu_kernel_data *kd) {
-    static void (*const table[8])(const uint64_t *, uint64_t *, size_t, size_t, size_t, size_t,
-                                  int, const uint64_t *, const cpu_kernel_data *) = {
+    static const gen_rows_fn table[8] = {
         plain_any, plain_any_mask, plain_life, plain_life_mask,
         vbmi2_any, vbmi2_any_mask, vbmi2_life, vbmi2_life_mask};
+    if (kd->circ.popular) {
+        const gen_rows_fn *t = cpu_avx512_uses_vbmi2() ? popular_vbmi2 : popular_plain;
+        t[kd->circ.popular - 1](in, out, pitch, bw, lo, hi, wrap, colmask, kd);
+        return;
+    }
     int idx = cpu_avx512_uses_vbmi2() * 4 + (kd->circ.life ? 2 : 0) + (colmask ? 1 : 0);
     table[idx](in, out, pitch, bw, lo, hi, wrap, colmask, kd);
 }
