@@ -197,9 +197,9 @@ static wl_status create(const wl_config *cfg, const char *kernel, void **out) {
         const char *d = getenv("WL_CPU_DEPTH"); /* for tuning experiments */
         if (d && atoi(d) >= 1 && atoi(d) <= 64) tc.depth = (unsigned)atoi(d);
     }
-    c->depth = tc.depth;
     s = cpu_tiler_create(&tc, &c->tiler);
     if (s) goto fail;
+    c->depth = cpu_tiler_depth(c->tiler);
     if (cfg->verbose)
         fprintf(stderr, "warplife: cpu kernel %s: %s\n", kernel, cpu_tiler_describe(c->tiler));
     *out = c;

@@ -139,6 +139,8 @@ wl_status cpu_tiler_create(const cpu_tiler_config *tc, cpu_tiler **out);
 void cpu_tiler_destroy(cpu_tiler *t);
 /* Advances `gens` <= depth generations from src (stride S words) into dst. */
 void cpu_tiler_pass(cpu_tiler *t, const uint64_t *src, uint64_t *dst, unsigned gens);
+/* Generations per pass actually used (depth, or less for small tiles). */
+unsigned cpu_tiler_depth(const cpu_tiler *t);
 /* A one-line description of the tiling chosen (for verbose notes). */
 const char *cpu_tiler_describe(const cpu_tiler *t);
 

@@ -37,6 +37,7 @@
 #include <string.h>
 
 #define GENERAL_TILE_WORDS 62 /* data words of a general-mode tile: 64 with the halo */
+#define MIN_DEPTH 4           /* shallowest temporal blocking chosen for small tiles */
 
 struct cpu_tiler {
     cpu_tiler_config c;
@@ -97,6 +98,15 @@ wl_status cpu_tiler_create(const cpu_tiler_config *tc, cpu_tiler **out) {
         size_t per = (size_t)((tc->h + want_rows_tiles - 1) / want_rows_tiles);
         if (per < th) th = per ? per : 1;
     }
+    /* Small tiles (a small grid split over many threads) would spend most of their work on
+     * the halo: use a shallower depth there (at most 1/8 of the tile's rows, at least
+     * MIN_DEPTH).  The buffers below are sized for the final depth. */
+    if (k > MIN_DEPTH && th < 8 * (size_t)k) {
+        unsigned k2 = (unsigned)(th / 8);
+        k = k2 < MIN_DEPTH ? MIN_DEPTH : k2;
+        if (k > tc->depth) k = tc->depth;
+        t->c.depth = k;
+    }
     t->th = th;
     t->nty = (size_t)((tc->h + th - 1) / th);
     t->buf_words = (th + 2 * (size_t)k) * t->pitch;
@@ -140,6 +150,8 @@ void cpu_tiler_destroy(cpu_tiler *t) {
 }
 
 const char *cpu_tiler_describe(const cpu_tiler *t) { return t->desc; }
+
+unsigned cpu_tiler_depth(const cpu_tiler *t) { return t->c.depth; }
 
 /* Bits [pos, pos + n) of a row (0 < n <= 64, pos + n <= W), in the low bits. */
 static inline uint64_t extract(const uint64_t *row, uint64_t pos, unsigned n) {
