@@ -114,12 +114,12 @@ __global__ void k_bitcount(const uint32_t *in, uint32_t *out, int64_t w, int64_t
     }
 }
 
-extern "C" wl_status wlcu_bits_step(wlcu_ctx *c) {
+extern "C" wl_status wlcu_bits_step(wlcu_ctx *c, int kernel) {
     const uint32_t *in = (const uint32_t *)c->cur;
     uint32_t *out = (uint32_t *)c->nxt;
     int64_t w = (int64_t)c->w, h = (int64_t)c->h;
     unsigned blocks = wlcu_blocks(c->nw * c->h, 256);
-    if (c->kernel == WLCU_K_LUT6X3) {
+    if (kernel == WLCU_K_LUT6X3) {
         k_lut6x3<<<blocks, 256>>>(in, out, (const uint8_t *)c->table, w, h, c->nw, c->torus);
         WLCU_CHECK_LAUNCH("lut6x3");
     } else {

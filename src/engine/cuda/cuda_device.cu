@@ -45,7 +45,6 @@ static wl_status alloc_buffers(wlcu_ctx *c) {
         c->bh = (c->h + 3) / 4;
         c->buf_bytes = (size_t)(c->bw * c->bh * 2);
     }
-    if (c->h && c->buf_bytes / c->h == 0 && cells) c->buf_bytes = 0;
     size_t free_b = 0, total_b = 0;
     WLCU_CHECK(cudaMemGetInfo(&free_b, &total_b));
     /* two buffers plus a small reserve for tables and the runtime */
@@ -325,12 +324,13 @@ extern "C" wl_status wlcu_advance(wlcu_ctx *c, uint64_t gens) {
         unsigned k = 1;
         switch (c->kernel) {
         case WLCU_K_LOP3:
+            /* whole blocks of K generations; the remainder one at a time by bitcount */
             k = wlcu_lop3_max_gens(c);
-            if (gens < k) k = (unsigned)gens;
-            s = wlcu_lop3_step(c, k);
+            if (gens >= k) s = wlcu_lop3_step(c);
+            else s = wlcu_bits_step(c, WLCU_K_BITCOUNT), k = 1;
             break;
         case WLCU_K_BITCOUNT:
-        case WLCU_K_LUT6X3: s = wlcu_bits_step(c); break;
+        case WLCU_K_LUT6X3: s = wlcu_bits_step(c, c->kernel); break;
         case WLCU_K_LUT4X4:
         case WLCU_K_LUT4X4_64:
         case WLCU_K_PATCH16: s = wlcu_lut_step(c); break;

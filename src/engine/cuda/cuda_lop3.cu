@@ -1,7 +1,9 @@
 /*
  * cuda_lop3.cu - the bitsliced multi-generation kernel (`lop3`, and `best`).
  *
- * What it computes: up to LOP3_K generations of an outer-totalistic rule per launch.
+ * What it computes: LOP3_K generations of an outer-totalistic rule per launch (the host does
+ * a remainder of fewer than K generations with the one-step bitcount kernel, so that the
+ * generation loop here has a compile-time trip count and unrolls completely).
  *
  * Layout: WLCU_BITS (row-major 32-bit words, bit i of word j = cell 32j + i, zero padding
  * after column W-1).  A warp owns a tile of 32 word columns by LOP3_NR rows; lane l holds
@@ -70,7 +72,7 @@ __device__ __forceinline__ uint32_t lop3_next(uint32_t a0, uint32_t a1, uint32_t
 __device__ __forceinline__ void lop3_body(const uint32_t *__restrict__ in,
                                           uint32_t *__restrict__ out, int64_t w, int64_t h,
                                           uint64_t nw, int torus, int64_t groups, int64_t total,
-                                          unsigned k, unsigned birth, unsigned survive,
+                                          unsigned birth, unsigned survive,
                                           int life, const int nr, const int kk) {
     const int rout = nr - 2 * kk;
     const int lane = threadIdx.x & 31;
@@ -88,13 +90,12 @@ __device__ __forceinline__ void lop3_body(const uint32_t *__restrict__ in,
             for (int i = 0; i < nr; i++) v[i] = p[(uint64_t)i * nw];
         } else {
 #pragma unroll
-            for (int i = 0; i < nr; i++) v[i] = wl_win32(in, nw, w, h, torus, r0 + i, c);
+            for (int i = 0; i < nr; i++) v[i] = wl_win32_call(in, nw, w, h, torus, r0 + i, c);
         }
         const int needmask = !torus && !inside;
         const uint32_t cm = wl_colmask(w, c);
 #pragma unroll
         for (int g = 1; g <= kk; g++) {
-            if ((unsigned)g > k) break;
             uint32_t a0, a1, b0, b1; /* H of rows i-1 and i */
             HSUM(v[g - 1], a0, a1);
             HSUM(v[g], b0, b1);
@@ -130,16 +131,16 @@ __device__ __forceinline__ void lop3_body(const uint32_t *__restrict__ in,
 }
 
 typedef void (*lop3_fn)(const uint32_t *, uint32_t *, int64_t, int64_t, uint64_t, int, int64_t,
-                        int64_t, unsigned, unsigned, unsigned);
+                        int64_t, unsigned, unsigned);
 
 /* One kernel per compiled-in rule: the masks are literals, so the evaluator folds. */
 #define LOP3_KERNEL_SHAPE(name, B, S, LIFE, NR, K)                                          \
     __global__ void __launch_bounds__(LOP3_THREADS)                                         \
         name(const uint32_t *in, uint32_t *out, int64_t w, int64_t h, uint64_t nw, int torus, \
-             int64_t groups, int64_t total, unsigned k, unsigned birth, unsigned survive) { \
+             int64_t groups, int64_t total, unsigned birth, unsigned survive) {             \
         (void)birth;                                                                        \
         (void)survive;                                                                      \
-        lop3_body(in, out, w, h, nw, torus, groups, total, k, B, S, LIFE, NR, K);           \
+        lop3_body(in, out, w, h, nw, torus, groups, total, B, S, LIFE, NR, K);              \
     }
 #define LOP3_KERNEL(name, B, S, LIFE) LOP3_KERNEL_SHAPE(name, B, S, LIFE, LOP3_NR, LOP3_K)
 
@@ -154,9 +155,8 @@ LOP3_KERNEL(k_lop3_morley, M(3) | M(6) | M(8), M(2) | M(4) | M(5), 0)           
 
 __global__ void __launch_bounds__(LOP3_THREADS)
     k_lop3_generic(const uint32_t *in, uint32_t *out, int64_t w, int64_t h, uint64_t nw,
-                   int torus, int64_t groups, int64_t total, unsigned k, unsigned birth,
-                   unsigned survive) {
-    lop3_body(in, out, w, h, nw, torus, groups, total, k, birth, survive, 0, LOP3_NR, LOP3_K);
+                   int torus, int64_t groups, int64_t total, unsigned birth, unsigned survive) {
+    lop3_body(in, out, w, h, nw, torus, groups, total, birth, survive, 0, LOP3_NR, LOP3_K);
 }
 
 /* Other shapes of the Life kernel, for tuning (WL_CUDA_LOP3=NRxK). */
@@ -206,7 +206,7 @@ extern "C" unsigned wlcu_lop3_max_gens(const wlcu_ctx *c) {
     return c->lop3_shape >= 0 ? (unsigned)life_shapes[c->lop3_shape].k : LOP3_K;
 }
 
-extern "C" wl_status wlcu_lop3_step(wlcu_ctx *c, unsigned gens) {
+extern "C" wl_status wlcu_lop3_step(wlcu_ctx *c) {
     int nr = LOP3_NR, kk = LOP3_K;
     lop3_fn fn = c->rule_variant >= 0 && c->rule_variant < N_VARIANTS
                      ? variants[c->rule_variant].fn
@@ -223,7 +223,7 @@ extern "C" wl_status wlcu_lop3_step(wlcu_ctx *c, unsigned gens) {
     if (blocks > 65535 * 256) blocks = 65535 * 256; /* the warps loop beyond that */
     fn<<<(unsigned)blocks, LOP3_THREADS>>>((const uint32_t *)c->cur, (uint32_t *)c->nxt,
                                            (int64_t)c->w, (int64_t)c->h, c->nw, c->torus,
-                                           groups, total, gens, c->birth, c->survive);
+                                           groups, total, c->birth, c->survive);
     WLCU_CHECK_LAUNCH("lop3");
     return WL_OK;
 }

@@ -84,8 +84,8 @@ wl_status wlcu_byte_step(wlcu_ctx *c);                  /* cuda_byte.cu */
 wl_status wlcu_lut_init(wlcu_ctx *c);                   /* cuda_lut.cu: tables */
 wl_status wlcu_lut_step(wlcu_ctx *c);
 wl_status wlcu_bits_init(wlcu_ctx *c);                  /* cuda_bits.cu */
-wl_status wlcu_bits_step(wlcu_ctx *c);
-wl_status wlcu_lop3_step(wlcu_ctx *c, unsigned gens);   /* cuda_lop3.cu, gens <= max */
+wl_status wlcu_bits_step(wlcu_ctx *c, int kernel);   /* WLCU_K_LUT6X3 or _BITCOUNT */
+wl_status wlcu_lop3_step(wlcu_ctx *c);   /* cuda_lop3.cu: wlcu_lop3_max_gens(c) generations */
 unsigned wlcu_lop3_max_gens(const wlcu_ctx *c);
 /* The Life tuning shape named by text ("NRxK", from WL_CUDA_LOP3), or -1. */
 int wlcu_lop3_shape(const char *text);
