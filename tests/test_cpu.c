@@ -7,6 +7,8 @@
  * depth.  Also checks interruption through cfg->poll and the unavailable-kernel error.
  * WL_TEST_QUICK=1 shrinks the sizes (sanitizer builds).
  */
+#define _POSIX_C_SOURCE 200809L /* setenv */
+
 #include "internal.h"
 #include "wltest.h"
 
@@ -189,12 +191,25 @@ int main(void) {
             rule_from_masks(&r, popular[i][0], popular[i][1]);
             snprintf(rname, sizeof rname, "masks b=%#x s=%#x", popular[i][0], popular[i][1]);
             for (int j = 0; j < 2; j++) {
+                /* every other rule with the AVX-512F-only loops (no VBMI2 funnel shifts) */
+                if (i & 1) setenv("WL_CPU_NO_VBMI2", "1", 1);
+                else unsetenv("WL_CPU_NO_VBMI2");
                 check_one(ks[j], 1024, quick ? 5 : 19, 1, &r, rname,
                           1 + (unsigned)(wl_splitmix64(&rng) % 37), 2);
                 check_one(ks[j], quick ? 70 : 200, quick ? 9 : 37, 0, &r, rname,
                           1 + (unsigned)(wl_splitmix64(&rng) % 37), 2);
             }
         }
+        /* Life and generic rules without VBMI2 as well */
+        setenv("WL_CPU_NO_VBMI2", "1", 1);
+        wl_rule life, any;
+        wl_rule_life(&life);
+        rule_from_masks(&any, 0x1A5, 0x0F3);
+        check_one("avx512", 1024, 13, 1, &life, "B3/S23 (no VBMI2)", 21, 1);
+        check_one("best", 333, 41, 0, &life, "B3/S23 (no VBMI2)", 35, 2);
+        check_one("best", 512, 30, 1, &any, "b=0x1a5 s=0xf3 (no VBMI2)", 33, 2);
+        check_one("avx512", 130, 17, 0, &any, "b=0x1a5 s=0xf3 (no VBMI2)", 19, 1);
+        unsetenv("WL_CPU_NO_VBMI2");
     }
 
     /* interruption: poll stops after the second check; `done` is consistent */

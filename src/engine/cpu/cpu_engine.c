@@ -187,6 +187,7 @@ static wl_status create(const wl_config *cfg, const char *kernel, void **out) {
         tc.gen_rows = cpu_gen_rows_avx512;
         tc.vw = 8;
         tc.wraps = 1;
+        c->kd.vbmi2 = cpu_avx512_uses_vbmi2();
     }
 #endif
     else {

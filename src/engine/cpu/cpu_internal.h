@@ -81,6 +81,7 @@ int cpu_circuit_build(const wl_rule *r, cpu_circuit *c);
 /* Everything a gen_rows function may need (read-only during a run). */
 typedef struct cpu_kernel_data {
     cpu_circuit circ;
+    int vbmi2;              /* the AVX-512 kernel may use VBMI2 (cpu_avx512_uses_vbmi2) */
     const uint8_t *lut6x3;  /* 2^18 entries: next state of the 4 middle cells (low nibble) */
     const uint8_t *lut4x4;  /* 2^16 entries: next 2x2 block (bit 0 (x,y), 1 (x+1,y), 2
                                (x,y+1), 3 (x+1,y+1)) */
@@ -113,7 +114,8 @@ void cpu_gen_rows_avx2(const uint64_t *in, uint64_t *out, size_t pitch, size_t b
 void cpu_gen_rows_avx512(const uint64_t *in, uint64_t *out, size_t pitch, size_t bw,
                          size_t lo, size_t hi, int wrap, const uint64_t *colmask,
                          const cpu_kernel_data *kd);
-/* Returns 1 if cpu_gen_rows_avx512 will use AVX-512 VBMI2 funnel shifts on this CPU. */
+/* Returns 1 if the CPU has AVX-512 VBMI2 (funnel shifts) and the environment variable
+ * WL_CPU_NO_VBMI2 is not set; decided at create time into cpu_kernel_data.vbmi2. */
 int cpu_avx512_uses_vbmi2(void);
 /* Builds the lookup tables of lut.c for a rule (malloc'd; NULL + error on failure). */
 uint8_t *cpu_lut6x3_build(const wl_rule *r);

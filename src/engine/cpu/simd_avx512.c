@@ -27,6 +27,7 @@
 #include "cpu_internal.h"
 
 #include <immintrin.h>
+#include <stdlib.h>
 
 #define TERN(a, b, c, imm) _mm512_ternarylogic_epi64((a), (b), (c), (imm))
 #define XOR3 0x96
@@ -208,12 +209,10 @@ static const gen_rows_fn popular_plain[] = {CPU_POPULAR_RULES(POPULAR_PLAIN)};
 static const gen_rows_fn popular_vbmi2[] = {CPU_POPULAR_RULES(POPULAR_VBMI2)};
 
 int cpu_avx512_uses_vbmi2(void) {
-    static int cached = -1;
-    if (cached < 0) {
-        __builtin_cpu_init();
-        cached = __builtin_cpu_supports("avx512vbmi2") ? 1 : 0;
-    }
-    return cached;
+    const char *off = getenv("WL_CPU_NO_VBMI2"); /* tests run the plain loops this way */
+    if (off && *off && *off != '0') return 0;
+    __builtin_cpu_init();
+    return __builtin_cpu_supports("avx512vbmi2") ? 1 : 0;
 }
 
 void cpu_gen_rows_avx512(const uint64_t *in, uint64_t *out, size_t pitch, size_t bw,
@@ -223,10 +222,10 @@ void cpu_gen_rows_avx512(const uint64_t *in, uint64_t *out, size_t pitch, size_t
         plain_any, plain_any_mask, plain_life, plain_life_mask,
         vbmi2_any, vbmi2_any_mask, vbmi2_life, vbmi2_life_mask};
     if (kd->circ.popular) {
-        const gen_rows_fn *t = cpu_avx512_uses_vbmi2() ? popular_vbmi2 : popular_plain;
+        const gen_rows_fn *t = kd->vbmi2 ? popular_vbmi2 : popular_plain;
         t[kd->circ.popular - 1](in, out, pitch, bw, lo, hi, wrap, colmask, kd);
         return;
     }
-    int idx = cpu_avx512_uses_vbmi2() * 4 + (kd->circ.life ? 2 : 0) + (colmask ? 1 : 0);
+    int idx = kd->vbmi2 * 4 + (kd->circ.life ? 2 : 0) + (colmask ? 1 : 0);
     table[idx](in, out, pitch, bw, lo, hi, wrap, colmask, kd);
 }
