@@ -26,7 +26,7 @@
  * right shifts the index left by one (E becomes C, C becomes W), keeps the two older
  * columns with the mask 0x1B6 (bits 8,7 / 5,4 / 2,1) and brings in the new column from
  * the three rows at bits 6, 3 and 0.  The next state is a byte lookup in the rule table
- * expanded to 512 bytes.  About two loads, a few shifts and one lookup per cell: plain,
+ * expanded to 512 bytes.  Three byte loads, a few shifts and one lookup per cell: plain,
  * obviously correct, and fast enough that tests can afford grids of a few hundred
  * thousand cells for a thousand generations.
  *
