@@ -49,7 +49,8 @@ static void fuzz_roundtrip(const wl_pattern *p, wl_format fmt) {
     free(buf);
     if (s == WL_ERR_NOMEM) return;
     if (s != WL_OK) __builtin_trap();
-    int eq = fmt == WL_FORMAT_PLAINTEXT ? fuzz_equal_translated(p, q) : wl_pattern_equal_cells(p, q);
+    int eq =
+        fmt == WL_FORMAT_PLAINTEXT ? fuzz_equal_translated(p, q) : wl_pattern_equal_cells(p, q);
     wl_pattern_free(q);
     if (!eq) __builtin_trap();
 }

@@ -1,4 +1,4 @@
-/* fuzz_macrocell.c - libFuzzer target for the macrocell reader (with a write/read round-trip check). */
+/* fuzz_macrocell.c - libFuzzer target for the macrocell reader (+ round-trip check). */
 #include "fuzz_common.h"
 
 int LLVMFuzzerTestOneInput(const uint8_t *data, size_t size) {

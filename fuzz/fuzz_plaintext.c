@@ -1,4 +1,4 @@
-/* fuzz_plaintext.c - libFuzzer target for the plaintext reader (with a write/read round-trip check). */
+/* fuzz_plaintext.c - libFuzzer target for the plaintext reader (+ round-trip check). */
 #include "fuzz_common.h"
 
 int LLVMFuzzerTestOneInput(const uint8_t *data, size_t size) {

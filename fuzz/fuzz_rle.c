@@ -1,4 +1,4 @@
-/* fuzz_rle.c - libFuzzer target for the rle reader (with a write/read round-trip check). */
+/* fuzz_rle.c - libFuzzer target for the RLE reader (+ round-trip check). */
 #include "fuzz_common.h"
 
 int LLVMFuzzerTestOneInput(const uint8_t *data, size_t size) {

@@ -198,7 +198,8 @@ static void test_deep_macrocell(void) {
     /* One cell at the bottom-right of a level-3 leaf, nested in se quadrants up to level
      * 69, then a level-70 root holding it in its nw quadrant: the cell is (-1, -1). */
     n = (size_t)snprintf(b, sizeof b, "[M2]\n$$$$$$$.......*$\n");
-    for (int lv = 4; lv <= 69; lv++) n += (size_t)snprintf(b + n, sizeof b - n, "%d 0 0 0 %d\n", lv, lv - 3);
+    for (int lv = 4; lv <= 69; lv++)
+        n += (size_t)snprintf(b + n, sizeof b - n, "%d 0 0 0 %d\n", lv, lv - 3);
     n += (size_t)snprintf(b + n, sizeof b - n, "70 %d 0 0 0\n", 69 - 2);
     WL_CHECK_OK(wl_pattern_read_mem(b, n, "deep.mc", &p));
     if (p) {
@@ -207,7 +208,8 @@ static void test_deep_macrocell(void) {
     }
     /* The same chain, but the root also has a far-away copy: too big. */
     n = (size_t)snprintf(b, sizeof b, "[M2]\n$$$$$$$.......*$\n");
-    for (int lv = 4; lv <= 69; lv++) n += (size_t)snprintf(b + n, sizeof b - n, "%d 0 0 0 %d\n", lv, lv - 3);
+    for (int lv = 4; lv <= 69; lv++)
+        n += (size_t)snprintf(b + n, sizeof b - n, "%d 0 0 0 %d\n", lv, lv - 3);
     n += (size_t)snprintf(b + n, sizeof b - n, "70 %d 0 0 %d\n", 69 - 2, 69 - 2);
     WL_CHECK(wl_pattern_read_mem(b, n, "far.mc", &p) == WL_ERR_TOO_BIG, "far: %s",
              wl_last_error());

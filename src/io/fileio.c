@@ -102,7 +102,8 @@ static mode_t default_mode(void) {
 }
 
 wl_status wl_write_file_atomic(const char *path, const void *data, size_t len) {
-    if (!path || (!data && len)) return wl_error(WL_ERR_INVALID, "wl_write_file_atomic: NULL argument");
+    if (!path || (!data && len))
+        return wl_error(WL_ERR_INVALID, "wl_write_file_atomic: NULL argument");
     if (strcmp(path, "-") == 0) {
         wl_status s = write_all(STDOUT_FILENO, "<stdout>", data, len);
         return s;

@@ -255,7 +255,8 @@ static wl_status gzip_buf(wl_iobuf *b) {
 
 static wl_status read_mem(const void *data, size_t len, const char *name, wl_pattern **out,
                           wl_format *format) {
-    if (!out || (!data && len)) return wl_error(WL_ERR_INVALID, "wl_pattern_read_mem: NULL argument");
+    if (!out || (!data && len))
+        return wl_error(WL_ERR_INVALID, "wl_pattern_read_mem: NULL argument");
     *out = NULL;
     if (!name) name = "<memory>";
     char *inflated = NULL;

@@ -97,9 +97,12 @@ wl_status wl_io_parse_rule(const char *text, size_t n, const char *name, size_t 
         size_t k = (size_t)(colon - text);
         if (comments) {
             char note[160];
-            int m = snprintf(note, sizeof note, "warplife: topology suffix '%.*s' of the rule ignored",
-                             (int)(n - k > 100 ? 100 : n - k), colon);
-            if (m > 0) wl_io_add_comment(comments, note, (size_t)m < sizeof note ? (size_t)m : sizeof note - 1);
+            int m =
+                snprintf(note, sizeof note, "warplife: topology suffix '%.*s' of the rule ignored",
+                         (int)(n - k > 100 ? 100 : n - k), colon);
+            if (m > 0)
+                wl_io_add_comment(comments, note,
+                                  (size_t)m < sizeof note ? (size_t)m : sizeof note - 1);
         }
         n = k;
     }

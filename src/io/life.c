@@ -267,7 +267,8 @@ wl_status wl_life106_write(const wl_pattern *p, wl_iobuf *out) {
     for (uint64_t ry = 0; ry < r.h && !out->failed; ry++) {
         int64_t y = r.y + (int64_t)ry;
         wl_pattern_get_row(p, r.x, y, r.w, row);
-        for (uint64_t a = wl_io_next_one(row, r.w, 0); a < r.w; a = wl_io_next_one(row, r.w, a + 1)) {
+        for (uint64_t a = wl_io_next_one(row, r.w, 0); a < r.w;
+             a = wl_io_next_one(row, r.w, a + 1)) {
             wl_iobuf_put_i64(out, r.x + (int64_t)a);
             wl_iobuf_putc(out, ' ');
             wl_iobuf_put_i64(out, y);

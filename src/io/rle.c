@@ -200,6 +200,23 @@ static inline void or_run(uint64_t *row, uint64_t a, uint64_t n) {
     row[wb] |= mb;
 }
 
+/* The storage row of body row y, with *bit0 set to the bit of body column 0 in it and
+ * *cells to the number of body columns it holds (so body column x < *cells is bit
+ * *bit0 + x); NULL when row y or column 0 is outside the storage (the reader then takes
+ * the general path, which grows the storage). */
+static uint64_t *body_row(const rle_state *st, uint64_t y, uint64_t *bit0, uint64_t *cells) {
+    const wl_pattern *p = st->p;
+    int64_t ay = st->py + (int64_t)y;
+    *cells = 0;
+    *bit0 = 0;
+    if (!p->w || ay < p->y0 || (uint64_t)(ay - p->y0) >= p->h || st->px < p->x0 ||
+        (uint64_t)(st->px - p->x0) >= p->w)
+        return NULL;
+    *bit0 = (uint64_t)(st->px - p->x0);
+    *cells = p->w - *bit0;
+    return p->bits + (size_t)(ay - p->y0) * p->stride;
+}
+
 /* Parses the body from s[pos]; line / line_start locate s[pos] for messages. */
 static wl_status parse_body(rle_state *st, size_t pos, size_t line, size_t line_start) {
     const char *s = st->s;
@@ -208,6 +225,8 @@ static wl_status parse_body(rle_state *st, size_t pos, size_t line, size_t line_
     size_t count_pos = 0; /* where the pending count started (for messages) */
     int have_count = 0;
     char what[32];
+    uint64_t row_cells = 0, row_bit0 = 0; /* the current row's storage (see body_row) */
+    uint64_t *row = body_row(st, 0, &row_bit0, &row_cells);
     while (pos < len) {
         char c = s[pos];
         switch (c) {
@@ -226,7 +245,28 @@ static wl_status parse_body(rle_state *st, size_t pos, size_t line, size_t line_
             pos++;
             continue;
         }
-        case 'b': case '.': case 'o': case 'A': case '$': {
+        case 'b': case '.':
+            /* The commonest tokens of all, single cells without a count: short paths. */
+            if (!have_count) {
+                if (x >= RLE_COORD_LIMIT)
+                    return wl_io_error_at(WL_ERR_TOO_BIG, st->name, line, pos - line_start + 1,
+                                          "pattern too wide");
+                x++;
+                pos++;
+                continue;
+            }
+            goto token;
+        case 'o': case 'A':
+            if (!have_count && x < row_cells) {
+                uint64_t b = row_bit0 + x;
+                row[b / 64] |= (uint64_t)1 << (b % 64);
+                x++;
+                pos++;
+                continue;
+            }
+            goto token;
+        case '$':
+        token: {
             uint64_t n = 1;
             if (have_count) {
                 if (count == 0)
@@ -242,6 +282,7 @@ static wl_status parse_body(rle_state *st, size_t pos, size_t line, size_t line_
                                           "pattern too tall");
                 y += n;
                 x = 0;
+                row = body_row(st, y, &row_bit0, &row_cells);
             } else {
                 if (n > RLE_COORD_LIMIT - x)
                     return wl_io_error_at(WL_ERR_TOO_BIG, st->name, line, pos - line_start + 1,
@@ -260,6 +301,8 @@ static wl_status parse_body(rle_state *st, size_t pos, size_t line, size_t line_
                             wl_error_prefix("%s:%zu:%zu", st->name, line, pos - line_start + 1);
                             return e;
                         }
+                        /* The storage may have grown and moved. */
+                        row = body_row(st, y, &row_bit0, &row_cells);
                     }
                 }
                 x += n;
