@@ -234,11 +234,60 @@ static int create_universe(view_args *a, const wl_pattern *p, wl_universe **u) {
     return -1;
 }
 
+/* Reads the rule from a plain macrocell file's "#R" line (Life if none, or gzipped). */
+static int macrocell_rule(const char *path, wl_rule *rule) {
+    wl_rule_life(rule);
+    FILE *f = fopen(path, "r");
+    char line[256];
+    for (int i = 0; f && i < 64 && fgets(line, sizeof line, f); i++) {
+        if (strncmp(line, "#R ", 3) != 0) continue;
+        line[strcspn(line, "\r\n")] = '\0';
+        wl_status s = wl_rule_parse(line + 3, rule);
+        fclose(f);
+        return s ? cli_fail_input(s, path) : -1;
+    }
+    if (f) fclose(f);
+    return -1;
+}
+
+/* Macrocell files on the plane go straight to the engine's own reader: they can hold far
+ * more than a rectangle of cells (and reading them as one would take minutes).  Returns
+ * -1 when done, -2 to fall back to the ordinary path, else an exit status. */
+static int prepare_native(view_args *a, wl_universe **u) {
+    int gz = 0;
+    if (!a->vo.pattern_path || a->soup > 0 ||
+        wl_format_from_path(a->vo.pattern_path, &gz) != WL_FORMAT_MACROCELL ||
+        (a->topology_given && a->cfg.topology != WL_TOPOLOGY_PLANE))
+        return -2;
+    if (a->rule_text) {
+        wl_status s = wl_rule_parse(a->rule_text, &a->cfg.rule);
+        if (s) return cli_fail_input(s, "--rule");
+    } else if (!gz) {
+        int rc = macrocell_rule(a->vo.pattern_path, &a->cfg.rule);
+        if (rc != -1) return rc;
+    }
+    wl_config cfg = a->cfg;
+    cfg.topology = WL_TOPOLOGY_PLANE;
+    if (wl_universe_create(&cfg, u) != WL_OK) {
+        wl_clear_error();
+        return -2;
+    }
+    wl_status s = wl_universe_load_file(*u, a->vo.pattern_path, NULL);
+    if (s) {
+        wl_universe_free(*u);
+        *u = NULL;
+        return cli_fail_input(s, a->vo.pattern_path);
+    }
+    return -1;
+}
+
 /* Reads the pattern (if any), adds the soup, creates and loads the universe; -1 on
  * success, else an exit status. */
 static int prepare(view_args *a, wl_universe **u) {
     wl_pattern *p = NULL;
     wl_status s;
+    int native = prepare_native(a, u);
+    if (native != -2) return native;
     if (a->vo.pattern_path) {
         s = wl_pattern_read_file(a->vo.pattern_path, &p);
         if (s) return cli_fail_input(s, a->vo.pattern_path);

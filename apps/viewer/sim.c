@@ -13,6 +13,12 @@
  * "generations per frame" means what it says when the engine is fast, and the display
  * simply shows the newest finished state when it is slow.
  *
+ * Render mode.  A HashLife universe can grow far beyond any bitmap (2^60 cells a side).
+ * When its bounding box exceeds SNAPSHOT_MAX_CELLS, or a snapshot fails, and the engine
+ * renders natively, this thread renders the window's current view with
+ * wl_universe_render instead and publishes that image, re-rendering whenever the window
+ * asks for another view.  Reset and load go back to snapshots.
+ *
  * Long steps.  Grid engines step in chunks sized to take about CHUNK_SECONDS each, with
  * the queue and the interrupt flag checked between chunks; HashLife polls sim_poll inside
  * its own recursion, so Escape stops even one huge step.
@@ -36,6 +42,10 @@
 /* Target duration of one stepping chunk: long enough to amortise a call, short enough
  * that commands and Escape are answered within a frame or two. */
 #define CHUNK_SECONDS 0.03
+
+/* Largest bounding box (in cells) shown through snapshots when the engine can render
+ * natively: 2^26 cells = an 8 MiB bitmap. */
+#define SNAPSHOT_MAX_CELLS ((double)(1u << 26))
 
 typedef enum { CMD_STEP, CMD_EDIT, CMD_FILL, CMD_RESET, CMD_LOAD, CMD_SAVE } cmd_kind;
 
@@ -65,8 +75,19 @@ struct sim {
     int fresh;          /* ready holds an untaken snapshot */
     char message[256];
     double message_time;
+    int render_mode;    /* images instead of snapshots */
+    wl_view req_view;   /* the view the window shows (render mode) */
+    int view_changed;
+    uint32_t *image;    /* newest published image (req_view at the time) */
+    size_t image_cap;   /* pixels allocated in image */
+    double image_bounds[4]; /* xmin, ymin, xmax, ymax of the live cells (render mode) */
+    int image_empty;
+    wl_view image_view;
+    uint64_t image_gen, image_pop;
     /* Owned by the thread: */
     wl_snapshot *back;
+    uint32_t *back_image;
+    size_t back_cap;
 };
 
 static atomic_int g_interrupt;
@@ -92,6 +113,13 @@ static void say(sim *s, const char *fmt, const char *arg, const char *detail) {
 }
 
 /* ---- applying commands (thread side) -------------------------------------------------- */
+
+/* Only this thread writes render_mode (under the lock, since the window reads it). */
+static void set_render_mode(sim *s, int on) {
+    pthread_mutex_lock(&s->lock);
+    s->render_mode = on;
+    pthread_mutex_unlock(&s->lock);
+}
 
 /* Keeps the generation-0 state before the first step away from it. */
 static void keep_gen0(sim *s) {
@@ -186,12 +214,14 @@ static void apply(sim *s, cmd *c) {
     case CMD_EDIT:
     case CMD_FILL: apply_batch(s, c); break;
     case CMD_RESET:
+        set_render_mode(s, 0);
         if (s->gen0) st = wl_universe_load(s->u, s->gen0, NULL);
         else if (s->reload_path) st = wl_universe_load_file(s->u, s->reload_path, NULL);
         else st = WL_OK; /* never left generation 0 */
         if (st) say(s, "reset failed: %s%s", wl_last_error(), NULL);
         break;
     case CMD_LOAD:
+        set_render_mode(s, 0);
         st = wl_universe_load_file(s->u, c->path, NULL);
         if (st) {
             say(s, "cannot open %s: %s", c->path, wl_last_error());
@@ -213,9 +243,99 @@ static void apply(sim *s, cmd *c) {
     free(c->path);
 }
 
-/* Takes a snapshot into back and publishes it. */
+static uint64_t saturate(const wl_bigint *b) {
+    uint64_t v;
+    return wl_bigint_to_u64(b, &v) ? v : UINT64_MAX;
+}
+
+/* Render mode: stores the live cells' bounds as doubles, for fitting the view (exact
+ * enough for a camera). */
+static void store_bounds(sim *s) {
+    wl_bigint b[4];
+    int empty = 1;
+    double bd[4] = {0, 0, 0, 0};
+    if (wl_universe_bounds(s->u, &b[0], &b[1], &b[2], &b[3], &empty) == WL_OK && !empty)
+        for (int i = 0; i < 4; i++) {
+            int64_t x;
+            bd[i] = wl_bigint_to_i64(&b[i], &x) ? (double)x : (b[i].limb[3] >> 63 ? -1e18 : 1e18);
+        }
+    else
+        wl_clear_error();
+    pthread_mutex_lock(&s->lock);
+    memcpy(s->image_bounds, bd, sizeof bd);
+    s->image_empty = empty;
+    pthread_mutex_unlock(&s->lock);
+}
+
+/* Render mode: renders the requested view into back_image and publishes it. */
+static void publish_image(sim *s) {
+    store_bounds(s);
+    pthread_mutex_lock(&s->lock);
+    wl_view v = s->req_view;
+    s->view_changed = 0;
+    pthread_mutex_unlock(&s->lock);
+    if (!v.width || !v.height) return; /* the window has not asked for a view yet */
+    size_t need = (size_t)v.width * v.height;
+    if (need > s->back_cap) {
+        uint32_t *b = realloc(s->back_image, need * sizeof *b);
+        if (!b) return;
+        s->back_image = b;
+        s->back_cap = need;
+    }
+    wl_bigint g, p;
+    wl_status st = wl_universe_render(s->u, &v, s->back_image);
+    if (!st) st = wl_universe_population(s->u, &p);
+    if (st) {
+        say(s, "cannot show the pattern: %s%s", wl_last_error(), NULL);
+        return;
+    }
+    wl_universe_generation(s->u, &g);
+    pthread_mutex_lock(&s->lock);
+    uint32_t *t = s->image;
+    size_t cap = s->image_cap;
+    s->image = s->back_image;
+    s->image_cap = s->back_cap;
+    s->back_image = t;
+    s->back_cap = cap;
+    s->image_view = v;
+    s->image_gen = saturate(&g);
+    s->image_pop = saturate(&p);
+    s->fresh = 1;
+    pthread_mutex_unlock(&s->lock);
+}
+
+/* Whether the universe should be shown through images rather than snapshots. */
+static int too_big_for_snapshots(sim *s) {
+    if (!wl_universe_ops(s->u)->render) return 0;
+    if (wl_universe_config(s->u)->topology != WL_TOPOLOGY_PLANE) return 0;
+    wl_bigint x0, y0, x1, y1;
+    int empty = 1;
+    if (wl_universe_bounds(s->u, &x0, &y0, &x1, &y1, &empty)) {
+        wl_clear_error();
+        return 1;
+    }
+    int64_t a, b, c, d;
+    if (empty) return 0;
+    if (!wl_bigint_to_i64(&x0, &a) || !wl_bigint_to_i64(&y0, &b) || !wl_bigint_to_i64(&x1, &c) ||
+        !wl_bigint_to_i64(&y1, &d))
+        return 1;
+    return ((double)c - (double)a + 1) * ((double)d - (double)b + 1) > SNAPSHOT_MAX_CELLS;
+}
+
+/* Takes a snapshot into back and publishes it (or an image in render mode). */
 static void publish(sim *s) {
+    if (!s->render_mode && too_big_for_snapshots(s)) set_render_mode(s, 1);
+    if (s->render_mode) {
+        publish_image(s);
+        return;
+    }
     wl_status st = wl_universe_snapshot(s->u, &s->back);
+    if (st && wl_universe_ops(s->u)->render) {
+        wl_clear_error();
+        set_render_mode(s, 1);
+        publish_image(s);
+        return;
+    }
     if (st) {
         say(s, "cannot show the pattern: %s%s", wl_last_error(), NULL);
         return;
@@ -234,7 +354,8 @@ static void *thread_main(void *arg) {
     pthread_mutex_lock(&s->lock);
     for (;;) {
         /* Sleep while there is nothing to do, or while running one frame ahead. */
-        while (!s->quit && !s->nq && (!s->running || s->fresh)) {
+        while (!s->quit && !s->nq && (!s->running || s->fresh) &&
+               !(s->render_mode && s->view_changed)) {
             s->busy = 0;
             pthread_cond_wait(&s->wake, &s->lock);
         }
@@ -246,6 +367,8 @@ static void *thread_main(void *arg) {
             s->nq--;
             pthread_mutex_unlock(&s->lock);
             apply(s, &c);
+        } else if (!s->running || s->fresh) {
+            pthread_mutex_unlock(&s->lock); /* only the view changed: render it again */
         } else {
             uint64_t n = s->step;
             pthread_mutex_unlock(&s->lock);
@@ -321,6 +444,8 @@ void sim_stop(sim *s) {
     free(s->queue);
     wl_snapshot_free(s->ready);
     wl_snapshot_free(s->back);
+    free(s->image);
+    free(s->back_image);
     wl_pattern_free(s->gen0);
     wl_universe_free(s->u);
     free(s->reload_path);
@@ -400,7 +525,7 @@ void sim_interrupt(sim *s) {
 
 int sim_take_snapshot(sim *s, wl_snapshot **snap) {
     pthread_mutex_lock(&s->lock);
-    int got = s->fresh;
+    int got = s->fresh && !s->render_mode && s->ready;
     if (got) {
         wl_snapshot *t = s->ready;
         s->ready = *snap;
@@ -430,3 +555,46 @@ double sim_message(sim *s, char *buf, size_t len) {
 const wl_config *sim_config(sim *s) { return wl_universe_config(s->u); }
 const char *sim_engine(sim *s) { return wl_universe_engine(s->u); }
 const char *sim_kernel(sim *s) { return wl_universe_kernel(s->u); }
+
+int sim_render_mode(sim *s) {
+    pthread_mutex_lock(&s->lock);
+    int r = s->render_mode;
+    pthread_mutex_unlock(&s->lock);
+    return r;
+}
+
+void sim_request_view(sim *s, const wl_view *view) {
+    pthread_mutex_lock(&s->lock);
+    if (memcmp(&s->req_view, view, sizeof *view) != 0) {
+        s->req_view = *view;
+        s->view_changed = 1;
+        if (s->render_mode) pthread_cond_signal(&s->wake);
+    }
+    pthread_mutex_unlock(&s->lock);
+}
+
+int sim_take_image(sim *s, uint32_t **rgba, wl_view *view, uint64_t *gen, uint64_t *pop) {
+    pthread_mutex_lock(&s->lock);
+    int got = s->fresh && s->render_mode && s->image;
+    if (got) {
+        uint32_t *t = s->image;
+        s->image = *rgba;
+        s->image_cap = 0; /* unknown: the window's old buffer is reallocated when needed */
+        *rgba = t;
+        *view = s->image_view;
+        *gen = s->image_gen;
+        *pop = s->image_pop;
+        s->fresh = 0;
+        pthread_cond_signal(&s->wake);
+    }
+    pthread_mutex_unlock(&s->lock);
+    return got;
+}
+
+int sim_image_bounds(sim *s, double b[4]) {
+    pthread_mutex_lock(&s->lock);
+    memcpy(b, s->image_bounds, sizeof s->image_bounds);
+    int any = !s->image_empty;
+    pthread_mutex_unlock(&s->lock);
+    return any;
+}

@@ -43,6 +43,18 @@ void sim_interrupt(sim *s);
  * the last call (the caller then owns the old one it handed in, which may be NULL); 0 if
  * nothing is new.  Population and generation of the snapshot are in the snapshot. */
 int sim_take_snapshot(sim *s, wl_snapshot **snap);
+/* Render mode, for universes too big to snapshot (HashLife after a long run): the window
+ * says which view it shows (sim_request_view, cheap when unchanged), and the simulation
+ * thread renders that view with the engine's own wl_universe_render and publishes the
+ * image.  sim_take_image swaps *rgba (w*h pixels of the view in *view, or NULL) with the
+ * newest image like sim_take_snapshot, and gives its generation and population
+ * (saturated to 2^64-1). */
+int sim_render_mode(sim *s);
+void sim_request_view(sim *s, const wl_view *view);
+int sim_take_image(sim *s, uint32_t **rgba, wl_view *view, uint64_t *gen, uint64_t *pop);
+/* Render mode: the live cells' inclusive bounds (xmin, ymin, xmax, ymax) as of the last
+ * image; returns 0 when there are none. */
+int sim_image_bounds(sim *s, double b[4]);
 /* 1 while commands are queued or being applied (scripts wait on this). */
 int sim_busy(sim *s);
 /* Copies the latest status message ("saved x.rle", an error) into buf, "" if none;

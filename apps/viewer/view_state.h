@@ -39,6 +39,8 @@ typedef struct viewer {
     uint32_t *screen;       /* w * h: what goes to the texture */
     uint32_t *scratch;      /* (w + 64) * (h + 64): the view before sub-cell shifting */
     wl_snapshot *snap;      /* the snapshot on show (owned) */
+    uint32_t *image;        /* render mode: the image on show (owned) and its view */
+    wl_view image_view;
     uint64_t generation;    /* of snap (saturated to 2^64-1) */
     uint64_t population;
     int have_selection;

@@ -76,16 +76,26 @@ static void center_on(viewer *v, double cx, double cy) {
 
 /* Zooms and centres so that the live cells fit in the window. */
 static void fit(viewer *v) {
+    double x0 = 0, y0 = 0, w = 1, h = 1; /* bounding box, as doubles */
     wl_rect r;
-    if (!v->snap || !wl_snapshot_bounds(v->snap, &r)) {
-        r.x = r.y = 0;
-        r.w = r.h = 1;
+    double b[4];
+    if (sim_render_mode(v->sim)) {
+        if (sim_image_bounds(v->sim, b)) {
+            x0 = b[0];
+            y0 = b[1];
+            w = b[2] - b[0] + 1;
+            h = b[3] - b[1] + 1;
+        }
+    } else if (v->snap && wl_snapshot_bounds(v->snap, &r)) {
+        x0 = (double)r.x;
+        y0 = (double)r.y;
+        w = (double)r.w;
+        h = (double)r.h;
     }
     int z = ZOOM_MAX;
-    while (z > ZOOM_MIN && (ldexp((double)r.w, z) > v->w * 0.9 || ldexp((double)r.h, z) > (v->h - 40) * 0.9))
-        z--;
+    while (z > ZOOM_MIN && (ldexp(w, z) > v->w * 0.9 || ldexp(h, z) > (v->h - 40) * 0.9)) z--;
     v->cam.zoom = z;
-    center_on(v, (double)r.x + (double)r.w / 2.0, (double)r.y + (double)r.h / 2.0);
+    center_on(v, x0 + w / 2.0, y0 + h / 2.0);
 }
 
 /* ---- drawing -------------------------------------------------------------------------- */
@@ -110,33 +120,76 @@ static int resize_buffers(viewer *v, uint32_t w, uint32_t h) {
     return 0;
 }
 
+/* The view to render for the current camera: the window itself when zoomed out, one
+ * cell more each way when zoomed in (for sub-cell panning: *ox, *oy are the pixels to
+ * skip at the top-left). */
+static void make_view(const viewer *v, wl_view *view, uint32_t *ox, uint32_t *oy) {
+    memset(view, 0, sizeof *view);
+    view->zoom = v->cam.zoom;
+    view->alive = COL_ALIVE;
+    view->dead = COL_DEAD;
+    double fx = floor(v->cam.x), fy = floor(v->cam.y);
+    view->x = (int64_t)fx;
+    view->y = (int64_t)fy;
+    *ox = *oy = 0;
+    view->width = v->w;
+    view->height = v->h;
+    if (v->cam.zoom > 0) {
+        int s = 1 << v->cam.zoom;
+        *ox = (uint32_t)((v->cam.x - fx) * s);
+        *oy = (uint32_t)((v->cam.y - fy) * s);
+        view->width += (uint32_t)s;
+        view->height += (uint32_t)s;
+    }
+}
+
+/* Copies the window's part of a rendered view (src, sw x sh) at offset (ox, oy). */
+static void blit(viewer *v, const uint32_t *src, uint32_t sw, uint32_t sh, uint32_t ox,
+                 uint32_t oy) {
+    for (uint32_t y = 0; y < v->h; y++) {
+        uint32_t *dst = v->screen + (size_t)y * v->w;
+        uint32_t n = 0;
+        if (y + oy < sh && ox < sw) {
+            n = sw - ox < v->w ? sw - ox : v->w;
+            memcpy(dst, src + (size_t)(y + oy) * sw + ox, (size_t)n * 4);
+        }
+        for (uint32_t x = n; x < v->w; x++) dst[x] = COL_DEAD;
+    }
+}
+
+/* Render mode: shows the newest image the simulation thread made (of the view asked for
+ * then; while the camera moves it lags by a frame or so). */
+static void render_image(viewer *v) {
+    wl_view want;
+    uint32_t ox, oy;
+    make_view(v, &want, &ox, &oy);
+    sim_request_view(v->sim, &want);
+    if (!v->image) {
+        blit(v, NULL, 0, 0, 0, 0);
+        return;
+    }
+    blit(v, v->image, v->image_view.width, v->image_view.height, ox, oy);
+}
+
 /* Renders the cells of the current snapshot into v->screen. */
 static void render_cells(viewer *v) {
+    if (sim_render_mode(v->sim)) {
+        render_image(v);
+        return;
+    }
     if (!v->snap) {
         for (size_t i = 0; i < (size_t)v->w * v->h; i++) v->screen[i] = COL_DEAD;
         return;
     }
-    wl_view view = {0};
-    view.zoom = v->cam.zoom;
-    view.alive = COL_ALIVE;
-    view.dead = COL_DEAD;
-    double fx = floor(v->cam.x), fy = floor(v->cam.y);
-    view.x = (int64_t)fx;
-    view.y = (int64_t)fy;
-    if (v->cam.zoom <= 0) {
-        view.width = v->w;
-        view.height = v->h;
-        if (wl_snapshot_render(v->snap, &view, v->screen)) fprintf(stderr, "%s\n", wl_last_error());
+    wl_view view;
+    uint32_t ox, oy;
+    make_view(v, &view, &ox, &oy);
+    uint32_t *dst = (ox | oy || view.width != v->w) ? v->scratch : v->screen;
+    if (wl_snapshot_render(v->snap, &view, dst)) {
+        fprintf(stderr, "warplife view: %s\n", wl_last_error());
         return;
     }
-    int s = 1 << v->cam.zoom;
-    uint32_t ox = (uint32_t)((v->cam.x - fx) * s), oy = (uint32_t)((v->cam.y - fy) * s);
-    view.width = v->w + (uint32_t)s;
-    view.height = v->h + (uint32_t)s;
-    wl_snapshot_render(v->snap, &view, v->scratch);
-    for (uint32_t y = 0; y < v->h; y++)
-        memcpy(v->screen + (size_t)y * v->w, v->scratch + (size_t)(y + oy) * view.width + ox,
-               (size_t)v->w * 4);
+    if (dst == v->scratch) blit(v, v->scratch, view.width, view.height, ox, oy);
 }
 
 static void present(viewer *v) {
@@ -349,11 +402,16 @@ static void handle_event(viewer *v, input *in, const SDL_Event *e) {
 /* ---- the loop ------------------------------------------------------------------------- */
 
 static void take_snapshot(viewer *v) {
-    if (!sim_take_snapshot(v->sim, &v->snap) || !v->snap) return;
-    wl_bigint g;
-    wl_snapshot_generation(v->snap, &g);
-    if (!wl_bigint_to_u64(&g, &v->generation)) v->generation = UINT64_MAX;
-    v->population = wl_snapshot_population(v->snap);
+    if (sim_take_image(v->sim, &v->image, &v->image_view, &v->generation, &v->population)) {
+        /* render mode: generation and population came with the image */
+    } else if (sim_take_snapshot(v->sim, &v->snap) && v->snap) {
+        wl_bigint g;
+        wl_snapshot_generation(v->snap, &g);
+        if (!wl_bigint_to_u64(&g, &v->generation)) v->generation = UINT64_MAX;
+        v->population = wl_snapshot_population(v->snap);
+    } else {
+        return;
+    }
     if (!v->hist_n || v->hist_gen[(v->hist_head + HISTORY - 1) % HISTORY] != v->generation) {
         if (v->hist_n && v->generation < v->hist_gen[(v->hist_head + HISTORY - 1) % HISTORY])
             v->hist_n = 0; /* reset: start the plot again */
@@ -439,7 +497,7 @@ int wl_viewer_run(const wl_viewer_options *o, wl_universe *u) {
         goto done;
     }
     /* The first snapshot decides the initial camera. */
-    while (!v.snap && sim_busy(v.sim)) {
+    while (!v.snap && !v.image && sim_busy(v.sim)) {
         take_snapshot(&v);
         SDL_Delay(1);
     }
@@ -543,6 +601,7 @@ int wl_viewer_run(const wl_viewer_options *o, wl_universe *u) {
     sim_stop(v.sim);
 done:
     wl_snapshot_free(v.snap);
+    free(v.image);
     free(v.screen);
     free(v.scratch);
     free(in.edits);
