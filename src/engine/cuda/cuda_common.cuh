@@ -83,7 +83,7 @@ __device__ __forceinline__ uint32_t wl_bits_at(const uint32_t *row, uint64_t nw,
 }
 
 /* The 32 cells starting at virtual column 32*c of virtual row r (see the header comment). */
-__device__ __noinline__ uint32_t wl_win32_call(const uint32_t *g, uint64_t nw, int64_t w,
+static __device__ __noinline__ uint32_t wl_win32_call(const uint32_t *g, uint64_t nw, int64_t w,
                                                int64_t h, int torus, int64_t r, int64_t c);
 __device__ __forceinline__ uint32_t wl_win32(const uint32_t *g, uint64_t nw, int64_t w,
                                              int64_t h, int torus, int64_t r, int64_t c) {
@@ -110,7 +110,7 @@ __device__ __forceinline__ uint32_t wl_win32(const uint32_t *g, uint64_t nw, int
 
 /* The same, out of line: for tile loaders that call it for many rows at a grid's edge, so
  * that the rare slow path is not inlined once per row. */
-__device__ __noinline__ uint32_t wl_win32_call(const uint32_t *g, uint64_t nw, int64_t w,
+static __device__ __noinline__ uint32_t wl_win32_call(const uint32_t *g, uint64_t nw, int64_t w,
                                                int64_t h, int torus, int64_t r, int64_t c) {
     return wl_win32(g, nw, w, h, torus, r, c);
 }
