@@ -1,9 +1,10 @@
 #!/usr/bin/env bash
 # fuzz/run.sh [SECONDS] - builds the libFuzzer targets with clang (ASan + UBSan, library
 # instrumented too) in build-fuzz and runs each for SECONDS seconds (default 10) on a
-# fresh copy of its seed corpus (fuzz/seeds/<target>/).  Exits non-zero if any target
-# crashes, leaks, hits undefined behaviour, runs out of memory or fails its round-trip
-# check; the offending input is saved as build-fuzz/crash-<target>-*.
+# fresh copy of its seed corpus (fuzz/seeds/<target>/) with its dictionary
+# (fuzz/dict/<target>.dict).  Exits non-zero if any target crashes, leaks, hits undefined
+# behaviour, runs out of memory or fails its round-trip check; the offending input is
+# saved as build-fuzz/crash-<target>-*.
 #
 # Environment: CC_FUZZ (default clang), FUZZ_JOBS (build parallelism, default 2),
 # FUZZ_TARGETS (default "rle plaintext life macrocell auto").
@@ -43,7 +44,9 @@ for t in $targets; do
     corpus=$(mktemp -d "${TMPDIR:-/tmp}/wl-fuzz-$t.XXXXXX")
     cp "$root/fuzz/seeds/$t/"* "$corpus/"
     log=$build/fuzz-$t.log
-    if "$build/fuzz/fuzz_$t" -max_total_time="$secs" -max_len=8192 -timeout=30 \
+    dict=()
+    if [ -f "$root/fuzz/dict/$t.dict" ]; then dict=(-dict="$root/fuzz/dict/$t.dict"); fi
+    if "$build/fuzz/fuzz_$t" "${dict[@]}" -max_total_time="$secs" -max_len=8192 -timeout=30 \
         -rss_limit_mb=2048 -artifact_prefix="$build/crash-$t-" "$corpus" >"$log" 2>&1; then
         echo "fuzz_$t: ok ($(grep -c . <(ls "$corpus")) corpus files, $(grep -Eo 'stat::number_of_executed_units: [0-9]+|#[0-9]+' "$log" | tail -1) runs)"
     else

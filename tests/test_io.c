@@ -357,6 +357,19 @@ static void test_empty_and_repetitive(void) {
     wl_pattern_free(q);
     free(buf);
     wl_pattern_free(p);
+    /* Far from the origin: RLE keeps the position exactly; macrocell refuses beyond 2^61. */
+    p = wl_pattern_new();
+    int64_t far = ((int64_t)1 << 62) - 5;
+    WL_CHECK_OK(wl_pattern_set_run(p, far, -far, 3));
+    WL_CHECK_OK(wl_pattern_write_mem(p, WL_FORMAT_RLE, 0, &buf, &len));
+    q = NULL;
+    WL_CHECK_OK(wl_pattern_read_mem(buf, len, "far.rle", &q));
+    WL_CHECK(q && wl_pattern_equal_cells(p, q), "far RLE round trip");
+    wl_pattern_free(q);
+    free(buf);
+    WL_CHECK(wl_pattern_write_mem(p, WL_FORMAT_MACROCELL, 0, &buf, &len) == WL_ERR_TOO_BIG,
+             "far macrocell: %s", wl_last_error());
+    wl_pattern_free(p);
 }
 
 static void test_gzip(unsigned long long seed) {

@@ -485,7 +485,9 @@ wl_status wl_macrocell_write(const wl_pattern *p, wl_iobuf *out) {
     for (;; L++) {
         int64_t h = (int64_t)1 << (L - 1);
         if (r.x >= -h && r.y >= -h && r.x + (int64_t)r.w <= h && r.y + (int64_t)r.h <= h) break;
-        if (L >= MC_MAX_LOCAL_LEVEL) return wl_error(WL_ERR_TOO_BIG, "pattern too far out");
+        if (L >= MC_MAX_LOCAL_LEVEL)
+            return wl_error(WL_ERR_TOO_BIG,
+                            "macrocell: the pattern reaches beyond 2^61 cells from the origin");
     }
     uint64_t half = (uint64_t)1 << (L - 1);
     /* Leaf grid: leaf (i, j) covers x from 8i - half; indices [lx0, lx1] x [ly0, ly1]. */

@@ -69,9 +69,8 @@ static wl_status parse_cxrle(rle_state *st, size_t pos, size_t end, size_t line,
                 (i++, !wl_io_parse_i64(st->s, end, &i, &y, &ovf)))
                 return wl_io_error_at(ovf ? WL_ERR_TOO_BIG : WL_ERR_PARSE, st->name, line,
                                       i - line_start + 1, "expected Pos=<x>,<y> with integers");
-            /* Half the body's range, so that position + offset never overflows. */
-            if (x < -(int64_t)(RLE_COORD_LIMIT / 2) || x > (int64_t)(RLE_COORD_LIMIT / 2) ||
-                y < -(int64_t)(RLE_COORD_LIMIT / 2) || y > (int64_t)(RLE_COORD_LIMIT / 2))
+            if (x < -(int64_t)RLE_COORD_LIMIT || x > (int64_t)RLE_COORD_LIMIT ||
+                y < -(int64_t)RLE_COORD_LIMIT || y > (int64_t)RLE_COORD_LIMIT)
                 return wl_io_error_at(WL_ERR_TOO_BIG, st->name, line, pos - line_start + 1,
                                       "position out of range");
             if (allow_pos) {
@@ -289,6 +288,11 @@ static wl_status parse_body(rle_state *st, size_t pos, size_t line, size_t line_
                                           "pattern too wide");
                 if (c == 'o' || c == 'A') {
                     wl_pattern *p = st->p;
+                    /* Position and offset are both within 2^62: only the sum can overflow. */
+                    if ((st->px > 0 && (int64_t)x > INT64_MAX - st->px) ||
+                        (st->py > 0 && (int64_t)y > INT64_MAX - st->py))
+                        return wl_io_error_at(WL_ERR_TOO_BIG, st->name, line,
+                                              pos - line_start + 1, "cell coordinates out of range");
                     int64_t ax = st->px + (int64_t)x, ay = st->py + (int64_t)y;
                     if (p->w && ay >= p->y0 && (uint64_t)(ay - p->y0) < p->h && ax >= p->x0 &&
                         (uint64_t)(ax - p->x0) + n <= p->w) {
