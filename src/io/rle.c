@@ -292,7 +292,8 @@ static wl_status parse_body(rle_state *st, size_t pos, size_t line, size_t line_
                     if ((st->px > 0 && (int64_t)x > INT64_MAX - st->px) ||
                         (st->py > 0 && (int64_t)y > INT64_MAX - st->py))
                         return wl_io_error_at(WL_ERR_TOO_BIG, st->name, line,
-                                              pos - line_start + 1, "cell coordinates out of range");
+                                              pos - line_start + 1,
+                                              "cell coordinates out of range");
                     int64_t ax = st->px + (int64_t)x, ay = st->py + (int64_t)y;
                     if (p->w && ay >= p->y0 && (uint64_t)(ay - p->y0) < p->h && ax >= p->x0 &&
                         (uint64_t)(ax - p->x0) + n <= p->w) {
