@@ -1,0 +1,105 @@
+#!/usr/bin/env bash
+# gpu_opencl.sh - the opencl engine's part of a GPU-machine run (called by scripts/gpu.sh):
+# finds OpenCL (headers, ICD loader, the NVIDIA driver's OpenCL library), builds warplife
+# with the OpenCL engine in its own build folder, runs the opencl tests against ref
+# (test_engines --gpu -e opencl, test_opencl), then `warplife bench --engine opencl` on the
+# same workloads as the CUDA benchmarks (and cuda lop3 beside it when CUDA is built there).
+#
+# usage: src/engine/opencl/gpu_opencl.sh OUTDIR        (logs go to OUTDIR/opencl_*.txt;
+#                                                       summary lines on stdout)
+# A bare GPU machine may lack the OpenCL headers and loader: carry the folder .device/opencl
+# holding the .deb files of opencl-c-headers, ocl-icd-opencl-dev and ocl-icd-libopencl1
+# (fetched on a Debian machine with `apt-get download`); they are unpacked under /tmp, not /.
+# If the driver's ICD file is missing but libnvidia-opencl.so.1 exists, one is written under
+# /tmp and OCL_ICD_VENDORS points there.
+# Environment: WL_GPU_JOBS (build jobs, default 16), WL_OPENCL_BENCH_SIZE (default 65536x65536),
+# WL_OPENCL_WITH_CUDA=0 (build without CUDA, e.g. to try this script on a CPU with PoCL).
+set -u
+OUTDIR=${1:-$PWD/gpu-out}
+mkdir -p "$OUTDIR"
+ROOT=$(cd "$(dirname "$0")/../../.." && pwd)
+BUILD=$ROOT/build-gpu-opencl
+JOBS=${WL_GPU_JOBS:-16}
+SIZE=${WL_OPENCL_BENCH_SIZE:-65536x65536}
+CUDA_ON=ON
+[ "${WL_OPENCL_WITH_CUDA:-1}" = 0 ] && CUDA_ON=OFF
+say() { echo "opencl: $*"; }
+
+# ---- OpenCL headers and loader ----------------------------------------------------------
+CMAKE_CL=()
+if [ ! -f /usr/include/CL/cl.h ] || ! ldconfig -p | grep -q 'libOpenCL.so\b'; then
+  if ls "$ROOT"/.device/opencl/*.deb >/dev/null 2>&1; then
+    P=/tmp/wl-opencl-prefix
+    mkdir -p "$P"
+    for f in "$ROOT"/.device/opencl/*.deb; do dpkg -x "$f" "$P"; done
+    LIBDIR=$(dirname "$(find "$P" -name 'libOpenCL.so.1*' | head -1)")
+    CMAKE_CL=(-DOpenCL_INCLUDE_DIR="$P/usr/include" -DOpenCL_LIBRARY="$LIBDIR/libOpenCL.so.1")
+    export LD_LIBRARY_PATH="$LIBDIR${LD_LIBRARY_PATH:+:$LD_LIBRARY_PATH}"
+    say "headers and ICD loader from the carried .device/opencl packages"
+  else
+    say "no OpenCL headers/loader here and no carried .device/opencl/*.deb: skipped"
+    exit 0
+  fi
+fi
+
+# ---- the NVIDIA OpenCL driver (an ICD) ----------------------------------------------------
+if ! grep -qs nvidia /etc/OpenCL/vendors/*.icd; then
+  NVCL=$(ldconfig -p | awk '/libnvidia-opencl.so/{print $NF; exit}')
+  [ -z "$NVCL" ] && NVCL=$(find /usr/local/nvidia /usr/lib /usr/lib64 -name 'libnvidia-opencl.so*' 2>/dev/null | head -1)
+  if [ -n "$NVCL" ]; then
+    mkdir -p /tmp/wl-opencl-vendors
+    echo "$NVCL" >/tmp/wl-opencl-vendors/nvidia.icd
+    export OCL_ICD_VENDORS=/tmp/wl-opencl-vendors
+    say "ICD file written for $NVCL"
+  else
+    say "no NVIDIA OpenCL driver library (libnvidia-opencl.so) on this machine"
+  fi
+fi
+
+# ---- build ----------------------------------------------------------------------------------
+if ! { cmake -S "$ROOT" -B "$BUILD" -DCMAKE_BUILD_TYPE=Release -DWL_ENABLE_CUDA=${CUDA_ON} \
+         -DWL_ENABLE_OPENCL=ON -DWL_ENABLE_MPI=OFF -DWL_ENABLE_VIEWER=OFF "${CMAKE_CL[@]}" &&
+       cmake --build "$BUILD" -j"$JOBS" --target warplife test_engines test_opencl; } \
+       >"$OUTDIR/opencl_build.txt" 2>&1; then
+  tail -20 "$OUTDIR/opencl_build.txt"
+  say "BUILD FAILED (see opencl_build.txt)"
+  exit 1
+fi
+WL=$(find "$BUILD" -name warplife -type f -perm -u+x | head -1)
+TE=$(find "$BUILD" -name test_engines -type f -perm -u+x | head -1)
+TO=$(find "$BUILD" -name test_opencl -type f -perm -u+x | head -1)
+"$WL" info --devices 2>&1 | tee "$OUTDIR/opencl_devices.txt" | sed 's/^/opencl: /'
+
+# ---- tests ----------------------------------------------------------------------------------
+(cd "$ROOT/tests" && timeout 300 "$TE" --gpu -e opencl) >"$OUTDIR/opencl_test.txt" 2>&1
+say "test_engines --gpu -e opencl: rc=$? $(grep -E '^test_engines: ' "$OUTDIR/opencl_test.txt" | tail -1)"
+grep -E "kernel (best|simple|table)" "$OUTDIR/opencl_test.txt" | sed 's/^/opencl:   /'
+(cd "$ROOT/tests" && timeout 300 "$TO") >>"$OUTDIR/opencl_test.txt" 2>&1
+say "test_opencl: rc=$? $(grep -E '^test_opencl: ' "$OUTDIR/opencl_test.txt" | tail -1)"
+
+# ---- benchmarks ---------------------------------------------------------------------------
+B=$OUTDIR/opencl_bench.txt
+: >"$B"
+bench() { # bench [ENV=VALUE...] -- ARGS...: one warplife bench run, table lines kept
+  local envs=()
+  while [ "$1" != "--" ]; do envs+=("$1"); shift; done
+  shift
+  echo "== ${envs[*]} warplife bench $*" >>"$B"
+  env "${envs[@]}" timeout 240 "$WL" bench "$@" >>"$B" 2>>"$OUTDIR/opencl_bench_stderr.txt"
+  echo "rc=$?" >>"$B"
+}
+bench -- --engine opencl --kernel best --size "$SIZE" --generations 1024 --runs 5 --torus
+bench -- --engine opencl --kernel best --size "$SIZE" --generations 1024 --runs 5 --bounded
+bench -- --engine cuda --kernel best --size "$SIZE" --generations 1024 --runs 5 --torus
+# tile shapes of the best kernel: work-group LX x LY, rows per work-item, generations
+for t in "32 2 64 8" "32 4 32 8" "32 1 96 8" "32 2 64 16" "64 1 64 8" "16 4 64 8"; do
+  set -- $t
+  bench WL_OPENCL_LX=$1 WL_OPENCL_LY=$2 WL_OPENCL_ROWS=$3 WL_OPENCL_GENS=$4 -- \
+    --engine opencl --kernel best --size "$SIZE" --generations 1024 --runs 3 --torus
+done
+bench -- --engine opencl --kernel simple,table --size "$SIZE" --generations 64 --runs 3 --torus
+bench -- --engine opencl --kernel best --size 65519x65521 --generations 1024 --runs 3 --torus
+bench -- --engine opencl --size 16384x16384 --time 0.3 --runs 3 --torus --verify
+grep -E "^(==|opencl|cuda|rc=[1-9])" "$B" | sed 's/^== /opencl: /; s/warplife bench //'
+grep -iE "error|fail" "$OUTDIR/opencl_bench_stderr.txt" 2>/dev/null | head -5 | sed 's/^/opencl: /'
+exit 0
