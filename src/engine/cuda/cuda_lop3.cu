@@ -160,19 +160,22 @@ __global__ void __launch_bounds__(LOP3_THREADS)
 }
 
 /* Other shapes of the Life kernel, for tuning (WL_CUDA_LOP3=NRxK). */
-LOP3_KERNEL_SHAPE(k_lop3_life_96x8, M(3), M(2) | M(3), 1, 96, 8)
 LOP3_KERNEL_SHAPE(k_lop3_life_64x4, M(3), M(2) | M(3), 1, 64, 4)
-LOP3_KERNEL_SHAPE(k_lop3_life_64x16, M(3), M(2) | M(3), 1, 64, 16)
+LOP3_KERNEL_SHAPE(k_lop3_life_48x4, M(3), M(2) | M(3), 1, 48, 4)
+LOP3_KERNEL_SHAPE(k_lop3_life_40x4, M(3), M(2) | M(3), 1, 40, 4)
 LOP3_KERNEL_SHAPE(k_lop3_life_32x4, M(3), M(2) | M(3), 1, 32, 4)
+LOP3_KERNEL_SHAPE(k_lop3_life_24x4, M(3), M(2) | M(3), 1, 24, 4)
+LOP3_KERNEL_SHAPE(k_lop3_life_32x2, M(3), M(2) | M(3), 1, 32, 2)
+LOP3_KERNEL_SHAPE(k_lop3_life_32x6, M(3), M(2) | M(3), 1, 32, 6)
+LOP3_KERNEL_SHAPE(k_lop3_life_48x6, M(3), M(2) | M(3), 1, 48, 6)
 
 static const struct {
     int nr, k;
     lop3_fn fn;
 } life_shapes[] = {
-    {96, 8, k_lop3_life_96x8},
-    {64, 4, k_lop3_life_64x4},
-    {64, 16, k_lop3_life_64x16},
-    {32, 4, k_lop3_life_32x4},
+    {64, 4, k_lop3_life_64x4}, {48, 4, k_lop3_life_48x4}, {40, 4, k_lop3_life_40x4},
+    {32, 4, k_lop3_life_32x4}, {24, 4, k_lop3_life_24x4}, {32, 2, k_lop3_life_32x2},
+    {32, 6, k_lop3_life_32x6}, {48, 6, k_lop3_life_48x6},
 };
 
 static const struct {
