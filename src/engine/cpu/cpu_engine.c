@@ -13,11 +13,13 @@
  *   bitsliced  bit per cell, software adders on 64-bit words (bitsliced.c)
  *   avx2       bitsliced on 256-bit vectors (simd_avx2.c)
  *   avx512     bitsliced on 512-bit vectors with vpternlogq (simd_avx512.c)
+ *   vpermb     any rule: 64 table lookups per instruction (AVX-512 VBMI, simd_vpermb.c)
  * All but best and byte-omp use one thread and one generation per pass, so that each
  * measures its own technique.  best and byte-omp use cfg->threads threads (0 = all
- * cores), but at most one per MIN_CELLS_PER_THREAD cells.  Rules that are not outer-totalistic run nibble, bitsliced,
- * avx2, avx512 and best through the lut4x4 tables (same threads and blocking), and say so
- * on stderr when cfg->verbose is set.
+ * cores), but at most one per MIN_CELLS_PER_THREAD cells.  Rules that are not outer-totalistic run best and avx512
+ * through the vpermb lookups when the CPU has them, and nibble, bitsliced and avx2 (and best
+ * and avx512 on other CPUs) through the lut4x4 tables (same threads and blocking); verbose
+ * mode says so on stderr.
  *
  * Memory: bit kernels hold two full bit-per-cell grids (2 bits per cell; a 65536^2 torus
  * takes 1 GiB) plus per-thread tile buffers of about TILE_CACHE_BYTES.
@@ -33,11 +35,11 @@
 #define MIN_CELLS_PER_THREAD 16384u   /* smaller universes use fewer threads */
 
 enum kernel_id { K_BEST, K_BYTE, K_BYTE_OMP, K_LUT6X3, K_LUT4X4, K_NIBBLE, K_BITSLICED,
-                 K_AVX2, K_AVX512 };
+                 K_AVX2, K_AVX512, K_VPERMB };
 
 static const char *const kernel_names[] = {"best",   "byte",      "byte-omp", "lut6x3",
                                            "lut4x4", "nibble",    "bitsliced", "avx2",
-                                           "avx512", NULL};
+                                           "avx512", "vpermb",    NULL};
 
 typedef struct cpu_ctx {
     wl_config cfg;
@@ -51,7 +53,7 @@ typedef struct cpu_ctx {
     cpu_tiler *tiler;
     unsigned depth;
     cpu_kernel_data kd;
-    uint8_t *lut6x3, *lut4x4;
+    uint8_t *lut6x3, *lut4x4, *table512;
     /* byte / nibble */
     cpu_byte *byte;
     cpu_nibble *nibble;
@@ -75,6 +77,14 @@ static int have_avx512(void) {
 #endif
 }
 
+static int have_vpermb(void) {
+#if defined(WL_CPU_X86_SIMD)
+    return cpu_vpermb_available();
+#else
+    return 0;
+#endif
+}
+
 static void destroy(void *v) {
     cpu_ctx *c = v;
     if (!c) return;
@@ -86,6 +96,7 @@ static void destroy(void *v) {
     wl_aligned_free(c->nxt);
     free(c->lut6x3);
     free(c->lut4x4);
+    wl_aligned_free(c->table512);
     free(c);
 }
 
@@ -102,6 +113,9 @@ static wl_status create(const wl_config *cfg, const char *kernel, void **out) {
     if (k == K_AVX2 && !have_avx2())
         return wl_error(WL_ERR_UNAVAILABLE,
                         "cpu kernel avx2: this CPU (or build) has no AVX2 instructions");
+    if (k == K_VPERMB && !have_vpermb())
+        return wl_error(WL_ERR_UNAVAILABLE, "cpu kernel vpermb: this CPU (or build) lacks "
+                                            "AVX-512BW, AVX-512 VBMI or GFNI");
     if (k == K_AVX512 && !have_avx512())
         return wl_error(WL_ERR_UNAVAILABLE,
                         "cpu kernel avx512: this CPU (or build) has no AVX-512F instructions");
@@ -163,7 +177,18 @@ static wl_status create(const wl_config *cfg, const char *kernel, void **out) {
                            .kd = &c->kd};
     const char *env = getenv("WL_CPU_TILE_KB"); /* for tuning experiments */
     if (env && atoi(env) > 0) tc.cache_bytes = (size_t)atoi(env) << 10;
-    if (k == K_LUT6X3) {
+    int use_vpermb = k == K_VPERMB || (!totalistic && (k == K_BEST || k == K_AVX512) && have_vpermb());
+    if (use_vpermb) {
+#if defined(WL_CPU_X86_SIMD)
+        c->table512 = cpu_vpermb_table_build(&cfg->rule);
+        if (!c->table512) { s = WL_ERR_NOMEM; goto fail; }
+        c->kd.table512 = c->table512;
+        tc.gen_rows = cpu_gen_rows_vpermb;
+        if (k != K_VPERMB && cfg->verbose)
+            fprintf(stderr, "warplife: cpu kernel %s: rule is not outer-totalistic; "
+                            "running the vpermb table kernel instead\n", kernel);
+#endif
+    } else if (k == K_LUT6X3) {
         c->lut6x3 = cpu_lut6x3_build(&cfg->rule);
         if (!c->lut6x3) { s = WL_ERR_NOMEM; goto fail; }
         c->kd.lut6x3 = c->lut6x3;

@@ -85,6 +85,7 @@ typedef struct cpu_kernel_data {
     const uint8_t *lut6x3;  /* 2^18 entries: next state of the 4 middle cells (low nibble) */
     const uint8_t *lut4x4;  /* 2^16 entries: next 2x2 block (bit 0 (x,y), 1 (x+1,y), 2
                                (x,y+1), 3 (x+1,y+1)) */
+    const uint8_t *table512; /* the rule as 512 bytes 0/1, 64-byte aligned (vpermb) */
 } cpu_kernel_data;
 
 /* One generation of rows [lo, hi) of a tile buffer: out row r from in rows r-1, r, r+1.
@@ -117,6 +118,13 @@ void cpu_gen_rows_avx512(const uint64_t *in, uint64_t *out, size_t pitch, size_t
 /* Returns 1 if the CPU has AVX-512 VBMI2 (funnel shifts) and the environment variable
  * WL_CPU_NO_VBMI2 is not set; decided at create time into cpu_kernel_data.vbmi2. */
 int cpu_avx512_uses_vbmi2(void);
+/* simd_vpermb.c: any rule by AVX-512 VBMI byte lookups (only if cpu_vpermb_available()). */
+void cpu_gen_rows_vpermb(const uint64_t *in, uint64_t *out, size_t pitch, size_t bw,
+                         size_t lo, size_t hi, int wrap, const uint64_t *colmask,
+                         const cpu_kernel_data *kd);
+int cpu_vpermb_available(void);
+/* The rule as 512 aligned bytes (free with wl_aligned_free); NULL + error on failure. */
+uint8_t *cpu_vpermb_table_build(const wl_rule *r);
 /* Builds the lookup tables of lut.c for a rule (malloc'd; NULL + error on failure). */
 uint8_t *cpu_lut6x3_build(const wl_rule *r);
 uint8_t *cpu_lut4x4_build(const wl_rule *r);
