@@ -594,6 +594,9 @@ int wl_viewer_run(const wl_viewer_options *o, wl_universe *u) {
         printf("frames %llu seconds %.3f fps %.1f generations/s %.1f CUpS %.3g\n",
                (unsigned long long)frames, elapsed, frames / elapsed,
                (double)gen_before_exit / elapsed, (double)gen_before_exit * cells / elapsed);
+        const char *renderer = (const char *)glGetString(GL_RENDERER);
+        printf("window %ux%u zoom %d renderer %s\n", v.w, v.h, v.cam.zoom,
+               renderer ? renderer : "unknown");
         double f = frames ? 1e3 / (double)frames : 0;
         printf("ms per frame: cells %.2f overlays %.2f upload+draw %.2f swap %.2f\n",
                prof[0] * f, prof[1] * f, prof[2] * f, prof[3] * f);
