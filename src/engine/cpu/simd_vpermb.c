@@ -54,7 +54,6 @@ void cpu_gen_rows_vpermb(const uint64_t *in, uint64_t *out, size_t pitch, size_t
     /* x operand of the transpose: byte j = 1 << j, so that result byte j, bit i = bit j of
      * matrix byte 7 - i */
     const __m512i unit = _mm512_set1_epi64((long long)0x8040201008040201ull);
-    uint64_t z[8] __attribute__((aligned(64)));
     for (size_t r = lo; r < hi; r++) {
         const uint64_t *a = in + (r - 1) * pitch, *b = in + r * pitch, *c = in + (r + 1) * pitch;
         uint64_t *o = out + r * pitch;
@@ -63,16 +62,11 @@ void cpu_gen_rows_vpermb(const uint64_t *in, uint64_t *out, size_t pitch, size_t
             uint64_t la = (ca << 1) | (a[i - 1] >> 63), ra = (ca >> 1) | (a[i + 1] << 63);
             uint64_t lb = (cb << 1) | (b[i - 1] >> 63), rb = (cb >> 1) | (b[i + 1] << 63);
             uint64_t lc = (cc << 1) | (c[i - 1] >> 63), rc = (cc >> 1) | (c[i + 1] << 63);
-            /* lane k holds the plane of index bit 7 - k */
-            z[0] = ca; /* N  (bit 7) */
-            z[1] = ra; /* NE (bit 6) */
-            z[2] = lb; /* W  (bit 5) */
-            z[3] = cb; /* C  (bit 4) */
-            z[4] = rb; /* E  (bit 3) */
-            z[5] = lc; /* SW (bit 2) */
-            z[6] = cc; /* S  (bit 1) */
-            z[7] = rc; /* SE (bit 0) */
-            __m512i planes = _mm512_load_si512((const void *)z);
+            /* lane k holds the plane of index bit 7 - k: N, NE, W, C, E, SW, S, SE (built in
+             * registers: eight scalar stores and a 64-byte load would stall store forwarding) */
+            __m512i planes = _mm512_set_epi64((long long)rc, (long long)cc, (long long)lc,
+                                              (long long)rb, (long long)cb, (long long)lb,
+                                              (long long)ra, (long long)ca);
             __m512i grouped = _mm512_permutexvar_epi8(perm, planes);
             __m512i idx = _mm512_gf2p8affine_epi64_epi8(unit, grouped, 0);
             __m512i r0 = _mm512_permutex2var_epi8(t0l, idx, t0h);
