@@ -20,7 +20,7 @@
  * where p/q are all-zero or all-one words (the 2 x 10 entry truth table turned into
  * masks).  B3/S23 uses the reduced form  next = x0 & (T==1) | alive & ~x0 & (T==2).
  * Rules that are not outer-totalistic cannot be written this way; the engine runs them
- * with the lut4x4 kernel instead (cpu_engine.c says so in verbose mode).
+ * with the vpermb or lut6x3 kernel instead (cpu_engine.c says so in verbose mode).
  *
  * Loop order: a strip of one word column is walked down the rows, so that each row's
  * horizontal sum is computed once and kept in registers for the three output rows that

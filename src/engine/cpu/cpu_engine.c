@@ -18,7 +18,7 @@
  * measures its own technique.  best and byte-omp use cfg->threads threads (0 = all
  * cores), but at most one per MIN_CELLS_PER_THREAD cells.  Rules that are not outer-totalistic run best and avx512
  * through the vpermb lookups when the CPU has them, and nibble, bitsliced and avx2 (and best
- * and avx512 on other CPUs) through the lut4x4 tables (same threads and blocking); verbose
+ * and avx512 on other CPUs) through the lut6x3 tables (same threads and blocking); verbose
  * mode says so on stderr.
  *
  * Memory: bit kernels hold two full bit-per-cell grids (2 bits per cell; a 65536^2 torus
@@ -188,19 +188,19 @@ static wl_status create(const wl_config *cfg, const char *kernel, void **out) {
             fprintf(stderr, "warplife: cpu kernel %s: rule is not outer-totalistic; "
                             "running the vpermb table kernel instead\n", kernel);
 #endif
-    } else if (k == K_LUT6X3) {
+    } else if (k == K_LUT6X3 || (!totalistic && k != K_LUT4X4)) {
         c->lut6x3 = cpu_lut6x3_build(&cfg->rule);
         if (!c->lut6x3) { s = WL_ERR_NOMEM; goto fail; }
         c->kd.lut6x3 = c->lut6x3;
         tc.gen_rows = cpu_gen_rows_lut6x3;
-    } else if (k == K_LUT4X4 || !totalistic) {
+        if (k != K_LUT6X3 && cfg->verbose)
+            fprintf(stderr, "warplife: cpu kernel %s: rule is not outer-totalistic; "
+                            "running the lut6x3 table kernel instead\n", kernel);
+    } else if (k == K_LUT4X4) {
         c->lut4x4 = cpu_lut4x4_build(&cfg->rule);
         if (!c->lut4x4) { s = WL_ERR_NOMEM; goto fail; }
         c->kd.lut4x4 = c->lut4x4;
         tc.gen_rows = cpu_gen_rows_lut4x4;
-        if (k != K_LUT4X4 && cfg->verbose)
-            fprintf(stderr, "warplife: cpu kernel %s: rule is not outer-totalistic; "
-                            "running the lut4x4 table kernel instead\n", kernel);
     } else if (k == K_BITSLICED || k == K_NIBBLE) {
         tc.gen_rows = cpu_gen_rows_bitsliced;
     }

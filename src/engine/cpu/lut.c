@@ -2,12 +2,13 @@
  * lut.c - the table kernels `lut6x3` and `lut4x4`: bit per cell, the next state of a
  * small block read from a table indexed by the block's neighbourhood.  Any rule (the
  * tables are built from the rule's 512-entry table at create time), which is why the
- * bit-sliced kernels fall back to lut4x4 for rules that are not outer-totalistic.
+ * bit-sliced kernels fall back to lut6x3 (the faster of the two) for rules that are not
+ * outer-totalistic when the CPU lacks the vpermb kernel's instructions.
  *
- * Window.  For word i of a row (bit b = column 64 i + b) the kernels build a 130-bit
- * window ext = next << 65 | cur << 1 | prev >> 63 (unsigned __int128, only its low 74 bits
- * are used) whose bit k is the cell in column 64 i - 1 + k, so the cells from column
- * 64 i + c - 1 on are simply ext >> c.
+ * Window.  For word i of a row (bit b = column 64 i + b) the kernels build the
+ * west-extended word ext = cur << 1 | prev >> 63, whose bit k is the cell in column
+ * 64 i - 1 + k, so the window of columns 64 i + c - 1 on is simply ext >> c; the last
+ * window of each word, which reaches into the next word, is assembled separately.
  *
  * lut6x3: an 18-bit index holds six columns (x - 1 .. x + 4) of the rows above, at and
  * below the cell (bits 0-5, 6-11, 12-17; bit j of each six = column x - 1 + j); its table
@@ -26,8 +27,6 @@
 #include "cpu_internal.h"
 
 #include <stdlib.h>
-
-typedef unsigned __int128 u128;
 
 /* The 3x3 neighbourhood index of the cell at column c of three rows given as bit masks
  * (bit j = column j); column c - 1 .. c + 1 must be present. */
@@ -67,8 +66,13 @@ uint8_t *cpu_lut4x4_build(const wl_rule *r) {
     return t;
 }
 
-static inline u128 window(const uint64_t *row, size_t i) {
-    return ((u128)row[i + 1] << 65) | ((u128)row[i] << 1) | (row[i - 1] >> 63);
+/* The west-extended word of a row: bit k = column 64 i - 1 + k (k = 0..63). */
+static inline uint64_t west_ext(const uint64_t *row, size_t i) {
+    return (row[i] << 1) | (row[i - 1] >> 63);
+}
+/* Columns 64 i + 59 .. 64 i + 64 in bits 0..5 (the last window of a word). */
+static inline unsigned tail6(const uint64_t *row, size_t i) {
+    return (unsigned)(((row[i] >> 59) | (row[i + 1] << 5)) & 63);
 }
 
 void cpu_gen_rows_lut6x3(const uint64_t *in, uint64_t *out, size_t pitch, size_t bw,
@@ -80,16 +84,24 @@ void cpu_gen_rows_lut6x3(const uint64_t *in, uint64_t *out, size_t pitch, size_t
         const uint64_t *a = in + (r - 1) * pitch, *b = in + r * pitch, *c = in + (r + 1) * pitch;
         uint64_t *o = out + r * pitch;
         for (size_t i = 0; i < bw; i++) {
-            u128 wa = window(a, i), wb = window(b, i), wc = window(c, i);
+            uint64_t wa = west_ext(a, i), wb = west_ext(b, i), wc = west_ext(c, i);
             uint64_t v = 0;
-            for (unsigned j = 0; j < 64; j += 4) {
+            /* cells 64 i + j .. + 3 need columns j - 1 .. j + 4: bits j .. j + 5 */
+            for (unsigned j = 0; j <= 56; j += 4) {
                 unsigned idx = (unsigned)((wa >> j) & 63) | (unsigned)((wb >> j) & 63) << 6 |
                                (unsigned)((wc >> j) & 63) << 12;
                 v |= (uint64_t)t[idx] << j;
             }
+            unsigned idx = tail6(a, i) | tail6(b, i) << 6 | tail6(c, i) << 12;
+            v |= (uint64_t)t[idx] << 60;
             o[i] = colmask ? v & colmask[i] : v;
         }
     }
+}
+
+/* Columns 64 i + 61 .. 64 i + 64 in bits 0..3. */
+static inline unsigned tail4(const uint64_t *row, size_t i) {
+    return (unsigned)(((row[i] >> 61) | (row[i + 1] << 3)) & 15);
 }
 
 void cpu_gen_rows_lut4x4(const uint64_t *in, uint64_t *out, size_t pitch, size_t bw,
@@ -103,15 +115,21 @@ void cpu_gen_rows_lut4x4(const uint64_t *in, uint64_t *out, size_t pitch, size_t
         const uint64_t *r3 = pair ? in + (r + 2) * pitch : r2;
         uint64_t *o0 = out + r * pitch, *o1 = out + (r + 1) * pitch;
         for (size_t i = 0; i < bw; i++) {
-            u128 w0 = window(r0, i), w1 = window(r1, i), w2 = window(r2, i), w3 = window(r3, i);
+            uint64_t w0 = west_ext(r0, i), w1 = west_ext(r1, i), w2 = west_ext(r2, i),
+                     w3 = west_ext(r3, i);
             uint64_t v0 = 0, v1 = 0;
-            for (unsigned j = 0; j < 64; j += 2) {
+            /* cells 64 i + j, + 1 need columns j - 1 .. j + 2: bits j .. j + 3 */
+            for (unsigned j = 0; j <= 60; j += 2) {
                 unsigned idx = (unsigned)((w0 >> j) & 15) | (unsigned)((w1 >> j) & 15) << 4 |
                                (unsigned)((w2 >> j) & 15) << 8 | (unsigned)((w3 >> j) & 15) << 12;
                 unsigned e = t[idx];
                 v0 |= (uint64_t)(e & 3) << j;
                 v1 |= (uint64_t)(e >> 2) << j;
             }
+            unsigned idx = tail4(r0, i) | tail4(r1, i) << 4 | tail4(r2, i) << 8 | tail4(r3, i) << 12;
+            unsigned e = t[idx];
+            v0 |= (uint64_t)(e & 3) << 62;
+            v1 |= (uint64_t)(e >> 2) << 62;
             uint64_t m = colmask ? colmask[i] : ~(uint64_t)0;
             o0[i] = v0 & m;
             if (pair) o1[i] = v1 & m;

@@ -16,7 +16,7 @@
  * c9 == c at once (XOR with c in every nibble, then OR-fold the nibble's four bits) and
  * ORs in the cells born (dead, birth[c]) or surviving (alive, survive[c - 1]).  Only the
  * counts the rule uses are tested (Life: 3, and 4 for live cells).  Other rules run with
- * the lut4x4 kernel instead (see cpu_engine.c).
+ * the lut6x3 kernel instead (see cpu_engine.c).
  */
 #include "cpu_internal.h"
 
