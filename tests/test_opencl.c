@@ -96,7 +96,7 @@ static void test_tiles(uint64_t seed) {
         {"3", "1", "3", "1", "0", "smallest: one output column, one output row"},
         {"5", "3", "20", "9", "0", "odd shape, 2 output rows"},
         {"4", "1", "130", "63", "0", "deepest temporal block (63 generations)"},
-        {"16", "1", "32", "8", "0", "CPU default"},
+        {"16", "4", "64", "8", "0", "CPU default"},
         {"32", "2", "64", "8", "1", "GPU default, unrolled"},
     };
     static const struct {

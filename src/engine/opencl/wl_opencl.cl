@@ -74,7 +74,7 @@
 #define ALL1 0xFFFFFFFFFFFFFFFFUL
 
 /* Mask of the live columns of word column c (0 outside the grid, partial for the last). */
-inline ulong colmask(long c, long w, long nw) {
+ulong colmask(long c, long w, long nw) {
     if (c < 0 || c >= nw) return 0UL;
     if (c == nw - 1 && (w & 63)) return ALL1 >> (64 - (w & 63));
     return ALL1;
@@ -82,7 +82,7 @@ inline ulong colmask(long c, long w, long nw) {
 
 /* The 64 cells of row `row` (already inside 0..h-1) from column x on, in the virtual plane
  * described at the top.  Interior windows take one or two loads. */
-inline ulong win64(__global const ulong *g, long nw, long w, int torus, long row, long x) {
+ulong win64(__global const ulong *g, long nw, long w, int torus, long row, long x) {
     __global const ulong *r = g + row * nw;
     if (x >= 0 && x + 64 <= w) {
         long j = x >> 6;
@@ -120,7 +120,7 @@ inline ulong win64(__global const ulong *g, long nw, long w, int torus, long row
 }
 
 /* Row index in the virtual plane: wrapped on a torus, -1 when outside a bounded grid. */
-inline long vrow(long y, long h, int torus) {
+long vrow(long y, long h, int torus) {
     if (torus) {
         y %= h;
         return y < 0 ? y + h : y;
@@ -129,7 +129,7 @@ inline long vrow(long y, long h, int torus) {
 }
 
 /* The word of virtual row y (any integer) starting at column x. */
-inline ulong vword(__global const ulong *g, long nw, long w, long h, int torus, long y,
+ulong vword(__global const ulong *g, long nw, long w, long h, int torus, long y,
                    long x) {
     long row = vrow(y, h, torus);
     return row < 0 ? 0UL : win64(g, nw, w, torus, row, x);
@@ -240,7 +240,7 @@ wl_best(__global const ulong *in, __global ulong *out, long w, long h, long nw, 
 /* ---- one generation per launch --------------------------------------------------------- */
 
 /* The three planes (cell x-1, x, x+1 at bit i) of virtual row y for word column c. */
-inline void row3(__global const ulong *g, long nw, long w, long h, int torus, long y, long c,
+void row3(__global const ulong *g, long nw, long w, long h, int torus, long y, long c,
                  ulong *l, ulong *m, ulong *r) {
     long row = vrow(y, h, torus);
     if (row < 0) {
@@ -327,7 +327,7 @@ wl_popcount(__global const ulong *g, ulong n, __global ulong *partial) {
 }
 
 /* splitmix64 of a counter: a stateless generator, one value per (seed, index). */
-inline ulong mix64(ulong z) {
+ulong mix64(ulong z) {
     z += 0x9E3779B97F4A7C15UL;
     z = (z ^ (z >> 30)) * 0xBF58476D1CE4E5B9UL;
     z = (z ^ (z >> 27)) * 0x94D049BB133111EBUL;
