@@ -35,14 +35,15 @@
  */
 #include "cuda_common.cuh"
 
-#include <stdio.h>
+#include <string.h>
 
 /* Tile shapes: NR rows held per thread, K generations per launch (K <= 32, see above),
  * NR - 2K rows written.  The default shape serves every rule; Life also gets other shapes
  * for tuning (chosen with the environment variable WL_CUDA_LOP3=NRxK, e.g. 96x8). */
-#define LOP3_NR 64     /* default rows held per thread */
-#define LOP3_K 8       /* default generations per launch */
-#define LOP3_NR_MAX 96 /* the largest shape compiled */
+#define LOP3_NR 32     /* default rows held per thread */
+#define LOP3_K 4       /* default generations per launch */
+#define LOP3_PF 0      /* default: no prefetch of the next tile */
+#define LOP3_NR_MAX 64 /* the largest shape compiled */
 #define LOP3_LANES_OUT 30                /* lanes 1..30 are written */
 #define LOP3_THREADS 128                 /* 4 warps per block */
 #define FULL_MASK 0xffffffffu
@@ -69,28 +70,53 @@ __device__ __forceinline__ uint32_t lop3_next(uint32_t a0, uint32_t a1, uint32_t
     return wl_rule_planes9(s3, s2, s1, s0, ctr, birth, survive);
 }
 
+/* Where warp tile `wid` lies: lane's word column c, virtual row r0 of v[0], and whether the
+ * whole tile (halo included) is inside the grid. */
+#define LOP3_GEOM(wid)                                                                     \
+    int64_t band = (wid) / groups, grp = (wid) % groups;                                   \
+    int64_t c = grp * LOP3_LANES_OUT + lane - 1;                                           \
+    int64_t r0 = band * (nr - 2 * kk) - kk;                                                \
+    int64_t col_lo = (grp * LOP3_LANES_OUT - 1) * 32;                                      \
+    int inside = r0 >= 0 && r0 + nr <= h && col_lo >= 0 && col_lo + 32 * 32 <= w;
+
+/* Loads the nr rows of this lane's word column of tile `wid` into v. */
+__device__ __forceinline__ void lop3_load(uint32_t *v, const uint32_t *__restrict__ in,
+                                          int64_t w, int64_t h, uint64_t nw, int torus,
+                                          int64_t groups, int64_t wid, const int nr,
+                                          const int kk) {
+    const int lane = threadIdx.x & 31;
+    LOP3_GEOM(wid)
+    if (inside) {
+        const uint32_t *p = in + (uint64_t)r0 * nw + (uint64_t)c;
+#pragma unroll
+        for (int i = 0; i < nr; i++) v[i] = p[(uint64_t)i * nw];
+    } else {
+#pragma unroll
+        for (int i = 0; i < nr; i++) v[i] = wl_win32_call(in, nw, w, h, torus, r0 + i, c);
+    }
+}
+
+/* The kernel body.  With `pf` set, the rows of the warp's next tile are loaded before the
+ * current tile is computed, so that their memory latency hides behind the arithmetic (the
+ * grid is then persistent: a few blocks per SM, each warp looping over many tiles). */
 __device__ __forceinline__ void lop3_body(const uint32_t *__restrict__ in,
                                           uint32_t *__restrict__ out, int64_t w, int64_t h,
                                           uint64_t nw, int torus, int64_t groups, int64_t total,
                                           unsigned birth, unsigned survive,
-                                          int life, const int nr, const int kk) {
-    const int rout = nr - 2 * kk;
+                                          int life, const int nr, const int kk, const int pf) {
     const int lane = threadIdx.x & 31;
-    for (int64_t wid = (blockIdx.x * (int64_t)LOP3_THREADS + threadIdx.x) >> 5; wid < total;
-         wid += ((int64_t)gridDim.x * LOP3_THREADS) >> 5) {
-        int64_t band = wid / groups, grp = wid % groups;
-        int64_t c = grp * LOP3_LANES_OUT + lane - 1; /* this lane's word column */
-        int64_t r0 = band * rout - kk;               /* virtual row of v[0] */
-        int64_t col_lo = (grp * LOP3_LANES_OUT - 1) * 32, col_hi = col_lo + 32 * 32;
-        int inside = r0 >= 0 && r0 + nr <= h && col_lo >= 0 && col_hi <= w;
-        uint32_t v[LOP3_NR_MAX];
-        if (inside) {
-            const uint32_t *p = in + (uint64_t)r0 * nw + (uint64_t)c;
+    const int64_t step = ((int64_t)gridDim.x * LOP3_THREADS) >> 5;
+    int64_t wid = (blockIdx.x * (int64_t)LOP3_THREADS + threadIdx.x) >> 5;
+    uint32_t v[LOP3_NR_MAX], vn[LOP3_NR_MAX];
+    if (pf && wid < total) lop3_load(vn, in, w, h, nw, torus, groups, wid, nr, kk);
+    for (; wid < total; wid += step) {
+        LOP3_GEOM(wid)
+        if (pf) {
 #pragma unroll
-            for (int i = 0; i < nr; i++) v[i] = p[(uint64_t)i * nw];
+            for (int i = 0; i < nr; i++) v[i] = vn[i];
+            if (wid + step < total) lop3_load(vn, in, w, h, nw, torus, groups, wid + step, nr, kk);
         } else {
-#pragma unroll
-            for (int i = 0; i < nr; i++) v[i] = wl_win32_call(in, nw, w, h, torus, r0 + i, c);
+            lop3_load(v, in, w, h, nw, torus, groups, wid, nr, kk);
         }
         const int needmask = !torus && !inside;
         const uint32_t cm = wl_colmask(w, c);
@@ -104,8 +130,8 @@ __device__ __forceinline__ void lop3_body(const uint32_t *__restrict__ in,
                 uint32_t c0, c1, d0, d1; /* H of rows i+1 and i+2 (old values) */
                 HSUM(v[i + 1], c0, c1);
                 HSUM(v[i + 2], d0, d1);
-                uint32_t q0 = b0 ^ c0, kk = b0 & c0; /* P = H(i) + H(i+1) */
-                uint32_t q1 = b1 ^ c1 ^ kk, q2 = (b1 & c1) | (kk & (b1 ^ c1));
+                uint32_t q0 = b0 ^ c0, cy = b0 & c0; /* P = H(i) + H(i+1) */
+                uint32_t q1 = b1 ^ c1 ^ cy, q2 = (b1 & c1) | (cy & (b1 ^ c1));
                 uint32_t n0 = lop3_next(a0, a1, q0, q1, q2, v[i], birth, survive, life);
                 uint32_t n1 = lop3_next(d0, d1, q0, q1, q2, v[i + 1], birth, survive, life);
                 if (needmask) {
@@ -134,15 +160,16 @@ typedef void (*lop3_fn)(const uint32_t *, uint32_t *, int64_t, int64_t, uint64_t
                         int64_t, unsigned, unsigned);
 
 /* One kernel per compiled-in rule: the masks are literals, so the evaluator folds. */
-#define LOP3_KERNEL_SHAPE(name, B, S, LIFE, NR, K)                                          \
+#define LOP3_KERNEL_SHAPE(name, B, S, LIFE, NR, K, PF)                                      \
     __global__ void __launch_bounds__(LOP3_THREADS)                                         \
         name(const uint32_t *in, uint32_t *out, int64_t w, int64_t h, uint64_t nw, int torus, \
              int64_t groups, int64_t total, unsigned birth, unsigned survive) {             \
         (void)birth;                                                                        \
         (void)survive;                                                                      \
-        lop3_body(in, out, w, h, nw, torus, groups, total, B, S, LIFE, NR, K);              \
+        lop3_body(in, out, w, h, nw, torus, groups, total, B, S, LIFE, NR, K, PF);          \
     }
-#define LOP3_KERNEL(name, B, S, LIFE) LOP3_KERNEL_SHAPE(name, B, S, LIFE, LOP3_NR, LOP3_K)
+#define LOP3_KERNEL(name, B, S, LIFE)                                                       \
+    LOP3_KERNEL_SHAPE(name, B, S, LIFE, LOP3_NR, LOP3_K, LOP3_PF)
 
 /* masks: bit n = n live neighbours */
 #define M(n) (1u << (n))
@@ -156,26 +183,29 @@ LOP3_KERNEL(k_lop3_morley, M(3) | M(6) | M(8), M(2) | M(4) | M(5), 0)           
 __global__ void __launch_bounds__(LOP3_THREADS)
     k_lop3_generic(const uint32_t *in, uint32_t *out, int64_t w, int64_t h, uint64_t nw,
                    int torus, int64_t groups, int64_t total, unsigned birth, unsigned survive) {
-    lop3_body(in, out, w, h, nw, torus, groups, total, birth, survive, 0, LOP3_NR, LOP3_K);
+    lop3_body(in, out, w, h, nw, torus, groups, total, birth, survive, 0, LOP3_NR, LOP3_K,
+              LOP3_PF);
 }
 
 /* Other shapes of the Life kernel, for tuning (WL_CUDA_LOP3=NRxK). */
-LOP3_KERNEL_SHAPE(k_lop3_life_64x4, M(3), M(2) | M(3), 1, 64, 4)
-LOP3_KERNEL_SHAPE(k_lop3_life_48x4, M(3), M(2) | M(3), 1, 48, 4)
-LOP3_KERNEL_SHAPE(k_lop3_life_40x4, M(3), M(2) | M(3), 1, 40, 4)
-LOP3_KERNEL_SHAPE(k_lop3_life_32x4, M(3), M(2) | M(3), 1, 32, 4)
-LOP3_KERNEL_SHAPE(k_lop3_life_24x4, M(3), M(2) | M(3), 1, 24, 4)
-LOP3_KERNEL_SHAPE(k_lop3_life_32x2, M(3), M(2) | M(3), 1, 32, 2)
-LOP3_KERNEL_SHAPE(k_lop3_life_32x6, M(3), M(2) | M(3), 1, 32, 6)
-LOP3_KERNEL_SHAPE(k_lop3_life_48x6, M(3), M(2) | M(3), 1, 48, 6)
+LOP3_KERNEL_SHAPE(k_lop3_life_64x8, M(3), M(2) | M(3), 1, 64, 8, 0)
+LOP3_KERNEL_SHAPE(k_lop3_life_48x4, M(3), M(2) | M(3), 1, 48, 4, 0)
+LOP3_KERNEL_SHAPE(k_lop3_life_24x4, M(3), M(2) | M(3), 1, 24, 4, 0)
+LOP3_KERNEL_SHAPE(k_lop3_life_32x4, M(3), M(2) | M(3), 1, 32, 4, 0)
+LOP3_KERNEL_SHAPE(k_lop3_life_32x4p, M(3), M(2) | M(3), 1, 32, 4, 1)
+LOP3_KERNEL_SHAPE(k_lop3_life_24x4p, M(3), M(2) | M(3), 1, 24, 4, 1)
+LOP3_KERNEL_SHAPE(k_lop3_life_40x4p, M(3), M(2) | M(3), 1, 40, 4, 1)
+LOP3_KERNEL_SHAPE(k_lop3_life_48x6p, M(3), M(2) | M(3), 1, 48, 6, 1)
 
 static const struct {
+    const char *name;
     int nr, k;
     lop3_fn fn;
 } life_shapes[] = {
-    {64, 4, k_lop3_life_64x4}, {48, 4, k_lop3_life_48x4}, {40, 4, k_lop3_life_40x4},
-    {32, 4, k_lop3_life_32x4}, {24, 4, k_lop3_life_24x4}, {32, 2, k_lop3_life_32x2},
-    {32, 6, k_lop3_life_32x6}, {48, 6, k_lop3_life_48x6},
+    {"64x8", 64, 8, k_lop3_life_64x8},    {"48x4", 48, 4, k_lop3_life_48x4},
+    {"24x4", 24, 4, k_lop3_life_24x4},    {"32x4", 32, 4, k_lop3_life_32x4},
+    {"32x4p", 32, 4, k_lop3_life_32x4p},  {"24x4p", 24, 4, k_lop3_life_24x4p},
+    {"40x4p", 40, 4, k_lop3_life_40x4p},  {"48x6p", 48, 6, k_lop3_life_48x6p},
 };
 
 static const struct {
@@ -198,10 +228,9 @@ extern "C" int wlcu_lop3_variant(uint16_t birth, uint16_t survive) {
 
 /* The shape index for Life from WL_CUDA_LOP3 ("NRxK"), or -1 for the default shape. */
 extern "C" int wlcu_lop3_shape(const char *text) {
-    int nr = 0, k = 0;
-    if (!text || sscanf(text, "%dx%d", &nr, &k) != 2) return -1;
+    if (!text) return -1;
     for (int i = 0; i < (int)(sizeof life_shapes / sizeof life_shapes[0]); i++)
-        if (life_shapes[i].nr == nr && life_shapes[i].k == k) return i;
+        if (strcmp(life_shapes[i].name, text) == 0) return i;
     return -1;
 }
 
@@ -223,7 +252,12 @@ extern "C" wl_status wlcu_lop3_step(wlcu_ctx *c) {
     int64_t bands = (int64_t)((c->h + (nr - 2 * kk) - 1) / (nr - 2 * kk));
     int64_t total = groups * bands; /* warps */
     int64_t blocks = (total + LOP3_THREADS / 32 - 1) / (LOP3_THREADS / 32);
-    if (blocks > 65535 * 256) blocks = 65535 * 256; /* the warps loop beyond that */
+    /* a persistent grid: as many blocks as can be resident (the warps loop over tiles) */
+    int per_sm = 0, sms = 0;
+    WLCU_CHECK(cudaOccupancyMaxActiveBlocksPerMultiprocessor(&per_sm, fn, LOP3_THREADS, 0));
+    WLCU_CHECK(cudaDeviceGetAttribute(&sms, cudaDevAttrMultiProcessorCount, c->device));
+    int64_t resident = (int64_t)(per_sm > 0 ? per_sm : 1) * (sms > 0 ? sms : 1);
+    if (blocks > resident) blocks = resident;
     fn<<<(unsigned)blocks, LOP3_THREADS>>>((const uint32_t *)c->cur, (uint32_t *)c->nxt,
                                            (int64_t)c->w, (int64_t)c->h, c->nw, c->torus,
                                            groups, total, c->birth, c->survive);
