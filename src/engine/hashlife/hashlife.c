@@ -42,9 +42,10 @@
  * cfg->max_memory, nodes reachable from the root, from the canonical empty nodes and from
  * the recursion's protect stack (every node a frame made and still needs is pushed there)
  * are marked, following children and memoised results; the rest go to a free list and the
- * hash table is rebuilt.  If that frees too little, a second pass drops every memoised
- * result and keeps only the trees themselves; if even they fill most of the limit, the
- * step fails with WL_ERR_NOMEM and the old root stays in place.
+ * hash table is rebuilt.  If that leaves less than an eighth of the limit free, a second
+ * pass drops every memoised result and keeps only the trees themselves; if even they fill
+ * seven eighths of the limit, the step fails with WL_ERR_NOMEM and the old root stays in
+ * place.
  *
  * Rules: every 2-state Moore rule without B0.  B0 rules would need Golly's alternating
  * emulation; they are refused with WL_ERR_UNSUPPORTED.
@@ -163,9 +164,9 @@ static wl_status gc_pass(hl_ctx *h, int with_results) {
 static wl_status gc(hl_ctx *h) {
     h->gc_count++;
     wl_status s = gc_pass(h, 1);
-    /* results kept too much: half the limit still in use means collections would come
-     * too often; start again from the bare trees */
-    if (!s && h->live > h->limit / 2) s = gc_pass(h, 0);
+    /* memoised results are what makes HashLife fast, so they are dropped only when the
+     * nodes they keep alive leave less than an eighth of the limit free */
+    if (!s && h->live > h->limit - h->limit / 8) s = gc_pass(h, 0);
     if (!s) s = table_rebuild(h, h->tmask + 1);
     hl_popcache_reset(h);
     if (s) return s;
