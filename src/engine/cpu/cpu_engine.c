@@ -184,6 +184,7 @@ static wl_status create(const wl_config *cfg, const char *kernel, void **out) {
         if (!c->table512) { s = WL_ERR_NOMEM; goto fail; }
         c->kd.table512 = c->table512;
         tc.gen_rows = cpu_gen_rows_vpermb;
+        tc.vw = 8;
         if (k != K_VPERMB && cfg->verbose)
             fprintf(stderr, "warplife: cpu kernel %s: rule is not outer-totalistic; "
                             "running the vpermb table kernel instead\n", kernel);
