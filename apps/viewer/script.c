@@ -149,6 +149,14 @@ int script_feed(script *s, viewer *v) {
         v->dirty = 1;
         return 0;
     }
+    if (s->until) {
+        /* Running: wait for the generation on screen (or give up if paused). */
+        if (v->generation < s->until && sim_running(v->sim)) {
+            v->dirty = 1;
+            return 0;
+        }
+        s->until = 0;
+    }
     /* Paused: wait until every earlier command is applied and on screen. */
     if (!sim_running(v->sim) && sim_busy(v->sim)) return 0;
     char *tok = next_token(s);
@@ -158,7 +166,9 @@ int script_feed(script *s, viewer *v) {
         return 1;
     }
     int n;
+    unsigned long long g;
     if (sscanf(tok, "wait:%d", &n) == 1) s->wait = n > 0 ? n : 0;
+    else if (sscanf(tok, "until:%llu", &g) == 1) s->until = g;
     else feed(tok);
     v->dirty = 1;
     return 1;

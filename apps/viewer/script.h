@@ -11,6 +11,7 @@ typedef struct script {
     char *next;  /* the next token, or NULL at the end */
     int active;  /* 1 until every token has been fed */
     int wait;    /* frames still to wait (wait:N) */
+    unsigned long long until; /* generation to wait for (until:N), 0 if none */
 } script;
 
 /* Prepares the script text (NULL or "" for none: then active is 0). */
@@ -25,6 +26,7 @@ void script_init(script *s, const char *text);
  *   wheel:X,Y,D    mouse wheel D notches (positive: zoom in) at pixel (X, Y)
  *   drop:PATH      open a pattern file as if it had been dropped on the window
  *   wait:N         let N frames pass (while running, generations go on)
+ *   until:G        while running, wait until generation G is on screen
  *   quit           close the window
  * Unknown tokens are reported on stderr and skipped. */
 int script_feed(script *s, struct viewer *v);
