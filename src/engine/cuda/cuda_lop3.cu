@@ -13,7 +13,9 @@
  * instead of exchanged (temporal blocking).  After g generations the garbage that enters at
  * the tile's edges has moved g bits into lanes 0 and 31 and g rows in from the top and
  * bottom, so with K <= 32 the written cells are exact.  Redundancy: 32/30 horizontally and
- * sum_g (NR - 2g) / (K (NR - 2K)) vertically (1.15 for NR = 64, K = 8).
+ * sum_g (NR - 2g) / (K (NR - 2K)) vertically (1.125 for the default NR = 32, K = 4).
+ * Small tiles won on an H100: more resident warps hide the load latency better than deep
+ * tiles save redundant work (64 x 8 ran at 1.1e13 CUpS, 32 x 4 at 1.8e13).
  *
  * Edges: the tile is loaded through wl_win32, so it is a piece of the unrolled periodic plane
  * on a torus (any width, any height, even narrower than a tile), and dead beyond the edge on
@@ -42,7 +44,6 @@
  * for tuning (chosen with the environment variable WL_CUDA_LOP3=NRxK, e.g. 96x8). */
 #define LOP3_NR 32     /* default rows held per thread */
 #define LOP3_K 4       /* default generations per launch */
-#define LOP3_PF 0      /* default: no prefetch of the next tile */
 #define LOP3_NR_MAX 64 /* the largest shape compiled */
 #define LOP3_LANES_OUT 30                /* lanes 1..30 are written */
 #define LOP3_THREADS 128                 /* 4 warps per block */
@@ -96,28 +97,19 @@ __device__ __forceinline__ void lop3_load(uint32_t *v, const uint32_t *__restric
     }
 }
 
-/* The kernel body.  With `pf` set, the rows of the warp's next tile are loaded before the
- * current tile is computed, so that their memory latency hides behind the arithmetic (the
- * grid is then persistent: a few blocks per SM, each warp looping over many tiles). */
+/* The kernel body: one warp tile after another (one per warp unless the grid is capped). */
 __device__ __forceinline__ void lop3_body(const uint32_t *__restrict__ in,
                                           uint32_t *__restrict__ out, int64_t w, int64_t h,
                                           uint64_t nw, int torus, int64_t groups, int64_t total,
                                           unsigned birth, unsigned survive,
-                                          int life, const int nr, const int kk, const int pf) {
+                                          int life, const int nr, const int kk) {
     const int lane = threadIdx.x & 31;
     const int64_t step = ((int64_t)gridDim.x * LOP3_THREADS) >> 5;
     int64_t wid = (blockIdx.x * (int64_t)LOP3_THREADS + threadIdx.x) >> 5;
-    uint32_t v[LOP3_NR_MAX], vn[LOP3_NR_MAX];
-    if (pf && wid < total) lop3_load(vn, in, w, h, nw, torus, groups, wid, nr, kk);
+    uint32_t v[LOP3_NR_MAX];
     for (; wid < total; wid += step) {
         LOP3_GEOM(wid)
-        if (pf) {
-#pragma unroll
-            for (int i = 0; i < nr; i++) v[i] = vn[i];
-            if (wid + step < total) lop3_load(vn, in, w, h, nw, torus, groups, wid + step, nr, kk);
-        } else {
-            lop3_load(v, in, w, h, nw, torus, groups, wid, nr, kk);
-        }
+        lop3_load(v, in, w, h, nw, torus, groups, wid, nr, kk);
         const int needmask = !torus && !inside;
         const uint32_t cm = wl_colmask(w, c);
 #pragma unroll
@@ -160,16 +152,15 @@ typedef void (*lop3_fn)(const uint32_t *, uint32_t *, int64_t, int64_t, uint64_t
                         int64_t, unsigned, unsigned);
 
 /* One kernel per compiled-in rule: the masks are literals, so the evaluator folds. */
-#define LOP3_KERNEL_SHAPE(name, B, S, LIFE, NR, K, PF)                                      \
+#define LOP3_KERNEL_SHAPE(name, B, S, LIFE, NR, K)                                          \
     __global__ void __launch_bounds__(LOP3_THREADS)                                         \
         name(const uint32_t *in, uint32_t *out, int64_t w, int64_t h, uint64_t nw, int torus, \
              int64_t groups, int64_t total, unsigned birth, unsigned survive) {             \
         (void)birth;                                                                        \
         (void)survive;                                                                      \
-        lop3_body(in, out, w, h, nw, torus, groups, total, B, S, LIFE, NR, K, PF);          \
+        lop3_body(in, out, w, h, nw, torus, groups, total, B, S, LIFE, NR, K);              \
     }
-#define LOP3_KERNEL(name, B, S, LIFE)                                                       \
-    LOP3_KERNEL_SHAPE(name, B, S, LIFE, LOP3_NR, LOP3_K, LOP3_PF)
+#define LOP3_KERNEL(name, B, S, LIFE) LOP3_KERNEL_SHAPE(name, B, S, LIFE, LOP3_NR, LOP3_K)
 
 /* masks: bit n = n live neighbours */
 #define M(n) (1u << (n))
@@ -183,29 +174,24 @@ LOP3_KERNEL(k_lop3_morley, M(3) | M(6) | M(8), M(2) | M(4) | M(5), 0)           
 __global__ void __launch_bounds__(LOP3_THREADS)
     k_lop3_generic(const uint32_t *in, uint32_t *out, int64_t w, int64_t h, uint64_t nw,
                    int torus, int64_t groups, int64_t total, unsigned birth, unsigned survive) {
-    lop3_body(in, out, w, h, nw, torus, groups, total, birth, survive, 0, LOP3_NR, LOP3_K,
-              LOP3_PF);
+    lop3_body(in, out, w, h, nw, torus, groups, total, birth, survive, 0, LOP3_NR, LOP3_K);
 }
 
 /* Other shapes of the Life kernel, for tuning (WL_CUDA_LOP3=NRxK). */
-LOP3_KERNEL_SHAPE(k_lop3_life_64x8, M(3), M(2) | M(3), 1, 64, 8, 0)
-LOP3_KERNEL_SHAPE(k_lop3_life_48x4, M(3), M(2) | M(3), 1, 48, 4, 0)
-LOP3_KERNEL_SHAPE(k_lop3_life_24x4, M(3), M(2) | M(3), 1, 24, 4, 0)
-LOP3_KERNEL_SHAPE(k_lop3_life_32x4, M(3), M(2) | M(3), 1, 32, 4, 0)
-LOP3_KERNEL_SHAPE(k_lop3_life_32x4p, M(3), M(2) | M(3), 1, 32, 4, 1)
-LOP3_KERNEL_SHAPE(k_lop3_life_24x4p, M(3), M(2) | M(3), 1, 24, 4, 1)
-LOP3_KERNEL_SHAPE(k_lop3_life_40x4p, M(3), M(2) | M(3), 1, 40, 4, 1)
-LOP3_KERNEL_SHAPE(k_lop3_life_48x6p, M(3), M(2) | M(3), 1, 48, 6, 1)
+LOP3_KERNEL_SHAPE(k_lop3_life_64x8, M(3), M(2) | M(3), 1, 64, 8)
+LOP3_KERNEL_SHAPE(k_lop3_life_48x4, M(3), M(2) | M(3), 1, 48, 4)
+LOP3_KERNEL_SHAPE(k_lop3_life_40x4, M(3), M(2) | M(3), 1, 40, 4)
+LOP3_KERNEL_SHAPE(k_lop3_life_24x4, M(3), M(2) | M(3), 1, 24, 4)
 
 static const struct {
     const char *name;
     int nr, k;
     lop3_fn fn;
 } life_shapes[] = {
-    {"64x8", 64, 8, k_lop3_life_64x8},    {"48x4", 48, 4, k_lop3_life_48x4},
-    {"24x4", 24, 4, k_lop3_life_24x4},    {"32x4", 32, 4, k_lop3_life_32x4},
-    {"32x4p", 32, 4, k_lop3_life_32x4p},  {"24x4p", 24, 4, k_lop3_life_24x4p},
-    {"40x4p", 40, 4, k_lop3_life_40x4p},  {"48x6p", 48, 6, k_lop3_life_48x6p},
+    {"64x8", 64, 8, k_lop3_life_64x8},
+    {"48x4", 48, 4, k_lop3_life_48x4},
+    {"40x4", 40, 4, k_lop3_life_40x4},
+    {"24x4", 24, 4, k_lop3_life_24x4},
 };
 
 static const struct {
@@ -252,12 +238,9 @@ extern "C" wl_status wlcu_lop3_step(wlcu_ctx *c) {
     int64_t bands = (int64_t)((c->h + (nr - 2 * kk) - 1) / (nr - 2 * kk));
     int64_t total = groups * bands; /* warps */
     int64_t blocks = (total + LOP3_THREADS / 32 - 1) / (LOP3_THREADS / 32);
-    /* a persistent grid: as many blocks as can be resident (the warps loop over tiles) */
-    int per_sm = 0, sms = 0;
-    WLCU_CHECK(cudaOccupancyMaxActiveBlocksPerMultiprocessor(&per_sm, fn, LOP3_THREADS, 0));
-    WLCU_CHECK(cudaDeviceGetAttribute(&sms, cudaDevAttrMultiProcessorCount, c->device));
-    int64_t resident = (int64_t)(per_sm > 0 ? per_sm : 1) * (sms > 0 ? sms : 1);
-    if (blocks > resident) blocks = resident;
+    /* One warp per tile.  (A persistent grid, with or without loading the next tile before
+     * computing the current one, measured 10-20% slower on an H100: docs/BENCHMARKS.md.) */
+    if (blocks > 65535 * 256) blocks = 65535 * 256; /* the warps loop beyond that */
     fn<<<(unsigned)blocks, LOP3_THREADS>>>((const uint32_t *)c->cur, (uint32_t *)c->nxt,
                                            (int64_t)c->w, (int64_t)c->h, c->nw, c->torus,
                                            groups, total, c->birth, c->survive);
