@@ -57,7 +57,7 @@
 
 #define HL_MIN_ROOT_LEVEL 6        /* the central-quarter test needs great-grandchildren */
 #define HL_POLL_INTERVAL 4096      /* non-memoised results between two calls of cfg->poll */
-#define HL_BYTES_PER_NODE 36       /* node 24 + hash slots (2 to 4 x 4 bytes), on average */
+#define HL_BYTES_PER_NODE 40       /* node 24 + hash slots (2 to 4 x 4 bytes): worst case */
 #define HL_DEFAULT_CAP_BYTES (8ull << 30) /* default memory cap: min(this, RAM / 2) */
 #define HL_STACK_PER_LEVEL 40      /* protect-stack entries one recursion frame may push */
 
@@ -80,13 +80,17 @@ static void table_insert(hl_ctx *h, uint32_t n) {
 
 /* Rebuilds the hash table with `slots` entries from every node in use. */
 static wl_status table_rebuild(hl_ctx *h, uint32_t slots) {
-    uint32_t *t = calloc(slots, sizeof *t);
-    if (!t)
-        return wl_error(WL_ERR_NOMEM, "hashlife: out of memory for a hash table of %u slots",
-                        slots);
-    free(h->table);
-    h->table = t;
-    h->tmask = slots - 1;
+    if (h->table && slots == h->tmask + 1) {
+        memset(h->table, 0, (size_t)slots * sizeof *h->table); /* same size: in place */
+    } else {
+        uint32_t *t = calloc(slots, sizeof *t);
+        if (!t)
+            return wl_error(WL_ERR_NOMEM,
+                            "hashlife: out of memory for a hash table of %u slots", slots);
+        free(h->table);
+        h->table = t;
+        h->tmask = slots - 1;
+    }
     for (uint32_t n = 1; n < h->top; n++)
         if (h->nodes[n].level) table_insert(h, n);
     return WL_OK;
