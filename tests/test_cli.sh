@@ -110,6 +110,17 @@ rc=$?
 if [ "$rc" -eq 3 ]; then ok; else bad "Ctrl-C: exit $rc, wanted 3"; fi
 has err 'interrupted at generation [0-9]+'; absent never.rle
 
+# On the unbounded plane (HashLife, when built): exact astronomically long runs.
+t 0 "$W" info
+if grep -Eq '^  hashlife ' out; then
+    t 0 "$W" run rpent.rle -m 2^62 --plane --popcount -q -o rpent-far.mc
+    has out '^generation 4611686018427387904 population 116$'
+    t 0 "$W" info rpent-far.mc; has out '^population 116$'
+    t 0 "$W" run rpent.rle -m 1103 --popcount -q --maxmemory 64
+    has out '^generation 1103 population 116$'
+fi
+t 1 "$W" run rpent.rle -m 1 --maxmemory 0
+
 # ---- convert -----------------------------------------------------------------------------
 t 0 "$W" soup 50x40 --seed 7 -o soup.rle
 t 0 "$W" convert soup.rle soup.cells
@@ -121,6 +132,13 @@ has soup.cells '^[.O]+$'
 t 0 "$W" convert soup.rle soup.rle.gz
 if [ "$(head -c 2 soup.rle.gz | od -An -tx1 | tr -d ' ')" = 1f8b ]; then ok; else bad "soup.rle.gz is not gzip"; fi
 t 0 "$W" info soup.rle.gz; grep -E '^(population|bounding)' out >c.info; same a.info c.info
+for ext in lif mc mc.gz; do
+    t 0 "$W" convert soup.rle "soup.$ext"
+    t 0 "$W" info "soup.$ext"; grep -E '^(population|bounding)' out >d.info; same a.info d.info
+done
+t 0 "$W" convert soup.rle life105.txt --format life105
+t 0 "$W" info life105.txt; has out '^format life105$'
+grep -E '^(population|bounding)' out >e.info; same a.info e.info
 t 0 "$W" convert glider.rle hl.rle --rule B36/S23
 t 0 "$W" info hl.rle; has out '^rule B36/S23$'
 t 0 "$W" convert glider.rle - --format cells

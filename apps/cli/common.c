@@ -151,14 +151,25 @@ double cli_now(void) {
 }
 
 static volatile sig_atomic_t interrupted;
+static struct timespec interrupted_at; /* written and read only by the handler */
 
 /* The first Ctrl-C sets the flag (engines notice it through their poll callback and stop at
- * a consistent generation); the handler then resets itself, so a second Ctrl-C kills the
- * process at once, in case an engine does not poll. */
+ * a consistent generation).  A later one kills the process at once, in case an engine does
+ * not poll, but only when it comes at least a second after the first: tools like timeout(1)
+ * deliver one interruption twice (to the process and to its group) in quick succession.
+ * clock_gettime, signal and raise are async-signal-safe. */
 static void on_sigint(int sig) {
-    (void)sig;
-    interrupted = 1;
-    signal(SIGINT, SIG_DFL);
+    struct timespec now;
+    clock_gettime(CLOCK_MONOTONIC, &now);
+    if (!interrupted) {
+        interrupted_at = now;
+        interrupted = 1;
+        return;
+    }
+    if (now.tv_sec - interrupted_at.tv_sec >= 2) { /* 1 to 2 seconds later */
+        signal(sig, SIG_DFL);
+        raise(sig);
+    }
 }
 
 void cli_install_sigint(void) {
