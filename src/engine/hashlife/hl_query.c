@@ -411,11 +411,12 @@ static void light(const render_job *j, i128 cx, i128 cy) {
     const wl_view *v = j->v;
     i128 dx = cx - v->x, dy = cy - v->y;
     if (v->zoom >= 0) {
-        i128 px0 = dx << v->zoom, py0 = dy << v->zoom, s = (i128)1 << v->zoom;
-        for (i128 py = py0; py < py0 + s; py++)
-            for (i128 px = px0; px < px0 + s; px++)
-                if (px >= 0 && py >= 0 && px < v->width && py < v->height)
-                    j->rgba[(size_t)py * v->width + (size_t)px] = v->alive;
+        i128 s = (i128)1 << v->zoom, px0 = dx * s, py0 = dy * s;
+        i128 xa = px0 < 0 ? 0 : px0, xb = px0 + s > v->width ? v->width : px0 + s;
+        i128 ya = py0 < 0 ? 0 : py0, yb = py0 + s > v->height ? v->height : py0 + s;
+        for (i128 py = ya; py < yb; py++)
+            for (i128 px = xa; px < xb; px++)
+                j->rgba[(size_t)py * v->width + (size_t)px] = v->alive;
     } else {
         i128 px = dx >> j->shift, py = dy >> j->shift;
         if (px >= 0 && py >= 0 && px < v->width && py < v->height)
