@@ -49,21 +49,36 @@ extern "C" wl_status wlcu_bits_init(wlcu_ctx *c) {
     return WL_OK;
 }
 
-/* Loads the three rows' left, centre and right words of word (y, j). */
+/* Loads the three rows' left, centre and right words of word (y, j): directly when all
+ * nine lie inside the grid, else through the wrapping loader. */
 #define LOAD_3X3(in, nw, w, h, torus, y, j)                                                \
     uint32_t L[3], C[3], R[3];                                                             \
-    _Pragma("unroll") for (int r = 0; r < 3; r++) {                                        \
-        L[r] = wl_win32(in, nw, w, h, torus, y - 1 + r, j - 1);                            \
-        C[r] = wl_win32(in, nw, w, h, torus, y - 1 + r, j);                                \
-        R[r] = wl_win32(in, nw, w, h, torus, y - 1 + r, j + 1);                            \
+    if (y >= 1 && y + 1 < h && j >= 1 && (j + 2) * 32 <= w) {                              \
+        const uint32_t *p_ = in + (uint64_t)(y - 1) * nw + (uint64_t)j;                    \
+        _Pragma("unroll") for (int r = 0; r < 3; r++, p_ += nw) {                          \
+            L[r] = p_[-1];                                                                 \
+            C[r] = p_[0];                                                                  \
+            R[r] = p_[1];                                                                  \
+        }                                                                                  \
+    } else {                                                                               \
+        _Pragma("unroll") for (int r = 0; r < 3; r++) {                                    \
+            L[r] = wl_win32_call(in, nw, w, h, torus, y - 1 + r, j - 1);                   \
+            C[r] = wl_win32_call(in, nw, w, h, torus, y - 1 + r, j);                       \
+            R[r] = wl_win32_call(in, nw, w, h, torus, y - 1 + r, j + 1);                   \
+        }                                                                                  \
     }
+
+/* Loops over the words of the grid: rows by blockIdx.y, words of a row by x threads (no
+ * 64-bit division per word). */
+#define FOR_EACH_WORD(nw, h, y, j)                                                         \
+    for (int64_t y = blockIdx.y; y < (h); y += gridDim.y)                                  \
+        for (int64_t j = blockIdx.x * (int64_t)blockDim.x + threadIdx.x; j < (int64_t)(nw); \
+             j += (int64_t)gridDim.x * blockDim.x)
 
 __global__ void k_lut6x3(const uint32_t *in, uint32_t *out, const uint8_t *__restrict__ lut,
                          int64_t w, int64_t h, uint64_t nw, int torus) {
-    uint64_t n = nw * (uint64_t)h;
-    for (uint64_t i = blockIdx.x * (uint64_t)blockDim.x + threadIdx.x; i < n;
-         i += (uint64_t)gridDim.x * blockDim.x) {
-        int64_t y = (int64_t)(i / nw), j = (int64_t)(i % nw);
+    FOR_EACH_WORD(nw, h, y, j) {
+        uint64_t i = (uint64_t)y * nw + (uint64_t)j;
         LOAD_3X3(in, nw, w, h, torus, y, j)
         uint64_t e[3];
 #pragma unroll
@@ -91,10 +106,8 @@ __global__ void k_lut6x3(const uint32_t *in, uint32_t *out, const uint8_t *__res
 
 __global__ void k_bitcount(const uint32_t *in, uint32_t *out, int64_t w, int64_t h, uint64_t nw,
                            int torus, unsigned birth, unsigned survive) {
-    uint64_t n = nw * (uint64_t)h;
-    for (uint64_t i = blockIdx.x * (uint64_t)blockDim.x + threadIdx.x; i < n;
-         i += (uint64_t)gridDim.x * blockDim.x) {
-        int64_t y = (int64_t)(i / nw), j = (int64_t)(i % nw);
+    FOR_EACH_WORD(nw, h, y, j) {
+        uint64_t i = (uint64_t)y * nw + (uint64_t)j;
         LOAD_3X3(in, nw, w, h, torus, y, j)
         /* neighbour planes: bit i of xl is cell x - 1, of xr cell x + 1 */
         uint32_t ul = __funnelshift_l(L[0], C[0], 1), ur = __funnelshift_r(C[0], R[0], 1);
@@ -118,7 +131,8 @@ extern "C" wl_status wlcu_bits_step(wlcu_ctx *c, int kernel) {
     const uint32_t *in = (const uint32_t *)c->cur;
     uint32_t *out = (uint32_t *)c->nxt;
     int64_t w = (int64_t)c->w, h = (int64_t)c->h;
-    unsigned blocks = wlcu_blocks(c->nw * c->h, 256);
+    dim3 blocks((unsigned)((c->nw + 255) / 256 < 65535 ? (c->nw + 255) / 256 : 65535),
+                (unsigned)(c->h < 65535 ? c->h : 65535));
     if (kernel == WLCU_K_LUT6X3) {
         k_lut6x3<<<blocks, 256>>>(in, out, (const uint8_t *)c->table, w, h, c->nw, c->torus);
         WLCU_CHECK_LAUNCH("lut6x3");
