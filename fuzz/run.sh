@@ -48,7 +48,8 @@ for t in $targets; do
     if [ -f "$root/fuzz/dict/$t.dict" ]; then dict=(-dict="$root/fuzz/dict/$t.dict"); fi
     if "$build/fuzz/fuzz_$t" "${dict[@]}" -max_total_time="$secs" -max_len=8192 -timeout=30 \
         -rss_limit_mb=2048 -artifact_prefix="$build/crash-$t-" "$corpus" >"$log" 2>&1; then
-        echo "fuzz_$t: ok ($(grep -c . <(ls "$corpus")) corpus files, $(grep -Eo 'stat::number_of_executed_units: [0-9]+|#[0-9]+' "$log" | tail -1) runs)"
+        runs=$(grep -Eo 'Done [0-9]+ runs' "$log" | grep -Eo '[0-9]+' | tail -1 || true)
+        echo "fuzz_$t: ok (${runs:-?} runs in ${secs} s, corpus grew to $(ls "$corpus" | wc -l) files)"
     else
         echo "fuzz_$t: FAILED (log: $log)" >&2
         tail -40 "$log" >&2
