@@ -29,6 +29,10 @@
  */
 #include "cpu_internal.h"
 
+/* Rows one word strip walks before the next strip starts (so that the eight strips sharing
+ * a cache line find it in L1). */
+#define ROW_BLOCK 32
+
 int cpu_circuit_build(const wl_rule *r, cpu_circuit *c) {
     uint16_t birth, survive;
     if (!wl_rule_is_totalistic(r, &birth, &survive)) return 0;
@@ -94,12 +98,14 @@ void cpu_gen_rows_bitsliced(const uint64_t *in, uint64_t *out, size_t pitch, siz
     const cpu_circuit *c = &kd->circ;
     if (c->life) {
         /* the same loop with the Life circuit inlined (next_state's branch is hoisted) */
+        for (size_t rb = lo; rb < hi; rb += ROW_BLOCK)
         for (size_t i = 0; i < bw; i++) {
+            size_t rend = hi - rb < ROW_BLOCK ? hi : rb + ROW_BLOCK;
             uint64_t cm = colmask ? colmask[i] : ~(uint64_t)0;
             uint64_t a0, a1, b0, b1, c0, c1;
-            hsum(in + (lo - 1) * pitch, i, &a0, &a1);
-            hsum(in + lo * pitch, i, &b0, &b1);
-            for (size_t r = lo; r < hi; r++) {
+            hsum(in + (rb - 1) * pitch, i, &a0, &a1);
+            hsum(in + rb * pitch, i, &b0, &b1);
+            for (size_t r = rb; r < rend; r++) {
                 hsum(in + (r + 1) * pitch, i, &c0, &c1);
                 uint64_t x0 = a0 ^ b0 ^ c0, k0 = (a0 & b0) | (c0 & (a0 ^ b0));
                 uint64_t q = a1 ^ b1 ^ c1, m = (a1 & b1) | (c1 & (a1 ^ b1));
@@ -112,12 +118,14 @@ void cpu_gen_rows_bitsliced(const uint64_t *in, uint64_t *out, size_t pitch, siz
         }
         return;
     }
+    for (size_t rb = lo; rb < hi; rb += ROW_BLOCK)
     for (size_t i = 0; i < bw; i++) {
+        size_t rend = hi - rb < ROW_BLOCK ? hi : rb + ROW_BLOCK;
         uint64_t cm = colmask ? colmask[i] : ~(uint64_t)0;
         uint64_t a0, a1, b0, b1, c0, c1;
-        hsum(in + (lo - 1) * pitch, i, &a0, &a1);
-        hsum(in + lo * pitch, i, &b0, &b1);
-        for (size_t r = lo; r < hi; r++) {
+        hsum(in + (rb - 1) * pitch, i, &a0, &a1);
+        hsum(in + rb * pitch, i, &b0, &b1);
+        for (size_t r = rb; r < rend; r++) {
             hsum(in + (r + 1) * pitch, i, &c0, &c1);
             uint64_t x0 = a0 ^ b0 ^ c0, k0 = (a0 & b0) | (c0 & (a0 ^ b0));
             uint64_t q = a1 ^ b1 ^ c1, m = (a1 & b1) | (c1 & (a1 ^ b1));
