@@ -16,10 +16,11 @@
  *   vpermb     any rule: 64 table lookups per instruction (AVX-512 VBMI, simd_vpermb.c)
  * All but best and byte-omp use one thread and one generation per pass, so that each
  * measures its own technique.  best and byte-omp use cfg->threads threads (0 = all
- * cores), but at most one per MIN_CELLS_PER_THREAD cells.  Rules that are not outer-totalistic run best and avx512
- * through the vpermb lookups when the CPU has them, and nibble, bitsliced and avx2 (and best
- * and avx512 on other CPUs) through the lut6x3 tables (same threads and blocking); verbose
- * mode says so on stderr.
+ * cores), but at most one per MIN_CELLS_PER_THREAD cells.
+ *
+ * Rules that are not outer-totalistic run best and avx512 through the vpermb lookups when
+ * the CPU has them, and nibble, bitsliced and avx2 (and best and avx512 on other CPUs)
+ * through the lut6x3 tables (same threads and blocking); verbose mode says so on stderr.
  *
  * Memory: bit kernels hold two full bit-per-cell grids (2 bits per cell; a 65536^2 torus
  * takes 1 GiB) plus per-thread tile buffers of about TILE_CACHE_BYTES.
