@@ -45,7 +45,7 @@ int main(int argc, char **argv) {
         fn = cpu_gen_rows_avx512, vw = 8, wraps = 1;
         kd.vbmi2 = cpu_avx512_uses_vbmi2();
     } else if (strcmp(kernel, "avx2") == 0 && __builtin_cpu_supports("avx2") && totalistic) {
-        fn = cpu_gen_rows_avx2, vw = 4;
+        fn = cpu_gen_rows_avx2, vw = 4, wraps = 1;
     } else if (strcmp(kernel, "vpermb") == 0 && cpu_vpermb_available()) {
         fn = cpu_gen_rows_vpermb, vw = 8;
         kd.table512 = cpu_vpermb_table_build(&rule);

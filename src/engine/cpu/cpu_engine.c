@@ -210,6 +210,7 @@ static wl_status create(const wl_config *cfg, const char *kernel, void **out) {
     else if (k == K_AVX2 || (k == K_BEST && !have_avx512() && have_avx2())) {
         tc.gen_rows = cpu_gen_rows_avx2;
         tc.vw = 4;
+        tc.wraps = 1;
     } else if (k == K_AVX512 || (k == K_BEST && have_avx512())) {
         tc.gen_rows = cpu_gen_rows_avx512;
         tc.vw = 8;

@@ -5,7 +5,9 @@
  *
  * Layout: a vector is 4 consecutive words of one tile row (256 cells).  The word before
  * (after) each word comes from an unaligned load one word to the left (right); with the
- * row pads (cpu_internal.h) the first and last vectors need no special case.  The logic is
+ * row pads (cpu_internal.h) the first and last vectors need no special case, except on
+ * circular rows (band mode on a torus), where they assemble the wrapped words themselves.
+ * A strip walks ROW_BLOCK rows before the next strip, as in simd_avx512.c.  The logic is
  * the circuit of bitsliced.c written with AND/OR/XOR/ANDNOT (AVX2 has no 3-input logic):
  * a full adder is 5 operations instead of the 2 ternlogs of AVX-512.
  */
@@ -18,11 +20,23 @@ typedef __m256i V;
 #define OR(a, b) _mm256_or_si256((a), (b))
 #define XOR(a, b) _mm256_xor_si256((a), (b))
 #define ANDN(a, b) _mm256_andnot_si256((a), (b)) /* ~a & b */
+#define ROW_BLOCK 64 /* rows a strip walks before the next strip (L1 reuse) */
 
-static inline void hsum(const uint64_t *row, size_t i, V *s0, V *s1) {
+/* Horizontal 3-sum of the 4 words at row + i.  `edge` (circular rows only, first or last
+ * vector of the row): the words before and after are taken with wrap-around. */
+static inline void hsum(const uint64_t *row, size_t i, size_t bw, int edge, V *s0, V *s1) {
     V c = _mm256_load_si256((const V *)(row + i));
-    V pw = _mm256_loadu_si256((const V *)(row + i - 1));
-    V nw = _mm256_loadu_si256((const V *)(row + i + 1));
+    V pw, nw;
+    if (edge) {
+        size_t ip = i ? i - 1 : bw - 1, in = i + 4 < bw ? i + 4 : 0;
+        pw = _mm256_set_epi64x((long long)row[i + 2], (long long)row[i + 1], (long long)row[i],
+                               (long long)row[ip]);
+        nw = _mm256_set_epi64x((long long)row[in], (long long)row[i + 3], (long long)row[i + 2],
+                               (long long)row[i + 1]);
+    } else {
+        pw = _mm256_loadu_si256((const V *)(row + i - 1));
+        nw = _mm256_loadu_si256((const V *)(row + i + 1));
+    }
     V l = OR(_mm256_slli_epi64(c, 1), _mm256_srli_epi64(pw, 63));
     V r = OR(_mm256_srli_epi64(c, 1), _mm256_slli_epi64(nw, 63));
     V lc = XOR(l, c);
@@ -33,7 +47,6 @@ static inline void hsum(const uint64_t *row, size_t i, V *s0, V *s1) {
 void cpu_gen_rows_avx2(const uint64_t *in, uint64_t *out, size_t pitch, size_t bw,
                        size_t lo, size_t hi, int wrap, const uint64_t *colmask,
                        const cpu_kernel_data *kd) {
-    (void)wrap; /* the driver refreshes the pads (cpu_tiler_config.wraps == 0) */
     const cpu_circuit *cc = &kd->circ;
     V p0[5], q0[5], p1[5], q1[5];
     int act[5], nact = 0;
@@ -45,13 +58,16 @@ void cpu_gen_rows_avx2(const uint64_t *in, uint64_t *out, size_t pitch, size_t b
         q1[nact] = _mm256_set1_epi64x((long long)cc->q1[t]);
         act[nact++] = t;
     }
+    for (size_t rb = lo; rb < hi; rb += ROW_BLOCK)
     for (size_t i = 0; i < bw; i += 4) {
+        size_t rend = hi - rb < ROW_BLOCK ? hi : rb + ROW_BLOCK;
+        int edge = wrap && (i == 0 || i + 4 == bw);
         V cm = colmask ? _mm256_load_si256((const V *)(colmask + i)) : _mm256_set1_epi64x(-1);
         V a0, a1, b0, b1, c0, c1;
-        hsum(in + (lo - 1) * pitch, i, &a0, &a1);
-        hsum(in + lo * pitch, i, &b0, &b1);
-        for (size_t r = lo; r < hi; r++) {
-            hsum(in + (r + 1) * pitch, i, &c0, &c1);
+        hsum(in + (rb - 1) * pitch, i, bw, edge, &a0, &a1);
+        hsum(in + rb * pitch, i, bw, edge, &b0, &b1);
+        for (size_t r = rb; r < rend; r++) {
+            hsum(in + (r + 1) * pitch, i, bw, edge, &c0, &c1);
             V ab0 = XOR(a0, b0), ab1 = XOR(a1, b1);
             V x0 = XOR(ab0, c0), k0 = OR(AND(a0, b0), AND(c0, ab0));
             V q = XOR(ab1, c1), m = OR(AND(a1, b1), AND(c1, ab1));
