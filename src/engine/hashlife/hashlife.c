@@ -33,10 +33,17 @@
  * checked on a countdown inside the recursion) or running out of memory leaves the
  * universe at the last completed power of two.
  *
- * Memory layout.  Nodes are 20-byte structs in one array addressed by 32-bit indices
- * (index 0 = none), with the level and the result's exponent in two parallel byte arrays;
- * the hash table is an array of indices at most half full, probed linearly.  About 30
- * bytes per node in all, against 40+ for pointer-based stores.
+ * Memory layout.  Nodes are 24-byte structs (four children, the memoised result, the
+ * level and the result's exponent, so that a memo check touches one cache line) in one
+ * array addressed by 32-bit indices (index 0 = none); the hash table is an array of
+ * indices at most half full, probed linearly (1.3 probes per lookup on average).  32 to
+ * 40 bytes per node in all, against 48 or more for stores of 64-bit pointers.
+ *
+ * Why it is fast, and where the time goes.  Nearly all the time is memory latency: a
+ * lookup costs a miss on the table slot and one on the node.  Lookups that do not depend
+ * on each other (the five intermediate squares, the four second-round squares, the nine
+ * centres) are issued together by make_many, which prefetches all their slots, then all
+ * their nodes, before comparing, so that those misses overlap.
  *
  * Garbage collection.  When the number of nodes reaches the limit derived from
  * cfg->max_memory, nodes reachable from the root, from the canonical empty nodes and from
