@@ -71,7 +71,25 @@ typedef struct cpu_circuit {
     X(coagulations, 0x188, 0x1ec)       /* B378/S235678 */                                 \
     X(pedestrian, 0x108, 0x00c)         /* B38/S23 */                                      \
     X(drylife, 0x088, 0x00c)            /* B37/S23 */                                      \
-    X(long_life, 0x038, 0x020)          /* B345/S5 */
+    X(long_life, 0x038, 0x020)          /* B345/S5 */                                      \
+    X(amoeba, 0x0a8, 0x12a)             /* B357/S1358 */                                   \
+    X(assimilation, 0x038, 0x0f0)       /* B345/S4567 */                                   \
+    X(coral, 0x008, 0x1f0)              /* B3/S45678 */                                    \
+    X(gnarl, 0x002, 0x002)              /* B1/S1 */                                        \
+    X(serviettes, 0x01c, 0x000)         /* B234/S */                                       \
+    X(stains, 0x1c8, 0x1ec)             /* B3678/S235678 */                                \
+    X(walled_cities, 0x1f0, 0x03c)      /* B45678/S2345 */                                 \
+    X(vote, 0x1e0, 0x1f0)               /* B5678/S45678 */                                 \
+    X(three_four, 0x018, 0x018)         /* B34/S34 */                                      \
+    X(live_free_or_die, 0x004, 0x001)   /* B2/S0 */                                        \
+    X(dotlife, 0x008, 0x00d)            /* B3/S023 */                                      \
+    X(iceballs, 0x1e4, 0x1e0)           /* B25678/S5678 */                                 \
+    X(bugs, 0x0e8, 0x1e2)               /* B3567/S15678 */                                 \
+    X(holstein, 0x1e8, 0x1d0)           /* B35678/S4678 */                                 \
+    X(pseudo_life, 0x0a8, 0x10c)        /* B357/S238 */                                    \
+    X(lowlife, 0x008, 0x00a)            /* B3/S13 */                                       \
+    X(plow_world, 0x188, 0x1ff)         /* B378/S012345678 */                              \
+    X(corrosion, 0x008, 0x016)          /* B3/S124 */
 
 /* Builds the circuit of a rule; returns 0 if the rule is not outer-totalistic. */
 int cpu_circuit_build(const wl_rule *r, cpu_circuit *c);
