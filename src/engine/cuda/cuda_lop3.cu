@@ -45,7 +45,7 @@
 #define LOP3_NR 32     /* default rows held per thread */
 #define LOP3_K 4       /* default generations per launch */
 #define LOP3_COMPACT 0 /* default: generation loop unrolled */
-#define LOP3_NR_MAX 64 /* the largest shape compiled */
+#define LOP3_NR_MAX 96 /* the largest shape compiled */
 #define LOP3_LANES_OUT 30                /* lanes 1..30 are written */
 #define LOP3_THREADS 128                 /* 4 warps per block */
 #define FULL_MASK 0xffffffffu
@@ -203,21 +203,21 @@ __global__ void __launch_bounds__(LOP3_THREADS)
 }
 
 /* Other shapes of the Life kernel, for tuning (WL_CUDA_LOP3=NRxK). */
-LOP3_KERNEL_SHAPE(k_lop3_life_64x8, M(3), M(2) | M(3), 1, 64, 8, 0)
-LOP3_KERNEL_SHAPE(k_lop3_life_24x4, M(3), M(2) | M(3), 1, 24, 4, 0)
-LOP3_KERNEL_SHAPE(k_lop3_life_32x4c, M(3), M(2) | M(3), 1, 32, 4, 1)
-LOP3_KERNEL_SHAPE(k_lop3_life_32x8c, M(3), M(2) | M(3), 1, 32, 8, 1)
-LOP3_KERNEL_SHAPE(k_lop3_life_48x8c, M(3), M(2) | M(3), 1, 48, 8, 1)
 LOP3_KERNEL_SHAPE(k_lop3_life_64x8c, M(3), M(2) | M(3), 1, 64, 8, 1)
+LOP3_KERNEL_SHAPE(k_lop3_life_64x16c, M(3), M(2) | M(3), 1, 64, 16, 1)
+LOP3_KERNEL_SHAPE(k_lop3_life_96x8c, M(3), M(2) | M(3), 1, 96, 8, 1)
+LOP3_KERNEL_SHAPE(k_lop3_life_96x16c, M(3), M(2) | M(3), 1, 96, 16, 1)
+LOP3_KERNEL_SHAPE(k_lop3_life_96x24c, M(3), M(2) | M(3), 1, 96, 24, 1)
+LOP3_KERNEL_SHAPE(k_lop3_life_80x12c, M(3), M(2) | M(3), 1, 80, 12, 1)
 
 static const struct {
     const char *name;
     int nr, k;
     lop3_fn fn;
 } life_shapes[] = {
-    {"64x8", 64, 8, k_lop3_life_64x8},     {"24x4", 24, 4, k_lop3_life_24x4},
-    {"32x4c", 32, 4, k_lop3_life_32x4c},   {"32x8c", 32, 8, k_lop3_life_32x8c},
-    {"48x8c", 48, 8, k_lop3_life_48x8c},   {"64x8c", 64, 8, k_lop3_life_64x8c},
+    {"64x8c", 64, 8, k_lop3_life_64x8c},   {"64x16c", 64, 16, k_lop3_life_64x16c},
+    {"96x8c", 96, 8, k_lop3_life_96x8c},   {"96x16c", 96, 16, k_lop3_life_96x16c},
+    {"96x24c", 96, 24, k_lop3_life_96x24c}, {"80x12c", 80, 12, k_lop3_life_80x12c},
 };
 
 static const struct {
