@@ -157,9 +157,14 @@ int script_feed(script *s, viewer *v) {
         }
         s->until = 0;
     }
-    /* Paused: wait until every earlier command is applied and on screen. */
-    if (!sim_running(v->sim) && sim_busy(v->sim)) return 0;
+    /* Paused: wait until every earlier command is applied and on screen, unless the next
+     * token starts with '!' (to press Escape while a long step is still running). */
+    const char *peek = s->next;
+    while (peek && (*peek == ' ' || *peek == '\t' || *peek == '\n')) peek++;
+    int urgent = peek && *peek == '!';
+    if (!urgent && !sim_running(v->sim) && sim_busy(v->sim)) return 0;
     char *tok = next_token(s);
+    if (tok && *tok == '!') tok++;
     if (!tok) {
         s->active = 0;
         SDL_SetModState(KMOD_NONE);

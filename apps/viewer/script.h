@@ -28,6 +28,7 @@ void script_init(script *s, const char *text);
  *   wait:N         let N frames pass (while running, generations go on)
  *   until:G        while running, wait until generation G is on screen
  *   quit           close the window
+ *   !TOKEN         feed TOKEN at once, without waiting for earlier commands (!Escape)
  * Unknown tokens are reported on stderr and skipped. */
 int script_feed(script *s, struct viewer *v);
 void script_free(script *s);
