@@ -224,7 +224,7 @@ static void test_window(void) {
     /* Escape interrupts a step of 2^40 generations (the window stays responsive; the
      * universe stops at a consistent generation). */
     rc = run(out, sizeof out,
-             "timeout 120 %s'%s' view glider.rle --engine ref --torus 1024x1024 --step 2^40 -q "
+             "%stimeout 120 '%s' view glider.rle --engine ref --torus 1024x1024 --step 2^40 -q "
              "--script 'n !wait:10 !Escape'", launcher, exe);
     WL_CHECK(rc == 0 && parse_result(out, &g, &p) == 0 && g < ((uint64_t)1 << 40) && p == 5,
              "escape: rc %d: %s", rc, out);
