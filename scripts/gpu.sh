@@ -72,7 +72,7 @@ if [ "$MODE" = all ] || [ "$MODE" = bench ] || [ "$MODE" = quick ]; then
   bench bench.txt --engine cuda --kernel lop3 --size $B --generations 1024 --runs 5 --torus
   bench bench.txt --engine cuda --kernel lop3 --size $B --generations 1024 --runs 5 --bounded
   # other tile shapes of the Life kernel (rows per thread x generations per launch)
-  for shape in 64x8c 64x16c 96x8c 96x16c 96x24c 80x12c; do
+  for shape in 32x4 24x4 48x8c 96x8c; do
     WL_CUDA_LOP3=$shape bench bench.txt --engine cuda --kernel lop3 --size $B --generations 1024 --runs 3 --torus
   done
   if [ "$MODE" != quick ]; then

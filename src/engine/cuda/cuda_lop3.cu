@@ -3,7 +3,7 @@
  *
  * What it computes: LOP3_K generations of an outer-totalistic rule per launch (the host does
  * a remainder of fewer than K generations with the one-step bitcount kernel, so that the
- * generation loop here has a compile-time trip count and unrolls completely).
+ * generation loop here has a compile-time trip count).
  *
  * Layout: WLCU_BITS (row-major 32-bit words, bit i of word j = cell 32j + i, zero padding
  * after column W-1).  A warp owns a tile of 32 word columns by LOP3_NR rows; lane l holds
@@ -13,9 +13,12 @@
  * instead of exchanged (temporal blocking).  After g generations the garbage that enters at
  * the tile's edges has moved g bits into lanes 0 and 31 and g rows in from the top and
  * bottom, so with K <= 32 the written cells are exact.  Redundancy: 32/30 horizontally and
- * sum_g (NR - 2g) / (K (NR - 2K)) vertically (1.125 for the default NR = 32, K = 4).
- * Small tiles won on an H100: more resident warps hide the load latency better than deep
- * tiles save redundant work (64 x 8 ran at 1.1e13 CUpS, 32 x 4 at 1.8e13).
+ * sum_g (NR - 2g) / (K (NR - 2K)) vertically, or (NR - 2) / (NR - 2K) = 1.29 for the default
+ * compact shape NR = 64, K = 8, which updates rows 1..NR-2 in every generation so that its
+ * generation loop need not be unrolled.  Tuning on an H200 (docs/BENCHMARKS.md): with the
+ * generation loop unrolled, 64 x 8 ran at 1.4e13 CUpS and 32 x 4 at 2.0e13 (Nsight Compute:
+ * 40% of stall cycles waiting for instruction fetch, the ALU pipe 72% busy); the compact
+ * 64 x 8 loop, a quarter of the code, ran at 2.15e13 despite its extra rows.
  *
  * Edges: the tile is loaded through wl_win32, so it is a piece of the unrolled periodic plane
  * on a torus (any width, any height, even narrower than a tile), and dead beyond the edge on
@@ -32,19 +35,21 @@
  *     mod 8 suffices (8 and 9 are dead either way), so 2 LOP3.  Other rules use the sum's four
  *     planes and compile-time birth/survive masks (wl_rule_planes9), which nvcc folds into a
  *     few LOP3; rules not compiled in use the same evaluator with run-time masks.
- * About 15 logic instructions and 2 shuffles per 32 cell updates; the memory traffic is one
- * load of NR rows and one store of NR - 2K rows per K generations, far below the copy floor.
+ * About 13 logic instructions (LOP3, SHF) and 2 shuffles per 32 cell updates; the memory
+ * traffic is one load of NR rows and one store of NR - 2K rows per K generations, far below
+ * the copy floor, so the kernel is bound by instruction issue and latency, not memory.
  */
 #include "cuda_common.cuh"
 
 #include <string.h>
 
 /* Tile shapes: NR rows held per thread, K generations per launch (K <= 32, see above),
- * NR - 2K rows written.  The default shape serves every rule; Life also gets other shapes
- * for tuning (chosen with the environment variable WL_CUDA_LOP3=NRxK, e.g. 96x8). */
-#define LOP3_NR 32     /* default rows held per thread */
-#define LOP3_K 4       /* default generations per launch */
-#define LOP3_COMPACT 0 /* default: generation loop unrolled */
+ * NR - 2K rows written; a "c" (compact) shape does not unroll its generation loop.  The
+ * default shape (64 x 8, compact) serves every rule; Life also gets other shapes for tuning,
+ * chosen with the environment variable WL_CUDA_LOP3 (e.g. WL_CUDA_LOP3=48x8c). */
+#define LOP3_NR 64     /* default rows held per thread */
+#define LOP3_K 8       /* default generations per launch */
+#define LOP3_COMPACT 1 /* default: generation loop not unrolled (see lop3_body) */
 #define LOP3_NR_MAX 96 /* the largest shape compiled */
 #define LOP3_LANES_OUT 30                /* lanes 1..30 are written */
 #define LOP3_THREADS 128                 /* 4 warps per block */
@@ -203,21 +208,20 @@ __global__ void __launch_bounds__(LOP3_THREADS)
 }
 
 /* Other shapes of the Life kernel, for tuning (WL_CUDA_LOP3=NRxK). */
-LOP3_KERNEL_SHAPE(k_lop3_life_64x8c, M(3), M(2) | M(3), 1, 64, 8, 1)
-LOP3_KERNEL_SHAPE(k_lop3_life_64x16c, M(3), M(2) | M(3), 1, 64, 16, 1)
+LOP3_KERNEL_SHAPE(k_lop3_life_32x4, M(3), M(2) | M(3), 1, 32, 4, 0)
+LOP3_KERNEL_SHAPE(k_lop3_life_24x4, M(3), M(2) | M(3), 1, 24, 4, 0)
+LOP3_KERNEL_SHAPE(k_lop3_life_48x8c, M(3), M(2) | M(3), 1, 48, 8, 1)
 LOP3_KERNEL_SHAPE(k_lop3_life_96x8c, M(3), M(2) | M(3), 1, 96, 8, 1)
-LOP3_KERNEL_SHAPE(k_lop3_life_96x16c, M(3), M(2) | M(3), 1, 96, 16, 1)
-LOP3_KERNEL_SHAPE(k_lop3_life_96x24c, M(3), M(2) | M(3), 1, 96, 24, 1)
-LOP3_KERNEL_SHAPE(k_lop3_life_80x12c, M(3), M(2) | M(3), 1, 80, 12, 1)
 
 static const struct {
     const char *name;
     int nr, k;
     lop3_fn fn;
 } life_shapes[] = {
-    {"64x8c", 64, 8, k_lop3_life_64x8c},   {"64x16c", 64, 16, k_lop3_life_64x16c},
-    {"96x8c", 96, 8, k_lop3_life_96x8c},   {"96x16c", 96, 16, k_lop3_life_96x16c},
-    {"96x24c", 96, 24, k_lop3_life_96x24c}, {"80x12c", 80, 12, k_lop3_life_80x12c},
+    {"32x4", 32, 4, k_lop3_life_32x4},
+    {"24x4", 24, 4, k_lop3_life_24x4},
+    {"48x8c", 48, 8, k_lop3_life_48x8c},
+    {"96x8c", 96, 8, k_lop3_life_96x8c},
 };
 
 static const struct {
