@@ -363,6 +363,18 @@ wl_status hl_grow_root(hl_ctx *h, int level) {
 
 static uint32_t result(hl_ctx *h, uint32_t n, int k);
 
+/* Before recursing into `count` level-k nodes, starts loading the children of those whose
+ * result is not memoised yet (the memo check itself hits cache lines just loaded), so that
+ * their misses overlap instead of coming one recursion at a time. */
+static inline void prefetch_pending(const hl_ctx *h, const uint32_t *n, int count, int k) {
+    int e = k - 2 < h->step_exp ? k - 2 : h->step_exp;
+    for (int i = 0; i < count; i++) {
+        const hl_node *p = &h->nodes[n[i]];
+        if (p->rexp == e || n[i] == h->empty[k]) continue;
+        for (int j = 0; j < 4; j++) __builtin_prefetch(&h->nodes[p->c[j]]);
+    }
+}
+
 /* The centre 2^(k-1) square of level-k node n advanced 2^min(k-2, step_exp) generations;
  * 0 when the computation must unwind (h->failure says why). */
 static uint32_t result(hl_ctx *h, uint32_t n, int k) {
@@ -411,6 +423,7 @@ static uint32_t result(hl_ctx *h, uint32_t n, int k) {
             uint32_t sq[3][3] = {{q.c[0], made[0], q.c[1]},
                                  {made[1], made[2], made[3]},
                                  {q.c[2], made[4], q.c[3]}};
+            prefetch_pending(h, &sq[0][0], 9, k - 1);
             for (int y = 0; y < 3; y++)
                 for (int x = 0; x < 3; x++) {
                     uint32_t v = result(h, sq[y][x], k - 1);
@@ -451,6 +464,7 @@ static uint32_t result(hl_ctx *h, uint32_t n, int k) {
             kids[j][3] = t[y + 1][x + 1];
         }
         if (!make_many(h, 4, (const uint32_t(*)[4])kids, k - 1, made)) return 0;
+        prefetch_pending(h, made, 4, k - 1);
         uint32_t s[4];
         for (int j = 0; j < 4; j++) {
             s[j] = result(h, made[j], k - 1);
