@@ -14,11 +14,9 @@
 
 #include "cli.h"
 
+#include "../viewer/viewer.h" /* the options and entry point; no SDL types */
 #ifdef WL_HAVE_VIEWER
-#include "../viewer/sim.h"
-#include "../viewer/viewer.h"
-#else
-#include "../viewer/viewer.h" /* the options struct only; it has no SDL types */
+#include "../viewer/sim.h" /* sim_poll, the universe's interruption callback */
 #endif
 
 #include <math.h>

@@ -137,7 +137,7 @@ static void keep_gen0(sim *s) {
 
 /* Advances n generations in chunks; returns 0 when interrupted or on error. */
 static int advance(sim *s, uint64_t n) {
-    static uint64_t chunk = 1; /* adapts to the engine's speed */
+    static uint64_t chunk = 1; /* adapts to the engine's speed (one sim thread a process) */
     keep_gen0(s);
     while (n) {
         if (atomic_load(&g_interrupt)) return 0;
@@ -153,7 +153,7 @@ static int advance(sim *s, uint64_t n) {
         n -= k;
         if (dt < CHUNK_SECONDS / 2 && chunk < ((uint64_t)1 << 62)) chunk *= 2;
         else if (dt > CHUNK_SECONDS * 2 && chunk > 1) chunk /= 2;
-        /* A queued command (other than more steps) takes precedence over a long run. */
+        /* Closing the window stops a long step between chunks too. */
         pthread_mutex_lock(&s->lock);
         int stop = s->quit;
         pthread_mutex_unlock(&s->lock);
@@ -168,7 +168,8 @@ static void restore_generation(sim *s, const wl_bigint *g) {
     if (wl_bigint_to_u64(g, &g64)) wl_universe_advance_counter(s->u, g64);
 }
 
-/* Clears the cells of rectangle r in p (r already reserved). */
+/* Clears the cells of rectangle r in p (r already reserved); cell by cell, which is fast
+ * enough for rectangles a person selects. */
 static void clear_rect(wl_pattern *p, const wl_rect *r) {
     for (uint64_t y = 0; y < r->h; y++)
         for (uint64_t x = 0; x < r->w; x++) wl_pattern_set(p, r->x + (int64_t)x, r->y + (int64_t)y, 0);

@@ -253,8 +253,7 @@ static void add_edit(viewer *v, input *in, int64_t x, int64_t y) {
         in->capedits = cap;
     }
     in->edits[in->nedits++] = (sim_edit){x, y, in->draw_value};
-    /* Show the edit at once in the snapshot on screen (the engine catches up). */
-    (void)v;
+    v->dirty = 1;
 }
 
 /* Draws the cells on the line from the last drawn cell to (x, y). */
@@ -292,7 +291,6 @@ static void auto_name(char *buf, size_t len, const char *prefix, const char *ext
 }
 
 static void key_down(viewer *v, input *in, const SDL_Keysym *k) {
-    int shift = (k->mod & KMOD_SHIFT) != 0;
     double pan = 0.125; /* arrow keys move an eighth of the window */
     double s = cam_scale(&v->cam);
     v->dirty = 1;
@@ -334,7 +332,7 @@ static void key_down(viewer *v, input *in, const SDL_Keysym *k) {
         v->have_selection = 0;
         break;
     case SDLK_q: v->quit = 1; break;
-    default: (void)shift; break;
+    default: break;
     }
     if (v->cam.zoom < 0) {
         v->cam.x = floor(v->cam.x);
