@@ -116,9 +116,12 @@ static void status_line(viewer *v) {
              sim_engine(v->sim), sim_kernel(v->sim), size, 63 - __builtin_clzll(step), rate,
              cells > 0 ? "  CUpS " : "", cells > 0 ? cups : "", zoom, v->fps,
              sim_running(v->sim) ? "running" : "paused (space: run, h: help)");
+    /* Small windows get the small font rather than a cut line. */
+    int scale = font_text_width(line, TEXT_SCALE) + 12 <= (int)v->w ? TEXT_SCALE : 1;
     int y = (int)v->h - LINE_H;
     panel(v, 0, y, v->w, v->h);
-    font_draw(v->screen, v->w, v->h, 6, y + 3, line, COL_TEXT, COL_SHADOW, TEXT_SCALE);
+    font_draw(v->screen, v->w, v->h, 6, y + (LINE_H - FONT_H * scale) / 2, line, COL_TEXT,
+              COL_SHADOW, scale);
     char msg[256];
     if (sim_message(v->sim, msg, sizeof msg) < 4.0 && msg[0]) {
         panel(v, 0, y - LINE_H, font_text_width(msg, TEXT_SCALE) + 12, y);
@@ -128,7 +131,8 @@ static void status_line(viewer *v) {
 
 static void plot(viewer *v) {
     if (!v->show_plot || v->hist_n < 2) return;
-    int x0 = (int)v->w - PLOT_W - 8, y0 = 8;
+    /* Bottom right, above the status line and its message. */
+    int x0 = (int)v->w - PLOT_W - 8, y0 = (int)v->h - 2 * LINE_H - PLOT_H - 8;
     panel(v, x0, y0, x0 + PLOT_W, y0 + PLOT_H);
     uint64_t lo = UINT64_MAX, hi = 0;
     for (size_t i = 0; i < v->hist_n; i++) {
@@ -138,13 +142,17 @@ static void plot(viewer *v) {
     }
     if (hi == lo) hi = lo + 1;
     size_t first = (v->hist_head + HISTORY - v->hist_n) % HISTORY;
-    int prev_y = -1;
+    /* A step plot: each sample holds until the next one, joined by vertical lines. */
+    int prev_x = -1, prev_y = -1;
     for (size_t i = 0; i < v->hist_n; i++) {
         uint64_t p = v->hist_pop[(first + i) % HISTORY];
         int x = x0 + 4 + (int)((double)i * (PLOT_W - 8) / (double)(v->hist_n - 1));
         int y = y0 + PLOT_H - 16 - (int)((double)(p - lo) * (PLOT_H - 32) / (double)(hi - lo));
-        if (prev_y >= 0) vline(v, x, prev_y < y ? prev_y : y, (prev_y < y ? y : prev_y) + 1, COL_PLOT);
-        else vline(v, x, y, y + 1, COL_PLOT);
+        if (prev_y >= 0) {
+            hline(v, prev_x, x, prev_y, COL_PLOT);
+            vline(v, x, prev_y < y ? prev_y : y, (prev_y < y ? y : prev_y) + 1, COL_PLOT);
+        }
+        prev_x = x;
         prev_y = y;
     }
     char label[96];
@@ -166,9 +174,10 @@ static void help(viewer *v) {
         "drop a pattern file on the window to open it",
     };
     size_t n = sizeof lines / sizeof lines[0];
-    int x0 = 16, y0 = 16;
-    panel(v, x0 - 8, y0 - 8, x0 + font_text_width(lines[1], TEXT_SCALE) + 8,
-          y0 + (int)n * LINE_H + 8);
+    int x0 = 16, y0 = 16, wmax = 0;
+    for (size_t i = 0; i < n; i++)
+        if (font_text_width(lines[i], TEXT_SCALE) > wmax) wmax = font_text_width(lines[i], TEXT_SCALE);
+    panel(v, x0 - 8, y0 - 8, x0 + wmax + 8, y0 + (int)n * LINE_H + 8);
     for (size_t i = 0; i < n; i++)
         font_draw(v->screen, v->w, v->h, x0, y0 + (int)i * LINE_H, lines[i], COL_TEXT,
                   COL_SHADOW, TEXT_SCALE);
