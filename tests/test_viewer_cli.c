@@ -172,6 +172,30 @@ static void expect(const char *engine, const char *script, uint64_t gen, uint64_
              (unsigned long long)pop_hi, rc, out);
 }
 
+/* Checks a 256x192 window image whose cell (x, y) has its centre at pixel
+ * (128 + s x, 96 + s y) against the pattern, at every cell centre clear of the status
+ * line. */
+static void check_window(const char *name, const wl_pattern *want, int s) {
+    char path[128];
+    snprintf(path, sizeof path, "%s/%s", dir, name);
+    uint32_t *img = NULL, w = 0, h = 0;
+    WL_CHECK_OK(wl_image_read(path, &img, &w, &h));
+    if (img && want && w == 256 && h == 192) {
+        size_t bad = 0, lit = 0;
+        for (int y = -96 / s; 96 + s * y < 150; y++)
+            for (int x = -128 / s; 128 + s * x < 256; x++) {
+                uint32_t got = img[(size_t)(96 + s * y) * w + (size_t)(128 + s * x)];
+                int on = wl_pattern_get(want, x, y);
+                lit += on;
+                if (got != (on ? ALIVE : DEAD)) bad++;
+            }
+        WL_CHECK(bad == 0 && lit == 5, "%s: %zu cells wrong, %zu alive", name, bad, lit);
+    } else {
+        WL_CHECK(0, "%s: window screenshot missing or wrong size (%ux%u)", name, w, h);
+    }
+    free(img);
+}
+
 static void test_window(void) {
     const char *eng = "--engine ref --torus 128x128";
     char out[8192], script[512];
@@ -181,25 +205,33 @@ static void test_window(void) {
     WL_CHECK(rc == 0 && parse_result(out, &g, &p) == 0 && g == 4 && p == 5,
              "window steps: rc %d: %s", rc, out);
     wl_pattern *want = reference(glider_rle, 4);
-    char path[128];
-    snprintf(path, sizeof path, "%s/win.ppm", dir);
-    uint32_t *img = NULL, w = 0, h = 0;
-    WL_CHECK_OK(wl_image_read(path, &img, &w, &h));
-    if (img && want && w == 256 && h == 192) {
-        size_t bad = 0, lit = 0;
-        for (int y = -11; y <= 6; y++)
-            for (int x = -15; x <= 15; x++) {
-                uint32_t got = img[(size_t)PY(y) * w + (size_t)PX(x)];
-                int on = wl_pattern_get(want, x, y);
-                lit += on;
-                if (got != (on ? ALIVE : DEAD)) bad++;
-            }
-        WL_CHECK(bad == 0 && lit == 5, "window pixels: %zu cells wrong, %zu alive", bad, lit);
-    } else {
-        WL_CHECK(0, "window screenshot missing or wrong size (%ux%u)", w, h);
-    }
-    free(img);
+    check_window("win.ppm", want, 8);
     wl_pattern_free(want);
+    /* Zooming in with the wheel at the window's centre, and out with '[', keeps the cell
+     * there in place. */
+    want = reference(glider_rle, 0);
+    rc = window(out, sizeof out, eng, "wheel:128,96,1", "--window --screenshot win.ppm");
+    WL_CHECK(rc == 0, "wheel: rc %d: %s", rc, out);
+    check_window("win.ppm", want, 16);
+    rc = window(out, sizeof out, eng, "[", "--window --screenshot win.ppm");
+    WL_CHECK(rc == 0, "zoom out: rc %d: %s", rc, out);
+    check_window("win.ppm", want, 4);
+    wl_pattern_free(want);
+    /* P writes an auto-named PNG of the window. */
+    rc = window(out, sizeof out, eng, "p", "");
+    const char *shot = strstr(out, "screenshot written to ");
+    char file[160] = "";
+    WL_CHECK(rc == 0 && shot && sscanf(shot, "screenshot written to %120s", file) == 1,
+             "p: rc %d: %s", rc, out);
+    if (file[0]) {
+        char fpath[256];
+        snprintf(fpath, sizeof fpath, "%s/%s", dir, file);
+        uint32_t *img = NULL, w = 0, h = 0;
+        WL_CHECK_OK(wl_image_read(fpath, &img, &w, &h));
+        WL_CHECK(w == 256 && h == 192, "p: %s is %ux%u", file, w, h);
+        free(img);
+        remove(fpath);
+    }
 
     expect(eng, "n n n n", 4, 5, 5);
     expect(eng, "n n + n r n", 2, 5, 5);           /* reset, then one step of 2 */
@@ -233,10 +265,10 @@ static void test_window(void) {
     WL_CHECK(rc == 0 && strstr(out, "saved warplife-gen1-"), "save: rc %d: %s", rc, out);
     const char *name = strstr(out, "saved ");
     if (name) {
-        char file[128] = "";
-        sscanf(name, "saved %100s", file);
+        char saved_name[128] = "";
+        sscanf(name, "saved %100s", saved_name);
         char fpath[256];
-        snprintf(fpath, sizeof fpath, "%s/%s", dir, file);
+        snprintf(fpath, sizeof fpath, "%s/%s", dir, saved_name);
         wl_pattern *saved = NULL;
         WL_CHECK_OK(wl_pattern_read_file(fpath, &saved));
         wl_pattern *want1 = reference(glider_rle, 1);

@@ -546,7 +546,11 @@ int wl_viewer_run(const wl_viewer_options *o, wl_universe *u) {
         prof[2] += t3 - t2;
         if (in.screenshot_request) {
             char name[128];
+#ifdef WL_HAVE_PNG
             auto_name(name, sizeof name, "warplife", "png", v.generation);
+#else
+            auto_name(name, sizeof name, "warplife", "ppm", v.generation);
+#endif
             screenshot(&v, name);
             in.screenshot_request = 0;
         }
