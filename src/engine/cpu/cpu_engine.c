@@ -16,7 +16,7 @@
  *   vpermb     any rule: 64 table lookups per instruction (AVX-512 VBMI, simd_vpermb.c)
  * All but best and byte-omp use one thread and one generation per pass, so that each
  * measures its own technique.  best and byte-omp use cfg->threads threads (0 = all
- * cores), but at most one per MIN_CELLS_PER_THREAD cells.
+ * cores), but at most one per MIN_CELLS_PER_THREAD cells and MAX_THREADS_PER_CORE per core.
  *
  * Rules that are not outer-totalistic run best and avx512 through the vpermb lookups when
  * the CPU has them, and nibble, bitsliced and avx2 (and best and avx512 on other CPUs)
@@ -34,6 +34,7 @@
 #define BEST_DEPTH 16                 /* generations per pass of `best` */
 #define TILE_CACHE_BYTES (384u << 10) /* one thread's two tile buffers: part of a 1 MiB L2 */
 #define MIN_CELLS_PER_THREAD 16384u   /* smaller universes use fewer threads */
+#define MAX_THREADS_PER_CORE 4        /* cfg->threads above this many per core is capped */
 
 enum kernel_id { K_BEST, K_BYTE, K_BYTE_OMP, K_LUT6X3, K_LUT4X4, K_NIBBLE, K_BITSLICED,
                  K_AVX2, K_AVX512, K_VPERMB };
@@ -129,6 +130,8 @@ static wl_status create(const wl_config *cfg, const char *kernel, void **out) {
     c->torus = cfg->topology == WL_TOPOLOGY_TORUS;
     c->S = (size_t)((c->w + 63) / 64);
     int threads = cfg->threads > 0 ? cfg->threads : wl_cpu_count();
+    /* at most MAX_THREADS_PER_CORE per core: each thread owns ~TILE_CACHE_BYTES of buffers */
+    if (threads > MAX_THREADS_PER_CORE * wl_cpu_count()) threads = MAX_THREADS_PER_CORE * wl_cpu_count();
     /* a thread per MIN_CELLS_PER_THREAD cells at most: waking threads costs more than
      * stepping a tiny universe */
     uint64_t max_threads = (cfg->width * cfg->height + MIN_CELLS_PER_THREAD - 1) / MIN_CELLS_PER_THREAD;
