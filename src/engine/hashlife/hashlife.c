@@ -98,8 +98,15 @@ static wl_status table_rebuild(hl_ctx *h, uint32_t slots) {
         h->table = t;
         h->tmask = slots - 1;
     }
-    for (uint32_t n = 1; n < h->top; n++)
+    /* slots are prefetched a few nodes ahead: the inserts are random accesses */
+    enum { AHEAD = 8 };
+    for (uint32_t n = 1; n < h->top; n++) {
+        if (n + AHEAD < h->top) {
+            const hl_node *a = &h->nodes[n + AHEAD];
+            __builtin_prefetch(&h->table[hash4(a->c[0], a->c[1], a->c[2], a->c[3]) & h->tmask]);
+        }
         if (h->nodes[n].level) table_insert(h, n);
+    }
     return WL_OK;
 }
 
