@@ -22,29 +22,32 @@
  */
 #include "hl_internal.h"
 
-/* Row r (0..7) of a leaf, 8 bits. */
-static inline uint64_t leaf_row(uint64_t leaf, int r) { return (leaf >> (8 * r)) & 0xFF; }
-
-static void assemble(uint64_t nw, uint64_t ne, uint64_t sw, uint64_t se, uint64_t w[4]) {
-    for (int i = 0; i < 4; i++) {
-        uint64_t v = 0;
-        for (int j = 0; j < 4; j++) {
-            int r = 4 * i + j;
-            uint64_t row = r < 8 ? leaf_row(nw, r) | leaf_row(ne, r) << 8
-                                 : leaf_row(sw, r - 8) | leaf_row(se, r - 8) << 8;
-            v |= row << (16 * j);
-        }
-        w[i] = v;
-    }
+/* Spreads the 4 bytes of x into the low bytes of four 16-bit lanes. */
+static inline uint64_t spread_bytes(uint64_t x) {
+    x &= 0xFFFFFFFFull;
+    x = (x | (x << 16)) & 0x0000FFFF0000FFFFull;
+    return (x | (x << 8)) & 0x00FF00FF00FF00FFull;
 }
 
+/* Gathers the low bytes of four 16-bit lanes into 4 bytes (the inverse of spread_bytes). */
+static inline uint64_t gather_bytes(uint64_t x) {
+    x &= 0x00FF00FF00FF00FFull;
+    x = (x | (x >> 8)) & 0x0000FFFF0000FFFFull;
+    return (x | (x >> 16)) & 0xFFFFFFFFull;
+}
+
+/* w[i] = rows 4i..4i+3: the west leaf's byte in the low half of each lane, the east's in
+ * the high half. */
+static void assemble(uint64_t nw, uint64_t ne, uint64_t sw, uint64_t se, uint64_t w[4]) {
+    w[0] = spread_bytes(nw) | spread_bytes(ne) << 8;
+    w[1] = spread_bytes(nw >> 32) | spread_bytes(ne >> 32) << 8;
+    w[2] = spread_bytes(sw) | spread_bytes(se) << 8;
+    w[3] = spread_bytes(sw >> 32) | spread_bytes(se >> 32) << 8;
+}
+
+/* Rows 4..11, columns 4..11 of the square as leaf bits. */
 static uint64_t extract_centre(const uint64_t w[4]) {
-    uint64_t out = 0;
-    for (int r = 4; r < 12; r++) {
-        uint64_t row = (w[r >> 2] >> (16 * (r & 3) + 4)) & 0xFF;
-        out |= row << (8 * (r - 4));
-    }
-    return out;
+    return gather_bytes(w[1] >> 4) | gather_bytes(w[2] >> 4) << 32;
 }
 
 /* One generation of an outer-totalistic rule on the 4-word square. */
