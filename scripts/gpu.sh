@@ -4,10 +4,12 @@
 # writes every log under $OUT (default ./gpu-out).  The last thing it prints is a short
 # summary table.
 #
-# usage: scripts/gpu.sh [all|test|bench|quick]   (default all)
+# usage: scripts/gpu.sh [all|test|bench|quick|opencl]   (default all)
 #   test   build + test_engines --gpu (every cuda kernel vs ref, cell by cell)
 #   bench  build + benchmarks
 #   quick  build + test + the 65536^2 lop3 benchmark only
+#   opencl build + the OpenCL engine's GPU run (src/engine/opencl/gpu_opencl.sh, logs in
+#          $OUT/opencl); WL_GPU_OPENCL=1 adds it to `all`
 # WL_GPU_QUICK_TEST=1 runs test_engines --quick.
 # Environment: WL_GPU_JOBS (build jobs, default 16), WL_GPU_BUILD (build dir).
 set -u
@@ -94,6 +96,12 @@ if [ "$MODE" = all ] || [ "$MODE" = bench ] || [ "$MODE" = quick ]; then
     side=$(awk -v m="$mem_mib" 'BEGIN{c=0.8*m*1048576*8/2; s=int(sqrt(c)/1024)*1024; print s}')
     bench bench.txt --engine cuda --kernel lop3 --size ${side}x${side} --generations 64 --runs 2 --torus
   fi
+fi
+
+# ---- the OpenCL engine's part (its own script, its own build folder) ---------------------
+OCL=$ROOT/src/engine/opencl/gpu_opencl.sh
+if [ -f "$OCL" ] && { [ "$MODE" = opencl ] || { [ "$MODE" = all ] && [ -n "${WL_GPU_OPENCL:-}" ]; }; }; then
+  bash "$OCL" "$OUT/opencl" 2>&1 | tee -a "$SUMMARY" | tail -5
 fi
 
 # ---- summary (last) ---------------------------------------------------------------------
