@@ -43,6 +43,7 @@ void wl_pattern_free(wl_pattern *p) {
 wl_pattern *wl_pattern_clone(const wl_pattern *p) {
     wl_pattern *c = wl_pattern_new();
     if (!c) return NULL;
+    free(c->comments); /* wl_pattern_new's empty string; replaced below */
     *c = *p;
     c->bits = NULL;
     c->comments = NULL;
