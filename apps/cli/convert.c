@@ -23,7 +23,8 @@ static void usage(FILE *out) {
         "  -r, --rule RULE    replace the file's rule\n"
         "  -h, --help         this help\n"
         "\n"
-        "exit status: 0 ok, 1 bad command line, 2 bad input (pattern file or rule),\n"
+        "exit status: 0 ok, 1 bad command line, 2 bad input (a missing, unreadable or\n"
+        "             malformed pattern file, a bad rule),\n"
         "             3 runtime failure (memory, i/o)\n");
 }
 

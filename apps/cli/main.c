@@ -3,7 +3,8 @@
  * file per subcommand (run.c, convert.c, info.c, soup.c, bench.c, view.c).
  *
  * Exit statuses (the same for every subcommand, see cli.h):
- *   0 success, 1 bad command line, 2 bad input (pattern file, rule), 3 runtime failure.
+ *   0 success, 1 bad command line, 2 bad input (a missing, unreadable or malformed pattern
+ *   file, a bad rule), 3 runtime failure.
  */
 #include "cli.h"
 
@@ -40,7 +41,8 @@ static void usage(FILE *out) {
             "\n"
             "`warplife <subcommand> --help` describes each one.\n"
             "\n"
-            "exit status: 0 ok, 1 bad command line, 2 bad input (pattern file or rule),\n"
+            "exit status: 0 ok, 1 bad command line, 2 bad input (a missing, unreadable or\n"
+            "             malformed pattern file, a bad rule),\n"
             "             3 runtime failure (memory, device, i/o, interrupted)\n");
 }
 

@@ -61,7 +61,8 @@ static void usage(FILE *out) {
         "\n"
         "Ctrl-C stops at a consistent generation; nothing is written then (exit 3).\n"
         "A second Ctrl-C, a second or more later, ends the process at once.\n"
-        "exit status: 0 ok, 1 bad command line, 2 bad input (pattern file or rule),\n"
+        "exit status: 0 ok, 1 bad command line, 2 bad input (a missing, unreadable or\n"
+        "             malformed pattern file, a bad rule),\n"
         "             3 runtime failure (memory, device, i/o, interrupted)\n",
         MAX_AUTO_SIDE, MAX_AUTO_SIDE);
 }
