@@ -88,17 +88,19 @@ bench() { # bench [ENV=VALUE...] -- ARGS...: one warplife bench run, table lines
   env "${envs[@]}" timeout 240 "$WL" bench "$@" >>"$B" 2>>"$OUTDIR/opencl_bench_stderr.txt"
   echo "rc=$?" >>"$B"
 }
-bench -- --engine opencl --kernel best --size "$SIZE" --generations 1024 --runs 5 --torus
-bench -- --engine opencl --kernel best --size "$SIZE" --generations 1024 --runs 5 --bounded
-bench -- --engine cuda --kernel best --size "$SIZE" --generations 1024 --runs 5 --torus
+bench -- --engine opencl --kernel best --size "$SIZE" --generations 1024 --runs 5 --torus --verify
+bench -- --engine opencl --kernel best --size "$SIZE" --generations 1024 --runs 5 --bounded --verify
+bench -- --engine cuda --kernel best --size "$SIZE" --generations 1024 --runs 5 --torus --verify
 # tile shapes of the best kernel: work-group LX x LY, rows per work-item, generations
 for t in "32 2 64 8" "32 4 32 8" "32 1 96 8" "32 2 64 16" "64 1 64 8" "16 4 64 8"; do
   set -- $t
   bench WL_OPENCL_LX=$1 WL_OPENCL_LY=$2 WL_OPENCL_ROWS=$3 WL_OPENCL_GENS=$4 -- \
-    --engine opencl --kernel best --size "$SIZE" --generations 1024 --runs 3 --torus
+    --engine opencl --kernel best --size "$SIZE" --generations 1024 --runs 3 --torus --verify
 done
+# both loops unrolled, rows shrinking per generation (not testable on PoCL: too slow to build)
+bench WL_OPENCL_UNROLL=2 -- --engine opencl --kernel best --size "$SIZE" --generations 1024 --runs 3 --torus --verify
 bench -- --engine opencl --kernel simple,table --size "$SIZE" --generations 64 --runs 3 --torus
-bench -- --engine opencl --kernel best --size 65519x65521 --generations 1024 --runs 3 --torus
+bench -- --engine opencl --kernel best --size 65519x65521 --generations 1024 --runs 3 --torus --verify
 bench -- --engine opencl --size 16384x16384 --time 0.3 --runs 3 --torus --verify
 grep -E "^(==|opencl|cuda|rc=[1-9])" "$B" | sed 's/^== /opencl: /; s/warplife bench //'
 grep -iE "error|fail" "$OUTDIR/opencl_bench_stderr.txt" 2>/dev/null | head -5 | sed 's/^/opencl: /'

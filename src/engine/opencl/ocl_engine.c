@@ -17,7 +17,10 @@
  *   WL_OPENCL_LY    columns of work-items stacked vertically in a group
  *   WL_OPENCL_ROWS  rows held per work-item (NR)
  *   WL_OPENCL_GENS  generations per launch (GENS; NR > 2 GENS, GENS <= 63)
- *   WL_OPENCL_UNROLL  1: unroll the row loops fully (default on GPUs), 0: leave them rolled
+ *   WL_OPENCL_UNROLL  0: rolled loops (default on CPUs); 1: row loops unrolled (default on
+ *                     GPUs); 2: the generation loop too, rows shrinking per generation
+ *                     (experimental: PoCL takes over 10 minutes to compile it, so it is
+ *                     not tested here; the GPU script benchmarks it)
  *   WL_OPENCL_OPTIONS extra clBuildProgram options (e.g. "-cl-nv-verbose"), appended
  */
 #include "ocl_internal.h"
@@ -48,7 +51,7 @@ typedef struct ocl_engine {
     uint64_t w, h, nw;
     int torus;
     int lx, ly, nr, gens; /* tile parameters of `best` */
-    int unroll;           /* unroll the row loops (registers on GPUs) */
+    int unroll;           /* 0 rolled, 1 row loops unrolled (GPUs), 2 generations too */
     wl_poll_fn poll;
     void *poll_user;
 } ocl_engine;
@@ -103,7 +106,7 @@ static wl_status tile_params(ocl_engine *e) {
     if (!s) s = env_int("WL_OPENCL_LY", ly0, 1, 1024, &e->ly);
     if (!s) s = env_int("WL_OPENCL_ROWS", nr0, 3, 256, &e->nr);
     if (!s) s = env_int("WL_OPENCL_GENS", g0, 1, 63, &e->gens);
-    if (!s) s = env_int("WL_OPENCL_UNROLL", !e->dev.is_cpu, 0, 1, &e->unroll);
+    if (!s) s = env_int("WL_OPENCL_UNROLL", e->dev.is_cpu ? 0 : 1, 0, 2, &e->unroll);
     if (s) return s;
     if (e->nr <= 2 * e->gens)
         return wl_error(WL_ERR_INVALID,

@@ -64,11 +64,12 @@
 #define WL_GENS 8
 #endif
 
-/* WL_FULL_UNROLL=1 (GPUs): unroll the row loops so that v[] lives in registers.  CPUs
+/* WL_FULL_UNROLL >= 1 (GPUs): unroll the row loops so that v[] lives in registers (2: the
+ * generation loop too, so that each generation computes only the rows still needed).  CPUs
  * (PoCL) leave them rolled: LLVM compiles the program several times faster, and a private
  * array in memory costs little there. */
 #ifndef WL_FULL_UNROLL
-#define WL_FULL_UNROLL 0
+#define WL_FULL_UNROLL 0 /* 0: rolled loops; 1: row loops unrolled; 2: generations too */
 #endif
 
 #define ALL1 0xFFFFFFFFFFFFFFFFUL
@@ -190,27 +191,42 @@ wl_best(__global const ulong *in, __global ulong *out, long w, long h, long nw, 
     /* Bounded grids: cells outside are cleared after every generation (B0 rules would
      * otherwise give birth there).  Torus: the periodic plane evolves exactly as it is. */
     const int needmask = !torus && !inside;
-    for (int g = 0; g < k; g++) {
+    /* Generation g (0-based) needs rows g .. NR-1-g of the previous one and makes rows
+     * lo = g+1 .. hi = NR-2-g (the rest can no longer reach the written rows).  With
+     * WL_FULL_UNROLL == 1 every generation computes rows 1 .. NR-2 instead, so that the row
+     * loop has constant bounds and unrolls with g left rolled; with 2 both loops unroll
+     * and the bounds shrink at no cost. */
+#if WL_FULL_UNROLL >= 2
+#pragma unroll
+#endif
+    for (int g = 0; g < WL_GENS; g++) {
+        if (g >= k) continue; /* k is uniform: all work-items skip together (a constant
+                                 trip count keeps the loop unrollable) */
+#if WL_FULL_UNROLL == 1
+        const int lo = 1, hi = WL_NR - 2;
+#else
+        const int lo = g + 1, hi = WL_NR - 2 - g;
+#endif
 #if WL_FULL_UNROLL
 #pragma unroll
 #endif
         for (int i = 0; i < WL_NR; i++)
-            xch[ly][i][lx] = v[i];
+            if (i >= lo - 1 && i <= hi + 1) xch[ly][i][lx] = v[i];
         barrier(CLK_LOCAL_MEM_FENCE);
         const int ll = lx > 0 ? lx - 1 : lx, rr = lx < WL_LX - 1 ? lx + 1 : lx;
         ulong p0, p1, q0, q1; /* H of rows i - 1 and i */
         {
-            ulong l = (v[0] << 1) | (xch[ly][0][ll] >> 63);
-            ulong r = (v[0] >> 1) | (xch[ly][0][rr] << 63);
-            HSUM(l, v[0], r, p0, p1);
-            l = (v[1] << 1) | (xch[ly][1][ll] >> 63);
-            r = (v[1] >> 1) | (xch[ly][1][rr] << 63);
-            HSUM(l, v[1], r, q0, q1);
+            ulong l = (v[lo - 1] << 1) | (xch[ly][lo - 1][ll] >> 63);
+            ulong r = (v[lo - 1] >> 1) | (xch[ly][lo - 1][rr] << 63);
+            HSUM(l, v[lo - 1], r, p0, p1);
+            l = (v[lo] << 1) | (xch[ly][lo][ll] >> 63);
+            r = (v[lo] >> 1) | (xch[ly][lo][rr] << 63);
+            HSUM(l, v[lo], r, q0, q1);
         }
 #if WL_FULL_UNROLL
 #pragma unroll
 #endif
-        for (int i = 1; i < WL_NR - 1; i++) {
+        for (int i = lo; i <= hi; i++) {
             ulong l = (v[i + 1] << 1) | (xch[ly][i + 1][ll] >> 63);
             ulong r = (v[i + 1] >> 1) | (xch[ly][i + 1][rr] << 63);
             ulong n0, n1, s0, s1, s2, s3;
