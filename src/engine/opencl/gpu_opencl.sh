@@ -27,7 +27,7 @@ say() { echo "opencl: $*"; }
 
 # ---- OpenCL headers and loader ----------------------------------------------------------
 CMAKE_CL=()
-if [ ! -f /usr/include/CL/cl.h ] || ! ldconfig -p | grep -q 'libOpenCL.so\b'; then
+if [ ! -f /usr/include/CL/cl.h ] || ! ldconfig -p | grep -q 'libOpenCL\.so ('; then
   if ls "$ROOT"/.device/opencl/*.deb >/dev/null 2>&1; then
     P=/tmp/wl-opencl-prefix
     mkdir -p "$P"
@@ -68,6 +68,10 @@ fi
 WL=$(find "$BUILD" -name warplife -type f -perm -u+x | head -1)
 TE=$(find "$BUILD" -name test_engines -type f -perm -u+x | head -1)
 TO=$(find "$BUILD" -name test_opencl -type f -perm -u+x | head -1)
+if ! "$WL" info | grep -q '^  opencl '; then
+  say "CMake did not find OpenCL: the opencl engine is not built (see opencl_build.txt)"
+  exit 0
+fi
 "$WL" info --devices 2>&1 | tee "$OUTDIR/opencl_devices.txt" | sed 's/^/opencl: /'
 
 # ---- tests ----------------------------------------------------------------------------------
