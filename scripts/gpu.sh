@@ -4,10 +4,12 @@
 # writes every log under $OUT (default ./gpu-out).  The last thing it prints is a short
 # summary table.
 #
-# usage: scripts/gpu.sh [all|test|bench|quick|opencl]   (default all)
+# usage: scripts/gpu.sh [all|test|bench|quick|opencl|lop3v]   (default all)
 #   test   build + test_engines --gpu (every cuda kernel vs ref, cell by cell)
 #   bench  build + benchmarks
 #   quick  build + test + the 65536^2 lop3 benchmark only
+#   lop3v  build + tests of lop3 and lop3v (every rule; every lop3v Life shape) + the
+#          65536^2 benchmarks of lop3 against lop3v (shapes, rules, odd size)
 #   opencl build + the OpenCL engine's GPU run (src/engine/opencl/gpu_opencl.sh, logs in
 #          $OUT/opencl); WL_GPU_OPENCL=1 adds it to `all`
 # WL_GPU_QUICK_TEST=1 runs test_engines --quick.
@@ -42,11 +44,12 @@ TE=$(find "$BUILD" -name test_engines -type f -perm -u+x | head -1)
 # ---- instruction mix of the lop3 kernel (Life specialisation) ----------------------------
 LIB=$(find "$BUILD" -name libwlcuda.a | head -1)
 if command -v cuobjdump >/dev/null && [ -n "$LIB" ]; then
-  cuobjdump -sass "$LIB" 2>&1 | awk '/Function : .*k_lop3_life/{f=1} /Function :/{if(!/k_lop3_life/)f=0} f' >"$OUT/sass_life.txt"
-  cat "$OUT/sass_life.txt" |
-    grep -oE '^ +/\*[0-9a-f]{4}\*/ +[A-Z0-9_.]+' | awk '{sub(/\..*/,"",$2); n[$2]++; t++}
-    END{printf "lop3 life SASS: %d instr;", t; for(k in n) if(n[k]>t/50) printf " %s %d", k, n[k]; print ""}' |
-    tee -a "$SUMMARY"
+  for kn in k_lop3_life k_lop3v_life; do
+    cuobjdump -sass "$LIB" 2>&1 | awk -v k="Function : .*${kn}P" '$0 ~ k {f=1; next} /Function :/{f=0} f' >"$OUT/sass_$kn.txt"
+    grep -oE '^ +/\*[0-9a-f]{4}\*/ +[A-Z0-9_.]+' "$OUT/sass_$kn.txt" | awk -v k=$kn '{sub(/\..*/,"",$2); n[$2]++; t++}
+      END{printf "%s SASS: %d instr;", k, t; for(x in n) if(n[x]>t/50) printf " %s %d", x, n[x]; print ""}' |
+      tee -a "$SUMMARY"
+  done
 fi
 
 # ---- tests ----------------------------------------------------------------------------
@@ -61,14 +64,46 @@ if [ "$MODE" = all ] || [ "$MODE" = test ] || [ "$MODE" = quick ]; then
   grep -c "^skipped" "$OUT/test.log" | sed 's/^/  skip notes: /' | tee -a "$SUMMARY"
 fi
 
-# ---- benchmarks -----------------------------------------------------------------------
+# ---- lop3v: tests and benchmarks of the vertically stacked kernel against lop3 -----------
+LOP3V_SHAPES="32x8x8 16x8x8 16x16x8 48x4x8 32x8x16 32x4x8m 32x8x8m"
+if [ "$MODE" = lop3v ]; then
+  t0=$(date +%s)
+  (cd "$ROOT/tests" && timeout 200 "$TE" --gpu -e cuda -k lop3,lop3v) >"$OUT/test.log" 2>&1
+  rc=$?
+  grep -E "failed|FAIL|mismatch" "$OUT/test.log" | head -10
+  note "test_engines --gpu -e cuda -k lop3,lop3v: rc=$rc in $(( $(date +%s) - t0 )) s: $(grep -E '^test_engines: [0-9]+ passed' "$OUT/test.log" | tail -1)"
+  for shape in $LOP3V_SHAPES; do
+    (cd "$ROOT/tests" && WL_CUDA_LOP3V=$shape timeout 60 "$TE" --gpu -e cuda -k lop3v -r B3/S23) >>"$OUT/test_shapes.log" 2>&1
+    rc=$?
+    note "  WL_CUDA_LOP3V=$shape -k lop3v -r B3/S23: rc=$rc $(grep -E '^test_engines: [0-9]+ passed' "$OUT/test_shapes.log" | tail -1)"
+  done
+  grep -E "failed|FAIL|mismatch" "$OUT/test_shapes.log" | head -10
+fi
 bench() { # bench LOGNAME ARGS...: runs warplife bench, keeps the table lines
   local log=$OUT/$1
   shift
-  echo "== ${WL_CUDA_LOP3:+WL_CUDA_LOP3=$WL_CUDA_LOP3 }warplife bench $*" >>"$log"
+  echo "== ${WL_CUDA_LOP3:+WL_CUDA_LOP3=$WL_CUDA_LOP3 }${WL_CUDA_LOP3V:+WL_CUDA_LOP3V=$WL_CUDA_LOP3V }warplife bench $*" >>"$log"
   timeout 240 "$WL" bench "$@" >>"$log" 2>>"$OUT/bench_stderr.log"
   echo "rc=$?" >>"$log"
 }
+if [ "$MODE" = lop3v ]; then
+  B=65536x65536
+  for k in lop3 lop3v; do
+    bench bench.txt --engine cuda --kernel $k --size $B --generations 1024 --runs 5 --torus
+    bench bench.txt --engine cuda --kernel $k --size $B --generations 1024 --runs 5 --bounded
+  done
+  for shape in $LOP3V_SHAPES; do
+    WL_CUDA_LOP3V=$shape bench bench.txt --engine cuda --kernel lop3v --size $B --generations 1024 --runs 3 --torus
+  done
+  bench bench.txt --engine cuda --kernel lop3v --size 65519x65521 --generations 1024 --runs 3 --torus
+  bench bench.txt --engine cuda --kernel lop3v --size 65519x65521 --generations 1024 --runs 3 --bounded
+  for r in B36/S23 B3678/S34678 B2/S B368/S245 B34/S34; do
+    bench bench.txt --engine cuda --kernel lop3,lop3v --rule $r --size $B --generations 1024 --runs 3 --torus
+  done
+  bench bench.txt --engine cuda --kernel lop3v --size 16384x16384 --time 0.3 --runs 3 --torus --verify
+fi
+
+# ---- benchmarks -----------------------------------------------------------------------
 if [ "$MODE" = all ] || [ "$MODE" = bench ] || [ "$MODE" = quick ]; then
   B=65536x65536
   bench bench.txt --engine cuda --kernel lop3 --size $B --generations 1024 --runs 5 --torus

@@ -30,7 +30,9 @@ extern "C" wl_status wlcu_probe(void) {
 }
 
 extern "C" unsigned wlcu_gens_per_launch(const wlcu_ctx *c) {
-    return c->kernel == WLCU_K_LOP3 ? wlcu_lop3_max_gens(c) : 1u;
+    return c->kernel == WLCU_K_LOP3    ? wlcu_lop3_max_gens(c)
+           : c->kernel == WLCU_K_LOP3V ? wlcu_lop3v_max_gens(c)
+                                       : 1u;
 }
 
 static wl_status alloc_buffers(wlcu_ctx *c) {
@@ -327,6 +329,11 @@ extern "C" wl_status wlcu_advance(wlcu_ctx *c, uint64_t gens) {
             /* whole blocks of K generations; the remainder one at a time by bitcount */
             k = wlcu_lop3_max_gens(c);
             if (gens >= k) s = wlcu_lop3_step(c);
+            else s = wlcu_bits_step(c, WLCU_K_BITCOUNT), k = 1;
+            break;
+        case WLCU_K_LOP3V: /* the same with the vertically stacked tile */
+            k = wlcu_lop3v_max_gens(c);
+            if (gens >= k) s = wlcu_lop3v_step(c);
             else s = wlcu_bits_step(c, WLCU_K_BITCOUNT), k = 1;
             break;
         case WLCU_K_BITCOUNT:

@@ -8,6 +8,8 @@
  *   best       the fastest kernel for the rule: lop3 for outer-totalistic rules, lut6x3
  *              otherwise;
  *   lop3       bitsliced, several generations per launch in registers (cuda_lop3.cu);
+ *   lop3v      the same row logic on a taller tile split between the warps of a block, edge
+ *              rows exchanged through shared memory every generation (cuda_lop3v.cu);
  *   bitcount   bitsliced, one generation per launch (cuda_bits.cu);
  *   lut6x3     bit per cell, 6x3 -> 4 cells table (cuda_bits.cu);
  *   patch16    4x4 blocks as 16-bit words, 4x4 -> 2x2 table (cuda_lut.cu);
@@ -22,11 +24,12 @@
 #include <stdlib.h>
 #include <string.h>
 
-static const char *const kernel_names[] = {"best",    "lop3",   "bitcount", "lut6x3",
-                                           "patch16", "lut4x4", "lut4x4-64", "shared",
-                                           "stride",  "naive",  NULL};
+static const char *const kernel_names[] = {"best",   "lop3",    "lop3v",  "bitcount",
+                                           "lut6x3", "patch16", "lut4x4", "lut4x4-64",
+                                           "shared", "stride",  "naive",  NULL};
 static const int kernel_ids[] = {-1,
                                  WLCU_K_LOP3,
+                                 WLCU_K_LOP3V,
                                  WLCU_K_BITCOUNT,
                                  WLCU_K_LUT6X3,
                                  WLCU_K_PATCH16,
@@ -47,6 +50,7 @@ static wl_status cuda_probe(void) { return wlcu_probe(); }
 static int layout_of(int kernel) {
     switch (kernel) {
     case WLCU_K_LOP3:
+    case WLCU_K_LOP3V:
     case WLCU_K_BITCOUNT:
     case WLCU_K_LUT6X3: return WLCU_BITS;
     case WLCU_K_PATCH16: return WLCU_PATCH;
@@ -69,7 +73,7 @@ static wl_status cuda_create(const wl_config *cfg, const char *kernel, void **ct
     uint16_t birth = 0, survive = 0;
     int totalistic = wl_rule_is_totalistic(&cfg->rule, &birth, &survive);
     if (id < 0) id = totalistic ? WLCU_K_LOP3 : WLCU_K_LUT6X3;
-    if ((id == WLCU_K_LOP3 || id == WLCU_K_BITCOUNT) && !totalistic) {
+    if ((id == WLCU_K_LOP3 || id == WLCU_K_LOP3V || id == WLCU_K_BITCOUNT) && !totalistic) {
         if (cfg->verbose)
             fprintf(stderr,
                     "warplife: cuda kernel '%s' needs an outer-totalistic rule; using lut6x3\n",
@@ -93,9 +97,11 @@ static wl_status cuda_create(const wl_config *cfg, const char *kernel, void **ct
     e->dev.rule_variant = wlcu_lop3_variant(birth, survive);
     /* tuning knob: another compiled tile shape for the Life kernel (see cuda_lop3.cu) */
     e->dev.lop3_shape = e->dev.rule_variant == 0 ? wlcu_lop3_shape(getenv("WL_CUDA_LOP3")) : -1;
+    e->dev.lop3v_shape =
+        e->dev.rule_variant == 0 ? wlcu_lop3v_shape(getenv("WL_CUDA_LOP3V")) : -1;
     e->poll = cfg->poll;
     e->poll_user = cfg->poll_user;
-    if (id == WLCU_K_LOP3 && e->dev.rule_variant < 0 && cfg->verbose)
+    if ((id == WLCU_K_LOP3 || id == WLCU_K_LOP3V) && e->dev.rule_variant < 0 && cfg->verbose)
         fprintf(stderr,
                 "warplife: cuda lop3: rule not compiled in, using the run-time mask evaluator\n");
     wl_status s = wlcu_init(&e->dev, cfg->device);

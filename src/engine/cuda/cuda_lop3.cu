@@ -39,7 +39,7 @@
  * traffic is one load of NR rows and one store of NR - 2K rows per K generations, far below
  * the copy floor, so the kernel is bound by instruction issue and latency, not memory.
  */
-#include "cuda_common.cuh"
+#include "cuda_lop3.cuh"
 
 #include <string.h>
 
@@ -53,53 +53,6 @@
 #define LOP3_NR_MAX 96 /* the largest shape compiled */
 #define LOP3_LANES_OUT 30                /* lanes 1..30 are written */
 #define LOP3_THREADS 128                 /* 4 warps per block */
-#define FULL_MASK 0xffffffffu
-
-/* Horizontal 3-cell sum of word v (lane-wise): h0 + 2*h1 = left + centre + right. */
-#define HSUM(v, h0, h1)                                                                    \
-    do {                                                                                   \
-        uint32_t l_ = __shfl_up_sync(FULL_MASK, (v), 1);                                   \
-        uint32_t r_ = __shfl_down_sync(FULL_MASK, (v), 1);                                 \
-        uint32_t xl_ = __funnelshift_l(l_, (v), 1), xr_ = __funnelshift_r((v), r_, 1);     \
-        h0 = xl_ ^ (v) ^ xr_;                                                              \
-        h1 = (xl_ & (v)) | (xr_ & (xl_ ^ (v)));                                            \
-    } while (0)
-
-/* Next state of a row from its 9-cell sum = (a1 a0) + (p2 p1 p0) and its centre plane. */
-__device__ __forceinline__ uint32_t lop3_next(uint32_t a0, uint32_t a1, uint32_t p0, uint32_t p1,
-                                              uint32_t p2, uint32_t ctr, unsigned birth,
-                                              unsigned survive, int life) {
-    uint32_t s0 = a0 ^ p0, k0 = a0 & p0;
-    uint32_t s1 = a1 ^ p1 ^ k0, k1 = (a1 & p1) | (k0 & (a1 ^ p1));
-    uint32_t s2 = p2 ^ k1;
-    if (life) return (~s2 & s1 & s0) | (s2 & ~s1 & ~s0 & ctr);
-    uint32_t s3 = p2 & k1;
-    return wl_rule_planes9(s3, s2, s1, s0, ctr, birth, survive);
-}
-
-/* One generation of rows lo..hi-1 (hi - lo even) in place in v[], rows in pairs sharing
- * P = H(i) + H(i+1).  Rows lo-1 and hi are read, not written. */
-#define LOP3_GENERATION(lo, hi)                                                            \
-    do {                                                                                   \
-        uint32_t a0, a1, b0, b1; /* H of rows i-1 and i */                                 \
-        HSUM(v[(lo) - 1], a0, a1);                                                         \
-        HSUM(v[(lo)], b0, b1);                                                             \
-        _Pragma("unroll") for (int i = (lo); i < (hi); i += 2) {                           \
-            uint32_t c0, c1, d0, d1; /* H of rows i+1 and i+2 (old values) */              \
-            HSUM(v[i + 1], c0, c1);                                                        \
-            HSUM(v[i + 2], d0, d1);                                                        \
-            uint32_t q0 = b0 ^ c0, cy = b0 & c0; /* P = H(i) + H(i+1) */                   \
-            uint32_t q1 = b1 ^ c1 ^ cy, q2 = (b1 & c1) | (cy & (b1 ^ c1));                 \
-            uint32_t n0 = lop3_next(a0, a1, q0, q1, q2, v[i], birth, survive, life);       \
-            uint32_t n1 = lop3_next(d0, d1, q0, q1, q2, v[i + 1], birth, survive, life);   \
-            v[i] = n0;                                                                     \
-            v[i + 1] = n1;                                                                 \
-            a0 = c0;                                                                       \
-            a1 = c1;                                                                       \
-            b0 = d0;                                                                       \
-            b1 = d1;                                                                       \
-        }                                                                                  \
-    } while (0)
 
 /* Bounded grids, tiles at the edge: clears the ghost cells of rows lo..hi-1 (outside the
  * grid nothing is ever alive). */

@@ -26,7 +26,8 @@ enum wlcu_kernel {
     WLCU_K_LUT4X4_64,
     WLCU_K_SHARED,
     WLCU_K_STRIDE,
-    WLCU_K_NAIVE
+    WLCU_K_NAIVE,
+    WLCU_K_LOP3V
 };
 
 enum wlcu_layout { WLCU_BITS = 0, WLCU_BYTES, WLCU_PATCH };
@@ -46,6 +47,7 @@ typedef struct wlcu_ctx {
     uint16_t birth, survive;  /* outer-totalistic masks (bit n: n live neighbours) */
     int rule_variant;         /* which compiled-in specialisation the bitsliced kernels use */
     int lop3_shape;           /* -1: default lop3 tile shape; else a Life tuning shape */
+    int lop3v_shape;          /* the same for lop3v (WL_CUDA_LOP3V) */
     double copy_floor;        /* measured once, CUpS; 0 before */
     void *ev_start, *ev_stop; /* cudaEvent_t */
     uint64_t *d_count;        /* one device counter for the population */
@@ -92,6 +94,11 @@ int wlcu_lop3_shape(const char *text);
 /* Returns the lop3 specialisation index for a (birth, survive) pair, or -1 for the generic
  * mask evaluator. */
 int wlcu_lop3_variant(uint16_t birth, uint16_t survive);
+/* cuda_lop3v.cu: wlcu_lop3v_max_gens(c) generations per launch, warps stacked vertically. */
+wl_status wlcu_lop3v_step(wlcu_ctx *c);
+unsigned wlcu_lop3v_max_gens(const wlcu_ctx *c);
+/* The Life tuning shape of lop3v named by text ("NRxWBxK", from WL_CUDA_LOP3V), or -1. */
+int wlcu_lop3v_shape(const char *text);
 /* Layout conversions between WLCU_BITS (src/dst `bits`) and the context's layout. */
 wl_status wlcu_bits_to_layout(wlcu_ctx *c, const uint32_t *bits, void *dst);
 wl_status wlcu_layout_to_bits(wlcu_ctx *c, const void *src, uint32_t *bits);

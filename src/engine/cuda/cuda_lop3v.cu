@@ -1,0 +1,205 @@
+/*
+ * cuda_lop3v.cu - the bitsliced multi-generation kernel with warps stacked vertically
+ * (`lop3v`): the `lop3` kernel's row logic (cuda_lop3.cuh) on a taller tile whose rows are
+ * split between the warps of a block, which exchange their edge rows through shared memory
+ * once per generation.
+ *
+ * What it computes: K generations of an outer-totalistic rule per launch (the host does a
+ * remainder of fewer than K generations with the one-step bitcount kernel).
+ *
+ * Layout: WLCU_BITS (row-major 32-bit words, bit i of word j = cell 32j + i).  A block of WB
+ * warps owns a tile of 32 word columns by WB * NR rows; warp w holds rows w*NR .. w*NR+NR-1
+ * of the tile, lane l word column c = 30*group + l - 1, in registers v[1..NR]; v[0] and
+ * v[NR+1] hold the rows just above and below the warp's slice, read from the neighbouring
+ * warps' edge rows in shared memory before every generation (zero at the tile's top and
+ * bottom).  Lanes 0 and 31 and the K rows at the top and bottom of the tile are the halo,
+ * recomputed rather than exchanged between blocks: the garbage that enters at the tile's edges
+ * moves one cell per generation, so after K generations rows K .. WB*NR-K-1 of lanes 1..30 are
+ * exact and are the rows written.
+ *
+ * Why: `lop3` keeps a whole 64-row tile in one warp and updates its rows 1..62 in every
+ * generation (a rolled generation loop, to keep the code small), so it computes 62 rows for
+ * every 48 it writes (1.29x) and the per-thread tile cannot grow without spilling or losing
+ * occupancy.  Stacking warps makes the tile tall (128 rows for the default 32 x 4 warps,
+ * 112 written: 1.14x) while each thread holds only NR + 2 rows, and the unrolled row loop of
+ * one generation is half as long as lop3's (instruction cache).  The price is one
+ * __syncthreads per generation and four shared-memory accesses per thread per generation;
+ * the exchange buffer is double-buffered by generation parity, so one barrier suffices (a
+ * warp writes parity p again only after every warp has passed the next barrier, i.e. after
+ * all reads of parity p).
+ *
+ * Edges: as in lop3 (loads through wl_win32 outside the fast path: periodic plane on a torus,
+ * dead cells beyond a bounded grid, whose ghost rows and columns are cleared after every
+ * generation; warps whose slice lies inside the grid skip both, a warp-uniform branch).
+ */
+#include "cuda_lop3.cuh"
+
+#include <string.h>
+
+#define V_NR 32          /* default rows per warp */
+#define V_WB 4           /* default warps per block (stacked vertically) */
+#define V_K 8            /* default generations per launch (K <= 32: garbage stays in lanes 0, 31) */
+#define V_NR_MAX 48      /* the largest NR compiled */
+#define V_WB_MAX 16      /* the largest WB compiled (shared exchange buffer size) */
+#define V_LANES_OUT 30   /* lanes 1..30 are written */
+
+/* The kernel body: one block tile after another (one per block unless the grid is capped).
+ * nr must be even (rows are updated in pairs). */
+__device__ __forceinline__ void lop3v_body(const uint32_t *__restrict__ in,
+                                           uint32_t *__restrict__ out, int64_t w, int64_t h,
+                                           uint64_t nw, int torus, int64_t groups,
+                                           int64_t total, unsigned birth, unsigned survive,
+                                           int life, const int nr, const int wb, const int kk) {
+    /* edge rows: [parity][warp][0 = top row, 1 = bottom row][lane] */
+    __shared__ uint32_t edge[2][V_WB_MAX][2][32];
+    const int lane = threadIdx.x & 31, warp = threadIdx.x >> 5;
+    const int64_t out_rows = (int64_t)wb * nr - 2 * kk; /* rows written per tile */
+    int ph = 0;                                         /* exchange buffer parity */
+    uint32_t v[V_NR_MAX + 2];
+    for (int64_t tile = blockIdx.x; tile < total; tile += gridDim.x) {
+        const int64_t band = tile / groups, grp = tile % groups;
+        const int64_t c = grp * V_LANES_OUT + lane - 1;
+        const int64_t r0 = band * out_rows - kk + (int64_t)warp * nr; /* row of v[1] */
+        const int64_t col_lo = (grp * V_LANES_OUT - 1) * 32;
+        const int inside = r0 >= 0 && r0 + nr <= (int64_t)h && col_lo >= 0 &&
+                           col_lo + 32 * 32 <= (int64_t)w;
+        if (inside) {
+            const uint32_t *p = in + (uint64_t)r0 * nw + (uint64_t)c;
+#pragma unroll
+            for (int i = 0; i < nr; i++) v[i + 1] = p[(uint64_t)i * nw];
+        } else {
+#pragma unroll
+            for (int i = 0; i < nr; i++) v[i + 1] = wl_win32_call(in, nw, w, h, torus, r0 + i, c);
+        }
+        const int needmask = !torus && !inside;
+        const uint32_t cm = wl_colmask(w, c);
+#pragma unroll 1
+        for (int g = 0; g < kk; g++) {
+            edge[ph][warp][0][lane] = v[1];
+            edge[ph][warp][1][lane] = v[nr];
+            __syncthreads();
+            v[0] = warp > 0 ? edge[ph][warp - 1][1][lane] : 0u;
+            v[nr + 1] = warp < wb - 1 ? edge[ph][warp + 1][0][lane] : 0u;
+            ph ^= 1;
+            LOP3_GENERATION(1, nr + 1);
+            if (needmask) {
+#pragma unroll
+                for (int i = 1; i <= nr; i++)
+                    v[i] &= (uint64_t)(r0 + i - 1) < (uint64_t)h ? cm : 0u;
+            }
+        }
+        if (lane >= 1 && lane <= V_LANES_OUT && (uint64_t)c < nw) {
+#pragma unroll
+            for (int i = 1; i <= nr; i++) {
+                const int bl = warp * nr + i - 1; /* row within the tile */
+                const int64_t y = r0 + i - 1;
+                if (bl >= kk && bl < wb * nr - kk && y < (int64_t)h)
+                    out[(uint64_t)y * nw + (uint64_t)c] = v[i] & cm;
+            }
+        }
+    }
+}
+
+typedef void (*lop3v_fn)(const uint32_t *, uint32_t *, int64_t, int64_t, uint64_t, int,
+                         int64_t, int64_t, unsigned, unsigned);
+
+/* One kernel per compiled-in rule and shape: the masks are literals, so the evaluator folds.
+ * MINB: blocks per SM that ptxas must make room for (1: no register cap; 8 with 4 warps or
+ * 4 with 8 warps caps the kernel at 64 registers, 32 warps per SM). */
+#define LOP3V_KERNEL_SHAPE(name, B, S, LIFE, NR, WB, K, MINB)                               \
+    __global__ void __launch_bounds__(32 * (WB), MINB)                                      \
+        name(const uint32_t *in, uint32_t *out, int64_t w, int64_t h, uint64_t nw, int torus, \
+             int64_t groups, int64_t total, unsigned birth, unsigned survive) {             \
+        (void)birth;                                                                        \
+        (void)survive;                                                                      \
+        lop3v_body(in, out, w, h, nw, torus, groups, total, B, S, LIFE, NR, WB, K);         \
+    }
+#define LOP3V_KERNEL(name, B, S, LIFE)                                                      \
+    LOP3V_KERNEL_SHAPE(name, B, S, LIFE, V_NR, V_WB, V_K, 1)
+
+/* masks: bit n = n live neighbours */
+#define M(n) (1u << (n))
+LOP3V_KERNEL(k_lop3v_life, M(3), M(2) | M(3), 1)                                 /* B3/S23 */
+LOP3V_KERNEL(k_lop3v_highlife, M(3) | M(6), M(2) | M(3), 0)                       /* B36/S23 */
+LOP3V_KERNEL(k_lop3v_daynight, M(3) | M(6) | M(7) | M(8),
+             M(3) | M(4) | M(6) | M(7) | M(8), 0)                                /* B3678/S34678 */
+LOP3V_KERNEL(k_lop3v_seeds, M(2), 0, 0)                                           /* B2/S */
+LOP3V_KERNEL(k_lop3v_morley, M(3) | M(6) | M(8), M(2) | M(4) | M(5), 0)           /* B368/S245 */
+
+__global__ void __launch_bounds__(32 * V_WB)
+    k_lop3v_generic(const uint32_t *in, uint32_t *out, int64_t w, int64_t h, uint64_t nw,
+                    int torus, int64_t groups, int64_t total, unsigned birth,
+                    unsigned survive) {
+    lop3v_body(in, out, w, h, nw, torus, groups, total, birth, survive, 0, V_NR, V_WB, V_K);
+}
+
+/* Other shapes of the Life kernel, for tuning (WL_CUDA_LOP3V=NRxWBxK, "m": 64 registers). */
+LOP3V_KERNEL_SHAPE(k_lop3v_life_32x8x8, M(3), M(2) | M(3), 1, 32, 8, 8, 1)
+LOP3V_KERNEL_SHAPE(k_lop3v_life_16x8x8, M(3), M(2) | M(3), 1, 16, 8, 8, 1)
+LOP3V_KERNEL_SHAPE(k_lop3v_life_16x16x8, M(3), M(2) | M(3), 1, 16, 16, 8, 1)
+LOP3V_KERNEL_SHAPE(k_lop3v_life_48x4x8, M(3), M(2) | M(3), 1, 48, 4, 8, 1)
+LOP3V_KERNEL_SHAPE(k_lop3v_life_32x8x16, M(3), M(2) | M(3), 1, 32, 8, 16, 1)
+LOP3V_KERNEL_SHAPE(k_lop3v_life_32x4x8m, M(3), M(2) | M(3), 1, 32, 4, 8, 8)
+LOP3V_KERNEL_SHAPE(k_lop3v_life_32x8x8m, M(3), M(2) | M(3), 1, 32, 8, 8, 4)
+
+static const struct {
+    const char *name;
+    int nr, wb, k;
+    lop3v_fn fn;
+} life_shapes[] = {
+    {"32x8x8", 32, 8, 8, k_lop3v_life_32x8x8},    {"16x8x8", 16, 8, 8, k_lop3v_life_16x8x8},
+    {"16x16x8", 16, 16, 8, k_lop3v_life_16x16x8}, {"48x4x8", 48, 4, 8, k_lop3v_life_48x4x8},
+    {"32x8x16", 32, 8, 16, k_lop3v_life_32x8x16}, {"32x4x8m", 32, 4, 8, k_lop3v_life_32x4x8m},
+    {"32x8x8m", 32, 8, 8, k_lop3v_life_32x8x8m},
+};
+#define N_SHAPES ((int)(sizeof life_shapes / sizeof life_shapes[0]))
+
+static const struct {
+    uint16_t birth, survive;
+    lop3v_fn fn;
+} variants[] = {
+    {M(3), M(2) | M(3), k_lop3v_life},
+    {M(3) | M(6), M(2) | M(3), k_lop3v_highlife},
+    {M(3) | M(6) | M(7) | M(8), M(3) | M(4) | M(6) | M(7) | M(8), k_lop3v_daynight},
+    {M(2), 0, k_lop3v_seeds},
+    {M(3) | M(6) | M(8), M(2) | M(4) | M(5), k_lop3v_morley},
+};
+#define N_VARIANTS ((int)(sizeof variants / sizeof variants[0]))
+
+extern "C" int wlcu_lop3v_shape(const char *text) {
+    if (!text) return -1;
+    for (int i = 0; i < N_SHAPES; i++)
+        if (strcmp(life_shapes[i].name, text) == 0) return i;
+    return -1;
+}
+
+extern "C" unsigned wlcu_lop3v_max_gens(const wlcu_ctx *c) {
+    return c->lop3v_shape >= 0 && c->lop3v_shape < N_SHAPES
+               ? (unsigned)life_shapes[c->lop3v_shape].k
+               : V_K;
+}
+
+extern "C" wl_status wlcu_lop3v_step(wlcu_ctx *c) {
+    int nr = V_NR, wb = V_WB, kk = V_K;
+    lop3v_fn fn = k_lop3v_generic;
+    for (int i = 0; i < N_VARIANTS; i++)
+        if (variants[i].birth == c->birth && variants[i].survive == c->survive)
+            fn = variants[i].fn;
+    if (c->lop3v_shape >= 0 && c->lop3v_shape < N_SHAPES) { /* Life only (set by the caller) */
+        nr = life_shapes[c->lop3v_shape].nr;
+        wb = life_shapes[c->lop3v_shape].wb;
+        kk = life_shapes[c->lop3v_shape].k;
+        fn = life_shapes[c->lop3v_shape].fn;
+    }
+    int64_t groups = (int64_t)((c->nw + V_LANES_OUT - 1) / V_LANES_OUT);
+    int64_t out_rows = (int64_t)wb * nr - 2 * kk;
+    int64_t bands = (int64_t)((c->h + out_rows - 1) / out_rows);
+    int64_t total = groups * bands; /* block tiles */
+    int64_t blocks = total;
+    if (blocks > 65535 * 256) blocks = 65535 * 256; /* the blocks loop beyond that */
+    fn<<<(unsigned)blocks, 32 * wb>>>((const uint32_t *)c->cur, (uint32_t *)c->nxt,
+                                      (int64_t)c->w, (int64_t)c->h, c->nw, c->torus, groups,
+                                      total, c->birth, c->survive);
+    WLCU_CHECK_LAUNCH("lop3v");
+    return WL_OK;
+}
