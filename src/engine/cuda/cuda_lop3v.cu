@@ -166,8 +166,12 @@ static const struct {
 };
 #define N_VARIANTS ((int)(sizeof variants / sizeof variants[0]))
 
+/* The Life shape used when WL_CUDA_LOP3V is not set (index into life_shapes; -1: the
+ * default shape V_NR x V_WB x V_K that every rule uses). */
+#define V_LIFE_DEFAULT (-1)
+
 extern "C" int wlcu_lop3v_shape(const char *text) {
-    if (!text) return -1;
+    if (!text) return V_LIFE_DEFAULT;
     for (int i = 0; i < N_SHAPES; i++)
         if (strcmp(life_shapes[i].name, text) == 0) return i;
     return -1;

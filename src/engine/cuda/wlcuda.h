@@ -97,7 +97,8 @@ int wlcu_lop3_variant(uint16_t birth, uint16_t survive);
 /* cuda_lop3v.cu: wlcu_lop3v_max_gens(c) generations per launch, warps stacked vertically. */
 wl_status wlcu_lop3v_step(wlcu_ctx *c);
 unsigned wlcu_lop3v_max_gens(const wlcu_ctx *c);
-/* The Life tuning shape of lop3v named by text ("NRxWBxK", from WL_CUDA_LOP3V), or -1. */
+/* The Life shape of lop3v named by text ("NRxWBxK", from WL_CUDA_LOP3V), or -1 for the
+ * default shape; text NULL: the shape Life uses by default. */
 int wlcu_lop3v_shape(const char *text);
 /* Layout conversions between WLCU_BITS (src/dst `bits`) and the context's layout. */
 wl_status wlcu_bits_to_layout(wlcu_ctx *c, const uint32_t *bits, void *dst);
