@@ -78,11 +78,20 @@ static inline uint32_t hash4(uint32_t a, uint32_t b, uint32_t c, uint32_t d) {
     return (uint32_t)(z * 0x94D049BB133111EBull >> 32);
 }
 
+/* A table slot holds a node index (low HL_INDEX_BITS bits) and, above it, a tag: the top
+ * bits of the node's hash.  A probe dereferences a node only when the tag matches, so a
+ * collision costs a compare in the slot's cache line instead of a miss on another node,
+ * and looking up a new node touches no node at all (but 1 in 16 times). */
+#define HL_TAG_SHIFT HL_INDEX_BITS
+#define HL_INDEX_MASK ((1u << HL_INDEX_BITS) - 1)
+static inline uint32_t slot_tag(uint32_t hv) { return hv >> HL_TAG_SHIFT << HL_TAG_SHIFT; }
+
 static void table_insert(hl_ctx *h, uint32_t n) {
     const hl_node *p = &h->nodes[n];
-    uint32_t i = hash4(p->c[0], p->c[1], p->c[2], p->c[3]) & h->tmask;
+    uint32_t hv = hash4(p->c[0], p->c[1], p->c[2], p->c[3]);
+    uint32_t i = hv & h->tmask;
     while (h->table[i]) i = (i + 1) & h->tmask;
-    h->table[i] = n;
+    h->table[i] = slot_tag(hv) | n;
 }
 
 /* Rebuilds the hash table with `slots` entries from every node in use. */
@@ -226,8 +235,10 @@ static wl_status grow_arrays(hl_ctx *h) {
 static uint32_t find_or_make(hl_ctx *h, uint32_t a, uint32_t b, uint32_t c, uint32_t d,
                              int level) {
     uint32_t hv = hash4(a, b, c, d);
-    uint32_t i = hv & h->tmask;
-    for (uint32_t n; (n = h->table[i]) != 0; i = (i + 1) & h->tmask) {
+    uint32_t i = hv & h->tmask, tag = slot_tag(hv);
+    for (uint32_t v; (v = h->table[i]) != 0; i = (i + 1) & h->tmask) {
+        if ((v & ~HL_INDEX_MASK) != tag) continue;
+        uint32_t n = v & HL_INDEX_MASK;
         const hl_node *p = &h->nodes[n];
         if (p->c[0] == a && p->c[1] == b && p->c[2] == c && p->c[3] == d) return n;
     }
@@ -275,7 +286,7 @@ static uint32_t find_or_make(hl_ctx *h, uint32_t a, uint32_t b, uint32_t c, uint
     h->nodes[n].rexp = HL_NO_RESULT;
     if (h->popcache) h->popcache[n] = UINT64_MAX;
     h->live++;
-    h->table[i] = n;
+    h->table[i] = tag | n;
     return n;
 }
 
@@ -301,7 +312,18 @@ static int make_many(hl_ctx *h, int count, const uint32_t (*kids)[4], int level,
     }
     /* keep the compiler from fusing the loops: all slot loads must be in flight first */
     __asm__ volatile("" ::: "memory");
-    for (int i = 0; i < count; i++) __builtin_prefetch(&h->nodes[h->table[hv[i] & h->tmask]]);
+    for (int i = 0; i < count; i++) {
+        /* the first node whose tag matches (slots within one cache line ahead) */
+        uint32_t j = hv[i] & h->tmask, tag = slot_tag(hv[i]);
+        for (int probe = 0; probe < 4; probe++, j = (j + 1) & h->tmask) {
+            uint32_t v = h->table[j];
+            if (!v) break;
+            if ((v & ~HL_INDEX_MASK) == tag) {
+                __builtin_prefetch(&h->nodes[v & HL_INDEX_MASK]);
+                break;
+            }
+        }
+    }
     __asm__ volatile("" ::: "memory");
     for (int i = 0; i < count; i++) {
         out[i] = find_or_make(h, kids[i][0], kids[i][1], kids[i][2], kids[i][3], level);
@@ -574,7 +596,7 @@ static wl_status hl_create(const wl_config *cfg, const char *kernel, void **out)
     }
     h->max_bytes = maxb;
     uint64_t lim = maxb / HL_BYTES_PER_NODE;
-    if (lim > 0xF0000000u) lim = 0xF0000000u; /* 32-bit indices */
+    if (lim > HL_INDEX_MASK - 64) lim = HL_INDEX_MASK - 64; /* indices fit a table slot */
     if (lim < 1024) lim = 1024;
     h->limit = (uint32_t)lim;
     h->poll_countdown = HL_POLL_INTERVAL;

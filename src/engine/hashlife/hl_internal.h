@@ -18,6 +18,7 @@
 #define HL_LEAF_MARK 0xFFFFFFFFu
 #define HL_LEAF_LEVEL 3 /* a leaf covers 2^3 x 2^3 cells */
 #define HL_MAX_LEVEL 240 /* coordinates stay far below the 2^255 of a wl_bigint */
+#define HL_INDEX_BITS 28 /* node indices < 2^28 (10 GB of nodes): 4 bits of a table slot tag */
 #define HL_NO_RESULT 0xFFu /* rexp value of a node without a memoised result */
 
 typedef struct hl_node {
