@@ -65,13 +65,13 @@ if [ "$MODE" = all ] || [ "$MODE" = test ] || [ "$MODE" = quick ]; then
 fi
 
 # ---- lop3v: tests and benchmarks of the vertically stacked kernel against lop3 -----------
-LOP3V_SHAPES="32x8x8 16x8x8 16x16x8 48x4x8 32x8x16 32x4x8m 32x8x8m"
+LOP3V_SHAPES="32x8x8p 32x8x8 32x4x8m 32x16x8m 32x8x16m 24x8x8m 16x8x8m 48x4x8r 40x8x8r"
 if [ "$MODE" = lop3v ]; then
   t0=$(date +%s)
-  (cd "$ROOT/tests" && timeout 200 "$TE" --gpu -e cuda -k lop3,lop3v) >"$OUT/test.log" 2>&1
+  (cd "$ROOT/tests" && timeout 200 "$TE" --gpu -e cuda -k best,lop3,lop3v) >"$OUT/test.log" 2>&1
   rc=$?
   grep -E "failed|FAIL|mismatch" "$OUT/test.log" | head -10
-  note "test_engines --gpu -e cuda -k lop3,lop3v: rc=$rc in $(( $(date +%s) - t0 )) s: $(grep -E '^test_engines: [0-9]+ passed' "$OUT/test.log" | tail -1)"
+  note "test_engines --gpu -e cuda -k best,lop3,lop3v: rc=$rc in $(( $(date +%s) - t0 )) s: $(grep -E '^test_engines: [0-9]+ passed' "$OUT/test.log" | tail -1)"
   for shape in $LOP3V_SHAPES; do
     (cd "$ROOT/tests" && WL_CUDA_LOP3V=$shape timeout 60 "$TE" --gpu -e cuda -k lop3v -r B3/S23) >>"$OUT/test_shapes.log" 2>&1
     rc=$?
@@ -88,7 +88,7 @@ bench() { # bench LOGNAME ARGS...: runs warplife bench, keeps the table lines
 }
 if [ "$MODE" = lop3v ]; then
   B=65536x65536
-  for k in lop3 lop3v; do
+  for k in lop3 lop3v best; do
     bench bench.txt --engine cuda --kernel $k --size $B --generations 1024 --runs 5 --torus
     bench bench.txt --engine cuda --kernel $k --size $B --generations 1024 --runs 5 --bounded
   done

@@ -5,8 +5,8 @@
  * (wlcuda.h), which check every CUDA call and launch.
  *
  * Kernels (the first is the default):
- *   best       the fastest kernel for the rule: lop3 for outer-totalistic rules, lut6x3
- *              otherwise;
+ *   best       the fastest kernel for the rule: lop3v for outer-totalistic rules, lut6x3
+ *              otherwise (docs/BENCHMARKS.md);
  *   lop3       bitsliced, several generations per launch in registers (cuda_lop3.cu);
  *   lop3v      the same row logic on a taller tile split between the warps of a block, edge
  *              rows exchanged through shared memory every generation (cuda_lop3v.cu);
@@ -72,7 +72,7 @@ static wl_status cuda_create(const wl_config *cfg, const char *kernel, void **ct
         if (strcmp(kernel_names[i], kernel) == 0) id = kernel_ids[i];
     uint16_t birth = 0, survive = 0;
     int totalistic = wl_rule_is_totalistic(&cfg->rule, &birth, &survive);
-    if (id < 0) id = totalistic ? WLCU_K_LOP3 : WLCU_K_LUT6X3;
+    if (id < 0) id = totalistic ? WLCU_K_LOP3V : WLCU_K_LUT6X3;
     if ((id == WLCU_K_LOP3 || id == WLCU_K_LOP3V || id == WLCU_K_BITCOUNT) && !totalistic) {
         if (cfg->verbose)
             fprintf(stderr,

@@ -37,11 +37,63 @@
 #include <string.h>
 
 #define V_NR 32          /* default rows per warp */
-#define V_WB 4           /* default warps per block (stacked vertically) */
+#define V_WB 8           /* default warps per block (stacked vertically) */
+#define V_MINB 4         /* default: blocks per SM to make room for (8 warps x 4: 64 registers) */
 #define V_K 8            /* default generations per launch (K <= 32: garbage stays in lanes 0, 31) */
 #define V_NR_MAX 48      /* the largest NR compiled */
 #define V_WB_MAX 16      /* the largest WB compiled (shared exchange buffer size) */
 #define V_LANES_OUT 30   /* lanes 1..30 are written */
+
+/* d = the 3-input logic function with truth table `lut` of a, b, c (one LOP3): bit
+ * 4a + 2b + c of lut is the result; e.g. 0x96 = a ^ b ^ c, 0xE8 = majority(a, b, c).  Written
+ * in PTX so that the compiler keeps exactly the planned operations. */
+#define LOP3_ASM(d, a, b, c, lut) \
+    asm("lop3.b32 %0, %1, %2, %3, " #lut ";" : "=r"(d) : "r"(a), "r"(b), "r"(c))
+
+/* Horizontal 3-sum s + 2c of word x: s = L ^ x ^ R, c = majority (2 LOP3 after the shifts). */
+#define HSUM3(x, s, c)                                                                     \
+    do {                                                                                   \
+        uint32_t l_ = __shfl_up_sync(FULL_MASK, (x), 1);                                   \
+        uint32_t r_ = __shfl_down_sync(FULL_MASK, (x), 1);                                 \
+        uint32_t xl_ = __funnelshift_l(l_, (x), 1), xr_ = __funnelshift_r((x), r_, 1);     \
+        LOP3_ASM(s, xl_, (x), xr_, 0x96);                                                  \
+        LOP3_ASM(c, xl_, (x), xr_, 0xE8);                                                  \
+    } while (0)
+
+/* One generation of B3/S23 on rows lo..hi-1 in place in v[] (rows lo-1 and hi are read, not
+ * written), 8 LOP3 per row after the horizontal sums.  With (s_j, c_j) the horizontal sum of
+ * row j, the 9-cell total of row i is T = S + 2 Cs with S = s_{i-1} + s_i + s_{i+1} = x0 + 2k
+ * and Cs = c_{i-1} + c_i + c_{i+1} = y1 + 2 y2 (two full adders: XOR3 and majority each), so
+ * T = x0 + 2 (y1 + k) + 4 y2 and, with m = y1 + k + 2 y2:
+ *   alive = T == 3 | (centre & T == 4) = x0 ? [m == 1] : centre & [m == 2];
+ *   e = [m == 1] = (y1 ^ k) & ~y2                          (lut 0x14 of y1, k, y2)
+ *   f = [m == 2] = y2 ? ~(y1 | k) : y1 & k                 (lut 0x42 of y1, k, y2)
+ *   g = f & centre & ~x0                                   (lut 0x40 of f, centre, x0)
+ *   next = (x0 & e) | g                                    (lut 0xEA of x0, e, g)
+ * (checked against the rule on all 512 neighbourhoods when it was written). */
+#define LIFE_GENERATION(lo, hi)                                                            \
+    do {                                                                                   \
+        uint32_t sa, ca, sb, cb; /* horizontal sums of rows i-1 and i */                   \
+        HSUM3(v[(lo) - 1], sa, ca);                                                        \
+        HSUM3(v[(lo)], sb, cb);                                                            \
+        _Pragma("unroll") for (int i = (lo); i < (hi); i++) {                              \
+            uint32_t sn, cn, x0, k, y1, y2, e, f, g, n;                                    \
+            HSUM3(v[i + 1], sn, cn); /* row i+1, old value */                              \
+            LOP3_ASM(x0, sa, sb, sn, 0x96);                                                \
+            LOP3_ASM(k, sa, sb, sn, 0xE8);                                                 \
+            LOP3_ASM(y1, ca, cb, cn, 0x96);                                                \
+            LOP3_ASM(y2, ca, cb, cn, 0xE8);                                                \
+            LOP3_ASM(e, y1, k, y2, 0x14);                                                  \
+            LOP3_ASM(f, y1, k, y2, 0x42);                                                  \
+            LOP3_ASM(g, f, v[i], x0, 0x40);                                                \
+            LOP3_ASM(n, x0, e, g, 0xEA);                                                   \
+            v[i] = n;                                                                      \
+            sa = sb;                                                                       \
+            ca = cb;                                                                       \
+            sb = sn;                                                                       \
+            cb = cn;                                                                       \
+        }                                                                                  \
+    } while (0)
 
 /* The kernel body: one block tile after another (one per block unless the grid is capped).
  * nr must be even (rows are updated in pairs). */
@@ -50,6 +102,7 @@ __device__ __forceinline__ void lop3v_body(const uint32_t *__restrict__ in,
                                            uint64_t nw, int torus, int64_t groups,
                                            int64_t total, unsigned birth, unsigned survive,
                                            int life, const int nr, const int wb, const int kk) {
+    /* life: 0 any rule (masks), 1 B3/S23 by LIFE_GENERATION, 2 B3/S23 by LOP3_GENERATION */
     /* edge rows: [parity][warp][0 = top row, 1 = bottom row][lane] */
     __shared__ uint32_t edge[2][V_WB_MAX][2][32];
     const int lane = threadIdx.x & 31, warp = threadIdx.x >> 5;
@@ -81,7 +134,8 @@ __device__ __forceinline__ void lop3v_body(const uint32_t *__restrict__ in,
             v[0] = warp > 0 ? edge[ph][warp - 1][1][lane] : 0u;
             v[nr + 1] = warp < wb - 1 ? edge[ph][warp + 1][0][lane] : 0u;
             ph ^= 1;
-            LOP3_GENERATION(1, nr + 1);
+            if (life == 1) LIFE_GENERATION(1, nr + 1);
+            else LOP3_GENERATION(1, nr + 1);
             if (needmask) {
 #pragma unroll
                 for (int i = 1; i <= nr; i++)
@@ -115,7 +169,7 @@ typedef void (*lop3v_fn)(const uint32_t *, uint32_t *, int64_t, int64_t, uint64_
         lop3v_body(in, out, w, h, nw, torus, groups, total, B, S, LIFE, NR, WB, K);         \
     }
 #define LOP3V_KERNEL(name, B, S, LIFE)                                                      \
-    LOP3V_KERNEL_SHAPE(name, B, S, LIFE, V_NR, V_WB, V_K, 1)
+    LOP3V_KERNEL_SHAPE(name, B, S, LIFE, V_NR, V_WB, V_K, V_MINB)
 
 /* masks: bit n = n live neighbours */
 #define M(n) (1u << (n))
@@ -126,31 +180,40 @@ LOP3V_KERNEL(k_lop3v_daynight, M(3) | M(6) | M(7) | M(8),
 LOP3V_KERNEL(k_lop3v_seeds, M(2), 0, 0)                                           /* B2/S */
 LOP3V_KERNEL(k_lop3v_morley, M(3) | M(6) | M(8), M(2) | M(4) | M(5), 0)           /* B368/S245 */
 
-__global__ void __launch_bounds__(32 * V_WB)
+__global__ void __launch_bounds__(32 * V_WB, V_MINB)
     k_lop3v_generic(const uint32_t *in, uint32_t *out, int64_t w, int64_t h, uint64_t nw,
                     int torus, int64_t groups, int64_t total, unsigned birth,
                     unsigned survive) {
     lop3v_body(in, out, w, h, nw, torus, groups, total, birth, survive, 0, V_NR, V_WB, V_K);
 }
 
-/* Other shapes of the Life kernel, for tuning (WL_CUDA_LOP3V=NRxWBxK, "m": 64 registers). */
+/* Other shapes of the Life kernel, for tuning (WL_CUDA_LOP3V=NRxWBxK; "m": MINB caps the
+ * kernel at 64 registers, "r": at 80). */
 LOP3V_KERNEL_SHAPE(k_lop3v_life_32x8x8, M(3), M(2) | M(3), 1, 32, 8, 8, 1)
-LOP3V_KERNEL_SHAPE(k_lop3v_life_16x8x8, M(3), M(2) | M(3), 1, 16, 8, 8, 1)
-LOP3V_KERNEL_SHAPE(k_lop3v_life_16x16x8, M(3), M(2) | M(3), 1, 16, 16, 8, 1)
-LOP3V_KERNEL_SHAPE(k_lop3v_life_48x4x8, M(3), M(2) | M(3), 1, 48, 4, 8, 1)
-LOP3V_KERNEL_SHAPE(k_lop3v_life_32x8x16, M(3), M(2) | M(3), 1, 32, 8, 16, 1)
+/* the default shape with lop3's pair logic (LOP3_GENERATION) instead of LIFE_GENERATION */
+LOP3V_KERNEL_SHAPE(k_lop3v_life_32x8x8p, M(3), M(2) | M(3), 2, 32, 8, 8, 4)
 LOP3V_KERNEL_SHAPE(k_lop3v_life_32x4x8m, M(3), M(2) | M(3), 1, 32, 4, 8, 8)
-LOP3V_KERNEL_SHAPE(k_lop3v_life_32x8x8m, M(3), M(2) | M(3), 1, 32, 8, 8, 4)
+LOP3V_KERNEL_SHAPE(k_lop3v_life_32x16x8m, M(3), M(2) | M(3), 1, 32, 16, 8, 2)
+LOP3V_KERNEL_SHAPE(k_lop3v_life_32x8x16m, M(3), M(2) | M(3), 1, 32, 8, 16, 4)
+LOP3V_KERNEL_SHAPE(k_lop3v_life_24x8x8m, M(3), M(2) | M(3), 1, 24, 8, 8, 4)
+LOP3V_KERNEL_SHAPE(k_lop3v_life_16x8x8m, M(3), M(2) | M(3), 1, 16, 8, 8, 4)
+LOP3V_KERNEL_SHAPE(k_lop3v_life_48x4x8r, M(3), M(2) | M(3), 1, 48, 4, 8, 6)
+LOP3V_KERNEL_SHAPE(k_lop3v_life_40x8x8r, M(3), M(2) | M(3), 1, 40, 8, 8, 3)
 
 static const struct {
     const char *name;
     int nr, wb, k;
     lop3v_fn fn;
 } life_shapes[] = {
-    {"32x8x8", 32, 8, 8, k_lop3v_life_32x8x8},    {"16x8x8", 16, 8, 8, k_lop3v_life_16x8x8},
-    {"16x16x8", 16, 16, 8, k_lop3v_life_16x16x8}, {"48x4x8", 48, 4, 8, k_lop3v_life_48x4x8},
-    {"32x8x16", 32, 8, 16, k_lop3v_life_32x8x16}, {"32x4x8m", 32, 4, 8, k_lop3v_life_32x4x8m},
-    {"32x8x8m", 32, 8, 8, k_lop3v_life_32x8x8m},
+    {"32x8x8", 32, 8, 8, k_lop3v_life_32x8x8},
+    {"32x8x8p", 32, 8, 8, k_lop3v_life_32x8x8p},
+    {"32x4x8m", 32, 4, 8, k_lop3v_life_32x4x8m},
+    {"32x16x8m", 32, 16, 8, k_lop3v_life_32x16x8m},
+    {"32x8x16m", 32, 8, 16, k_lop3v_life_32x8x16m},
+    {"24x8x8m", 24, 8, 8, k_lop3v_life_24x8x8m},
+    {"16x8x8m", 16, 8, 8, k_lop3v_life_16x8x8m},
+    {"48x4x8r", 48, 4, 8, k_lop3v_life_48x4x8r},
+    {"40x8x8r", 40, 8, 8, k_lop3v_life_40x8x8r},
 };
 #define N_SHAPES ((int)(sizeof life_shapes / sizeof life_shapes[0]))
 
