@@ -36,9 +36,9 @@
 
 #include <string.h>
 
-#define V_NR 32          /* default rows per warp */
+#define V_NR 40          /* default rows per warp */
 #define V_WB 8           /* default warps per block (stacked vertically) */
-#define V_MINB 4         /* default: blocks per SM to make room for (8 warps x 4: 64 registers) */
+#define V_MINB 3         /* default: blocks per SM to make room for (8 warps x 3: 80 registers) */
 #define V_K 8            /* default generations per launch (K <= 32: garbage stays in lanes 0, 31) */
 #define V_NR_MAX 48      /* the largest NR compiled */
 #define V_WB_MAX 16      /* the largest WB compiled (shared exchange buffer size) */
@@ -187,33 +187,28 @@ __global__ void __launch_bounds__(32 * V_WB, V_MINB)
     lop3v_body(in, out, w, h, nw, torus, groups, total, birth, survive, 0, V_NR, V_WB, V_K);
 }
 
-/* Other shapes of the Life kernel, for tuning (WL_CUDA_LOP3V=NRxWBxK; "m": MINB caps the
- * kernel at 64 registers, "r": at 80). */
-LOP3V_KERNEL_SHAPE(k_lop3v_life_32x8x8, M(3), M(2) | M(3), 1, 32, 8, 8, 1)
-/* the default shape with lop3's pair logic (LOP3_GENERATION) instead of LIFE_GENERATION */
-LOP3V_KERNEL_SHAPE(k_lop3v_life_32x8x8p, M(3), M(2) | M(3), 2, 32, 8, 8, 4)
-LOP3V_KERNEL_SHAPE(k_lop3v_life_32x4x8m, M(3), M(2) | M(3), 1, 32, 4, 8, 8)
+/* Other shapes of the Life kernel, for tuning (WL_CUDA_LOP3V=NRxWBxK; the suffix says how
+ * MINB caps the registers: "m" 64, "r" 80, none: 128 or more).  "p": lop3's pair logic. */
+LOP3V_KERNEL_SHAPE(k_lop3v_life_40x8x8p, M(3), M(2) | M(3), 2, 40, 8, 8, 3)
+LOP3V_KERNEL_SHAPE(k_lop3v_life_32x8x8m, M(3), M(2) | M(3), 1, 32, 8, 8, 4)
 LOP3V_KERNEL_SHAPE(k_lop3v_life_32x16x8m, M(3), M(2) | M(3), 1, 32, 16, 8, 2)
 LOP3V_KERNEL_SHAPE(k_lop3v_life_32x8x16m, M(3), M(2) | M(3), 1, 32, 8, 16, 4)
-LOP3V_KERNEL_SHAPE(k_lop3v_life_24x8x8m, M(3), M(2) | M(3), 1, 24, 8, 8, 4)
-LOP3V_KERNEL_SHAPE(k_lop3v_life_16x8x8m, M(3), M(2) | M(3), 1, 16, 8, 8, 4)
-LOP3V_KERNEL_SHAPE(k_lop3v_life_48x4x8r, M(3), M(2) | M(3), 1, 48, 4, 8, 6)
-LOP3V_KERNEL_SHAPE(k_lop3v_life_40x8x8r, M(3), M(2) | M(3), 1, 40, 8, 8, 3)
+LOP3V_KERNEL_SHAPE(k_lop3v_life_40x8x16r, M(3), M(2) | M(3), 1, 40, 8, 16, 3)
+LOP3V_KERNEL_SHAPE(k_lop3v_life_40x16x8, M(3), M(2) | M(3), 1, 40, 16, 8, 1)
+LOP3V_KERNEL_SHAPE(k_lop3v_life_48x8x16, M(3), M(2) | M(3), 1, 48, 8, 16, 2)
 
 static const struct {
     const char *name;
     int nr, wb, k;
     lop3v_fn fn;
 } life_shapes[] = {
-    {"32x8x8", 32, 8, 8, k_lop3v_life_32x8x8},
-    {"32x8x8p", 32, 8, 8, k_lop3v_life_32x8x8p},
-    {"32x4x8m", 32, 4, 8, k_lop3v_life_32x4x8m},
+    {"40x8x8p", 40, 8, 8, k_lop3v_life_40x8x8p},
+    {"32x8x8m", 32, 8, 8, k_lop3v_life_32x8x8m},
     {"32x16x8m", 32, 16, 8, k_lop3v_life_32x16x8m},
     {"32x8x16m", 32, 8, 16, k_lop3v_life_32x8x16m},
-    {"24x8x8m", 24, 8, 8, k_lop3v_life_24x8x8m},
-    {"16x8x8m", 16, 8, 8, k_lop3v_life_16x8x8m},
-    {"48x4x8r", 48, 4, 8, k_lop3v_life_48x4x8r},
-    {"40x8x8r", 40, 8, 8, k_lop3v_life_40x8x8r},
+    {"40x8x16r", 40, 8, 16, k_lop3v_life_40x8x16r},
+    {"40x16x8", 40, 16, 8, k_lop3v_life_40x16x8},
+    {"48x8x16", 48, 8, 16, k_lop3v_life_48x8x16},
 };
 #define N_SHAPES ((int)(sizeof life_shapes / sizeof life_shapes[0]))
 
