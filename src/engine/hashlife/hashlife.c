@@ -35,15 +35,24 @@
  *
  * Memory layout.  Nodes are 24-byte structs (four children, the memoised result, the
  * level and the result's exponent, so that a memo check touches one cache line) in one
- * array addressed by 32-bit indices (index 0 = none); the hash table is an array of
- * indices at most half full, probed linearly (1.3 probes per lookup on average).  32 to
- * 40 bytes per node in all, against 48 or more for stores of 64-bit pointers.
+ * array addressed by 32-bit indices (index 0 = none, at most 2^28 nodes); the hash table
+ * is an array of 32-bit slots at most half full, probed linearly, each slot holding a node
+ * index in its low 28 bits and a 4-bit tag (the top bits of the node's hash) above it.
+ * 32 to 40 bytes per node in all, against 48 or more for stores of 64-bit pointers.  Both
+ * arrays ask for transparent huge pages (their accesses are random over hundreds of MB).
  *
  * Why it is fast, and where the time goes.  Nearly all the time is memory latency: a
- * lookup costs a miss on the table slot and one on the node.  Lookups that do not depend
- * on each other (the five intermediate squares, the four second-round squares, the nine
- * centres) are issued together by make_many, which prefetches all their slots, then all
- * their nodes, before comparing, so that those misses overlap.
+ * lookup that finds its node costs a miss on the table slot and one on the node; the tag
+ * lets a probe skip the nodes of colliding slots without touching them, so a lookup costs
+ * one node miss at most (almost always), and the lookup of a new node usually none (on
+ * catacryst to 2^40 the tags took the step from 4.2 s to 3.1 s).  Lookups that do not
+ * depend on each other (the five intermediate squares, the four second-round squares, the
+ * nine centres) are issued together by make_many, which prefetches all their slots, then
+ * the node each slot's tag points at, before comparing, so that those misses overlap.
+ * What is left is a chain: a computed result typically needs one new sub-result one
+ * level down, and its three rounds of lookups (intermediate squares, second-round
+ * squares, the result itself) each wait for the previous one, about six memory latencies
+ * per computed node.
  *
  * Garbage collection.  When the number of nodes reaches the limit derived from
  * cfg->max_memory, nodes reachable from the root, from the canonical empty nodes and from
@@ -119,12 +128,16 @@ static wl_status table_rebuild(hl_ctx *h, uint32_t slots) {
     if (h->table && slots == h->tmask + 1) {
         memset(h->table, 0, (size_t)slots * sizeof *h->table); /* same size: in place */
     } else {
-        uint32_t *t = calloc(slots, sizeof *t);
+        /* realloc, not calloc + free: the inserts below read only the nodes, so the old
+         * table's contents are not needed, and a large block is remapped in place rather
+         * than copied (the peak memory is the new table alone, not old + new); if it fails,
+         * the old table is still intact */
+        uint32_t *t = realloc(h->table, (size_t)slots * sizeof *t);
         if (!t)
             return wl_error(WL_ERR_NOMEM,
                             "hashlife: out of memory for a hash table of %u slots", slots);
         advise_huge(t, (size_t)slots * sizeof *t);
-        free(h->table);
+        memset(t, 0, (size_t)slots * sizeof *t);
         h->table = t;
         h->tmask = slots - 1;
     }
