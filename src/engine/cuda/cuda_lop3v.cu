@@ -1,8 +1,9 @@
 /*
  * cuda_lop3v.cu - the bitsliced multi-generation kernel with warps stacked vertically
- * (`lop3v`): the `lop3` kernel's row logic (cuda_lop3.cuh) on a taller tile whose rows are
- * split between the warps of a block, which exchange their edge rows through shared memory
- * once per generation.
+ * (`lop3v`, and `best` for outer-totalistic rules): a tall tile whose rows are split between
+ * the warps of a block, which exchange their edge rows through shared memory once per
+ * generation; B3/S23 with hand-placed LOP3 logic, other rules with lop3's row logic
+ * (cuda_lop3.cuh).
  *
  * What it computes: K generations of an outer-totalistic rule per launch (the host does a
  * remainder of fewer than K generations with the one-step bitcount kernel).
@@ -17,16 +18,24 @@
  * moves one cell per generation, so after K generations rows K .. WB*NR-K-1 of lanes 1..30 are
  * exact and are the rows written.
  *
- * Why: `lop3` keeps a whole 64-row tile in one warp and updates its rows 1..62 in every
- * generation (a rolled generation loop, to keep the code small), so it computes 62 rows for
- * every 48 it writes (1.29x) and the per-thread tile cannot grow without spilling or losing
- * occupancy.  Stacking warps makes the tile tall (128 rows for the default 32 x 4 warps,
- * 112 written: 1.14x) while each thread holds only NR + 2 rows, and the unrolled row loop of
- * one generation is half as long as lop3's (instruction cache).  The price is one
- * __syncthreads per generation and four shared-memory accesses per thread per generation;
- * the exchange buffer is double-buffered by generation parity, so one barrier suffices (a
- * warp writes parity p again only after every warp has passed the next barrier, i.e. after
- * all reads of parity p).
+ * Why it is faster than lop3 (H100, B3/S23, 65536^2 torus: 2.14e13 -> 3.07e13 CUpS;
+ * docs/BENCHMARKS.md has the steps):
+ *   - less recomputed halo: lop3 keeps a 64-row tile in one warp and updates rows 1..62 in
+ *     every generation, 62 rows computed per 48 written (1.29x).  Here the default tile is
+ *     8 warps x 40 rows = 320 rows, 304 written for K = 8 (1.05x), 288 for K = 16 (1.11x),
+ *     while each thread holds only NR + 2 rows;
+ *   - occupancy: __launch_bounds__ with a minimum of MINB blocks per SM caps the registers
+ *     (80 for the default: 24 warps per SM).  Uncapped, nvcc used 150-255 registers and the
+ *     kernel ran 15-20% slower;
+ *   - fewer instructions for Life: LIFE_GENERATION below uses 10 LOP3, 2 funnel shifts and 2
+ *     shuffles per 32 cells (the SASS of the hot loop has 10.3 LOP3 per row, the mask code
+ *     included) where the pair logic compiles to about 13 LOP3;
+ *   - a short unrolled row loop (one generation of NR rows, about 500 instructions), so the
+ *     hot loop stays in the instruction cache.
+ * The price is one __syncthreads per generation and four shared-memory accesses per thread
+ * per generation.  The exchange buffer is double-buffered by generation parity, so one barrier
+ * suffices (a warp writes parity p again only after every warp has passed the next barrier,
+ * i.e. after all reads of parity p).
  *
  * Edges: as in lop3 (loads through wl_win32 outside the fast path: periodic plane on a torus,
  * dead cells beyond a bounded grid, whose ghost rows and columns are cleared after every
@@ -224,12 +233,12 @@ static const struct {
 };
 #define N_VARIANTS ((int)(sizeof variants / sizeof variants[0]))
 
-/* The Life shape used when WL_CUDA_LOP3V is not set (index into life_shapes; -1: the
- * default shape V_NR x V_WB x V_K that every rule uses). */
-#define V_LIFE_DEFAULT (-1)
+/* The Life shape used when WL_CUDA_LOP3V is not set (a name in life_shapes; the other rules
+ * use V_NR x V_WB x V_K): the fastest verified one on an H100 (docs/BENCHMARKS.md). */
+#define V_LIFE_DEFAULT "40x8x16r"
 
 extern "C" int wlcu_lop3v_shape(const char *text) {
-    if (!text) return V_LIFE_DEFAULT;
+    if (!text) text = V_LIFE_DEFAULT;
     for (int i = 0; i < N_SHAPES; i++)
         if (strcmp(life_shapes[i].name, text) == 0) return i;
     return -1;
