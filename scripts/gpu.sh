@@ -106,30 +106,26 @@ fi
 # ---- benchmarks -----------------------------------------------------------------------
 if [ "$MODE" = all ] || [ "$MODE" = bench ] || [ "$MODE" = quick ]; then
   B=65536x65536
-  bench bench.txt --engine cuda --kernel lop3 --size $B --generations 1024 --runs 5 --torus
-  bench bench.txt --engine cuda --kernel lop3 --size $B --generations 1024 --runs 5 --bounded
-  # other tile shapes of the Life kernel (rows per thread x generations per launch)
-  for shape in 32x4 24x4 48x8c 96x8c; do
-    WL_CUDA_LOP3=$shape bench bench.txt --engine cuda --kernel lop3 --size $B --generations 1024 --runs 3 --torus
-  done
+  bench bench.txt --engine cuda --kernel best,lop3 --size $B --generations 1024 --runs 5 --torus
+  bench bench.txt --engine cuda --kernel best,lop3 --size $B --generations 1024 --runs 5 --bounded
   if [ "$MODE" != quick ]; then
     bench bench.txt --engine cuda --kernel bitcount,lut6x3,patch16 --size $B --generations 256 --runs 3 --torus
     bench bench.txt --engine cuda --kernel bitcount,lut6x3,patch16 --size $B --generations 256 --runs 3 --bounded
     bench bench.txt --engine cuda --kernel lut4x4,lut4x4-64,shared,stride,naive --size $B --generations 16 --runs 3 --torus
     # odd sizes (not multiples of 32) and a smaller grid
-    bench bench.txt --engine cuda --kernel lop3,bitcount --size 65519x65521 --generations 1024 --runs 3 --torus
-    bench bench.txt --engine cuda --kernel lop3,bitcount --size 65519x65521 --generations 1024 --runs 3 --bounded
+    bench bench.txt --engine cuda --kernel best,bitcount --size 65519x65521 --generations 1024 --runs 3 --torus
+    bench bench.txt --engine cuda --kernel best,bitcount --size 65519x65521 --generations 1024 --runs 3 --bounded
     bench bench.txt --engine cuda --size 16384x16384 --time 0.3 --runs 3 --torus --verify
     # other outer-totalistic rules (compiled-in specialisations, and the run-time evaluator)
     for r in B36/S23 B3678/S34678 B2/S B368/S245 B34/S34 B3/S238; do
-      bench bench.txt --engine cuda --kernel lop3 --rule $r --size $B --generations 1024 --runs 3 --torus
+      bench bench.txt --engine cuda --kernel best --rule $r --size $B --generations 1024 --runs 3 --torus
     done
     # a non-totalistic rule: best falls back to lut6x3
     bench bench.txt --engine cuda --kernel best --rule B2-a/S12 --size $B --generations 128 --runs 3 --torus
     # 80% of GPU memory in two bit-packed buffers (square grid, side a multiple of 1024)
     mem_mib=$(nvidia-smi --query-gpu=memory.total --format=csv,noheader,nounits | head -1)
     side=$(awk -v m="$mem_mib" 'BEGIN{c=0.8*m*1048576*8/2; s=int(sqrt(c)/1024)*1024; print s}')
-    bench bench.txt --engine cuda --kernel lop3 --size ${side}x${side} --generations 64 --runs 2 --torus
+    bench bench.txt --engine cuda --kernel best --size ${side}x${side} --generations 64 --runs 2 --torus
   fi
 fi
 
