@@ -142,7 +142,7 @@ static wl_status table_rebuild(hl_ctx *h, uint32_t slots) {
         h->tmask = slots - 1;
     }
     /* slots are prefetched a few nodes ahead: the inserts are random accesses */
-    enum { AHEAD = 8 };
+    enum { AHEAD = 32 };
     for (uint32_t n = 1; n < h->top; n++) {
         if (n + AHEAD < h->top) {
             const hl_node *a = &h->nodes[n + AHEAD];
