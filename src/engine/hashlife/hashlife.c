@@ -39,7 +39,7 @@
  * is an array of 32-bit slots at most half full, probed linearly, each slot holding a node
  * index in its low 28 bits and a 4-bit tag (the top bits of the node's hash) above it.
  * 32 to 40 bytes per node in all, against 48 or more for stores of 64-bit pointers.  Both
- * arrays ask for transparent huge pages (their accesses are random over hundreds of MB).
+ * arrays are mappings that ask for transparent huge pages (see map_huge).
  *
  * Why it is fast, and where the time goes.  Nearly all the time is memory latency: a
  * lookup that finds its node costs a miss on the table slot and one on the node; the tag
@@ -81,16 +81,40 @@
 #define HL_DEFAULT_CAP_BYTES (8ull << 30) /* default memory cap: min(this, RAM / 2) */
 #define HL_STACK_PER_LEVEL 40      /* protect-stack entries one recursion frame may push */
 
-/* Asks the kernel to back a large array with 2 MiB pages (transparent huge pages): node and
- * table accesses are random over hundreds of megabytes, so with 4 KiB pages nearly every
- * one also misses the TLB and pays a page walk.  Only the whole 2 MiB pages inside the
- * block are advised; failure (no THP, other OS) is harmless. */
-static void advise_huge(void *p, size_t bytes) {
-#if defined(__linux__) && defined(MADV_HUGEPAGE)
-    const uintptr_t huge = (uintptr_t)2 << 20; /* 2 MiB: the x86-64 huge page */
-    uintptr_t a = ((uintptr_t)p + huge - 1) & ~(huge - 1);
-    uintptr_t b = ((uintptr_t)p + bytes) & ~(huge - 1);
-    if (b > a) madvise((void *)a, b - a, MADV_HUGEPAGE);
+/* Large arrays (the nodes, the hash table) live in their own 2 MiB-aligned anonymous
+ * mappings that ask for transparent huge pages: node and table accesses are random over
+ * hundreds of megabytes, so with 4 KiB pages nearly every one also misses the TLB and pays
+ * a page walk.  The node array reserves address space for the node limit up front
+ * (MAP_NORESERVE: only the pages touched become resident), so it never moves and every
+ * page of it can be huge; a malloc'd block moved by realloc would not be aligned and
+ * would keep its small pages.  Where mappings are not available (other systems) or fail
+ * (strict overcommit), malloc is used instead. */
+#define HL_HUGE_PAGE ((size_t)2 << 20) /* 2 MiB: the x86-64 huge page */
+
+/* A zero-filled mapping of `bytes` bytes aligned to HL_HUGE_PAGE, or NULL. */
+static void *map_huge(size_t bytes) {
+#if defined(__linux__) && defined(MAP_ANONYMOUS) && defined(MAP_NORESERVE)
+    size_t span = bytes + HL_HUGE_PAGE;
+    char *raw = mmap(NULL, span, PROT_READ | PROT_WRITE,
+                     MAP_PRIVATE | MAP_ANONYMOUS | MAP_NORESERVE, -1, 0);
+    if (raw == MAP_FAILED) return NULL;
+    char *p = (char *)(((uintptr_t)raw + HL_HUGE_PAGE - 1) & ~(uintptr_t)(HL_HUGE_PAGE - 1));
+    size_t head = (size_t)(p - raw), tail = span - head - bytes;
+    if (head) munmap(raw, head);
+    if (tail) munmap(p + bytes, tail);
+#if defined(MADV_HUGEPAGE)
+    madvise(p, bytes, MADV_HUGEPAGE); /* advice only: failure is harmless */
+#endif
+    return p;
+#else
+    (void)bytes;
+    return NULL;
+#endif
+}
+
+static void unmap_huge(void *p, size_t bytes) {
+#if defined(__linux__) && defined(MAP_ANONYMOUS) && defined(MAP_NORESERVE)
+    if (p) munmap(p, bytes);
 #else
     (void)p;
     (void)bytes;
@@ -128,17 +152,21 @@ static wl_status table_rebuild(hl_ctx *h, uint32_t slots) {
     if (h->table && slots == h->tmask + 1) {
         memset(h->table, 0, (size_t)slots * sizeof *h->table); /* same size: in place */
     } else {
-        /* realloc, not calloc + free: the inserts below read only the nodes, so the old
-         * table's contents are not needed, and a large block is remapped in place rather
-         * than copied (the peak memory is the new table alone, not old + new); if it fails,
-         * the old table is still intact */
-        uint32_t *t = realloc(h->table, (size_t)slots * sizeof *t);
+        /* tables of at least a huge page get their own mapping (zero-filled by the
+         * kernel); if the new table cannot be had, the old one is still intact */
+        size_t bytes = (size_t)slots * sizeof *h->table, mapped = 0;
+        uint32_t *t = NULL;
+        if (bytes >= HL_HUGE_PAGE && (t = map_huge(bytes)) != NULL) mapped = bytes;
+        if (!t) t = calloc(slots, sizeof *t);
         if (!t)
             return wl_error(WL_ERR_NOMEM,
                             "hashlife: out of memory for a hash table of %u slots", slots);
-        advise_huge(t, (size_t)slots * sizeof *t);
-        memset(t, 0, (size_t)slots * sizeof *t);
+        if (h->table_mapped)
+            unmap_huge(h->table, h->table_mapped);
+        else
+            free(h->table);
         h->table = t;
+        h->table_mapped = mapped;
         h->tmask = slots - 1;
     }
     /* slots are prefetched a few nodes ahead: the inserts are random accesses */
@@ -247,11 +275,19 @@ static wl_status grow_arrays(hl_ctx *h) {
     if (want > most) want = most;
     if (want <= h->cap)
         return wl_error(WL_ERR_NOMEM, "hashlife: node store full (%u nodes)", h->cap);
-    hl_node *nn = realloc(h->nodes, want * sizeof *nn);
-    if (!nn) return wl_error(WL_ERR_NOMEM, "hashlife: out of memory for %llu nodes",
-                             (unsigned long long)want);
-    h->nodes = nn;
-    advise_huge(nn, want * sizeof *nn);
+    if (!h->nodes) {
+        /* reserve address space for every node the limit allows (see map_huge) */
+        size_t bytes = (size_t)most * sizeof *h->nodes;
+        bytes = (bytes + HL_HUGE_PAGE - 1) & ~(HL_HUGE_PAGE - 1);
+        h->nodes = map_huge(bytes);
+        if (h->nodes) h->nodes_mapped = bytes;
+    }
+    if (!h->nodes_mapped) {
+        hl_node *nn = realloc(h->nodes, want * sizeof *nn);
+        if (!nn) return wl_error(WL_ERR_NOMEM, "hashlife: out of memory for %llu nodes",
+                                 (unsigned long long)want);
+        h->nodes = nn;
+    }
     if (h->popcache) {
         uint64_t *pc = realloc(h->popcache, want * sizeof *pc);
         if (!pc) {
@@ -604,8 +640,14 @@ static wl_status hl_step(void *ctx, uint64_t generations, uint64_t *done) {
 static void hl_destroy(void *ctx) {
     hl_ctx *h = ctx;
     if (!h) return;
-    free(h->nodes);
-    free(h->table);
+    if (h->nodes_mapped)
+        unmap_huge(h->nodes, h->nodes_mapped);
+    else
+        free(h->nodes);
+    if (h->table_mapped)
+        unmap_huge(h->table, h->table_mapped);
+    else
+        free(h->table);
     free(h->stack);
     free(h->popcache);
     free(h);

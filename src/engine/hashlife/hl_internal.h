@@ -38,6 +38,7 @@ typedef struct hl_ctx {
 
     /* node store */
     hl_node *nodes;
+    size_t nodes_mapped; /* bytes of address space reserved for nodes (0: malloc'd) */
     uint32_t cap;     /* allocated entries */
     uint32_t top;     /* entries used so far (free ones below it are on the free list) */
     uint32_t free_head; /* free list through c[0] (0 = empty) */
@@ -47,6 +48,7 @@ typedef struct hl_ctx {
 
     /* open-addressing hash table of node indices (0 = empty slot) */
     uint32_t *table;
+    size_t table_mapped; /* bytes of the table's own mapping (0: malloc'd) */
     uint32_t tmask;   /* table size - 1 (a power of two) */
 
     uint32_t empty[HL_MAX_LEVEL + 1]; /* canonical empty node of each level (0 = not made) */
