@@ -137,6 +137,14 @@ static inline uint32_t hash4(uint32_t a, uint32_t b, uint32_t c, uint32_t d) {
  * and looking up a new node touches no node at all (but 1 in 16 times). */
 #define HL_TAG_SHIFT HL_INDEX_BITS
 #define HL_INDEX_MASK ((1u << HL_INDEX_BITS) - 1)
+/* Starts loading node n: both cache lines when the 24-byte node straddles two (a quarter
+ * of them do). */
+static inline void prefetch_node(const hl_ctx *h, uint32_t n) {
+    const char *p = (const char *)&h->nodes[n];
+    __builtin_prefetch(p);
+    __builtin_prefetch(p + sizeof(hl_node) - 1);
+}
+
 static inline uint32_t slot_tag(uint32_t hv) { return hv >> HL_TAG_SHIFT << HL_TAG_SHIFT; }
 
 static void table_insert(hl_ctx *h, uint32_t n) {
@@ -390,7 +398,7 @@ static int make_many(hl_ctx *h, int count, const uint32_t (*kids)[4], int level,
             uint32_t v = h->table[j];
             if (!v) break;
             if ((v & ~HL_INDEX_MASK) == tag) {
-                __builtin_prefetch(&h->nodes[v & HL_INDEX_MASK]);
+                prefetch_node(h, v & HL_INDEX_MASK);
                 break;
             }
         }
@@ -471,7 +479,7 @@ static inline void prefetch_pending(const hl_ctx *h, const uint32_t *n, int coun
     for (int i = 0; i < count; i++) {
         const hl_node *p = &h->nodes[n[i]];
         if (p->rexp == e || n[i] == h->empty[k]) continue;
-        for (int j = 0; j < 4; j++) __builtin_prefetch(&h->nodes[p->c[j]]);
+        for (int j = 0; j < 4; j++) prefetch_node(h, p->c[j]);
     }
 }
 
