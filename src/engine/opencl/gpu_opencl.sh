@@ -43,17 +43,15 @@ if [ ! -f /usr/include/CL/cl.h ] || ! ldconfig -p | grep -q 'libOpenCL\.so ('; t
 fi
 
 # ---- the NVIDIA OpenCL driver (an ICD) ----------------------------------------------------
-if ! grep -qs nvidia /etc/OpenCL/vendors/*.icd; then
-  NVCL=$(ldconfig -p | awk '/libnvidia-opencl.so/{print $NF; exit}')
-  [ -z "$NVCL" ] && NVCL=$(find /usr/local/nvidia /usr/lib /usr/lib64 -name 'libnvidia-opencl.so*' 2>/dev/null | head -1)
-  if [ -n "$NVCL" ]; then
-    mkdir -p /tmp/wl-opencl-vendors
-    echo "$NVCL" >/tmp/wl-opencl-vendors/nvidia.icd
-    export OCL_ICD_VENDORS=/tmp/wl-opencl-vendors
-    say "ICD file written for $NVCL"
-  else
-    say "no NVIDIA OpenCL driver library (libnvidia-opencl.so) on this machine"
-  fi
+# The GPU machine also has PoCL registered, which would be device 0: load the NVIDIA driver's
+# library alone (OCL_ICD_FILENAMES) so that device 0 is the GPU and every run below uses it.
+NVCL=$(ldconfig -p | awk '/libnvidia-opencl.so/{print $NF; exit}')
+[ -z "$NVCL" ] && NVCL=$(find /usr/local/nvidia /usr/lib /usr/lib64 -name 'libnvidia-opencl.so*' 2>/dev/null | head -1)
+if [ -n "$NVCL" ]; then
+  export OCL_ICD_FILENAMES=$NVCL OCL_ICD_VENDORS=/nonexistent
+  say "using only the NVIDIA OpenCL driver $NVCL"
+else
+  say "no NVIDIA OpenCL driver library (libnvidia-opencl.so) on this machine"
 fi
 
 # ---- build ----------------------------------------------------------------------------------
