@@ -310,7 +310,13 @@ static void macrocell(void) {
         WL_CHECK_OK(wl_universe_step(a, 1 + rep * 17));
         for (int gz = 0; gz < 2; gz++) {
             const char *f = gz ? pathgz : path;
-            WL_CHECK_OK(wl_universe_save_file(a, f, WL_FORMAT_AUTO, -1));
+            wl_status saved = wl_universe_save_file(a, f, WL_FORMAT_AUTO, -1);
+            if (gz && saved == WL_ERR_UNAVAILABLE) {
+                /* a build without zlib: the error is the expected answer */
+                printf("skipped: .mc.gz round trip (%s)\n", wl_last_error());
+                continue;
+            }
+            WL_CHECK_OK(saved);
             WL_CHECK_OK(wl_universe_load_file(b, f, NULL));
             wl_pattern *pa = NULL, *pb = NULL;
             WL_CHECK_OK(wl_universe_store(a, &pa));

@@ -40,6 +40,19 @@ uint64_t wl_physical_memory(void);
 /* Number of online CPU cores (at least 1). */
 int wl_cpu_count(void);
 
+/* ---- gzip (src/io/gzip.c) ----------------------------------------------------------- */
+
+/* Returns 1 if the data starts with gzip's magic bytes (1f 8b). */
+int wl_is_gzip(const void *data, size_t len);
+/* Inflates gzip (or zlib) data, concatenated members included, into a new malloc'd buffer
+ * with a NUL after the last byte (*out, *out_len; the caller frees *out).  `name` is used in
+ * error messages.  WL_ERR_PARSE on corrupt or truncated data, WL_ERR_TOO_BIG past a quarter
+ * of physical memory, WL_ERR_UNAVAILABLE without zlib. */
+wl_status wl_gunzip(const void *data, size_t len, const char *name, char **out,
+                    size_t *out_len);
+/* Compresses data as one gzip member (zlib level 1) into a new malloc'd buffer. */
+wl_status wl_gzip(const void *data, size_t len, char **out, size_t *out_len);
+
 /* ---- patterns ---------------------------------------------------------------------- */
 
 /* A pattern is a dense bitmap over a rectangle that grows on demand.  Bit (x - x0) % 64 of

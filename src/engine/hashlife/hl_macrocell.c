@@ -23,76 +23,7 @@
 #include <stdlib.h>
 #include <string.h>
 
-#ifdef WL_HAVE_ZLIB
-#include <zlib.h>
-#endif
 
-#define HL_GZ_MAX_BYTES (1ull << 32) /* refuse to inflate files beyond 4 GiB of text */
-
-/* ---- gzip ------------------------------------------------------------------------------ */
-
-static int is_gzip(const char *d, size_t n) {
-    return n >= 2 && (unsigned char)d[0] == 0x1f && (unsigned char)d[1] == 0x8b;
-}
-
-/* Inflates gzip data into a new malloc'd, NUL-terminated buffer. */
-static wl_status gunzip(const char *in, size_t n, const char *path, char **out, size_t *outlen) {
-#ifdef WL_HAVE_ZLIB
-    z_stream z;
-    memset(&z, 0, sizeof z);
-    if (inflateInit2(&z, 15 + 32) != Z_OK) /* 15 + 32: gzip or zlib header, detected */
-        return wl_error(WL_ERR_NOMEM, "%s: cannot start zlib", path);
-    size_t cap = n * 4 + 4096, len = 0;
-    char *buf = malloc(cap + 1);
-    int r = Z_OK;
-    z.next_in = (Bytef *)(uintptr_t)in;
-    z.avail_in = (uInt)n;
-    while (buf && r != Z_STREAM_END) {
-        if (len == cap) {
-            if (cap >= HL_GZ_MAX_BYTES) {
-                free(buf);
-                inflateEnd(&z);
-                return wl_error(WL_ERR_TOO_BIG, "%s: inflated data too large", path);
-            }
-            char *nb = realloc(buf, 2 * cap + 1);
-            if (!nb) break;
-            buf = nb;
-            cap *= 2;
-        }
-        z.next_out = (Bytef *)buf + len;
-        z.avail_out = (uInt)(cap - len);
-        r = inflate(&z, Z_NO_FLUSH);
-        len = cap - z.avail_out;
-        if (r == Z_STREAM_END && z.avail_in > 0 && is_gzip((const char *)z.next_in, z.avail_in)) {
-            inflateReset(&z); /* concatenated gzip members */
-            r = Z_OK;
-        }
-        if (r != Z_OK && r != Z_STREAM_END) {
-            free(buf);
-            inflateEnd(&z);
-            return wl_error(WL_ERR_PARSE, "%s: corrupt gzip data (%s)", path,
-                            z.msg ? z.msg : "zlib error");
-        }
-        if (r == Z_OK && z.avail_in == 0 && len < cap) {
-            free(buf);
-            inflateEnd(&z);
-            return wl_error(WL_ERR_PARSE, "%s: truncated gzip data", path);
-        }
-    }
-    inflateEnd(&z);
-    if (!buf) return wl_error(WL_ERR_NOMEM, "%s: out of memory inflating", path);
-    buf[len] = 0;
-    *out = buf;
-    *outlen = len;
-    return WL_OK;
-#else
-    (void)in;
-    (void)n;
-    (void)out;
-    (void)outlen;
-    return wl_error(WL_ERR_UNSUPPORTED, "%s: gzip support (zlib) is not built in", path);
-#endif
-}
 
 /* ---- reading ----------------------------------------------------------------------------- */
 
@@ -229,10 +160,10 @@ wl_status hl_load_file(void *ctx, const char *path) {
     size_t len;
     wl_status s = wl_read_file(path, &data, &len);
     if (s) return s;
-    if (is_gzip(data, len)) {
+    if (wl_is_gzip(data, len)) {
         char *plain = NULL;
         size_t plen = 0;
-        s = gunzip(data, len, path, &plain, &plen);
+        s = wl_gunzip(data, len, path, &plain, &plen);
         free(data);
         if (s) return s;
         data = plain;
@@ -340,35 +271,6 @@ static void write_node(hl_ctx *h, mc_writer *w, uint32_t n, int k) {
     w->num[n] = ++w->count;
 }
 
-#ifdef WL_HAVE_ZLIB
-static wl_status gzip_mem(const char *in, size_t n, char **out, size_t *outlen) {
-    z_stream z;
-    memset(&z, 0, sizeof z);
-    /* 15 + 16: a gzip header; level 6 is zlib's default trade-off */
-    if (deflateInit2(&z, 6, Z_DEFLATED, 15 + 16, 8, Z_DEFAULT_STRATEGY) != Z_OK)
-        return wl_error(WL_ERR_NOMEM, "hashlife: cannot start zlib");
-    size_t cap = deflateBound(&z, (uLong)n) + 64;
-    char *buf = malloc(cap);
-    if (!buf) {
-        deflateEnd(&z);
-        return wl_error(WL_ERR_NOMEM, "hashlife: out of memory compressing");
-    }
-    z.next_in = (Bytef *)(uintptr_t)in;
-    z.avail_in = (uInt)n;
-    z.next_out = (Bytef *)buf;
-    z.avail_out = (uInt)cap;
-    int r = deflate(&z, Z_FINISH);
-    deflateEnd(&z);
-    if (r != Z_STREAM_END) {
-        free(buf);
-        return wl_error(WL_ERR_IO, "hashlife: gzip compression failed");
-    }
-    *out = buf;
-    *outlen = cap - z.avail_out;
-    return WL_OK;
-}
-#endif
-
 wl_status hl_save_file(void *ctx, const char *path, wl_format fmt, int gz) {
     hl_ctx *h = ctx;
     int gz_name = 0;
@@ -377,9 +279,6 @@ wl_status hl_save_file(void *ctx, const char *path, wl_format fmt, int gz) {
     if (fmt != WL_FORMAT_MACROCELL)
         return wl_error(WL_ERR_UNSUPPORTED, "hashlife writes macrocell natively only");
     if (gz < 0) gz = gz_name;
-#ifndef WL_HAVE_ZLIB
-    if (gz) return wl_error(WL_ERR_UNSUPPORTED, "%s: gzip support (zlib) is not built in", path);
-#endif
     mc_writer w = {0};
     w.num = calloc(h->top, sizeof *w.num);
     if (!w.num) return wl_error(WL_ERR_NOMEM, "hashlife: out of memory writing %s", path);
@@ -394,11 +293,10 @@ wl_status hl_save_file(void *ctx, const char *path, wl_format fmt, int gz) {
         return wl_error(WL_ERR_NOMEM, "hashlife: out of memory writing %s", path);
     }
     wl_status s;
-#ifdef WL_HAVE_ZLIB
     if (gz) {
         char *z = NULL;
         size_t zlen = 0;
-        s = gzip_mem(w.p, w.len, &z, &zlen);
+        s = wl_gzip(w.p, w.len, &z, &zlen);
         if (!s) {
             s = wl_write_file_atomic(path, z, zlen);
             free(z);
@@ -406,7 +304,6 @@ wl_status hl_save_file(void *ctx, const char *path, wl_format fmt, int gz) {
         free(w.p);
         return s;
     }
-#endif
     s = wl_write_file_atomic(path, w.p, w.len);
     free(w.p);
     return s;
