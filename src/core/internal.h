@@ -186,6 +186,7 @@ extern const wl_engine_ops wl_engine_cpu;
 extern const wl_engine_ops wl_engine_cuda;
 extern const wl_engine_ops wl_engine_opencl;
 extern const wl_engine_ops wl_engine_hashlife;
+extern const wl_engine_ops wl_engine_mpi;
 
 /* ---- small helpers ----------------------------------------------------------------- */
 

@@ -20,6 +20,9 @@ static const wl_engine_ops *const engines[] = {
 #ifdef WL_HAVE_HASHLIFE
     &wl_engine_hashlife,
 #endif
+#ifdef WL_HAVE_MPI_ENGINE
+    &wl_engine_mpi,
+#endif
 };
 
 #define N_ENGINES (sizeof engines / sizeof engines[0])

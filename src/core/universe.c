@@ -57,6 +57,18 @@ static const wl_engine_ops *resolve_auto(const wl_config *cfg) {
 
 wl_status wl_universe_create(const wl_config *cfg, wl_universe **out) {
     *out = NULL;
+    /* "engine:kernel" (e.g. "mpi:cpu") names an engine and its kernel in one string. */
+    char engine_part[64];
+    wl_config split_cfg;
+    const char *colon = cfg->engine ? strchr(cfg->engine, ':') : NULL;
+    if (colon && (size_t)(colon - cfg->engine) < sizeof engine_part) {
+        memcpy(engine_part, cfg->engine, (size_t)(colon - cfg->engine));
+        engine_part[colon - cfg->engine] = '\0';
+        split_cfg = *cfg;
+        split_cfg.engine = engine_part;
+        if (!split_cfg.kernel || !*split_cfg.kernel) split_cfg.kernel = colon + 1;
+        cfg = &split_cfg;
+    }
     const char *name = cfg->engine && *cfg->engine ? cfg->engine : "auto";
     const wl_engine_ops *e;
     if (strcmp(name, "auto") == 0) {
