@@ -1,0 +1,134 @@
+/*
+ * test_mpi.c - the `mpi` engine against `ref`, cell by cell, under mpirun with 1..4 ranks.
+ *
+ * Every rank builds the same random soup (the seed is broadcast from rank 0), evolves it
+ * with the mpi engine (collectively) and with `ref` alone in its own process, and compares
+ * the full grids that the mpi engine's store gathers on every rank, plus the population.
+ * Cases: rules B3/S23, HighLife, Seeds and a B0 rule; torus and bounded; sizes with heights
+ * not divisible by the rank count, tiny heights (bands of 0 or 1 row with 4 ranks), widths
+ * below and above 64; generation counts 1, 7, 17, 40 (not multiples of the halo depth 16),
+ * stepped in one call or in two.  Failures are summed over ranks; rank 0 prints the
+ * harness line and every rank exits nonzero if any rank failed.
+ *
+ * Usage: mpirun -np N test_mpi   (WL_TEST_QUICK=1 or --quick: fewer cases)
+ */
+#include "internal.h"
+#include "wltest.h"
+
+#include <mpi.h>
+#include <string.h>
+
+static int rank_id;
+
+/* Evolves a soup on `engine` and returns the stored pattern (NULL on error, counted). */
+static wl_pattern *evolve(const char *engine, const char *kernel, const wl_config *base,
+                          const wl_pattern *soup, uint64_t gens, int split, wl_bigint *pop) {
+    wl_config cfg = *base;
+    cfg.engine = engine;
+    cfg.kernel = kernel;
+    wl_universe *u = NULL;
+    wl_pattern *out = NULL;
+    wl_status s = wl_universe_create(&cfg, &u);
+    WL_CHECK_OK(s);
+    if (s) return NULL;
+    WL_CHECK_OK(wl_universe_load(u, soup, NULL));
+    if (split && gens > 1) {
+        WL_CHECK_OK(wl_universe_step(u, gens / 3));
+        WL_CHECK_OK(wl_universe_step(u, gens - gens / 3));
+    } else {
+        WL_CHECK_OK(wl_universe_step(u, gens));
+    }
+    WL_CHECK_OK(wl_universe_population(u, pop));
+    WL_CHECK_OK(wl_universe_store(u, &out));
+    wl_universe_free(u);
+    return out;
+}
+
+static void run_case(const char *rule_text, wl_topology topo, uint64_t w, uint64_t h,
+                     uint64_t gens, int split, const char *kernel, uint64_t seed) {
+    wl_config cfg;
+    wl_config_init(&cfg);
+    cfg.topology = topo;
+    cfg.width = w;
+    cfg.height = h;
+    cfg.threads = 1; /* ranks already share the cores */
+    WL_CHECK_OK(wl_rule_parse(rule_text, &cfg.rule));
+    wl_pattern *soup = wl_pattern_new();
+    wl_rect r = {-(int64_t)(w / 2), -(int64_t)(h / 2), w, h};
+    WL_CHECK_OK(wl_pattern_random(soup, &r, 0.4, seed));
+    wl_bigint pm, pr;
+    wl_pattern *a = evolve("mpi", kernel, &cfg, soup, gens, split, &pm);
+    wl_pattern *b = evolve("ref", NULL, &cfg, soup, gens, 0, &pr);
+    if (a && b) {
+        WL_CHECK(wl_pattern_equal_cells(a, b),
+                 "rank %d: mpi:%s differs from ref: rule %s %s %llux%llu gens %llu split %d",
+                 rank_id, kernel, rule_text, wl_topology_name(topo), (unsigned long long)w,
+                 (unsigned long long)h, (unsigned long long)gens, split);
+        WL_CHECK(wl_bigint_cmp(&pm, &pr) == 0, "rank %d: population differs (%s %llux%llu)",
+                 rank_id, rule_text, (unsigned long long)w, (unsigned long long)h);
+    }
+    wl_pattern_free(a);
+    wl_pattern_free(b);
+    wl_pattern_free(soup);
+}
+
+/* "mpi:cpu" as one engine name, and the error for an unknown inner kernel. */
+static void check_names(void) {
+    wl_config cfg;
+    wl_config_init(&cfg);
+    cfg.engine = "mpi:ref";
+    cfg.width = 20;
+    cfg.height = 9;
+    wl_universe *u = NULL;
+    WL_CHECK_OK(wl_universe_create(&cfg, &u));
+    if (u) {
+        WL_CHECK(strcmp(wl_universe_engine(u), "mpi") == 0, "engine %s", wl_universe_engine(u));
+        WL_CHECK(strcmp(wl_universe_kernel(u), "ref") == 0, "kernel %s", wl_universe_kernel(u));
+        wl_universe_free(u);
+    }
+    cfg.engine = "mpi:nosuch";
+    WL_CHECK(wl_universe_create(&cfg, &u) == WL_ERR_NOT_FOUND, "unknown kernel accepted");
+}
+
+int main(int argc, char **argv) {
+    MPI_Init(&argc, &argv);
+    int nranks;
+    MPI_Comm_rank(MPI_COMM_WORLD, &rank_id);
+    MPI_Comm_size(MPI_COMM_WORLD, &nranks);
+    int quick = getenv("WL_TEST_QUICK") && atoi(getenv("WL_TEST_QUICK"));
+    for (int i = 1; i < argc; i++)
+        if (strcmp(argv[i], "--quick") == 0) quick = 1;
+    unsigned long long seed = 0;
+    if (rank_id == 0) seed = wl_test_seed();
+    MPI_Bcast(&seed, 1, MPI_UNSIGNED_LONG_LONG, 0, MPI_COMM_WORLD);
+    if (rank_id == 0) printf("test_mpi: %d ranks\n", nranks);
+
+    check_names();
+    static const char *const rules[] = {"B3/S23", "B36/S23", "B2/S", "B0123478/S34678"};
+    static const uint64_t sizes[][2] = {{37, 23}, {64, 7}, {100, 101}, {5, 3},  {1, 1},
+                                        {3, 2},   {130, 4}, {70, 40},  {9, 65}, {200, 33}};
+    static const uint64_t gens[] = {1, 7, 17, 40};
+    static const char *const kernels[] = {"cpu", "ref"};
+    uint64_t state = seed;
+    size_t nsizes = quick ? 5 : sizeof sizes / sizeof sizes[0];
+    for (size_t ri = 0; ri < sizeof rules / sizeof rules[0]; ri++)
+        for (int topo = 0; topo < 2; topo++)
+            for (size_t si = 0; si < nsizes; si++)
+                for (size_t gi = 0; gi < sizeof gens / sizeof gens[0]; gi++) {
+                    uint64_t soup_seed = wl_splitmix64(&state);
+                    const char *kernel = kernels[(ri + si + gi) % 2];
+                    run_case(rules[ri], topo ? WL_TOPOLOGY_BOUNDED : WL_TOPOLOGY_TORUS,
+                             sizes[si][0], sizes[si][1], gens[gi], (int)((si + gi) & 1), kernel,
+                             soup_seed);
+                }
+
+    unsigned long local[2] = {wl_test_passed, wl_test_failed}, total[2];
+    MPI_Allreduce(local, total, 2, MPI_UNSIGNED_LONG, MPI_SUM, MPI_COMM_WORLD);
+    wl_test_passed = total[0];
+    wl_test_failed = total[1];
+    int rc = 0;
+    if (rank_id == 0) rc = wl_test_finish("test_mpi");
+    else rc = wl_test_failed ? 1 : 0;
+    MPI_Finalize();
+    return rc;
+}
