@@ -6,12 +6,14 @@
  * the full grids that the mpi engine's store gathers on every rank, plus the population.
  * Cases: rules B3/S23, HighLife, Seeds and a B0 rule; torus and bounded; sizes with heights
  * not divisible by the rank count, tiny heights (bands of 0 or 1 row with 4 ranks), widths
- * below and above 64; generation counts 1, 7, 17, 40 (not multiples of the halo depth 16),
- * stepped in one call or in two.  Failures are summed over ranks; rank 0 prints the
+ * below and above 64; generation counts 1, 7, 17, 40, 130 (not multiples of the halo
+ * depths used: 3, 16 and the default 64, set through WL_MPI_HALO), stepped in one call or
+ * in two.  Failures are summed over ranks; rank 0 prints the
  * harness line and every rank exits nonzero if any rank failed.
  *
  * Usage: mpirun -np N test_mpi   (WL_TEST_QUICK=1 or --quick: fewer cases)
  */
+#define _POSIX_C_SOURCE 200809L /* setenv */
 #include "internal.h"
 #include "wltest.h"
 
@@ -106,8 +108,11 @@ int main(int argc, char **argv) {
     check_names();
     static const char *const rules[] = {"B3/S23", "B36/S23", "B2/S", "B0123478/S34678"};
     static const uint64_t sizes[][2] = {{37, 23}, {64, 7}, {100, 101}, {5, 3},  {1, 1},
-                                        {3, 2},   {130, 4}, {70, 40},  {9, 65}, {200, 33}};
-    static const uint64_t gens[] = {1, 7, 17, 40};
+                                        {3, 2},   {130, 4}, {70, 40},  {9, 65}, {200, 33},
+                                        {900, 20}};
+    static const uint64_t gens[] = {1, 7, 17, 40, 130};
+    /* Halo depths (WL_MPI_HALO): many exchanges, the old default, the default (unset). */
+    static const char *const halos[] = {"3", "16", NULL};
     static const char *const kernels[] = {"cpu", "ref"};
     uint64_t state = seed;
     size_t nsizes = quick ? 5 : sizeof sizes / sizeof sizes[0];
@@ -117,6 +122,9 @@ int main(int argc, char **argv) {
                 for (size_t gi = 0; gi < sizeof gens / sizeof gens[0]; gi++) {
                     uint64_t soup_seed = wl_splitmix64(&state);
                     const char *kernel = kernels[(ri + si + gi) % 2];
+                    const char *halo = halos[(ri + 2 * si + gi) % 3];
+                    if (halo) setenv("WL_MPI_HALO", halo, 1);
+                    else unsetenv("WL_MPI_HALO");
                     run_case(rules[ri], topo ? WL_TOPOLOGY_BOUNDED : WL_TOPOLOGY_TORUS,
                              sizes[si][0], sizes[si][1], gens[gi], (int)((si + gi) & 1), kernel,
                              soup_seed);

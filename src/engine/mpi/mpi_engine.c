@@ -23,7 +23,10 @@
  * at the universe's own top and bottom rows and has exactly width W, so its dead outside is
  * the universe's dead outside: no horizontal halo is needed there, and B0 rules behave
  * exactly as on the single grid.  On a torus the local rows and columns are taken modulo H
- * and W, so a band of 1 row or a universe narrower than k simply repeats itself.
+ * and W, so a band of 1 row or a universe narrower than k simply repeats itself.  On a torus
+ * the local width W + 2k is rounded up to a multiple of 512 cells when that adds at most an
+ * eighth (the cpu engine's AVX-512 rows lose half their speed on other widths); the extra
+ * columns just hold more wrapped columns.
  * Communication therefore happens once per k generations (k = WL_MPI_HALO rows, clamped to
  * H), not once per generation: that is why the halos are deep.
  *
@@ -56,9 +59,18 @@
 #include <stdlib.h>
 #include <string.h>
 
-/* Halo depth in rows (and columns on a torus): generations stepped between exchanges.  16
- * keeps the halo overhead small for bands of a few hundred rows and up. */
-#define WL_MPI_HALO 16
+/* Halo depth in rows (and columns on a torus): generations stepped between exchanges.  64
+ * makes the per-exchange cost (one load and one store of the inner engine, a few ms on a
+ * 4096^2 grid) small against 64 generations, while 2 x 64 halo rows stay a few percent of
+ * a band of a thousand rows and more.  The environment variable WL_MPI_HALO (1..1024)
+ * overrides it, for tuning and for tests that want many exchanges on small grids. */
+#define WL_MPI_HALO 64
+#define WL_MPI_HALO_MAX 1024
+/* On a torus the local grid's width may be rounded up (more wrapped columns) to a multiple
+ * of this many cells, where the cpu engine's widest SIMD rows run at full speed, when that
+ * costs at most 1/WL_MPI_PAD_SHARE more cells. */
+#define WL_MPI_PAD_CELLS 512
+#define WL_MPI_PAD_SHARE 8
 
 typedef struct mpi_ctx {
     wl_config cfg;          /* the universe's configuration (engine "mpi") */
@@ -66,7 +78,7 @@ typedef struct mpi_ctx {
     MPI_Comm comm;
     int rank, size;
     uint64_t W, H;
-    uint64_t k;             /* halo depth, 1..WL_MPI_HALO, <= H */
+    uint64_t k;             /* halo depth, 1..WL_MPI_HALO_MAX, <= H, rank 0's */
     uint64_t kx;            /* horizontal halo: k on a torus, 0 on a bounded grid */
     uint64_t r0, rows;      /* this rank's band: global rows [r0, r0 + rows) */
     size_t gstride;         /* words per global row */
@@ -331,7 +343,12 @@ static wl_status create_local(mpi_ctx *c) {
     wl_status s = alloc_buffers(c);
     if (s || !c->rows) return s;
     s = wl_grid_alloc(&c->band, c->W, c->rows);
-    if (!s) s = wl_grid_alloc(&c->local, c->W + 2 * c->kx, local_rows(c, c->rank));
+    uint64_t lw = c->W + 2 * c->kx;
+    if (c->cfg.topology == WL_TOPOLOGY_TORUS) {
+        uint64_t padded = (lw + WL_MPI_PAD_CELLS - 1) / WL_MPI_PAD_CELLS * WL_MPI_PAD_CELLS;
+        if ((padded - lw) * WL_MPI_PAD_SHARE <= lw) lw = padded;
+    }
+    if (!s) s = wl_grid_alloc(&c->local, lw, local_rows(c, c->rank));
     if (s) return s;
     wl_config ic = c->cfg;
     ic.engine = c->inner_name;
@@ -368,7 +385,22 @@ static wl_status mpi_create(const wl_config *cfg, const char *kernel, void **out
     }
     c->W = cfg->width;
     c->H = cfg->height;
-    c->k = c->H < WL_MPI_HALO ? c->H : WL_MPI_HALO;
+    c->k = WL_MPI_HALO;
+    const char *env = getenv("WL_MPI_HALO");
+    if (env && *env) {
+        long v = strtol(env, NULL, 10);
+        if (v >= 1 && v <= WL_MPI_HALO_MAX) c->k = (uint64_t)v;
+    }
+    /* Ranks must agree on k; rank 0's environment decides (remote hosts may differ). */
+    unsigned long long k0 = c->k;
+    err = MPI_Bcast(&k0, 1, MPI_UNSIGNED_LONG_LONG, 0, c->comm);
+    if (err != MPI_SUCCESS) {
+        s = mpi_fail(err, "MPI_Bcast");
+        mpi_destroy(c);
+        return s;
+    }
+    c->k = k0;
+    if (c->k > c->H) c->k = c->H;
     c->kx = cfg->topology == WL_TOPOLOGY_TORUS ? c->k : 0;
     c->gstride = (size_t)((c->W + 63) / 64);
     band_of(c, c->rank, &c->r0, &c->rows);
@@ -458,7 +490,7 @@ static const char *const mpi_kernels[] = {"cpu", "ref", NULL};
 const wl_engine_ops wl_engine_mpi = {
     .name = "mpi",
     .description = "a torus or bounded grid split into row bands across MPI ranks, deep "
-                   "halos exchanged every 16 generations; kernel = inner engine (cpu, ref)",
+                   "halos exchanged every 64 generations; kernel = inner engine (cpu, ref)",
     .caps = WL_CAP_TORUS | WL_CAP_BOUNDED | WL_CAP_ANY_RULE,
     .kernels = mpi_kernels,
     .create = mpi_create,
