@@ -64,6 +64,12 @@ wl_status wl_io_error_at(wl_status st, const char *name, size_t line, size_t col
 /* Describes the byte at s[pos] for messages: "'z'", "end of line", "end of file", or
  * "byte 0x07" (buf must hold 32 bytes); returns buf. */
 const char *wl_io_describe(const char *s, size_t len, size_t pos, char *buf);
+/* Sets the live cells of one picture row c[0..n) ('.' dead, '*' or 'O' alive, as plaintext
+ * and Life 1.05 write them) at columns x, x+1, ... of row y, one run at a time.  Any other
+ * character is WL_ERR_PARSE at "name:line:col: <expected> but found <char>"; a run that
+ * does not fit in memory is reported at the same place. */
+wl_status wl_io_cell_row(wl_pattern *p, const char *c, size_t n, int64_t x, int64_t y,
+                         const char *name, size_t line, const char *expected);
 /* Parses rule text `text[0..n)` with wl_rule_parse; on failure prefixes the rule error with
  * "name:line:col: " and returns WL_ERR_PARSE.  A Golly topology suffix (":T100,50",
  * ":P...") is not part of a rule: it is dropped and, when `comments` is non-NULL, noted

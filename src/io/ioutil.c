@@ -174,3 +174,28 @@ void wl_io_write_comments(const wl_pattern *p, const char *prefix, wl_iobuf *out
         if (*c == '\n') c++;
     }
 }
+
+wl_status wl_io_cell_row(wl_pattern *p, const char *c, size_t n, int64_t x, int64_t y,
+                         const char *name, size_t line, const char *expected) {
+    size_t i = 0;
+    while (i < n) {
+        if (c[i] == '.') {
+            i++;
+            continue;
+        }
+        if (c[i] != '*' && c[i] != 'O') {
+            char what[32];
+            return wl_io_error_at(WL_ERR_PARSE, name, line, i + 1, "%s but found %s", expected,
+                                  wl_io_describe(c, n, i, what));
+        }
+        size_t j = i;
+        while (j < n && (c[j] == '*' || c[j] == 'O')) j++;
+        wl_status e = wl_pattern_set_run(p, x + (int64_t)i, y, j - i);
+        if (e) {
+            wl_error_prefix("%s:%zu:%zu", name, line, i + 1);
+            return e;
+        }
+        i = j;
+    }
+    return WL_OK;
+}

@@ -99,31 +99,13 @@ wl_status wl_life105_read(const char *s, size_t len, const char *name, wl_patter
                 if (e) goto done;
             }
         } else {
-            size_t i = 0;
             if (row >= LIFE_COORD_LIMIT) {
                 e = wl_io_error_at(WL_ERR_TOO_BIG, name, line, 1, "block too tall");
                 goto done;
             }
-            while (i < n) {
-                if (c[i] == '.') {
-                    i++;
-                    continue;
-                }
-                if (c[i] != '*' && c[i] != 'O') {
-                    e = wl_io_error_at(WL_ERR_PARSE, name, line, i + 1,
-                                       "expected '.', '*' or a '#' line but found %s",
-                                       wl_io_describe(c, n, i, what));
-                    goto done;
-                }
-                size_t j = i;
-                while (j < n && (c[j] == '*' || c[j] == 'O')) j++;
-                e = wl_pattern_set_run(p, bx + (int64_t)i, by + row, j - i);
-                if (e) {
-                    wl_error_prefix("%s:%zu:%zu", name, line, i + 1);
-                    goto done;
-                }
-                i = j;
-            }
+            e = wl_io_cell_row(p, c, n, bx, by + row, name, line,
+                               "expected '.', '*' or a '#' line");
+            if (e) goto done;
             row++;
         }
         pos += wl_io_line_len(s, len, pos);
@@ -211,10 +193,15 @@ static wl_status write_rule_line(const wl_pattern *p, wl_iobuf *out) {
     return WL_OK;
 }
 
-wl_status wl_life105_write(const wl_pattern *p, wl_iobuf *out) {
-    wl_iobuf_puts(out, "#Life 1.05\n");
+/* Writes a Life file's first lines: the version line, the comments as #D lines, the rule. */
+static wl_status write_header(const wl_pattern *p, const char *version, wl_iobuf *out) {
+    wl_iobuf_puts(out, version);
     wl_io_write_comments(p, "#D ", out);
-    wl_status e = write_rule_line(p, out);
+    return write_rule_line(p, out);
+}
+
+wl_status wl_life105_write(const wl_pattern *p, wl_iobuf *out) {
+    wl_status e = write_header(p, "#Life 1.05\n", out);
     if (e) return e;
     wl_rect r;
     if (!wl_pattern_bounds(p, &r)) return WL_OK;
@@ -255,9 +242,7 @@ wl_status wl_life105_write(const wl_pattern *p, wl_iobuf *out) {
 }
 
 wl_status wl_life106_write(const wl_pattern *p, wl_iobuf *out) {
-    wl_iobuf_puts(out, "#Life 1.06\n");
-    wl_io_write_comments(p, "#D ", out);
-    wl_status e = write_rule_line(p, out);
+    wl_status e = write_header(p, "#Life 1.06\n", out);
     if (e) return e;
     wl_rect r;
     if (!wl_pattern_bounds(p, &r)) return WL_OK;

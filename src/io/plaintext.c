@@ -21,7 +21,6 @@ wl_status wl_plaintext_read(const char *s, size_t len, const char *name, wl_patt
     wl_status e = WL_OK;
     size_t pos = 0, line = 1;
     int64_t y = 0;
-    char what[32];
     if (len >= 3 && memcmp(s, "\xEF\xBB\xBF", 3) == 0) pos = 3;
     while (pos < len) {
         size_t n = wl_io_line_len(s, len, pos);
@@ -32,24 +31,8 @@ wl_status wl_plaintext_read(const char *s, size_t len, const char *name, wl_patt
             wl_io_add_comment(&comments, c + i, n - i);
         } else {
             while (n && (c[n - 1] == ' ' || c[n - 1] == '\t')) n--;
-            size_t i = 0;
-            while (i < n) {
-                if (c[i] == '.') {
-                    i++;
-                    continue;
-                }
-                if (c[i] != 'O' && c[i] != '*') {
-                    e = wl_io_error_at(WL_ERR_PARSE, name, line, i + 1,
-                                       "expected '.', 'O' or '*' but found %s",
-                                       wl_io_describe(c, n, i, what));
-                    goto done;
-                }
-                size_t j = i;
-                while (j < n && (c[j] == 'O' || c[j] == '*')) j++;
-                e = wl_pattern_set_run(p, (int64_t)i, y, j - i);
-                if (e) goto done;
-                i = j;
-            }
+            e = wl_io_cell_row(p, c, n, 0, y, name, line, "expected '.', 'O' or '*'");
+            if (e) goto done;
             y++;
         }
         pos += n;
