@@ -286,6 +286,9 @@ typedef struct wl_config {
     int threads;          /* worker threads, 0 = all cores */
     int device;           /* GPU / OpenCL device index, default 0 */
     uint64_t max_memory;  /* bytes an engine may use for caches (HashLife), 0 = default */
+    uint64_t gpu_memory;  /* bytes of GPU memory a GPU engine may hold the universe in, 0 = no
+                             limit; a bigger universe is kept in host memory and streamed
+                             through the GPU band by band (out-of-core) */
     wl_poll_fn poll;      /* optional interruption callback */
     void *poll_user;
     int verbose;          /* nonzero: engines may print notes (fallbacks) to stderr */
@@ -364,6 +367,13 @@ typedef struct wl_view {
 
 /* Renders into rgba (width*height pixels, row-major). */
 wl_status wl_universe_render(wl_universe *u, const wl_view *view, uint32_t *rgba);
+
+/* Renders like wl_universe_render, but into the OpenGL pixel buffer object `gl_buffer` (at
+ * least view->width * view->height * 4 bytes), on the device, without passing through host
+ * memory (CUDA-OpenGL interop).  The caller's OpenGL context must be current on this thread.
+ * WL_ERR_UNSUPPORTED for engines without it (the caller then uploads wl_universe_render's
+ * pixels itself); WL_ERR_DEVICE if the interop fails. */
+wl_status wl_universe_render_gl(wl_universe *u, const wl_view *view, unsigned gl_buffer);
 
 /* ------------------------------------------------------------------------------------ */
 /* Images (snapshots for viewers, PNG and PPM files)                                     */

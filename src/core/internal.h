@@ -169,6 +169,19 @@ typedef struct wl_engine_ops {
 
     /* (optional) Lists the engine's devices on out, one line each (wl_engine_devices). */
     wl_status (*list_devices)(FILE *out);
+
+    /* -- row strips (optional: grid engines; used by the mpi engine's halo exchange) -- */
+    /* Copies rows y0 .. y0+n-1 into rows[i * stride + ...] in wl_grid's layout (bit x of word
+     * x/64 is column x; bits past the width are zero).  0 <= y0, y0 + n <= height. */
+    wl_status (*store_rows)(void *ctx, uint64_t y0, uint64_t n, uint64_t *rows, size_t stride);
+    /* Replaces rows y0 .. y0+n-1 with rows[] (same layout; bits past the width ignored). */
+    wl_status (*load_rows)(void *ctx, uint64_t y0, uint64_t n, const uint64_t *rows,
+                           size_t stride);
+
+    /* (optional) Renders the view into an OpenGL pixel buffer object (name `gl_buffer`, at
+     * least view->width * view->height * 4 bytes, RGBA like render()) without passing through
+     * host memory (CUDA-OpenGL interop).  The caller's GL context must be current. */
+    wl_status (*render_gl)(void *ctx, const wl_view *view, unsigned gl_buffer);
 } wl_engine_ops;
 
 /* Benchmark access to a universe's engine (for apps/cli/bench.c and bench/). */

@@ -295,3 +295,11 @@ wl_status wl_universe_render(wl_universe *u, const wl_view *v, uint32_t *rgba) {
     wl_snapshot_free(snap);
     return s;
 }
+
+wl_status wl_universe_render_gl(wl_universe *u, const wl_view *v, unsigned gl_buffer) {
+    if (!u || !v) return wl_error(WL_ERR_INVALID, "wl_universe_render_gl: NULL argument");
+    if (!u->ops->render_gl)
+        return wl_error(WL_ERR_UNSUPPORTED, "engine '%s' has no OpenGL interop rendering",
+                        u->ops->name);
+    return u->ops->render_gl(u->ctx, v, gl_buffer);
+}
