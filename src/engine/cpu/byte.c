@@ -90,6 +90,26 @@ void cpu_byte_store(const cpu_byte *b, wl_grid *g) {
     }
 }
 
+void cpu_byte_load_rows(cpu_byte *b, uint64_t y0, uint64_t n, const uint64_t *rows,
+                        size_t stride) {
+    for (uint64_t i = 0; i < n; i++) {
+        uint8_t *row = b->cur + (y0 + i) * b->pitch;
+        const uint64_t *src = rows + (size_t)i * stride;
+        for (uint64_t x = 0; x < b->w; x++) row[1 + x] = (uint8_t)((src[x >> 6] >> (x & 63)) & 1u);
+        fix_halo(b, row);
+    }
+}
+
+void cpu_byte_store_rows(const cpu_byte *b, uint64_t y0, uint64_t n, uint64_t *rows,
+                         size_t stride) {
+    for (uint64_t i = 0; i < n; i++) {
+        const uint8_t *row = b->cur + (y0 + i) * b->pitch;
+        uint64_t *dst = rows + (size_t)i * stride;
+        for (uint64_t x = 0; x < b->w; x++)
+            if (row[1 + x]) dst[x >> 6] |= (uint64_t)1 << (x & 63);
+    }
+}
+
 static const uint8_t *row_at(const cpu_byte *b, int64_t y) {
     if (y < 0) return b->torus ? b->cur + (b->h - 1) * b->pitch : b->zero;
     if ((uint64_t)y >= b->h) return b->torus ? b->cur : b->zero;

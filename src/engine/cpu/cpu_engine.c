@@ -275,6 +275,57 @@ static wl_status store_grid(void *v, wl_grid *g) {
     return WL_OK;
 }
 
+/* Row strips (the mpi engine's halo exchange): rows y0 .. y0+n-1 of the current grid to /
+ * from wl_grid rows of `stride` words.  The bit kernels hold exactly wl_grid's rows, so a
+ * strip is one memcpy per row (tail bits masked on load, as in load_grid); the byte and
+ * nibble kernels convert cell by cell. */
+static wl_status check_rows(const cpu_ctx *c, uint64_t y0, uint64_t n, size_t stride) {
+    if (y0 > c->h || n > c->h - y0 || stride < c->S)
+        return wl_error(WL_ERR_INVALID, "cpu engine: rows %llu+%llu (stride %zu) outside a "
+                        "%llux%llu grid", (unsigned long long)y0, (unsigned long long)n, stride,
+                        (unsigned long long)c->w, (unsigned long long)c->h);
+    return WL_OK;
+}
+
+static wl_status store_rows(void *v, uint64_t y0, uint64_t n, uint64_t *rows, size_t stride) {
+    cpu_ctx *c = v;
+    wl_status s = check_rows(c, y0, n, stride);
+    if (s) return s;
+    for (uint64_t i = 0; i < n; i++) {
+        uint64_t *dst = rows + (size_t)i * stride;
+        if (c->byte || c->nibble) memset(dst, 0, stride * 8);
+        else {
+            memcpy(dst, c->cur + (size_t)(y0 + i) * c->S, c->S * 8);
+            memset(dst + c->S, 0, (stride - c->S) * 8);
+        }
+    }
+    if (c->byte) cpu_byte_store_rows(c->byte, y0, n, rows, stride);
+    if (c->nibble) cpu_nibble_store_rows(c->nibble, y0, n, rows, stride);
+    return WL_OK;
+}
+
+static wl_status load_rows(void *v, uint64_t y0, uint64_t n, const uint64_t *rows,
+                           size_t stride) {
+    cpu_ctx *c = v;
+    wl_status s = check_rows(c, y0, n, stride);
+    if (s) return s;
+    if (c->byte) {
+        cpu_byte_load_rows(c->byte, y0, n, rows, stride);
+        return WL_OK;
+    }
+    if (c->nibble) {
+        cpu_nibble_load_rows(c->nibble, y0, n, rows, stride);
+        return WL_OK;
+    }
+    uint64_t tail = (c->w & 63) ? (((uint64_t)1 << (c->w & 63)) - 1) : ~(uint64_t)0;
+    for (uint64_t i = 0; i < n; i++) {
+        uint64_t *row = c->cur + (size_t)(y0 + i) * c->S;
+        memcpy(row, rows + (size_t)i * stride, c->S * 8);
+        row[c->S - 1] &= tail;
+    }
+    return WL_OK;
+}
+
 static wl_status step(void *v, uint64_t generations, uint64_t *done) {
     cpu_ctx *c = v;
     uint64_t n = 0;
@@ -373,4 +424,6 @@ const wl_engine_ops wl_engine_cpu = {
     .step = step,
     .population = population,
     .randomize = randomize,
+    .store_rows = store_rows,
+    .load_rows = load_rows,
 };

@@ -181,6 +181,12 @@ void cpu_byte_destroy(cpu_byte *b);
 void cpu_byte_load(cpu_byte *b, const wl_grid *g);
 void cpu_byte_store(const cpu_byte *b, wl_grid *g);
 void cpu_byte_step(cpu_byte *b); /* one generation (threads from its pool, if any) */
+/* Row strips: rows y0 .. y0+n-1 from / to wl_grid rows of `stride` words (the caller
+ * checked the range; store ORs cells into zeroed rows, load replaces the rows' cells). */
+void cpu_byte_load_rows(cpu_byte *b, uint64_t y0, uint64_t n, const uint64_t *rows,
+                        size_t stride);
+void cpu_byte_store_rows(const cpu_byte *b, uint64_t y0, uint64_t n, uint64_t *rows,
+                         size_t stride);
 
 typedef struct cpu_nibble cpu_nibble;
 /* Outer-totalistic rules only (birth/survive masks as wl_rule_is_totalistic gives). */
@@ -190,5 +196,10 @@ void cpu_nibble_destroy(cpu_nibble *b);
 void cpu_nibble_load(cpu_nibble *b, const wl_grid *g);
 void cpu_nibble_store(const cpu_nibble *b, wl_grid *g);
 void cpu_nibble_step(cpu_nibble *b);
+/* Row strips, as cpu_byte_load_rows / cpu_byte_store_rows. */
+void cpu_nibble_load_rows(cpu_nibble *b, uint64_t y0, uint64_t n, const uint64_t *rows,
+                          size_t stride);
+void cpu_nibble_store_rows(const cpu_nibble *b, uint64_t y0, uint64_t n, uint64_t *rows,
+                           size_t stride);
 
 #endif

@@ -115,6 +115,28 @@ void cpu_nibble_store(const cpu_nibble *b, wl_grid *g) {
     }
 }
 
+void cpu_nibble_load_rows(cpu_nibble *b, uint64_t y0, uint64_t n, const uint64_t *rows,
+                          size_t stride) {
+    for (uint64_t i = 0; i < n; i++) {
+        uint64_t *row = b->cur + (y0 + i) * b->nw;
+        const uint64_t *src = rows + (size_t)i * stride;
+        memset(row, 0, b->nw * 8);
+        for (uint64_t x = 0; x < b->w; x++)
+            if ((src[x >> 6] >> (x & 63)) & 1u) put_nib(row, x + 1, 1);
+        fix_halo(b, row);
+    }
+}
+
+void cpu_nibble_store_rows(const cpu_nibble *b, uint64_t y0, uint64_t n, uint64_t *rows,
+                           size_t stride) {
+    for (uint64_t i = 0; i < n; i++) {
+        const uint64_t *row = b->cur + (y0 + i) * b->nw;
+        uint64_t *dst = rows + (size_t)i * stride;
+        for (uint64_t x = 0; x < b->w; x++)
+            if (get_nib(row, x + 1)) dst[x >> 6] |= (uint64_t)1 << (x & 63);
+    }
+}
+
 static const uint64_t *row_at(const cpu_nibble *b, int64_t y) {
     if (y < 0) return b->torus ? b->cur + (b->h - 1) * b->nw : b->zero;
     if ((uint64_t)y >= b->h) return b->torus ? b->cur : b->zero;

@@ -129,6 +129,45 @@ static wl_status ref_store_grid(void *vctx, wl_grid *g) {
     return WL_OK;
 }
 
+/* Row strips (the mpi engine's halo exchange): rows y0 .. y0+n-1 to / from wl_grid rows at
+ * `stride` words per row.  Only the rows' cells are touched; the torus halo is refilled
+ * from them before the next generation anyway. */
+static wl_status check_rows(const ref_ctx *c, uint64_t y0, uint64_t n, size_t stride) {
+    if (y0 > c->h || n > c->h - y0 || stride < (size_t)((c->w + 63) / 64))
+        return wl_error(WL_ERR_INVALID, "engine 'ref': rows %llu+%llu (stride %zu) outside a "
+                        "%llux%llu grid", (unsigned long long)y0, (unsigned long long)n, stride,
+                        (unsigned long long)c->w, (unsigned long long)c->h);
+    return WL_OK;
+}
+
+static wl_status ref_store_rows(void *vctx, uint64_t y0, uint64_t n, uint64_t *rows,
+                                size_t stride) {
+    ref_ctx *c = vctx;
+    wl_status s = check_rows(c, y0, n, stride);
+    if (s) return s;
+    for (uint64_t i = 0; i < n; i++) {
+        const uint8_t *row = cell(c, c->cur, 0, y0 + i);
+        uint64_t *dst = rows + (size_t)i * stride;
+        memset(dst, 0, stride * sizeof *dst);
+        for (uint64_t x = 0; x < c->w; x++)
+            if (row[x]) dst[x >> 6] |= (uint64_t)1 << (x & 63);
+    }
+    return WL_OK;
+}
+
+static wl_status ref_load_rows(void *vctx, uint64_t y0, uint64_t n, const uint64_t *rows,
+                               size_t stride) {
+    ref_ctx *c = vctx;
+    wl_status s = check_rows(c, y0, n, stride);
+    if (s) return s;
+    for (uint64_t i = 0; i < n; i++) {
+        uint8_t *row = cell(c, c->cur, 0, y0 + i);
+        const uint64_t *src = rows + (size_t)i * stride;
+        for (uint64_t x = 0; x < c->w; x++) row[x] = (uint8_t)((src[x >> 6] >> (x & 63)) & 1u);
+    }
+    return WL_OK;
+}
+
 /* Refills the torus halo of the current buffer from the wrapped coordinates. */
 static void fill_torus_halo(ref_ctx *c) {
     uint8_t *b = c->cur;
@@ -206,5 +245,7 @@ const wl_engine_ops wl_engine_ref = {
     .store_grid = ref_store_grid,
     .step = ref_step,
     .population = ref_population,
+    .store_rows = ref_store_rows,
+    .load_rows = ref_load_rows,
     /* bounds, set_cell, get_cell and render use the universe's defaults (through store). */
 };
