@@ -19,6 +19,7 @@
  * lut6x3 (the same bit layout) and say so when cfg->verbose is set.
  */
 #include "wlcuda.h"
+#include "cuda_gl.h" /* render_gl: CUDA-OpenGL interop (cuda_gl.cu) */
 
 #include <stdio.h>
 #include <stdlib.h>
@@ -61,6 +62,7 @@ static int layout_of(int kernel) {
 static void cuda_destroy(void *ctx) {
     cuda_engine *e = ctx;
     if (!e) return;
+    wlcu_gl_release(&e->dev);
     wlcu_release(&e->dev);
     free(e);
 }
@@ -158,6 +160,15 @@ static wl_status cuda_timed_step(void *ctx, uint64_t generations, double *second
 
 static wl_status cuda_synchronize(void *ctx) { return wlcu_sync(&((cuda_engine *)ctx)->dev); }
 
+#ifdef WL_HAVE_CUDA_GL
+static wl_status cuda_render_gl(void *ctx, const wl_view *view, unsigned gl_buffer) {
+    return wlcu_gl_render(&((cuda_engine *)ctx)->dev, view, gl_buffer);
+}
+#define CUDA_RENDER_GL cuda_render_gl
+#else
+#define CUDA_RENDER_GL NULL /* built without OpenGL headers */
+#endif
+
 static double cuda_copy_floor(void *ctx) {
     cuda_engine *e = ctx;
     if (e->dev.copy_floor == 0) {
@@ -184,4 +195,7 @@ const wl_engine_ops wl_engine_cuda = {
     .timed_step = cuda_timed_step,
     .synchronize = cuda_synchronize,
     .copy_floor_cups = cuda_copy_floor,
+    .store_rows = wlcu_store_rows, /* cuda_rows.cu (the mpi engine's halos) */
+    .load_rows = wlcu_load_rows,
+    .render_gl = CUDA_RENDER_GL,
 };

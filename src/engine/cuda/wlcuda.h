@@ -51,6 +51,7 @@ typedef struct wlcu_ctx {
     double copy_floor;        /* measured once, CUpS; 0 before */
     void *ev_start, *ev_stop; /* cudaEvent_t */
     uint64_t *d_count;        /* one device counter for the population */
+    void *gl;                 /* OpenGL interop state of cuda_gl.cu, NULL until used */
 } wlcu_ctx;
 
 /* All of these return WL_OK or an error set through wl_error (WL_ERR_DEVICE for a failed
@@ -103,5 +104,17 @@ int wlcu_lop3v_shape(const char *text);
 /* Layout conversions between WLCU_BITS (src/dst `bits`) and the context's layout. */
 wl_status wlcu_bits_to_layout(wlcu_ctx *c, const uint32_t *bits, void *dst);
 wl_status wlcu_layout_to_bits(wlcu_ctx *c, const void *src, uint32_t *bits);
+
+/* ---- row strips and host helpers (cuda_rows.cu; used by the mpi engine) ---- */
+/* store_rows / load_rows engine ops: ctx is the engine's context (its first member is the
+ * wlcu_ctx); rows in wl_grid's layout at `stride` 64-bit words per row. */
+wl_status wlcu_store_rows(void *ctx, uint64_t y0, uint64_t n, uint64_t *rows, size_t stride);
+wl_status wlcu_load_rows(void *ctx, uint64_t y0, uint64_t n, const uint64_t *rows,
+                         size_t stride);
+/* Number of CUDA devices (0 when there is none or the driver fails). */
+int wlcu_device_count(void);
+/* Pinned (page-locked) host memory for fast strips; NULL + WL_ERR_NOMEM on failure. */
+void *wlcu_host_alloc(size_t bytes);
+void wlcu_host_free(void *p);
 
 #endif
