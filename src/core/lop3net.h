@@ -52,8 +52,11 @@ typedef struct wl_lop3_net {
 /* Computes the 32-entry truth table of the outer-totalistic rule with 9-bit masks birth and
  * survive (bit n set: a dead / live cell with n live neighbours is alive next; bits above 8
  * are ignored).  Entry r = ctr<<4 | y2<<3 | y1<<2 | k<<1 | x0 is bit r of *table; bit r of
- * *care is 1 for every reachable r (all but ctr = 1 with x0 = k = y1 = y2 = 0, a total of 0
- * with a live centre).  Bits of *table outside *care are 0.  Both pointers must be valid. */
+ * *care is 1 for every r a real neighbourhood can produce.  Two rows are unreachable and so
+ * don't-cares: ctr = 1 with T = 0 (a live centre in an empty block) and ctr = 0 with T = 9
+ * (x0 = k = y1 = y2 = 1: all nine cells alive but a dead centre).  This holds when x0..y2
+ * come from the horizontal sums of the same three rows that hold ctr, as in the kernels.
+ * Bits of *table outside *care are 0.  Both pointers must be valid. */
 void wl_lop3_table(uint16_t birth, uint16_t survive, uint32_t *table, uint32_t *care);
 
 /* Stores in *net a network that computes the rule (equal to wl_lop3_table on every cared
@@ -87,6 +90,7 @@ int wl_lop3_check(const wl_lop3_net *net);
  *   LOP3(t0, y1, k, y2, 0x14);
  *   ...
  *   n = t3;
+ * The prefix may be at most 48 characters.
  * Returns the length of the full text (like snprintf: the text was truncated, still
  * NUL-terminated when cap > 0, if the return is >= cap), or -1 if an argument is NULL
  * (buf may be NULL only with cap == 0) or the network is malformed. */
