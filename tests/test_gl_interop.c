@@ -270,6 +270,51 @@ static void check_buffers(wl_universe *u) {
     glDeleteBuffers(1, &other);
 }
 
+/* The viewer's frame path: render_gl into a PBO holding a view one cell larger than the
+ * window, then glTexSubImage2D from GL_PIXEL_UNPACK_BUFFER with the sub-cell offset given
+ * as skip pixels/rows; the texture is read back through a framebuffer object and must
+ * equal the host render's pixels at that offset. */
+static void check_upload(wl_universe *u, GLuint pbo) {
+    const uint32_t w = 200, h = 150, ox = 1, oy = 3;
+    const int zoom = 2;
+    wl_view v = make_view(-30, -20, zoom, w + (1u << zoom), h + (1u << zoom));
+    WL_CHECK_OK(wl_universe_render_gl(u, &v, pbo));
+    WL_CHECK_OK(wl_universe_render(u, &v, g_host));
+    GLuint tex, fbo;
+    glGenTextures(1, &tex);
+    glBindTexture(GL_TEXTURE_2D, tex);
+    glTexImage2D(GL_TEXTURE_2D, 0, GL_RGBA8, (GLsizei)w, (GLsizei)h, 0, GL_RGBA,
+                 GL_UNSIGNED_BYTE, NULL);
+    glPixelStorei(GL_UNPACK_ALIGNMENT, 1);
+    glPixelStorei(GL_UNPACK_ROW_LENGTH, (GLint)v.width);
+    glPixelStorei(GL_UNPACK_SKIP_PIXELS, (GLint)ox);
+    glPixelStorei(GL_UNPACK_SKIP_ROWS, (GLint)oy);
+    glBindBuffer(GL_PIXEL_UNPACK_BUFFER, pbo);
+    glTexSubImage2D(GL_TEXTURE_2D, 0, 0, 0, (GLsizei)w, (GLsizei)h, GL_RGBA, GL_UNSIGNED_BYTE,
+                    (const void *)0);
+    glBindBuffer(GL_PIXEL_UNPACK_BUFFER, 0);
+    glPixelStorei(GL_UNPACK_ROW_LENGTH, 0);
+    glPixelStorei(GL_UNPACK_SKIP_PIXELS, 0);
+    glPixelStorei(GL_UNPACK_SKIP_ROWS, 0);
+    glGenFramebuffers(1, &fbo);
+    glBindFramebuffer(GL_FRAMEBUFFER, fbo);
+    glFramebufferTexture2D(GL_FRAMEBUFFER, GL_COLOR_ATTACHMENT0, GL_TEXTURE_2D, tex, 0);
+    WL_CHECK(glCheckFramebufferStatus(GL_FRAMEBUFFER) == GL_FRAMEBUFFER_COMPLETE,
+             "texture framebuffer incomplete");
+    glPixelStorei(GL_PACK_ALIGNMENT, 1);
+    glReadPixels(0, 0, (GLsizei)w, (GLsizei)h, GL_RGBA, GL_UNSIGNED_BYTE, g_gpu);
+    glBindFramebuffer(GL_FRAMEBUFFER, 0);
+    glDeleteFramebuffers(1, &fbo);
+    glDeleteTextures(1, &tex);
+    size_t bad = 0;
+    for (uint32_t y = 0; y < h; y++)
+        for (uint32_t x = 0; x < w; x++)
+            bad += g_gpu[(size_t)y * w + x] != g_host[(size_t)(y + oy) * v.width + x + ox];
+    WL_CHECK(bad == 0, "PBO -> texture upload with skip pixels/rows: %zu of %u pixels differ",
+             bad, w * h);
+    WL_CHECK(glGetError() == GL_NO_ERROR, "OpenGL error in the upload path");
+}
+
 /* ---- benchmark -------------------------------------------------------------------------- */
 
 static double now(void) {
@@ -365,7 +410,10 @@ int main(int argc, char **argv) {
                  wl_topology_name(cases[i].topo), (unsigned long long)cases[i].w,
                  (unsigned long long)cases[i].h);
         check_views(u, pbo, cases[i].w, cases[i].h, &rng, name);
-        if (i == 0) check_buffers(u);
+        if (i == 0) {
+            check_buffers(u);
+            check_upload(u, pbo);
+        }
         wl_universe_free(u);
     }
     if (!quick) bench(pbo, seed);
