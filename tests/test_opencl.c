@@ -1,7 +1,8 @@
 /*
- * test_opencl.c - what test_engines does not cover of the opencl engine: every tile
- * configuration of the `best` kernel (work-group shape, rows per work-item, generations per
- * launch, unrolled or not, the GPU default included) against the ref engine on random soups
+ * test_opencl.c - what test_engines does not cover of the opencl engine: tile
+ * configurations of the `best` and `wide` kernels (work-group shape, rows per work-item,
+ * generations per launch, unrolled or not, the GPU default included, best's fallback rule
+ * logic) against the ref engine on random soups
  * of odd sizes, torus and bounded; device soups and population; timed steps; interruption;
  * device listing and selection; and that a kernel build failure reports the build log.
  *
@@ -57,13 +58,13 @@ static wl_pattern *ref_run(wl_topology topo, uint64_t w, uint64_t h, const wl_ru
     return out;
 }
 
-/* Runs opencl `best` (with the current environment's tile) and ref; returns 1 if equal. */
-static int compare_once(const char *label, wl_topology topo, uint64_t w, uint64_t h,
-                        const char *rule_text, uint64_t gens, uint64_t seed) {
+/* Runs an opencl kernel (with the current environment's tile) and ref; returns 1 if equal. */
+static int compare_once(const char *label, const char *kernel, wl_topology topo, uint64_t w,
+                        uint64_t h, const char *rule_text, uint64_t gens, uint64_t seed) {
     wl_rule rule;
     WL_CHECK_OK(wl_rule_parse(rule_text, &rule));
     wl_pattern *p = soup(w, h, seed), *want = NULL, *got = NULL;
-    wl_universe *u = make("opencl", "best", topo, w, h, &rule);
+    wl_universe *u = make("opencl", kernel, topo, w, h, &rule);
     int ok = 0;
     if (p && u && wl_universe_load(u, p, NULL) == WL_OK) {
         /* Two steps, the first not a multiple of the generations per launch. */
@@ -88,16 +89,29 @@ static int compare_once(const char *label, wl_topology topo, uint64_t w, uint64_
 }
 
 typedef struct tile {
-    const char *lx, *ly, *rows, *gens, *unroll, *what;
+    const char *kernel, *lx, *ly, *rows, *gens, *unroll, *nosynth, *what;
 } tile;
 
+/* Sets or clears (value NULL) the tuning variable WL_OPENCL_<prefix><name>. */
+static void set_tune(const char *prefix, const char *name, const char *value) {
+    char var[64];
+    snprintf(var, sizeof var, "WL_OPENCL_%s%s", prefix, name);
+    if (value) setenv(var, value, 1);
+    else unsetenv(var);
+}
+
 static void test_tiles(uint64_t seed) {
+    /* best: LX lanes x LY items stacked, ROWS rows each, GENS <= 32, LY x ROWS > 2 GENS;
+     * wide: LX x LY items of ROWS rows, GENS <= 63, ROWS > 2 GENS. */
     static const tile tiles[] = {
-        {"3", "1", "3", "1", "0", "smallest: one output column, one output row"},
-        {"5", "3", "20", "9", "0", "odd shape, 2 output rows"},
-        {"4", "1", "130", "63", "0", "deepest temporal block (63 generations)"},
-        {"16", "4", "64", "8", "0", "CPU default"},
-        {"32", "2", "64", "8", "1", "GPU default, unrolled"},
+        {"best", "3", "1", "3", "1", "0", "0", "smallest: one output column, one output row"},
+        {"best", "5", "3", "7", "9", "0", "0", "odd shape, 3 output rows"},
+        {"best", "4", "2", "40", "32", "0", "0", "deepest temporal block (32 generations)"},
+        {"best", "32", "4", "32", "8", "0", "1", "CPU default, fallback rule logic"},
+        {"best", "32", "8", "40", "16", "1", "0", "GPU default, unrolled"},
+        {"wide", "3", "1", "3", "1", "0", "0", "smallest: one output column, one output row"},
+        {"wide", "4", "1", "130", "63", "0", "0", "deepest temporal block (63 generations)"},
+        {"wide", "16", "4", "64", "8", "0", "0", "CPU default"},
     };
     static const struct {
         uint64_t w, h;
@@ -106,14 +120,18 @@ static void test_tiles(uint64_t seed) {
     size_t n_sizes = quick ? 3 : sizeof sizes / sizeof sizes[0];
     uint64_t st = seed;
     for (size_t t = 0; t < sizeof tiles / sizeof tiles[0]; t++) {
-        setenv("WL_OPENCL_LX", tiles[t].lx, 1);
-        setenv("WL_OPENCL_LY", tiles[t].ly, 1);
-        setenv("WL_OPENCL_ROWS", tiles[t].rows, 1);
-        setenv("WL_OPENCL_GENS", tiles[t].gens, 1);
-        setenv("WL_OPENCL_UNROLL", tiles[t].unroll, 1);
-        char label[160];
-        snprintf(label, sizeof label, "tile %sx%s rows %s gens %s unroll %s (%s)", tiles[t].lx,
-                 tiles[t].ly, tiles[t].rows, tiles[t].gens, tiles[t].unroll, tiles[t].what);
+        const char *pre = strcmp(tiles[t].kernel, "wide") == 0 ? "WIDE_" : "";
+        set_tune(pre, "LX", tiles[t].lx);
+        set_tune(pre, "LY", tiles[t].ly);
+        set_tune(pre, "ROWS", tiles[t].rows);
+        set_tune(pre, "GENS", tiles[t].gens);
+        set_tune(pre, "UNROLL", tiles[t].unroll);
+        set_tune("", "NO_SYNTH", tiles[t].nosynth);
+        char label[200];
+        snprintf(label, sizeof label, "%s tile %sx%s rows %s gens %s unroll %s%s (%s)",
+                 tiles[t].kernel, tiles[t].lx, tiles[t].ly, tiles[t].rows, tiles[t].gens,
+                 tiles[t].unroll, strcmp(tiles[t].nosynth, "1") == 0 ? " no-synth" : "",
+                 tiles[t].what);
         unsigned pass = 0, total = 0;
         for (size_t si = 0; si < n_sizes; si++)
             for (int topo = 0; topo < 2; topo++) {
@@ -121,16 +139,14 @@ static void test_tiles(uint64_t seed) {
                 uint64_t gens = 1 + wl_splitmix64(&st) % 140;
                 total++;
                 pass += (unsigned)compare_once(
-                    label, topo ? WL_TOPOLOGY_BOUNDED : WL_TOPOLOGY_TORUS, sizes[si].w,
-                    sizes[si].h, rule, gens, wl_splitmix64(&st));
+                    label, tiles[t].kernel, topo ? WL_TOPOLOGY_BOUNDED : WL_TOPOLOGY_TORUS,
+                    sizes[si].w, sizes[si].h, rule, gens, wl_splitmix64(&st));
             }
         printf("%s: %u/%u match ref\n", label, pass, total);
+        static const char *const names[] = {"LX", "LY", "ROWS", "GENS", "UNROLL"};
+        for (int i = 0; i < 5; i++) set_tune(pre, names[i], NULL);
+        set_tune("", "NO_SYNTH", NULL);
     }
-    unsetenv("WL_OPENCL_LX");
-    unsetenv("WL_OPENCL_LY");
-    unsetenv("WL_OPENCL_ROWS");
-    unsetenv("WL_OPENCL_GENS");
-    unsetenv("WL_OPENCL_UNROLL");
 }
 
 /* Bad tunings and a broken build are refused with messages that say why. */
@@ -143,19 +159,38 @@ static void test_errors(void) {
     c.width = c.height = 64;
     wl_universe *u = NULL;
 
+    setenv("WL_OPENCL_LY", "2", 1);
     setenv("WL_OPENCL_ROWS", "10", 1);
-    setenv("WL_OPENCL_GENS", "5", 1);
+    setenv("WL_OPENCL_GENS", "10", 1);
     wl_status s = wl_universe_create(&c, &u);
     WL_CHECK(s == WL_ERR_INVALID && strstr(wl_last_error(), "WL_OPENCL_ROWS"),
-             "rows <= 2 gens: got %s (%s)", wl_status_str(s), wl_last_error());
+             "best: rows x items <= 2 gens: got %s (%s)", wl_status_str(s), wl_last_error());
     wl_universe_free(u);
     u = NULL;
+    setenv("WL_OPENCL_GENS", "33", 1);
+    s = wl_universe_create(&c, &u);
+    WL_CHECK(s == WL_ERR_INVALID && strstr(wl_last_error(), "WL_OPENCL_GENS"),
+             "best: 33 gens: got %s (%s)", wl_status_str(s), wl_last_error());
+    wl_universe_free(u);
+    u = NULL;
+    unsetenv("WL_OPENCL_LY");
     unsetenv("WL_OPENCL_ROWS");
     unsetenv("WL_OPENCL_GENS");
+    c.kernel = "wide";
+    setenv("WL_OPENCL_WIDE_ROWS", "10", 1);
+    setenv("WL_OPENCL_WIDE_GENS", "5", 1);
+    s = wl_universe_create(&c, &u);
+    WL_CHECK(s == WL_ERR_INVALID && strstr(wl_last_error(), "WL_OPENCL_WIDE_ROWS"),
+             "wide: rows <= 2 gens: got %s (%s)", wl_status_str(s), wl_last_error());
+    wl_universe_free(u);
+    u = NULL;
+    unsetenv("WL_OPENCL_WIDE_ROWS");
+    unsetenv("WL_OPENCL_WIDE_GENS");
+    c.kernel = NULL;
 
     /* An undefined identifier as the work-group width: the OpenCL compiler fails, and the
      * message must carry its log, which names the identifier. */
-    setenv("WL_OPENCL_OPTIONS", "-D WL_LX=wl_broken_on_purpose", 1);
+    setenv("WL_OPENCL_OPTIONS", "-D WL_BLANES=wl_broken_on_purpose", 1);
     s = wl_universe_create(&c, &u);
     WL_CHECK(s == WL_ERR_DEVICE && strstr(wl_last_error(), "build log") &&
                  strstr(wl_last_error(), "wl_broken_on_purpose"),

@@ -3,24 +3,29 @@
  * code generation, tile parameters, the stepping loop with interruption, population on the
  * device and the benchmark slots.  The universe lives in two device buffers (ping-pong) from
  * load to store, in the wl_grid layout (rows of ceil(W/64) 64-bit words, bit i of word j =
- * column 64 j + i); the kernels are in wl_opencl.cl, which explains the algorithms.
+ * column 64 j + i); the kernels are in wl_opencl.cl and wl_opencl_best.cl, which explain the
+ * algorithms.
  *
  * Kernels (the first is the default):
- *   best    bitsliced, GENS generations per launch with a recomputed halo, rule logic
- *           generated from the birth/survive masks (outer-totalistic rules); any other rule
- *           runs `table` (said on stderr when cfg->verbose is set);
+ *   best    the CUDA engine's lop3v design: 32-bit words, one word column per lane, items
+ *           stacked vertically exchanging edge rows, GENS generations per launch, a LOP3
+ *           network per outer-totalistic rule (inline PTX on NVIDIA); any other rule runs
+ *           `table` (said on stderr when cfg->verbose is set);
+ *   wide    the earlier multi-generation kernel on 64-bit words (one item per word column
+ *           of NR rows, neighbours' words through local memory); totalistic only;
  *   simple  bitsliced, one generation per launch (the baseline; also totalistic only);
  *   table   any 2-state rule through its 512-entry table, one generation per launch.
  *
- * Tuning (environment, read when a universe is created; defaults depend on the device type):
- *   WL_OPENCL_LX    work-items across a group of `best` (word columns, 2 of them halo)
- *   WL_OPENCL_LY    columns of work-items stacked vertically in a group
- *   WL_OPENCL_ROWS  rows held per work-item (NR)
- *   WL_OPENCL_GENS  generations per launch (GENS; NR > 2 GENS, GENS <= 63)
- *   WL_OPENCL_UNROLL  0: rolled loops (default on CPUs); 1: row loops unrolled (default on
- *                     GPUs); 2: the generation loop too, rows shrinking per generation
- *                     (experimental: PoCL takes over 10 minutes to compile it, so it is
- *                     not tested here; the GPU script benchmarks it)
+ * Tuning (environment, read when a universe is created; defaults depend on the device):
+ *   best:  WL_OPENCL_LX      lanes across a group (word columns, 2 of them halo; 32 on NVIDIA)
+ *          WL_OPENCL_LY      items stacked vertically (WB)
+ *          WL_OPENCL_ROWS    rows per item (NR)
+ *          WL_OPENCL_GENS    generations per launch (GENS <= 32, WB x NR > 2 GENS)
+ *          WL_OPENCL_UNROLL  1: row loops unrolled (default on GPUs), 0: rolled (CPUs)
+ *          WL_OPENCL_MAXRREG register cap on NVIDIA (-cl-nv-maxrregcount; 0: none)
+ *          WL_OPENCL_NV=0    the portable build on NVIDIA too (no inline PTX)
+ *   wide:  WL_OPENCL_WIDE_LX, _LY, _ROWS, _GENS, _UNROLL (NR > 2 GENS, GENS <= 63; UNROLL 2
+ *          also unrolls the generation loop: PoCL takes over 10 minutes to compile it)
  *   WL_OPENCL_OPTIONS extra clBuildProgram options (e.g. "-cl-nv-verbose"), appended
  */
 #include "ocl_internal.h"
@@ -30,8 +35,8 @@
 #include <stdlib.h>
 #include <string.h>
 
-enum { K_BEST, K_SIMPLE, K_TABLE };
-static const char *const kernel_names[] = {"best", "simple", "table", NULL};
+enum { K_BEST, K_WIDE, K_SIMPLE, K_TABLE };
+static const char *const kernel_names[] = {"best", "wide", "simple", "table", NULL};
 
 /* Generations queued between two polls of cfg->poll. */
 #define POLL_CHUNK 256u
@@ -47,11 +52,13 @@ typedef struct ocl_engine {
     cl_mem table;       /* the rule's 512 bits (table kernel) */
     cl_mem partial;     /* POP_GROUPS population partial sums */
     cl_kernel k_step, k_pop, k_rand;
-    int kernel;         /* K_BEST, K_SIMPLE or K_TABLE (after fallback) */
+    int kernel;         /* K_BEST, K_WIDE, K_SIMPLE or K_TABLE (after fallback) */
     uint64_t w, h, nw;
     int torus;
-    int lx, ly, nr, gens; /* tile parameters of `best` */
-    int unroll;           /* 0 rolled, 1 row loops unrolled (GPUs), 2 generations too */
+    int lx, ly, nr, gens; /* tile of the multi-generation kernel in use (best or wide) */
+    int unroll;           /* 0 rolled, 1 row loops unrolled (GPUs), 2 generations too (wide) */
+    int nv;               /* best: the NVIDIA build (inline PTX, warp shuffles) */
+    int maxrreg;          /* best on NVIDIA: register cap, 0 none */
     wl_poll_fn poll;
     void *poll_user;
 } ocl_engine;
@@ -94,28 +101,25 @@ static wl_status env_int(const char *name, int def, int lo, int hi, int *out) {
     return WL_OK;
 }
 
-/* Tile parameters of `best`: defaults per device type, environment overrides, checks. */
-static wl_status tile_params(ocl_engine *e) {
+/* Tile parameters of `wide`: defaults per device type, environment overrides, checks. */
+static wl_status tile_params_wide(ocl_engine *e) {
     /* GPU: 32 x 2 = 64 work-items, 64 rows each (NVIDIA keeps v[] in registers), 8
      * generations: halo redundancy 32/30 across and 62/48 down; 32 KiB of local memory
      * (LX x LY x NR words) per group.  CPU (PoCL): a group runs as loops on one core;
      * 16 x 4 measured best of the shapes tried on this project's 2-core machine. */
     int lx0 = e->dev.is_cpu ? 16 : 32, ly0 = e->dev.is_cpu ? 4 : 2;
     int nr0 = 64, g0 = 8;
-    wl_status s = env_int("WL_OPENCL_LX", lx0, 3, 1024, &e->lx);
-    if (!s) s = env_int("WL_OPENCL_LY", ly0, 1, 1024, &e->ly);
-    if (!s) s = env_int("WL_OPENCL_ROWS", nr0, 3, 256, &e->nr);
-    if (!s) s = env_int("WL_OPENCL_GENS", g0, 1, 63, &e->gens);
-    if (!s) s = env_int("WL_OPENCL_UNROLL", e->dev.is_cpu ? 0 : 1, 0, 2, &e->unroll);
+    wl_status s = env_int("WL_OPENCL_WIDE_LX", lx0, 3, 1024, &e->lx);
+    if (!s) s = env_int("WL_OPENCL_WIDE_LY", ly0, 1, 1024, &e->ly);
+    if (!s) s = env_int("WL_OPENCL_WIDE_ROWS", nr0, 3, 256, &e->nr);
+    if (!s) s = env_int("WL_OPENCL_WIDE_GENS", g0, 1, 63, &e->gens);
+    if (!s) s = env_int("WL_OPENCL_WIDE_UNROLL", e->dev.is_cpu ? 0 : 1, 0, 2, &e->unroll);
     if (s) return s;
     if (e->nr <= 2 * e->gens)
         return wl_error(WL_ERR_INVALID,
-                        "OpenCL: WL_OPENCL_ROWS (%d) must exceed twice WL_OPENCL_GENS (%d)",
+                        "OpenCL: WL_OPENCL_WIDE_ROWS (%d) must exceed twice WL_OPENCL_WIDE_GENS "
+                        "(%d)",
                         e->nr, e->gens);
-    if ((size_t)e->lx * (size_t)e->ly > e->dev.max_wg)
-        return wl_error(WL_ERR_INVALID,
-                        "OpenCL: work group %d x %d exceeds the device's maximum of %zu items",
-                        e->lx, e->ly, e->dev.max_wg);
     cl_ulong local = (cl_ulong)e->lx * (cl_ulong)e->ly * (cl_ulong)e->nr * 8; /* xch[] */
     if (local > e->dev.local_mem)
         return wl_error(WL_ERR_INVALID,
@@ -123,6 +127,54 @@ static wl_status tile_params(ocl_engine *e) {
                         "device has %llu",
                         e->lx, e->ly, e->nr, (unsigned long long)local,
                         (unsigned long long)e->dev.local_mem);
+    return WL_OK;
+}
+
+/* Tile parameters of `best`.  GPU defaults: the CUDA engine's fastest lop3v shape (8 items
+ * of 40 rows stacked, 16 generations, 80 registers: 3 groups of 256 items per SM); tuned
+ * values are in docs/BENCHMARKS.md.  CPU (PoCL): smaller groups with rolled loops. */
+static wl_status tile_params_best(ocl_engine *e) {
+    int nv0 = e->dev.is_nv;
+    wl_status s = env_int("WL_OPENCL_NV", nv0, 0, 1, &e->nv);
+    if (!s && e->nv && !e->dev.is_nv)
+        return wl_error(WL_ERR_INVALID, "WL_OPENCL_NV=1: %s is not an NVIDIA GPU", e->dev.name);
+    if (!s) s = env_int("WL_OPENCL_LX", 32, 3, 1024, &e->lx);
+    if (!s) s = env_int("WL_OPENCL_LY", e->dev.is_cpu ? 4 : 8, 1, 1024, &e->ly);
+    if (!s) s = env_int("WL_OPENCL_ROWS", e->dev.is_cpu ? 32 : 40, 1, 256, &e->nr);
+    if (!s) s = env_int("WL_OPENCL_GENS", e->dev.is_cpu ? 8 : 16, 1, 32, &e->gens);
+    if (!s) s = env_int("WL_OPENCL_UNROLL", e->dev.is_cpu ? 0 : 1, 0, 1, &e->unroll);
+    if (!s) s = env_int("WL_OPENCL_MAXRREG", e->nv ? 80 : 0, 0, 255, &e->maxrreg);
+    if (s) return s;
+    if (e->nv && e->lx != 32)
+        return wl_error(WL_ERR_INVALID,
+                        "OpenCL: WL_OPENCL_LX=%d: the NVIDIA build of `best` needs 32 lanes "
+                        "(one warp; WL_OPENCL_NV=0 for the portable build)",
+                        e->lx);
+    if (e->ly * e->nr <= 2 * e->gens)
+        return wl_error(WL_ERR_INVALID,
+                        "OpenCL: WL_OPENCL_LY x WL_OPENCL_ROWS (%d x %d) must exceed twice "
+                        "WL_OPENCL_GENS (%d)",
+                        e->ly, e->nr, e->gens);
+    /* local memory: edge rows [2][LY][2][LX] (NVIDIA) or all rows [LY * NR + 2][LX] */
+    cl_ulong local = e->nv ? (cl_ulong)4 * (cl_ulong)e->ly * (cl_ulong)e->lx * 4
+                           : ((cl_ulong)e->ly * (cl_ulong)e->nr + 2) * (cl_ulong)e->lx * 4;
+    if (local > e->dev.local_mem)
+        return wl_error(WL_ERR_INVALID,
+                        "OpenCL: tile %d x %d x %d needs %llu bytes of local memory; the "
+                        "device has %llu",
+                        e->lx, e->ly, e->nr, (unsigned long long)local,
+                        (unsigned long long)e->dev.local_mem);
+    return WL_OK;
+}
+
+static wl_status tile_params(ocl_engine *e) {
+    if (e->kernel != K_BEST && e->kernel != K_WIDE) return WL_OK;
+    wl_status s = e->kernel == K_BEST ? tile_params_best(e) : tile_params_wide(e);
+    if (s) return s;
+    if ((size_t)e->lx * (size_t)e->ly > e->dev.max_wg)
+        return wl_error(WL_ERR_INVALID,
+                        "OpenCL: work group %d x %d exceeds the device's maximum of %zu items",
+                        e->lx, e->ly, e->dev.max_wg);
     return WL_OK;
 }
 
@@ -148,7 +200,8 @@ static wl_status set_grid_args(ocl_engine *e, cl_kernel k, int from) {
 static wl_status ocl_create(const wl_config *cfg, const char *kernel, void **ctx) {
     *ctx = NULL;
     int id = K_BEST;
-    if (strcmp(kernel, "simple") == 0) id = K_SIMPLE;
+    if (strcmp(kernel, "wide") == 0) id = K_WIDE;
+    else if (strcmp(kernel, "simple") == 0) id = K_SIMPLE;
     else if (strcmp(kernel, "table") == 0) id = K_TABLE;
     uint16_t birth = 0, survive = 0;
     int totalistic = wl_rule_is_totalistic(&cfg->rule, &birth, &survive);
@@ -199,17 +252,31 @@ static wl_status ocl_create(const wl_config *cfg, const char *kernel, void **ctx
     }
     /* The program: the rule function + the kernels.  The table kernel takes its rule as a
      * buffer, so it gets a stub and one program serves every rule. */
-    char prefix[2048], options[1024];
+    char prefix[4096], options[1024];
     if (!s) {
         if (id != K_TABLE) s = wlocl_rule_code(birth, survive, prefix, sizeof prefix);
         else
             snprintf(prefix, sizeof prefix,
-                     "/* table kernel: the rule is a buffer; wl_rule_eval is unused */\n"
+                     "/* table kernel: the rule is a buffer; the rule logic is unused */\n"
                      "ulong wl_rule_eval(ulong s0, ulong s1, ulong s2, ulong s3, "
-                     "ulong c) { return 0UL; }\n");
-        snprintf(options, sizeof options,
-                 "-D WL_LX=%d -D WL_LY=%d -D WL_NR=%d -D WL_GENS=%d -D WL_FULL_UNROLL=%d", e->lx,
-                 e->ly, e->nr, e->gens, e->unroll);
+                     "ulong c) { return 0UL; }\n"
+                     "#define WL_RULE5(n_, x0_, k_, y1_, y2_, c_) n_ = 0u\n");
+        /* Only the kernel in use gets its tile; the others keep their sources' defaults. */
+        if (id == K_BEST)
+            snprintf(options, sizeof options,
+                     "-D WL_BLANES=%d -D WL_BWB=%d -D WL_BNR=%d -D WL_BGENS=%d -D WL_BUNROLL=%d "
+                     "-D WL_NV=%d",
+                     e->lx, e->ly, e->nr, e->gens, e->unroll, e->nv);
+        else if (id == K_WIDE)
+            snprintf(options, sizeof options,
+                     "-D WL_LX=%d -D WL_LY=%d -D WL_NR=%d -D WL_GENS=%d -D WL_FULL_UNROLL=%d",
+                     e->lx, e->ly, e->nr, e->gens, e->unroll);
+        else
+            snprintf(options, sizeof options, "-D WL_NV=0");
+        if (id == K_BEST && e->nv && e->maxrreg > 0) {
+            size_t n = strlen(options);
+            snprintf(options + n, sizeof options - n, " -cl-nv-maxrregcount=%d", e->maxrreg);
+        }
         const char *extra = getenv("WL_OPENCL_OPTIONS");
         if (extra && *extra) {
             size_t n = strlen(options);
@@ -223,7 +290,10 @@ static wl_status ocl_create(const wl_config *cfg, const char *kernel, void **ctx
     cl_program prog = NULL;
     if (!s) s = wlocl_program(&e->dev, prefix, options, &prog);
     if (!s) {
-        const char *kn = id == K_BEST ? "wl_best" : id == K_SIMPLE ? "wl_simple" : "wl_table";
+        const char *kn = id == K_BEST     ? "wl_best"
+                         : id == K_WIDE   ? "wl_wide"
+                         : id == K_SIMPLE ? "wl_simple"
+                                          : "wl_table";
         s = make_kernel(prog, kn, &e->k_step);
     }
     if (!s) s = make_kernel(prog, "wl_popcount", &e->k_pop);
@@ -301,13 +371,20 @@ static wl_status enqueue(ocl_engine *e, uint64_t generations, cl_event *first, c
         uint64_t n = 1;
         size_t global[2], local[2];
         const size_t *lp = NULL;
-        if (e->kernel == K_BEST) {
+        if (e->kernel == K_BEST || e->kernel == K_WIDE) {
             n = generations < (uint64_t)e->gens ? generations : (uint64_t)e->gens;
-            uint64_t rout = (uint64_t)(e->nr - 2 * e->gens);
-            uint64_t groups = (e->nw + (uint64_t)e->lx - 3) / (uint64_t)(e->lx - 2);
-            uint64_t bands = (e->h + rout - 1) / rout;
+            uint64_t groups, rows_y;
+            if (e->kernel == K_BEST) { /* 32-bit word columns; a group is one band */
+                uint64_t rout = (uint64_t)(e->ly * e->nr - 2 * e->gens);
+                groups = (2 * e->nw + (uint64_t)e->lx - 3) / (uint64_t)(e->lx - 2);
+                rows_y = (e->h + rout - 1) / rout * (uint64_t)e->ly;
+            } else { /* 64-bit word columns; each item row is one band */
+                uint64_t rout = (uint64_t)(e->nr - 2 * e->gens);
+                groups = (e->nw + (uint64_t)e->lx - 3) / (uint64_t)(e->lx - 2);
+                rows_y = round_up((e->h + rout - 1) / rout, (size_t)e->ly);
+            }
             global[0] = (size_t)groups * (size_t)e->lx;
-            global[1] = round_up(bands, (size_t)e->ly);
+            global[1] = (size_t)rows_y;
             local[0] = (size_t)e->lx;
             local[1] = (size_t)e->ly;
             lp = local;
@@ -436,7 +513,8 @@ static wl_status ocl_synchronize(void *ctx) {
 const wl_engine_ops wl_engine_opencl = {
     .name = "opencl",
     .description = "OpenCL devices (any vendor, PoCL on CPUs): bitsliced multi-generation "
-                   "kernel with rule logic generated per rule, plus table and simple kernels",
+                   "kernels with a LOP3 network generated per rule, plus table and simple "
+                   "kernels",
     .caps = WL_CAP_TORUS | WL_CAP_BOUNDED | WL_CAP_ANY_RULE,
     .kernels = kernel_names,
     .probe = ocl_probe,

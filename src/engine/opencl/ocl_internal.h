@@ -26,6 +26,7 @@ typedef struct wlocl_device {
     cl_device_id device;
     cl_context context;
     int is_cpu;           /* CL_DEVICE_TYPE_CPU (PoCL): smaller default tiles */
+    int is_nv;            /* a GPU of NVIDIA's platform: inline PTX in `best` (WL_NV) */
     size_t max_wg;        /* CL_DEVICE_MAX_WORK_GROUP_SIZE */
     cl_ulong local_mem;   /* CL_DEVICE_LOCAL_MEM_SIZE */
     cl_ulong max_alloc;   /* CL_DEVICE_MAX_MEM_ALLOC_SIZE */
@@ -53,11 +54,12 @@ wl_status wlocl_program(const wlocl_device *d, const char *prefix, const char *o
 /* A short text for an OpenCL error code ("CL_OUT_OF_RESOURCES", or the number). */
 const char *wlocl_strerror(cl_int err);
 
-/* Writes the OpenCL C function `ulong wl_rule_eval(s0, s1, s2, s3, c)` for the
- * outer-totalistic rule with the given birth / survive masks (bit n: n live neighbours)
- * into buf.  s3..s0 are the bit planes of the 9-cell sum (centre included), c the centre.
- * With birth == survive == 0xFFFF... no special cases: any masks work.  Returns WL_OK, or
- * WL_ERR_INVALID if buf is too small (1024 bytes always suffice). */
+/* Writes the rule logic for the outer-totalistic rule with the given birth / survive masks
+ * (bit n: n live neighbours) into buf: the OpenCL C function `ulong wl_rule_eval(s0, s1,
+ * s2, s3, c)` (s3..s0 the bit planes of the 9-cell sum, centre included; c the centre) and
+ * the macro statement `WL_RULE5(n, x0, k, y1, y2, c)` (a LOP3 network, see ocl_rule.c).
+ * Any masks work.  Returns WL_OK, or WL_ERR_INVALID if buf is too small (4096 bytes always
+ * suffice). */
 wl_status wlocl_rule_code(uint16_t birth, uint16_t survive, char *buf, size_t len);
 
 /* Lists the devices (one line each: index, platform, name, type, compute units, memory)

@@ -9,11 +9,13 @@
  * small linked list guarded by a mutex; programs and contexts are never released (they live
  * as long as the process, like a driver's own caches).
  *
- * The kernel source is the file wl_opencl.cl, embedded at build time into the generated
- * header wl_opencl_cl.h (an unsigned char array WLOCL_SOURCE with its length).
+ * The kernel source is the files wl_opencl.cl and wl_opencl_best.cl, embedded at build time
+ * into the generated headers wl_opencl_cl.h and wl_opencl_best_cl.h (unsigned char arrays
+ * WLOCL_SOURCE and WLOCL_BEST_SOURCE with their lengths).
  */
 #include "ocl_internal.h"
 #include "wl_opencl_cl.h"
+#include "wl_opencl_best_cl.h"
 
 #include <pthread.h>
 #include <stdio.h>
@@ -128,6 +130,9 @@ wl_status wlocl_device_get(int index, wlocl_device *d) {
     cl_device_type type = 0;
     clGetDeviceInfo(d->device, CL_DEVICE_TYPE, sizeof type, &type, NULL);
     d->is_cpu = (type & CL_DEVICE_TYPE_CPU) != 0;
+    char vendor[256] = "";
+    clGetPlatformInfo(d->platform, CL_PLATFORM_VENDOR, sizeof vendor, vendor, NULL);
+    d->is_nv = (type & CL_DEVICE_TYPE_GPU) && strstr(vendor, "NVIDIA") != NULL;
     clGetDeviceInfo(d->device, CL_DEVICE_MAX_WORK_GROUP_SIZE, sizeof d->max_wg, &d->max_wg,
                     NULL);
     clGetDeviceInfo(d->device, CL_DEVICE_LOCAL_MEM_SIZE, sizeof d->local_mem, &d->local_mem,
@@ -184,10 +189,19 @@ static prog_entry *programs;
 
 static wl_status build(const wlocl_device *d, const char *prefix, const char *options,
                        cl_program *out) {
-    const char *srcs[2] = {prefix, (const char *)WLOCL_SOURCE};
-    size_t lens[2] = {strlen(prefix), (size_t)WLOCL_SOURCE_LEN};
+    /* The rule prefix, then wl_opencl.cl, then wl_opencl_best.cl (which uses both). */
+    const char *srcs[3] = {prefix, (const char *)WLOCL_SOURCE, (const char *)WLOCL_BEST_SOURCE};
+    size_t lens[3] = {strlen(prefix), (size_t)WLOCL_SOURCE_LEN, (size_t)WLOCL_BEST_SOURCE_LEN};
+    const char *dump = getenv("WL_OPENCL_DUMP"); /* debugging: the program's whole source */
+    if (dump && *dump) {
+        FILE *f = fopen(dump, "w");
+        if (f) {
+            for (int i = 0; i < 3; i++) fwrite(srcs[i], 1, lens[i], f);
+            fclose(f);
+        }
+    }
     cl_int err = CL_SUCCESS;
-    cl_program p = clCreateProgramWithSource(d->context, 2, srcs, lens, &err);
+    cl_program p = clCreateProgramWithSource(d->context, 3, srcs, lens, &err);
     if (!p)
         return wl_error(WL_ERR_DEVICE, "OpenCL: clCreateProgramWithSource failed: %s",
                         wlocl_strerror(err));

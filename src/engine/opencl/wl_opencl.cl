@@ -19,8 +19,8 @@
  * plane, no kernel needs a padded copy, and any width or height works, even narrower than a
  * word or a work group.
  *
- * Kernels:
- *   wl_best    bitsliced, up to GENS generations per launch (temporal blocking).  A work
+ * Kernels (wl_best, the fastest, is in wl_opencl_best.cl, placed after this file):
+ *   wl_wide    bitsliced, up to GENS generations per launch (temporal blocking).  A work
  *              group is LX x LY work-items; work-item (lx, ly) holds one word column of NR
  *              rows in private memory (registers on a GPU).  Columns lx = 0 and LX - 1 and
  *              the GENS rows at the top and bottom of each column are the halo: recomputed
@@ -46,7 +46,7 @@
  * birth set B and survival set S is alive next iff (dead and S9 in B) or (alive and S9 - 1
  * in S).  About 20 word operations per 64 cell updates; the rule is folded by the compiler.
  *
- * Build-time parameters (-D): WL_LX, WL_LY (work-group shape of wl_best), WL_NR (rows per
+ * Build-time parameters (-D): WL_LX, WL_LY (work-group shape of wl_wide), WL_NR (rows per
  * work-item), WL_GENS (generations per launch).  The host checks NR > 2 GENS, GENS <= 63,
  * LX >= 3.
  */
@@ -159,13 +159,13 @@ ulong vword(__global const ulong *g, long nw, long w, long h, int torus, long y,
         h1 = ((l) & (v)) | ((r) & x_);                                                     \
     } while (0)
 
-/* ---- wl_best: several generations per launch -------------------------------------------- */
+/* ---- wl_wide: several generations per launch -------------------------------------------- */
 
 /* Grid: global size (groups_x * LX, bands_y * LY), local size (LX, LY).  Group gx covers the
  * word columns gx * (LX - 2) - 1 .. gx * (LX - 2) + LX - 2; work-item row ly of group gy
  * covers virtual rows (gy * LY + ly) * ROUT - GENS .. + NR - 1, ROUT = NR - 2 GENS. */
 __kernel __attribute__((reqd_work_group_size(WL_LX, WL_LY, 1))) void
-wl_best(__global const ulong *in, __global ulong *out, long w, long h, long nw, int torus,
+wl_wide(__global const ulong *in, __global ulong *out, long w, long h, long nw, int torus,
         int k) {
     __local ulong xch[WL_LY][WL_NR][WL_LX]; /* each work-item's rows, for its neighbours */
     const int lx = (int)get_local_id(0), ly = (int)get_local_id(1);
