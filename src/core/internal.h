@@ -200,6 +200,7 @@ extern const wl_engine_ops wl_engine_cuda;
 extern const wl_engine_ops wl_engine_opencl;
 extern const wl_engine_ops wl_engine_hashlife;
 extern const wl_engine_ops wl_engine_mpi;
+extern const wl_engine_ops wl_engine_stream;
 
 /* ---- small helpers ----------------------------------------------------------------- */
 

@@ -23,6 +23,9 @@ static const wl_engine_ops *const engines[] = {
 #ifdef WL_HAVE_MPI_ENGINE
     &wl_engine_mpi,
 #endif
+#ifdef WL_HAVE_STREAM_ENGINE
+    &wl_engine_stream,
+#endif
 };
 
 #define N_ENGINES (sizeof engines / sizeof engines[0])

@@ -55,6 +55,42 @@ static const wl_engine_ops *resolve_auto(const wl_config *cfg) {
     return NULL;
 }
 
+/* Out-of-core (src/engine/stream): returns the stream engine when cfg->gpu_memory is set,
+ * e is a GPU grid engine and the universe's two bit-packed buffers (2 x ceil(W/8) x H
+ * bytes) exceed the limit; NULL otherwise (the engine is then used as it is). */
+static const wl_engine_ops *stream_for(const wl_config *cfg, const wl_engine_ops *e) {
+    if (!cfg->gpu_memory || cfg->topology == WL_TOPOLOGY_PLANE) return NULL;
+    if (strcmp(e->name, "cuda") != 0 && strcmp(e->name, "opencl") != 0) return NULL;
+    uint64_t row = (cfg->width + 7) / 8, half = cfg->gpu_memory / 2;
+    if (cfg->height <= half / row) return NULL; /* 2 x row x H <= limit: fits */
+    return wl_engine_find("stream");
+}
+
+/* Creates a stream universe whose inner engine is `inner` (its kernel cfg->kernel). */
+static wl_status create_streamed(const wl_config *cfg, const wl_engine_ops *st,
+                                 const wl_engine_ops *inner, wl_universe **out) {
+    if (cfg->verbose)
+        fprintf(stderr, "warplife: a %llux%llu universe needs more than the GPU memory limit "
+                        "of %llu bytes: streaming it through %s from host memory (engine "
+                        "stream:%s)\n",
+                (unsigned long long)cfg->width, (unsigned long long)cfg->height,
+                (unsigned long long)cfg->gpu_memory, inner->name, inner->name);
+    wl_universe *u = wl_calloc(1, sizeof *u);
+    if (!u) return WL_ERR_NOMEM;
+    u->ops = st;
+    u->cfg = *cfg;
+    u->cfg.engine = st->name;
+    u->cfg.kernel = inner->name; /* the stream engine's kernel names its inner engine */
+    u->kernel = inner->name;
+    wl_status s = st->create(cfg, inner->name, &u->ctx); /* cfg->kernel: the inner's */
+    if (s) {
+        free(u);
+        return s;
+    }
+    *out = u;
+    return WL_OK;
+}
+
 wl_status wl_universe_create(const wl_config *cfg, wl_universe **out) {
     *out = NULL;
     /* "engine:kernel" (e.g. "mpi:cpu") names an engine and its kernel in one string. */
@@ -94,6 +130,8 @@ wl_status wl_universe_create(const wl_config *cfg, wl_universe **out) {
     if (cfg->topology != WL_TOPOLOGY_PLANE && (!cfg->width || !cfg->height))
         return wl_error(WL_ERR_INVALID, "a %s needs a size of at least 1x1",
                         wl_topology_name(cfg->topology));
+    const wl_engine_ops *st = stream_for(cfg, e);
+    if (st) return create_streamed(cfg, st, e, out);
     const char *const *ks = e->kernels;
     const char *kernel = ks ? ks[0] : "default";
     if (cfg->kernel && *cfg->kernel) {
