@@ -33,10 +33,12 @@ typedef struct result {
     double median, cups;
     int verified; /* -1 not checked, 0 failed, 1 passed */
     double copy_floor; /* 0 if none */
+    const char *via;   /* the engine asked for when --gpu-memory made it stream, else NULL */
 } result;
 
 typedef struct options {
     uint64_t w, h, gens, seed;
+    uint64_t gpu_memory; /* --gpu-memory: bytes, 0 = no limit */
     double density, time_budget;
     int runs, threads, json, verify;
     wl_topology topo;
@@ -65,6 +67,8 @@ static void usage(FILE *out) {
             "  --runs R            timed runs per kernel, the median is reported (default 3)\n"
             "  --torus | --bounded topology (default torus)\n"
             "  --threads N         worker threads (default 0 = all cores)\n"
+            "  --gpu-memory N      GPU memory the universe may use (bytes; K, M, G suffixes);\n"
+            "                      a bigger one streams from host memory (engine 'stream')\n"
             "  --verify            compare each kernel with the ref engine before timing\n"
             "                      (same soup, %d generations; grids above %llu cells are\n"
             "                      verified clipped to %dx%d)\n"
@@ -108,6 +112,7 @@ static wl_status make_universe(const options *o, const char *engine, const char 
     cfg.topology = o->topo;
     cfg.rule = o->rule;
     cfg.threads = o->threads;
+    cfg.gpu_memory = o->gpu_memory;
     cfg.poll = cli_interrupted;
     return wl_universe_create(&cfg, u);
 }
@@ -202,6 +207,13 @@ static int bench_one(const options *o, const char *engine, const char *kernel, r
             return -1;
         }
     }
+    if (strcmp(wl_universe_engine(u), engine) != 0) { /* --gpu-memory: out-of-core */
+        r->via = engine;
+        r->engine = wl_universe_engine(u);
+        fprintf(stderr, "  %s/%s streams out-of-core through %llu bytes of GPU memory "
+                "(engine %s:%s)\n", engine, kernel, (unsigned long long)o->gpu_memory,
+                r->engine, wl_universe_kernel(u));
+    }
     const wl_engine_ops *ops = wl_universe_ops(u);
     void *ctx = wl_universe_ctx(u);
     if (ops->randomize) {
@@ -281,6 +293,8 @@ static void print_results(const options *o, const result *res, int n) {
             if (naive > 0) printf(",\"ratio_to_naive\":%.4g", r->cups / naive);
             if (r->copy_floor > 0) printf(",\"ratio_to_copy_floor\":%.4g", r->cups / r->copy_floor);
             if (r->verified >= 0) printf(",\"verified\":%s", r->verified ? "true" : "false");
+            if (r->via) printf(",\"out_of_core_via\":\"%s\",\"gpu_memory\":%llu", r->via,
+                               (unsigned long long)o->gpu_memory);
             printf("}\n");
             continue;
         }
@@ -293,6 +307,8 @@ static void print_results(const options *o, const result *res, int n) {
         if (r->copy_floor > 0)
             len += (size_t)snprintf(notes + len, sizeof notes - len, "%.2f of copy floor ",
                                     r->cups / r->copy_floor);
+        if (r->via)
+            len += (size_t)snprintf(notes + len, sizeof notes - len, "out-of-core (%s) ", r->via);
         if (r->verified >= 0)
             snprintf(notes + len, sizeof notes - len, "%s", r->verified ? "verified" : "WRONG");
         printf("%-8s %-10s %-13s %-7s %12llu %10.4f %10.3e %9s %s\n", r->engine, r->kernel, size,
@@ -302,7 +318,7 @@ static void print_results(const options *o, const result *res, int n) {
 }
 
 enum { O_SIZE = 1, O_DENSITY, O_SEED, O_RULE, O_ENGINE, O_KERNEL, O_GENS, O_TIME, O_RUNS,
-       O_TORUS, O_BOUNDED, O_THREADS, O_VERIFY, O_JSON, O_HELP };
+       O_TORUS, O_BOUNDED, O_THREADS, O_VERIFY, O_JSON, O_HELP, O_GPUMEM };
 
 int cli_bench(int argc, char **argv) {
     static const cli_option opts[] = {
@@ -311,6 +327,7 @@ int cli_bench(int argc, char **argv) {
         {"generations", 'g', 1, O_GENS}, {"time", 't', 1, O_TIME},   {"runs", 0, 1, O_RUNS},
         {"torus", 0, 0, O_TORUS},      {"bounded", 0, 0, O_BOUNDED}, {"threads", 0, 1, O_THREADS},
         {"verify", 0, 0, O_VERIFY},    {"json", 0, 0, O_JSON},       {"help", 'h', 0, O_HELP},
+        {"gpu-memory", 0, 1, O_GPUMEM},
         {NULL, 0, 0, 0}};
     options o = {.w = 4096, .h = 4096, .seed = 1, .density = 0.5, .time_budget = 1.0, .runs = 3,
                  .topo = WL_TOPOLOGY_TORUS, .rule_text = "B3/S23"};
@@ -354,6 +371,9 @@ int cli_bench(int argc, char **argv) {
             if (cli_parse_int(v, "--threads", 0, 4096, &o.threads)) return CLI_EXIT_USAGE;
             break;
         case O_VERIFY: o.verify = 1; break;
+        case O_GPUMEM:
+            if (cli_parse_bytes(v, "--gpu-memory", &o.gpu_memory)) return CLI_EXIT_USAGE;
+            break;
         case O_JSON: o.json = 1; break;
         case O_HELP: usage(stdout); return CLI_EXIT_OK;
         }
@@ -367,7 +387,9 @@ int cli_bench(int argc, char **argv) {
     } else {
         for (size_t i = 0; i < wl_engine_count() && ne < MAX_LIST; i++) {
             const wl_engine_ops *e = wl_engine_find(wl_engine_name(i));
-            if (e && e->load_grid && (e->caps & (WL_CAP_TORUS | WL_CAP_BOUNDED)))
+            /* `stream` is benchmarked through --gpu-memory (or by name), not by default */
+            if (e && e->load_grid && (e->caps & (WL_CAP_TORUS | WL_CAP_BOUNDED)) &&
+                strcmp(e->name, "stream") != 0)
                 engines[ne++] = e->name;
         }
     }

@@ -58,6 +58,9 @@ int cli_fail_input(wl_status s, const char *context);
 int cli_parse_double(const char *text, const char *what, double lo, double hi, double *out);
 /* Parses an int in [lo, hi]; 0 on success, -1 with a message naming `what`. */
 int cli_parse_int(const char *text, const char *what, int lo, int hi, int *out);
+/* Parses a byte count: digits with an optional K, M, G or T suffix (powers of 1024), e.g.
+ * "512M"; 0 on success, -1 with a message naming `what` (also on overflow). */
+int cli_parse_bytes(const char *text, const char *what, uint64_t *out);
 
 /* A small long-option parser (no global state, no argv permutation).  Options are
  * "--name VALUE", "--name=VALUE", "-x VALUE", "-xVALUE" and flags "--name" / "-x"; "--"

@@ -252,3 +252,27 @@ int cli_next_option(cli_args *a, const cli_option *opts, const char **value) {
     }
     return o->id;
 }
+
+int cli_parse_bytes(const char *text, const char *what, uint64_t *out) {
+    char digits[32];
+    size_t n = strlen(text);
+    unsigned shift = 0;
+    if (n && n < sizeof digits) {
+        memcpy(digits, text, n + 1);
+        switch (digits[n - 1]) { /* binary multiples: K = 2^10, M = 2^20, G = 2^30, T = 2^40 */
+        case 'k': case 'K': shift = 10; break;
+        case 'm': case 'M': shift = 20; break;
+        case 'g': case 'G': shift = 30; break;
+        case 't': case 'T': shift = 40; break;
+        }
+        if (shift) digits[--n] = '\0';
+    }
+    uint64_t v;
+    if (!n || n >= sizeof digits || parse_decimal(digits, &v) || (v << shift) >> shift != v) {
+        cli_error("%s: '%s' is not a byte count (digits with an optional K, M, G or T suffix)",
+                  what, text);
+        return -1;
+    }
+    *out = v << shift;
+    return 0;
+}

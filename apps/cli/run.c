@@ -51,6 +51,8 @@ static void usage(FILE *out) {
         "      --threads N      worker threads (0 = all cores)\n"
         "      --device N       GPU index\n"
         "      --maxmemory MB   memory for engine caches (HashLife)\n"
+        "      --gpu-memory N   GPU memory the universe may use (bytes; K, M, G suffixes);\n"
+        "                       a bigger universe streams through the GPU from host memory\n"
         "  -o, --output FILE    save the final pattern (format from the extension: .rle,\n"
         "                       .cells, .lif, .mc, plus .gz); written atomically\n"
         "      --popcount       print \"generation G population P\" at the end (and every step)\n"
@@ -70,7 +72,7 @@ static void usage(FILE *out) {
 enum {
     OPT_GEN = 1, OPT_STEP, OPT_HYPER, OPT_RULE, OPT_ENGINE, OPT_KERNEL, OPT_TORUS,
     OPT_BOUNDED, OPT_PLANE, OPT_THREADS, OPT_DEVICE, OPT_MAXMEM, OPT_OUTPUT, OPT_POPCOUNT,
-    OPT_QUIET, OPT_PROGRESS, OPT_DRY, OPT_HELP
+    OPT_QUIET, OPT_PROGRESS, OPT_DRY, OPT_HELP, OPT_GPUMEM
 };
 
 static const cli_option options[] = {
@@ -83,6 +85,7 @@ static const cli_option options[] = {
     {"output", 'o', 1, OPT_OUTPUT},    {"popcount", 0, 0, OPT_POPCOUNT},
     {"quiet", 'q', 0, OPT_QUIET},      {"progress", 0, 0, OPT_PROGRESS},
     {"dry-run", 0, 0, OPT_DRY},        {"help", 'h', 0, OPT_HELP},
+    {"gpu-memory", 0, 1, OPT_GPUMEM},
     {NULL, 0, 0, 0},
 };
 
@@ -108,6 +111,7 @@ void cli_engine_config(wl_config *cfg, const cli_engine_opts *o) {
     cfg->threads = o->threads;
     cfg->device = o->device;
     cfg->max_memory = o->max_memory;
+    cfg->gpu_memory = o->gpu_memory;
     cfg->poll = cli_interrupted;
     cfg->verbose = !o->quiet;
 }
@@ -216,6 +220,9 @@ static int parse_args(int argc, char **argv, run_args *a) {
             break;
         case OPT_DEVICE:
             if (cli_parse_int(v, "--device", 0, 1 << 16, &a->eng.device)) return CLI_EXIT_USAGE;
+            break;
+        case OPT_GPUMEM:
+            if (cli_parse_bytes(v, "--gpu-memory", &a->eng.gpu_memory)) return CLI_EXIT_USAGE;
             break;
         case OPT_MAXMEM: {
             uint64_t mb;

@@ -13,6 +13,8 @@ typedef struct cli_engine_opts {
     int threads;         /* 0 = all cores */
     int device;          /* GPU index */
     uint64_t max_memory; /* bytes, 0 = engine default */
+    uint64_t gpu_memory; /* bytes of GPU memory for the universe, 0 = no limit (beyond it:
+                            out-of-core streaming, src/engine/stream) */
     int quiet;           /* no notes on stderr, no summary */
     int progress;        /* 1: progress lines on stderr (TTY or --progress) */
 } cli_engine_opts;
