@@ -8,10 +8,16 @@
  * not divisible by the rank count, tiny heights (bands of 0 or 1 row with 4 ranks), widths
  * below and above 64; generation counts 1, 7, 17, 40, 130 (not multiples of the halo
  * depths used: 3, 16 and the default 64, set through WL_MPI_HALO), stepped in one call or
- * in two.  Failures are summed over ranks; rank 0 prints the
- * harness line and every rank exits nonzero if any rank failed.
+ * in two; the persistent path (inner universe keeps the state, row-strip halos) and, for a
+ * quarter of the cases, the full-copy path (WL_MPI_PATH=full).  Inner engines cpu and ref,
+ * and cuda with --cuda (on a GPU machine; ranks may share one GPU).
+ * Also: the mpi engine's own soup (randomize) followed by steps agrees with ref started
+ * from the stored soup (the first exchange must fill the halos); a poll callback on rank 0
+ * interrupts every rank at the same generation, and the run then resumes exactly.
+ * Failures are summed over ranks; rank 0 prints the harness line and every rank exits
+ * nonzero if any rank failed.
  *
- * Usage: mpirun -np N test_mpi   (WL_TEST_QUICK=1 or --quick: fewer cases)
+ * Usage: mpirun -np N test_mpi [--quick] [--cuda]   (WL_TEST_QUICK=1 also: fewer cases)
  */
 #define _POSIX_C_SOURCE 200809L /* setenv */
 #include "internal.h"
@@ -74,6 +80,87 @@ static void run_case(const char *rule_text, wl_topology topo, uint64_t w, uint64
     wl_pattern_free(soup);
 }
 
+/* The mpi engine's soup, then steps, against ref from the stored soup. */
+static void check_randomize(const char *kernel, wl_topology topo, uint64_t w, uint64_t h,
+                            uint64_t gens, uint64_t seed) {
+    wl_config cfg;
+    wl_config_init(&cfg);
+    cfg.engine = "mpi";
+    cfg.kernel = kernel;
+    cfg.topology = topo;
+    cfg.width = w;
+    cfg.height = h;
+    cfg.threads = 1;
+    wl_universe *u = NULL;
+    WL_CHECK_OK(wl_universe_create(&cfg, &u));
+    if (!u) return;
+    const wl_engine_ops *ops = wl_universe_ops(u);
+    WL_CHECK(ops->randomize != NULL, "mpi has no randomize");
+    wl_pattern *soup = NULL, *a = NULL, *b = NULL;
+    WL_CHECK_OK(ops->randomize(wl_universe_ctx(u), 0.4, seed));
+    WL_CHECK_OK(wl_universe_store(u, &soup));
+    WL_CHECK(soup && wl_pattern_population(soup) > 0, "empty soup");
+    WL_CHECK_OK(wl_universe_step(u, gens));
+    WL_CHECK_OK(wl_universe_store(u, &a));
+    wl_universe_free(u);
+    wl_bigint pr;
+    if (soup) b = evolve("ref", NULL, &cfg, soup, gens, 0, &pr);
+    WL_CHECK(a && b && wl_pattern_equal_cells(a, b),
+             "rank %d: mpi:%s soup + %llu generations differs from ref (%s %llux%llu)", rank_id,
+             kernel, (unsigned long long)gens, wl_topology_name(topo), (unsigned long long)w,
+             (unsigned long long)h);
+    wl_pattern_free(soup);
+    wl_pattern_free(a);
+    wl_pattern_free(b);
+}
+
+/* Rank 0's poll says stop at its third call: every rank must stop at the same generation. */
+static int poll_calls;
+static int stop_third(void *user) {
+    (void)user;
+    return ++poll_calls == 3;
+}
+
+static void check_poll(const char *kernel, uint64_t seed) {
+    wl_config cfg;
+    wl_config_init(&cfg);
+    cfg.engine = "mpi";
+    cfg.kernel = kernel;
+    cfg.width = 70;
+    cfg.height = 45;
+    cfg.threads = 1;
+    if (rank_id == 0) cfg.poll = stop_third; /* only rank 0 asks: the decision is shared */
+    poll_calls = 0;
+    wl_pattern *soup = wl_pattern_new(), *a = NULL, *b = NULL;
+    wl_rect r = {-35, -22, 70, 45};
+    WL_CHECK_OK(wl_pattern_random(soup, &r, 0.4, seed));
+    wl_universe *u = NULL;
+    WL_CHECK_OK(wl_universe_create(&cfg, &u));
+    if (!u) return;
+    WL_CHECK_OK(wl_universe_load(u, soup, NULL));
+    const uint64_t total = 200; /* halo 16 below: 13 chunks, stopped after the 3rd */
+    wl_status s = wl_universe_step(u, total);
+    wl_bigint gen, want;
+    wl_universe_generation(u, &gen);
+    wl_bigint_from_u64(&want, 48);
+    WL_CHECK(s == WL_ERR_INTERRUPTED, "rank %d: step returned %s", rank_id, wl_status_str(s));
+    WL_CHECK(wl_bigint_cmp(&gen, &want) == 0, "rank %d: stopped at the wrong generation",
+             rank_id);
+    uint64_t g = 0;
+    wl_bigint_to_u64(&gen, &g);
+    cfg.poll = NULL;
+    WL_CHECK_OK(wl_universe_step(u, total - g)); /* the rest, with the callback now quiet */
+    WL_CHECK_OK(wl_universe_store(u, &a));
+    wl_universe_free(u);
+    wl_bigint pr;
+    b = evolve("ref", NULL, &cfg, soup, total, 0, &pr);
+    WL_CHECK(a && b && wl_pattern_equal_cells(a, b),
+             "rank %d: mpi:%s interrupted and resumed differs from ref", rank_id, kernel);
+    wl_pattern_free(soup);
+    wl_pattern_free(a);
+    wl_pattern_free(b);
+}
+
 /* "mpi:cpu" as one engine name, and the error for an unknown inner kernel. */
 static void check_names(void) {
     wl_config cfg;
@@ -97,13 +184,15 @@ int main(int argc, char **argv) {
     int nranks;
     MPI_Comm_rank(MPI_COMM_WORLD, &rank_id);
     MPI_Comm_size(MPI_COMM_WORLD, &nranks);
-    int quick = getenv("WL_TEST_QUICK") && atoi(getenv("WL_TEST_QUICK"));
-    for (int i = 1; i < argc; i++)
+    int quick = getenv("WL_TEST_QUICK") && atoi(getenv("WL_TEST_QUICK")), cuda = 0;
+    for (int i = 1; i < argc; i++) {
         if (strcmp(argv[i], "--quick") == 0) quick = 1;
+        if (strcmp(argv[i], "--cuda") == 0) cuda = 1;
+    }
     unsigned long long seed = 0;
     if (rank_id == 0) seed = wl_test_seed();
     MPI_Bcast(&seed, 1, MPI_UNSIGNED_LONG_LONG, 0, MPI_COMM_WORLD);
-    if (rank_id == 0) printf("test_mpi: %d ranks\n", nranks);
+    if (rank_id == 0) printf("test_mpi: %d ranks%s\n", nranks, cuda ? ", inner cuda" : "");
 
     check_names();
     static const char *const rules[] = {"B3/S23", "B36/S23", "B2/S", "B0123478/S34678"};
@@ -113,6 +202,7 @@ int main(int argc, char **argv) {
     static const uint64_t gens[] = {1, 7, 17, 40, 130};
     /* Halo depths (WL_MPI_HALO): many exchanges, the old default, the default (unset). */
     static const char *const halos[] = {"3", "16", NULL};
+    /* inner engines: cpu and ref alternate; --cuda: cuda for every case */
     static const char *const kernels[] = {"cpu", "ref"};
     uint64_t state = seed;
     size_t nsizes = quick ? 5 : sizeof sizes / sizeof sizes[0];
@@ -121,14 +211,25 @@ int main(int argc, char **argv) {
             for (size_t si = 0; si < nsizes; si++)
                 for (size_t gi = 0; gi < sizeof gens / sizeof gens[0]; gi++) {
                     uint64_t soup_seed = wl_splitmix64(&state);
-                    const char *kernel = kernels[(ri + si + gi) % 2];
+                    const char *kernel = cuda ? "cuda" : kernels[(ri + si + gi) % 2];
                     const char *halo = halos[(ri + 2 * si + gi) % 3];
                     if (halo) setenv("WL_MPI_HALO", halo, 1);
                     else unsetenv("WL_MPI_HALO");
+                    if ((ri + si + 2 * gi) % 4 == 0) setenv("WL_MPI_PATH", "full", 1);
+                    else unsetenv("WL_MPI_PATH");
                     run_case(rules[ri], topo ? WL_TOPOLOGY_BOUNDED : WL_TOPOLOGY_TORUS,
                              sizes[si][0], sizes[si][1], gens[gi], (int)((si + gi) & 1), kernel,
                              soup_seed);
                 }
+    unsetenv("WL_MPI_PATH");
+    setenv("WL_MPI_HALO", "16", 1);
+    for (int topo = 0; topo < 2; topo++)
+        for (int ki = 0; ki < 2; ki++)
+            check_randomize(cuda ? "cuda" : kernels[ki], topo ? WL_TOPOLOGY_BOUNDED
+                                                             : WL_TOPOLOGY_TORUS,
+                            ki ? 130 : 33, ki ? 37 : 90, 41, wl_splitmix64(&state));
+    check_poll(cuda ? "cuda" : "cpu", wl_splitmix64(&state));
+    unsetenv("WL_MPI_HALO");
 
     unsigned long local[2] = {wl_test_passed, wl_test_failed}, total[2];
     MPI_Allreduce(local, total, 2, MPI_UNSIGNED_LONG, MPI_SUM, MPI_COMM_WORLD);

@@ -1,108 +1,99 @@
 /*
  * mpi_engine.c - the `mpi` engine: one torus or bounded universe split across the ranks of
- * an MPI job, each rank stepping its share with an ordinary grid engine ("cpu" or "ref",
- * chosen by the kernel name: `mpi` + kernel `cpu` is what the CLI calls `mpi:cpu`).
+ * an MPI job, each rank stepping its share with an ordinary grid engine ("cpu", "ref" or
+ * "cuda", chosen by the kernel name: `mpi` + kernel `cuda` is what the CLI calls `mpi:cuda`).
  *
  * What it computes.  Exactly what a single-process grid engine computes on the same
  * W x H universe (torus or bounded, every rule, B0 included): the results are bit-identical
  * to `ref`, whatever the number of ranks.
  *
- * Decomposition.  The H rows are cut into horizontal bands, one per rank, as evenly as
- * possible: rank r owns base + (r < rem) rows, base = H / P, rem = H % P, in rank order.
- * When H < P the last ranks own no row; they still take part in every collective call.
- * Each rank keeps its band as the authoritative state: a W-wide bit grid, the library's
- * common `wl_grid` layout (bit i of word i/64 of a row is column i; bits past W are zero).
+ * Decomposition (mpi_plan.c).  The H rows are cut into horizontal bands, one per rank, as
+ * evenly as possible, in rank order; when H < P the last ranks own no row but still take
+ * part in every collective call.
  *
  * Deep halos.  A cell's state after s generations depends only on cells within distance s
- * (Chebyshev) at the start.  So to advance s <= k generations a rank builds a LOCAL grid
- * that holds its band plus k rows above and below (and, on a torus, k wrapped columns on
- * the left and on the right), loads it into a BOUNDED inner universe, steps it s times,
- * and copies the band's centre back.  The wrong cells at the local grid's edges (it treats
- * everything outside as dead) spread inwards one cell per generation, so after s <= k
- * generations they have not reached the band.  On a bounded universe the local grid stops
- * at the universe's own top and bottom rows and has exactly width W, so its dead outside is
- * the universe's dead outside: no horizontal halo is needed there, and B0 rules behave
- * exactly as on the single grid.  On a torus the local rows and columns are taken modulo H
- * and W, so a band of 1 row or a universe narrower than k simply repeats itself.  On a torus
- * the local width W + 2k is rounded up to a multiple of 512 cells when that adds at most an
- * eighth (the cpu engine's AVX-512 rows lose half their speed on other widths); the extra
- * columns just hold more wrapped columns.
- * Communication therefore happens once per k generations (k = WL_MPI_HALO rows, clamped to
- * H), not once per generation: that is why the halos are deep.
+ * (Chebyshev) at the start.  So a rank keeps a LOCAL grid of its band plus k rows above and
+ * below, and advances it k generations between two exchanges of those halo rows: the cells
+ * the local grid gets wrong at its edges (it cannot see past them) spread inwards one row
+ * per generation and, after s <= k generations, have not reached the band.  Communication
+ * therefore happens once per k generations (k = WL_MPI_HALO, default 64, clamped to H).
  *
- * Halo exchange.  Every rank can compute every rank's list of needed global rows (local
- * row i of rank q is global row (r0_q - k + i) mod H on a torus, top_q + i on a bounded
- * grid).  Rank p sends q, in one message, the rows of q's list that p owns, in list order;
- * q receives them and unpacks them in the same order.  With bands of at least k rows those
- * are just the two neighbours; with tiny bands (or k > band) rows come from farther ranks,
- * and the same rule covers it.  The messages use MPI_Irecv / MPI_Isend and one Waitall.
+ * The persistent path (inner engines with the store_rows / load_rows ops: ref, cpu, cuda).
+ * The local grid IS the inner universe, created once and never reloaded, so a GPU keeps its
+ * state on the device.  Each exchange the rank stores the first and last k rows of its band
+ * (two store_rows calls: all the rows any rank can need, since a row needed by another
+ * band lies within k rows of this band's edge), sends them (mpi_plan.c), and load_rows the
+ * received rows into its halo rows; then it steps s <= k generations.
+ *   On a torus the inner universe is a TORUS of width W and height band + 2k.  The
+ * horizontal wrap is then exact: local column x neighbours x +- 1 mod W as in the universe.
+ * The vertical wrap is not: local row 0 sees local row band + 2k - 1 above it instead of
+ * the true row.  But that is the only wrong neighbourhood, in the two outermost rows, and
+ * wrongness spreads one row per generation, so after s <= k generations it has reached
+ * local rows [0, s) and [band + 2k - s, band + 2k): halo rows, overwritten by the next
+ * exchange.  The band, rows [k, k + band), is exact.  (A rank whose band is the whole torus
+ * — one rank — needs no halo: its inner torus is the universe itself.)
+ *   On a bounded universe the inner universe is BOUNDED, of width W, and its rows stop at
+ * the universe's own top and bottom (as today's scheme): there its dead outside is the
+ * universe's, exactly, B0 included; at a cut between bands the dead outside is wrong, and
+ * the wrongness stays in the k halo rows by the same argument.
+ *   Overlap.  Receives are posted before the rank even stores its edge rows, and each send
+ * leaves as soon as it is packed.  Stepping cannot start before the halos arrive (every
+ * generation of the chunk needs them), and with k = 64 the exchange is a small share of the
+ * step on a GPU (a few hundred microseconds against ~10 ms for 64 generations of a
+ * 65536^2 band: docs/BENCHMARKS.md), so the chunk is not split further.
+ *   GPU halos go through pinned host buffers (cudaMallocHost, from cuda_rows.cu): one DMA
+ * each way per edge.  Open MPI builds that are CUDA-aware could take device pointers; the
+ * verbose notes say whether the library is, but the measured path is the pinned one
+ * (Debian's Open MPI is not CUDA-aware).  One rank per GPU: the inner engine's device is
+ * the rank's node-local rank (MPI_COMM_TYPE_SHARED) modulo the node's device count.
+ *
+ * The full path (mpi_full.c), for inner engines without row ops (and WL_MPI_PATH=full): the
+ * band lives on the host and the whole local grid is loaded, stepped and stored every
+ * chunk.
  *
  * Load/store.  load_grid receives the full grid on every rank (each rank's universe
- * wrapper calls it with the same pattern) and keeps its band; store_grid gathers all bands
- * into the full grid on every rank (MPI_Allgatherv), so wl_universe_store works on every
- * rank; population is an MPI_Allreduce of band counts.  Every call on an mpi universe is
+ * wrapper calls it with the same pattern): the rank loads its local grid, halos included,
+ * so the first chunk needs no exchange.  store_grid gathers the bands into the full grid on
+ * every rank (MPI_Allgatherv in place), so wl_universe_store works on every rank;
+ * population is an MPI_Allreduce of band counts.  Every call on an mpi universe is
  * collective: all ranks must create, load, step, store and free it in the same order.
  *
- * Errors.  The engine duplicates MPI_COMM_WORLD and sets MPI_ERRORS_RETURN on the copy; a
- * failing MPI call becomes WL_ERR_DEVICE with MPI's own message.  A rank that dies makes
- * Open MPI abort the whole job (its default), so no rank waits forever.  The poll callback
- * is not consulted (ranks would have to agree to stop at the same generation).
+ * Interruption.  Between chunks rank 0 consults cfg->poll; its answer travels with the
+ * per-chunk error agreement (one MPI_Allreduce), so all ranks stop at the same generation
+ * and step returns WL_ERR_INTERRUPTED with *done set.
  *
- * Why it is fast.  The inner engine runs at full single-process speed on W x (band + 2k)
- * cells; the extra work is 2k/band rows of halo and one load + store of the local grid per
- * k generations, and the network carries 2k rows per rank per k generations.
+ * Errors.  The engine duplicates MPI_COMM_WORLD and sets MPI_ERRORS_RETURN on the copy; a
+ * failing MPI call becomes WL_ERR_DEVICE with MPI's own message.  Errors of creation and of
+ * every chunk are agreed on by all ranks, so none waits forever in the next exchange; a
+ * rank that dies makes Open MPI abort the whole job (its default).
+ *
+ * Why it is fast.  Each rank runs its inner engine at full single-process speed on
+ * W x (band + 2k) cells; the extra work is 2k/band rows of halo, and per k generations the
+ * rank moves 2k rows each way between the engine and the host and over the network.
  */
-#include "internal.h"
+#include "mpi_internal.h"
+
+#ifdef WL_HAVE_CUDA
+#include "wlcuda.h" /* device count and pinned host buffers (cuda_rows.cu) */
+#endif
+#if defined(OPEN_MPI) && OPEN_MPI
+#include <mpi-ext.h> /* MPIX_CUDA_AWARE_SUPPORT */
+#endif
 
 #include <limits.h>
-#include <mpi.h>
+#include <stdio.h>
 #include <stdlib.h>
 #include <string.h>
 
-/* Halo depth in rows (and columns on a torus): generations stepped between exchanges.  64
- * makes the per-exchange cost (one load and one store of the inner engine, a few ms on a
- * 4096^2 grid) small against 64 generations, while 2 x 64 halo rows stay a few percent of
- * a band of a thousand rows and more.  The environment variable WL_MPI_HALO (1..1024)
- * overrides it, for tuning and for tests that want many exchanges on small grids. */
+/* Default halo depth in rows: generations stepped between exchanges.  64 makes the
+ * per-exchange latency (a few copies and messages) small against 64 generations, while
+ * 2 x 64 halo rows stay a few percent of a band of a thousand rows and more.  The
+ * environment variable WL_MPI_HALO (1..WL_MPI_HALO_MAX) overrides it. */
 #define WL_MPI_HALO 64
-#define WL_MPI_HALO_MAX 1024
-/* On a torus the local grid's width may be rounded up (more wrapped columns) to a multiple
- * of this many cells, where the cpu engine's widest SIMD rows run at full speed, when that
- * costs at most 1/WL_MPI_PAD_SHARE more cells. */
-#define WL_MPI_PAD_CELLS 512
-#define WL_MPI_PAD_SHARE 8
+/* Rows per store_rows call when counting a band's population. */
+#define POP_CHUNK_ROWS 1024
 
-typedef struct mpi_ctx {
-    wl_config cfg;          /* the universe's configuration (engine "mpi") */
-    const char *inner_name; /* "cpu" or "ref" */
-    MPI_Comm comm;
-    int rank, size;
-    uint64_t W, H;
-    uint64_t k;             /* halo depth, 1..WL_MPI_HALO_MAX, <= H, rank 0's */
-    uint64_t kx;            /* horizontal halo: k on a torus, 0 on a bounded grid */
-    uint64_t r0, rows;      /* this rank's band: global rows [r0, r0 + rows) */
-    size_t gstride;         /* words per global row */
-    wl_grid band;           /* rows x W (unallocated when rows == 0) */
-    wl_grid local;          /* (W + 2kx) x local rows */
-    wl_universe *inner;     /* bounded universe on the local grid (NULL when rows == 0) */
-    uint64_t *sendbuf, *recvbuf;
-    int *scount, *sdispl, *rcount, *rdispl; /* per-rank counts in rows and row offsets */
-} mpi_ctx;
-
-/* ---- MPI errors and start-up ------------------------------------------------------- */
-
-static wl_status mpi_fail(int err, const char *what) {
-    char msg[MPI_MAX_ERROR_STRING];
-    int len = 0;
-    if (MPI_Error_string(err, msg, &len) != MPI_SUCCESS) snprintf(msg, sizeof msg, "code %d", err);
-    return wl_error(WL_ERR_DEVICE, "mpi engine: %s failed: %s", what, msg);
-}
-
-#define MPI_TRY(call, what)                                                                 \
-    do {                                                                                    \
-        int mpi_err_ = (call);                                                              \
-        if (mpi_err_ != MPI_SUCCESS) return mpi_fail(mpi_err_, what);                       \
-    } while (0)
+/* ---- MPI start-up ---------------------------------------------------------------------- */
 
 static void finalize_at_exit(void) {
     int fin = 0;
@@ -124,242 +115,223 @@ static wl_status ensure_mpi(void) {
     return WL_OK;
 }
 
-/* ---- the decomposition ------------------------------------------------------------- */
-
-static void band_of(const mpi_ctx *c, int r, uint64_t *r0, uint64_t *rows) {
-    uint64_t base = c->H / (uint64_t)c->size, rem = c->H % (uint64_t)c->size, ur = (uint64_t)r;
-    *rows = base + (ur < rem);
-    *r0 = ur * base + (ur < rem ? ur : rem);
-}
-
-static int owner_of(const mpi_ctx *c, uint64_t g) {
-    uint64_t base = c->H / (uint64_t)c->size, rem = c->H % (uint64_t)c->size;
-    if (g < rem * (base + 1)) return (int)(g / (base + 1));
-    return (int)(rem + (g - rem * (base + 1)) / base);
-}
-
-/* Rank r's local grid: n rows; local row i is global row row_of(c, r, i). */
-static uint64_t local_rows(const mpi_ctx *c, int r) {
-    uint64_t r0, rows;
-    band_of(c, r, &r0, &rows);
-    if (!rows) return 0;
-    if (c->cfg.topology == WL_TOPOLOGY_TORUS) return rows + 2 * c->k;
-    uint64_t top = r0 > c->k ? r0 - c->k : 0, bot = r0 + rows + c->k;
-    return (bot < c->H ? bot : c->H) - top;
-}
-
-static uint64_t row_of(const mpi_ctx *c, int r, uint64_t i) {
-    uint64_t r0, rows;
-    band_of(c, r, &r0, &rows);
-    if (c->cfg.topology == WL_TOPOLOGY_TORUS) return (r0 + i + c->H * c->k - c->k) % c->H;
-    return (r0 > c->k ? r0 - c->k : 0) + i;
-}
-
-/* Index of this rank's first band row in its local grid. */
-static uint64_t band_offset(const mpi_ctx *c) {
-    if (c->cfg.topology == WL_TOPOLOGY_TORUS) return c->k;
-    return c->r0 > c->k ? c->k : c->r0;
-}
-
-/* ---- bit copies ---------------------------------------------------------------------- */
-
-/* Returns n (1..64) bits of src starting at bit off; src holds nwords words. */
-static uint64_t get_bits(const uint64_t *src, size_t nwords, uint64_t off, unsigned n) {
-    size_t w = (size_t)(off >> 6);
-    unsigned s = (unsigned)(off & 63);
-    uint64_t v = src[w] >> s;
-    if (s && s + n > 64 && w + 1 < nwords) v |= src[w + 1] << (64 - s);
-    return n == 64 ? v : v & (((uint64_t)1 << n) - 1);
-}
-
-/* ORs n bits of src (from bit soff) into dst (from bit doff); dst's bits there are zero. */
-static void copy_bits(uint64_t *dst, uint64_t doff, const uint64_t *src, size_t snwords,
-                      uint64_t soff, uint64_t n) {
-    while (n) {
-        unsigned room = 64 - (unsigned)(doff & 63);
-        unsigned c = n < room ? (unsigned)n : room;
-        dst[doff >> 6] |= get_bits(src, snwords, soff, c) << (doff & 63);
-        doff += c;
-        soff += c;
-        n -= c;
-    }
-}
-
-/* Writes global row `src` (W bits) into local row `li` with the horizontal halo. */
-static void put_local_row(mpi_ctx *c, uint64_t li, const uint64_t *src) {
-    uint64_t *dst = c->local.words + li * c->local.stride;
-    memset(dst, 0, c->local.stride * sizeof *dst);
-    uint64_t lw = c->local.w;
-    for (uint64_t j = 0; j < lw;) {
-        uint64_t col = (j + c->W * c->kx - c->kx) % c->W; /* kx may exceed W */
-        uint64_t run = c->W - col < lw - j ? c->W - col : lw - j;
-        copy_bits(dst, j, src, c->gstride, col, run);
-        j += run;
-    }
-}
-
-/* ---- halo exchange and stepping ----------------------------------------------------- */
-
-/* Fills the local grid: this rank's band and the rows other ranks own, via point-to-point
- * messages (see the essay).  Every rank calls it, including ranks without rows. */
-static wl_status exchange(mpi_ctx *c) {
-    size_t gs = c->gstride;
-    /* Pack: for every rank q, the rows of q's list that this rank owns, in list order. */
-    size_t pos = 0;
-    for (int q = 0; q < c->size; q++) {
-        c->sdispl[q] = (int)pos;
-        uint64_t n = q == c->rank ? 0 : local_rows(c, q);
-        for (uint64_t i = 0; i < n; i++) {
-            uint64_t g = row_of(c, q, i);
-            if (owner_of(c, g) != c->rank) continue;
-            memcpy(c->sendbuf + pos * gs, c->band.words + (g - c->r0) * c->band.stride,
-                   gs * sizeof(uint64_t));
-            pos++;
-        }
-        c->scount[q] = (int)pos - c->sdispl[q];
-    }
-    /* Unpack plan: how many rows each rank sends this one. */
-    uint64_t nl = local_rows(c, c->rank);
-    pos = 0;
-    for (int p = 0; p < c->size; p++) {
-        c->rdispl[p] = (int)pos;
-        if (p != c->rank)
-            for (uint64_t i = 0; i < nl; i++)
-                if (owner_of(c, row_of(c, c->rank, i)) == p) pos++;
-        c->rcount[p] = (int)pos - c->rdispl[p];
-    }
-    MPI_Request *req = wl_malloc(2 * (size_t)c->size * sizeof *req);
-    if (!req) return WL_ERR_NOMEM;
-    int nreq = 0, err = MPI_SUCCESS;
-    const int tag = 7; /* any fixed tag: one message per ordered pair per exchange */
-    for (int p = 0; p < c->size && err == MPI_SUCCESS; p++)
-        if (c->rcount[p])
-            err = MPI_Irecv(c->recvbuf + (size_t)c->rdispl[p] * gs, c->rcount[p] * (int)gs,
-                            MPI_UINT64_T, p, tag, c->comm, &req[nreq++]);
-    for (int q = 0; q < c->size && err == MPI_SUCCESS; q++)
-        if (c->scount[q])
-            err = MPI_Isend(c->sendbuf + (size_t)c->sdispl[q] * gs, c->scount[q] * (int)gs,
-                            MPI_UINT64_T, q, tag, c->comm, &req[nreq++]);
-    if (err == MPI_SUCCESS) err = MPI_Waitall(nreq, req, MPI_STATUSES_IGNORE);
-    free(req);
-    if (err != MPI_SUCCESS) return mpi_fail(err, "halo exchange");
-    /* Place every local row: own rows from the band, others from the messages in order. */
-    int *next = c->scount; /* reuse as per-rank read cursors */
-    for (int p = 0; p < c->size; p++) next[p] = c->rdispl[p];
-    for (uint64_t i = 0; i < nl; i++) {
-        uint64_t g = row_of(c, c->rank, i);
-        int p = owner_of(c, g);
-        const uint64_t *src = p == c->rank ? c->band.words + (g - c->r0) * c->band.stride
-                                           : c->recvbuf + (size_t)next[p]++ * gs;
-        put_local_row(c, i, src);
-    }
-    return WL_OK;
-}
-
-/* Copies the band's rows back out of the inner universe's local grid. */
-static wl_status collect(mpi_ctx *c) {
-    const wl_engine_ops *ops = wl_universe_ops(c->inner);
-    memset(c->local.words, 0, c->local.h * c->local.stride * sizeof(uint64_t));
-    wl_status s = ops->store_grid(wl_universe_ctx(c->inner), &c->local);
-    if (s) return s;
-    uint64_t off = band_offset(c);
-    for (uint64_t r = 0; r < c->rows; r++) {
-        uint64_t *dst = c->band.words + r * c->band.stride;
-        memset(dst, 0, c->band.stride * sizeof *dst);
-        copy_bits(dst, 0, c->local.words + (off + r) * c->local.stride, c->local.stride, c->kx,
-                  c->W);
-    }
-    return WL_OK;
-}
-
-/* Advances s (1..k) generations.  Errors are agreed on by all ranks, so that one rank's
- * failure does not leave the others waiting in the next exchange. */
-static wl_status step_chunk(mpi_ctx *c, uint64_t s) {
-    wl_status st = exchange(c);
-    if (!st && c->inner) {
-        const wl_engine_ops *ops = wl_universe_ops(c->inner);
-        void *ictx = wl_universe_ctx(c->inner);
-        st = ops->load_grid(ictx, &c->local);
-        uint64_t done = 0;
-        if (!st) st = ops->step(ictx, s, &done);
-        if (!st) st = collect(c);
-    }
+/* All ranks learn whether any rank failed; returns st, or an error if another rank failed. */
+static wl_status agree(mpi_ctx *c, wl_status st, const char *what) {
     int bad = st != WL_OK, anybad = 0;
-    MPI_TRY(MPI_Allreduce(&bad, &anybad, 1, MPI_INT, MPI_MAX, c->comm), "MPI_Allreduce");
+    int err = MPI_Allreduce(&bad, &anybad, 1, MPI_INT, MPI_MAX, c->comm);
     if (st) return st;
-    if (anybad) return wl_error(WL_ERR_DEVICE, "mpi engine: another rank failed to step");
+    if (err != MPI_SUCCESS) return mpi_fail(err, "MPI_Allreduce");
+    if (anybad) return wl_error(WL_ERR_DEVICE, "mpi engine: %s failed on another rank", what);
     return WL_OK;
 }
 
-/* ---- the ops ----------------------------------------------------------------------- */
+/* ---- host buffers for strips (pinned when the inner engine is a GPU) ---------------------- */
+
+static uint64_t *strip_alloc(mpi_ctx *c, uint64_t rows) {
+    size_t bytes = (size_t)(rows ? rows : 1) * c->gstride * sizeof(uint64_t);
+#ifdef WL_HAVE_CUDA
+    if (c->pinned) return wlcu_host_alloc(bytes);
+#endif
+    return wl_malloc(bytes);
+}
+
+static void strip_free(mpi_ctx *c, uint64_t *p) {
+    (void)c; /* only the GPU build looks at it */
+#ifdef WL_HAVE_CUDA
+    if (c->pinned) {
+        wlcu_host_free(p);
+        return;
+    }
+#endif
+    free(p);
+}
+
+/* ---- the persistent path ------------------------------------------------------------------ */
+
+/* The exchange's source: own global row g, from the stored edge rows. */
+static const uint64_t *edge_row(mpi_ctx *c, uint64_t g) {
+    uint64_t b = g - c->r0;
+    if (2 * c->et < c->rows && b >= c->et) b = c->et + (b - (c->rows - c->et));
+    return c->edge + b * c->gstride;
+}
+
+/* The exchange's sink: halo row li (outside the band) into the halo buffer. */
+static void put_halo_row(mpi_ctx *c, uint64_t li, const uint64_t *row) {
+    uint64_t h = li < c->off ? li : li - c->rows;
+    memcpy(c->halo + h * c->gstride, row, c->gstride * sizeof(uint64_t));
+}
+
+/* Copies the band's first and last et rows (or all of it) out of the inner universe. */
+static wl_status store_edges(mpi_ctx *c) {
+    const wl_engine_ops *ops = wl_universe_ops(c->inner);
+    void *ictx = wl_universe_ctx(c->inner);
+    if (2 * c->et >= c->rows) return ops->store_rows(ictx, c->off, c->rows, c->edge, c->gstride);
+    wl_status s = ops->store_rows(ictx, c->off, c->et, c->edge, c->gstride);
+    if (!s)
+        s = ops->store_rows(ictx, c->off + c->rows - c->et, c->et, c->edge + c->et * c->gstride,
+                            c->gstride);
+    return s;
+}
+
+/* Puts the received halo rows (above and below the band) into the inner universe. */
+static wl_status load_halos(mpi_ctx *c) {
+    const wl_engine_ops *ops = wl_universe_ops(c->inner);
+    void *ictx = wl_universe_ctx(c->inner);
+    uint64_t top = c->off, bottom = c->nloc - c->off - c->rows;
+    wl_status s = WL_OK;
+    if (top) s = ops->load_rows(ictx, 0, top, c->halo, c->gstride);
+    if (!s && bottom)
+        s = ops->load_rows(ictx, c->off + c->rows, bottom, c->halo + top * c->gstride,
+                           c->gstride);
+    return s;
+}
+
+/* One chunk: exchange the halos (unless they are fresh from a load), step s generations. */
+static wl_status halo_chunk(mpi_ctx *c, uint64_t s) {
+    double t0 = MPI_Wtime();
+    wl_status st = WL_OK;
+    if (!c->fresh) {
+        st = mpi_exchange_post(c);
+        if (st) return st;
+        /* a failed store still sends (garbage) so that no rank waits; the error is agreed */
+        if (c->inner && c->need_edges) st = store_edges(c);
+        wl_status sx = mpi_exchange_finish(c, edge_row, put_halo_row);
+        if (!st) st = sx;
+        if (!st && c->inner) st = load_halos(c);
+        c->nexchange++;
+    }
+    double t1 = MPI_Wtime();
+    if (!st && c->inner) {
+        uint64_t done = 0;
+        st = wl_universe_ops(c->inner)->step(wl_universe_ctx(c->inner), s, &done);
+    }
+    c->fresh = 0;
+    c->t_exchange += t1 - t0;
+    c->t_step += MPI_Wtime() - t1;
+    return st;
+}
+
+/* ---- creation ----------------------------------------------------------------------------- */
 
 static void mpi_destroy(void *ctx) {
     mpi_ctx *c = ctx;
     if (!c) return;
+    if (c->cfg.verbose && c->nexchange)
+        fprintf(stderr, "warplife: mpi rank %d: %llu exchanges, %.3f s exchanging, %.3f s "
+                "stepping\n", c->rank, (unsigned long long)c->nexchange, c->t_exchange,
+                c->t_step);
     wl_universe_free(c->inner);
+    strip_free(c, c->edge);
+    strip_free(c, c->halo);
     wl_grid_free(&c->band);
     wl_grid_free(&c->local);
-    free(c->sendbuf);
-    free(c->recvbuf);
-    free(c->scount);
-    free(c->sdispl);
-    free(c->rcount);
-    free(c->rdispl);
+    mpi_plan_free(c);
     int fin = 0;
     MPI_Finalized(&fin);
     if (!fin && c->comm != MPI_COMM_NULL) MPI_Comm_free(&c->comm);
     free(c);
 }
 
-/* Sizes the send and receive buffers for the largest exchange this rank will see. */
-static wl_status alloc_buffers(mpi_ctx *c) {
-    uint64_t nsend = 0, nrecv = 0;
-    for (int q = 0; q < c->size; q++) {
-        uint64_t n = q == c->rank ? 0 : local_rows(c, q);
-        for (uint64_t i = 0; i < n; i++)
-            if (owner_of(c, row_of(c, q, i)) == c->rank) nsend++;
-    }
-    uint64_t nl = local_rows(c, c->rank);
-    for (uint64_t i = 0; i < nl; i++)
-        if (owner_of(c, row_of(c, c->rank, i)) != c->rank) nrecv++;
-    uint64_t most = nsend > nrecv ? nsend : nrecv;
-    if (most * c->gstride > (uint64_t)INT_MAX)
-        return wl_error(WL_ERR_TOO_BIG, "mpi engine: a halo message of %llu rows of %llu cells "
-                        "exceeds MPI's int count", (unsigned long long)most,
-                        (unsigned long long)c->W);
-    c->sendbuf = wl_malloc((size_t)(nsend ? nsend : 1) * c->gstride * sizeof(uint64_t));
-    c->recvbuf = wl_malloc((size_t)(nrecv ? nrecv : 1) * c->gstride * sizeof(uint64_t));
-    size_t ib = (size_t)c->size * sizeof(int);
-    c->scount = wl_malloc(ib);
-    c->sdispl = wl_malloc(ib);
-    c->rcount = wl_malloc(ib);
-    c->rdispl = wl_malloc(ib);
-    if (!c->sendbuf || !c->recvbuf || !c->scount || !c->sdispl || !c->rcount || !c->rdispl)
-        return WL_ERR_NOMEM;
+/* The GPU of this rank: its node-local rank modulo the node's devices (collective). */
+static wl_status pick_device(mpi_ctx *c, int *device) {
+    *device = c->cfg.device;
+    MPI_Comm node;
+    MPI_TRY(MPI_Comm_split_type(c->comm, MPI_COMM_TYPE_SHARED, 0, MPI_INFO_NULL, &node),
+            "MPI_Comm_split_type");
+    int local = 0;
+    int err = MPI_Comm_rank(node, &local);
+    MPI_Comm_free(&node);
+    if (err != MPI_SUCCESS) return mpi_fail(err, "MPI_Comm_rank");
+#ifdef WL_HAVE_CUDA
+    int n = wlcu_device_count();
+    if (n > 0) *device = local % n;
+#endif
     return WL_OK;
 }
 
-static wl_status create_local(mpi_ctx *c) {
-    wl_status s = alloc_buffers(c);
-    if (s || !c->rows) return s;
-    s = wl_grid_alloc(&c->band, c->W, c->rows);
-    uint64_t lw = c->W + 2 * c->kx;
-    if (c->cfg.topology == WL_TOPOLOGY_TORUS) {
-        uint64_t padded = (lw + WL_MPI_PAD_CELLS - 1) / WL_MPI_PAD_CELLS * WL_MPI_PAD_CELLS;
-        if ((padded - lw) * WL_MPI_PAD_SHARE <= lw) lw = padded;
-    }
-    if (!s) s = wl_grid_alloc(&c->local, lw, local_rows(c, c->rank));
-    if (s) return s;
+/* Says (rank 0, verbose) how the universe is spread and whether MPI is CUDA-aware. */
+static void note_setup(const mpi_ctx *c, int device) {
+    if (!c->cfg.verbose) return;
+    fprintf(stderr, "warplife: mpi rank %d: rows %llu..%llu, inner %s %llux%llu, device %d\n",
+            c->rank, (unsigned long long)c->r0, (unsigned long long)(c->r0 + c->rows),
+            c->inner_name, (unsigned long long)c->W, (unsigned long long)c->nloc, device);
+    if (c->rank) return;
+    const char *aware = "unknown (not Open MPI)";
+#if defined(MPIX_CUDA_AWARE_SUPPORT) && MPIX_CUDA_AWARE_SUPPORT
+    aware = MPIX_Query_cuda_support() ? "yes (device pointers unused: halos go through pinned "
+                                        "host memory)"
+                                      : "built in, but not at run time";
+#elif defined(MPIX_CUDA_AWARE_SUPPORT)
+    aware = "no";
+#endif
+    fprintf(stderr, "warplife: mpi engine: %d ranks, %s path, halo %llu rows; CUDA-aware MPI: "
+            "%s\n", c->size, c->persistent ? "persistent" : "full-copy",
+            (unsigned long long)c->k, strcmp(c->inner_name, "cuda") == 0 ? aware : "n/a");
+}
+
+/* Creates this rank's inner universe (and buffers) for its local grid. */
+static wl_status create_local(mpi_ctx *c, int device) {
     wl_config ic = c->cfg;
     ic.engine = c->inner_name;
     ic.kernel = NULL;
-    ic.topology = WL_TOPOLOGY_BOUNDED;
-    ic.width = c->local.w;
-    ic.height = c->local.h;
+    ic.height = c->nloc;
+    ic.device = device;
     ic.poll = NULL;
     ic.poll_user = NULL;
+    wl_status s = WL_OK;
+    if (c->persistent) {
+        /* a torus stays a torus (exact horizontal wrap); a bounded grid stays bounded */
+        ic.width = c->W;
+        c->pinned = strcmp(c->inner_name, "cuda") == 0;
+        if (c->need_edges) c->edge = strip_alloc(c, 2 * c->et < c->rows ? 2 * c->et : c->rows);
+        c->halo = strip_alloc(c, c->nloc - c->rows);
+        if ((c->need_edges && !c->edge) || !c->halo) return WL_ERR_NOMEM;
+    } else {
+        ic.topology = WL_TOPOLOGY_BOUNDED;
+        s = mpi_full_alloc(c, &ic.width);
+        if (s) return s;
+    }
     s = wl_universe_create(&ic, &c->inner);
     if (s) wl_error_prefix("mpi engine: inner engine '%s' on rank %d", c->inner_name, c->rank);
+    return s;
+}
+
+/* Rank 0's settings (its environment decides: remote hosts may differ): k and the path. */
+static wl_status settings(mpi_ctx *c, const wl_engine_ops *inner) {
+    unsigned long long v[2] = {WL_MPI_HALO, 0};
+    const char *env = getenv("WL_MPI_HALO");
+    if (env && *env) {
+        long h = strtol(env, NULL, 10);
+        if (h >= 1 && h <= WL_MPI_HALO_MAX) v[0] = (unsigned long long)h;
+    }
+    const char *path = getenv("WL_MPI_PATH"); /* "full": the full-copy path (tests) */
+    v[1] = inner->store_rows && inner->load_rows && !(path && strcmp(path, "full") == 0);
+    MPI_TRY(MPI_Bcast(v, 2, MPI_UNSIGNED_LONG_LONG, 0, c->comm), "MPI_Bcast");
+    c->k = v[0] < c->H ? v[0] : c->H;
+    c->persistent = (int)v[1];
+    return WL_OK;
+}
+
+static wl_status setup(mpi_ctx *c, const wl_engine_ops *inner) {
+    int err = MPI_Comm_dup(MPI_COMM_WORLD, &c->comm);
+    if (err == MPI_SUCCESS) err = MPI_Comm_set_errhandler(c->comm, MPI_ERRORS_RETURN);
+    if (err == MPI_SUCCESS) err = MPI_Comm_rank(c->comm, &c->rank);
+    if (err == MPI_SUCCESS) err = MPI_Comm_size(c->comm, &c->size);
+    if (err != MPI_SUCCESS) return mpi_fail(err, "communicator set-up");
+    wl_status s = settings(c, inner);
+    if (s) return s;
+    int device = c->cfg.device;
+    if (strcmp(c->inner_name, "cuda") == 0 && (s = pick_device(c, &device))) return s;
+    mpi_band_of(c, c->rank, &c->r0, &c->rows);
+    c->nloc = mpi_local_rows(c, c->rank);
+    c->off = mpi_band_offset(c, c->rank);
+    s = mpi_plan_build(c);
+    c->need_edges = c->nsend > 0;
+    for (uint64_t n = 0; n < c->nneed; n++) c->need_edges |= c->need_owner[n] == c->rank;
+    c->et = c->k < c->rows ? c->k : c->rows;
+    if (!s && c->rows) s = create_local(c, device);
+    s = agree(c, s, "creation");
+    if (!s) note_setup(c, device);
     return s;
 }
 
@@ -367,49 +339,18 @@ static wl_status mpi_create(const wl_config *cfg, const char *kernel, void **out
     *out = NULL;
     wl_status s = ensure_mpi();
     if (s) return s;
-    if (!wl_engine_find(kernel))
+    const wl_engine_ops *inner = wl_engine_find(kernel);
+    if (!inner)
         return wl_error(WL_ERR_UNAVAILABLE, "mpi engine: inner engine '%s' is not built", kernel);
     mpi_ctx *c = wl_calloc(1, sizeof *c);
     if (!c) return WL_ERR_NOMEM;
     c->comm = MPI_COMM_NULL;
     c->cfg = *cfg;
     c->inner_name = kernel;
-    int err = MPI_Comm_dup(MPI_COMM_WORLD, &c->comm);
-    if (err == MPI_SUCCESS) err = MPI_Comm_set_errhandler(c->comm, MPI_ERRORS_RETURN);
-    if (err == MPI_SUCCESS) err = MPI_Comm_rank(c->comm, &c->rank);
-    if (err == MPI_SUCCESS) err = MPI_Comm_size(c->comm, &c->size);
-    if (err != MPI_SUCCESS) {
-        s = mpi_fail(err, "communicator set-up");
-        mpi_destroy(c);
-        return s;
-    }
     c->W = cfg->width;
     c->H = cfg->height;
-    c->k = WL_MPI_HALO;
-    const char *env = getenv("WL_MPI_HALO");
-    if (env && *env) {
-        long v = strtol(env, NULL, 10);
-        if (v >= 1 && v <= WL_MPI_HALO_MAX) c->k = (uint64_t)v;
-    }
-    /* Ranks must agree on k; rank 0's environment decides (remote hosts may differ). */
-    unsigned long long k0 = c->k;
-    err = MPI_Bcast(&k0, 1, MPI_UNSIGNED_LONG_LONG, 0, c->comm);
-    if (err != MPI_SUCCESS) {
-        s = mpi_fail(err, "MPI_Bcast");
-        mpi_destroy(c);
-        return s;
-    }
-    c->k = k0;
-    if (c->k > c->H) c->k = c->H;
-    c->kx = cfg->topology == WL_TOPOLOGY_TORUS ? c->k : 0;
     c->gstride = (size_t)((c->W + 63) / 64);
-    band_of(c, c->rank, &c->r0, &c->rows);
-    s = create_local(c);
-    /* All ranks agree on success, so that none goes on alone into collective calls. */
-    int bad = s != WL_OK, anybad = 0;
-    err = MPI_Allreduce(&bad, &anybad, 1, MPI_INT, MPI_MAX, c->comm);
-    if (!s && err != MPI_SUCCESS) s = mpi_fail(err, "MPI_Allreduce");
-    if (!s && anybad) s = wl_error(WL_ERR_DEVICE, "mpi engine: creation failed on another rank");
+    s = setup(c, inner);
     if (s) {
         mpi_destroy(c);
         return s;
@@ -418,51 +359,78 @@ static wl_status mpi_create(const wl_config *cfg, const char *kernel, void **out
     return WL_OK;
 }
 
+/* ---- the ops ------------------------------------------------------------------------------ */
+
 static wl_status mpi_load_grid(void *ctx, const wl_grid *g) {
     mpi_ctx *c = ctx;
-    for (uint64_t r = 0; r < c->rows; r++)
-        memcpy(c->band.words + r * c->band.stride, g->words + (c->r0 + r) * g->stride,
-               c->gstride * sizeof(uint64_t));
-    return WL_OK;
+    wl_status s = WL_OK;
+    if (!c->persistent) {
+        for (uint64_t r = 0; r < c->rows; r++)
+            memcpy(c->band.words + r * c->band.stride, g->words + (c->r0 + r) * g->stride,
+                   c->gstride * sizeof(uint64_t));
+        return WL_OK;
+    }
+    if (c->inner) { /* the local grid, halos included, straight from the full grid */
+        wl_grid local;
+        s = wl_grid_alloc(&local, c->W, c->nloc);
+        if (!s) {
+            for (uint64_t i = 0; i < c->nloc; i++)
+                memcpy(local.words + i * local.stride,
+                       g->words + mpi_row_of(c, c->rank, i) * g->stride,
+                       c->gstride * sizeof(uint64_t));
+            s = wl_universe_ops(c->inner)->load_grid(wl_universe_ctx(c->inner), &local);
+            wl_grid_free(&local);
+        }
+    }
+    c->fresh = 1;
+    return agree(c, s, "load");
+}
+
+/* Copies this rank's band rows into rows (gstride words per row). */
+static wl_status band_rows(mpi_ctx *c, uint64_t b0, uint64_t n, uint64_t *rows) {
+    if (!c->persistent) {
+        memcpy(rows, c->band.words + b0 * c->band.stride, n * c->gstride * sizeof(uint64_t));
+        return WL_OK;
+    }
+    return wl_universe_ops(c->inner)->store_rows(wl_universe_ctx(c->inner), c->off + b0, n,
+                                                 rows, c->gstride);
 }
 
 static wl_status mpi_store_grid(void *ctx, wl_grid *g) {
     mpi_ctx *c = ctx;
+    uint64_t total = c->H * c->gstride;
+    if (total > (uint64_t)INT_MAX)
+        return wl_error(WL_ERR_TOO_BIG, "mpi engine: the grid exceeds MPI's int count for a "
+                        "gather");
     int *cnt = wl_malloc(2 * (size_t)c->size * sizeof(int)), *dsp;
     if (!cnt) return WL_ERR_NOMEM;
     dsp = cnt + c->size;
-    uint64_t total = c->H * c->gstride;
-    if (total > (uint64_t)INT_MAX) {
-        free(cnt);
-        return wl_error(WL_ERR_TOO_BIG, "mpi engine: the grid exceeds MPI's int count for a "
-                        "gather");
-    }
     for (int r = 0; r < c->size; r++) {
         uint64_t r0, rows;
-        band_of(c, r, &r0, &rows);
+        mpi_band_of(c, r, &r0, &rows);
         cnt[r] = (int)(rows * c->gstride);
         dsp[r] = (int)(r0 * c->gstride);
     }
-    /* The band is packed at gstride (wl_grid_alloc's stride); so is g when allocated by the
-     * wrapper, otherwise gather into a temporary and copy row by row. */
+    /* Gather in place at gstride (wl_grid_alloc's stride, so g itself when the wrapper made
+     * it); otherwise into a temporary, copied row by row. */
     uint64_t *dst = g->stride == c->gstride ? g->words : wl_malloc((size_t)total * 8 + 8);
-    if (!dst) {
-        free(cnt);
-        return WL_ERR_NOMEM;
-    }
-    static uint64_t none; /* a valid send address for ranks without rows */
-    int err = MPI_Allgatherv(c->rows ? c->band.words : &none, cnt[c->rank], MPI_UINT64_T, dst,
-                             cnt, dsp, MPI_UINT64_T, c->comm);
-    if (dst != g->words) {
-        if (err == MPI_SUCCESS)
+    wl_status s = dst ? WL_OK : WL_ERR_NOMEM;
+    if (!s && c->rows) s = band_rows(c, 0, c->rows, dst + c->r0 * c->gstride);
+    s = agree(c, s, "store");
+    int err = MPI_SUCCESS;
+    if (!s)
+        err = MPI_Allgatherv(MPI_IN_PLACE, 0, MPI_DATATYPE_NULL, dst, cnt, dsp, MPI_UINT64_T,
+                             c->comm);
+    if (dst && dst != g->words) {
+        if (!s && err == MPI_SUCCESS)
             for (uint64_t r = 0; r < c->H; r++)
                 memcpy(g->words + r * g->stride, dst + r * c->gstride,
                        c->gstride * sizeof(uint64_t));
         free(dst);
     }
     free(cnt);
-    if (err != MPI_SUCCESS) return mpi_fail(err, "MPI_Allgatherv");
-    return WL_OK;
+    if (!s && err != MPI_SUCCESS) s = mpi_fail(err, "MPI_Allgatherv");
+    return s;
 }
 
 static wl_status mpi_step(void *ctx, uint64_t generations, uint64_t *done) {
@@ -470,27 +438,87 @@ static wl_status mpi_step(void *ctx, uint64_t generations, uint64_t *done) {
     *done = 0;
     while (*done < generations) {
         uint64_t s = generations - *done < c->k ? generations - *done : c->k;
-        wl_status st = step_chunk(c, s);
+        wl_status st = c->persistent ? halo_chunk(c, s) : mpi_full_chunk(c, s);
+        /* one collective per chunk: any rank's error, and rank 0's poll answer */
+        int flags[2] = {st != WL_OK, 0}, all[2] = {0, 0};
+        if (c->rank == 0 && !st && c->cfg.poll && *done + s < generations)
+            flags[1] = c->cfg.poll(c->cfg.poll_user) != 0;
+        int err = MPI_Allreduce(flags, all, 2, MPI_INT, MPI_MAX, c->comm);
         if (st) return st;
+        if (err != MPI_SUCCESS) return mpi_fail(err, "MPI_Allreduce");
+        if (all[0]) return wl_error(WL_ERR_DEVICE, "mpi engine: another rank failed to step");
         *done += s;
+        if (all[1])
+            return wl_error(WL_ERR_INTERRUPTED, "mpi engine: interrupted after %llu generations",
+                            (unsigned long long)*done);
     }
     return WL_OK;
 }
 
 static wl_status mpi_population(void *ctx, wl_bigint *out) {
     mpi_ctx *c = ctx;
-    uint64_t mine = c->rows ? wl_grid_population(&c->band) : 0, all = 0;
+    uint64_t mine = 0, all = 0;
+    wl_status s = WL_OK;
+    if (c->rows && c->persistent && c->nloc == c->rows) { /* no halo: the inner is the band */
+        wl_bigint b;
+        s = wl_universe_population(c->inner, &b);
+        if (!s && !wl_bigint_to_u64(&b, &mine)) s = wl_error(WL_ERR_TOO_BIG, "population");
+    } else if (c->rows) {
+        uint64_t step = c->rows < POP_CHUNK_ROWS ? c->rows : POP_CHUNK_ROWS;
+        uint64_t *buf = wl_malloc((size_t)step * c->gstride * sizeof(uint64_t));
+        if (!buf) s = WL_ERR_NOMEM;
+        for (uint64_t b0 = 0; !s && b0 < c->rows; b0 += step) {
+            uint64_t n = c->rows - b0 < step ? c->rows - b0 : step;
+            s = band_rows(c, b0, n, buf);
+            for (size_t i = 0; !s && i < (size_t)n * c->gstride; i++)
+                mine += (uint64_t)__builtin_popcountll(buf[i]);
+        }
+        free(buf);
+    }
+    s = agree(c, s, "population");
+    if (s) return s;
     MPI_TRY(MPI_Allreduce(&mine, &all, 1, MPI_UINT64_T, MPI_SUM, c->comm), "MPI_Allreduce");
     wl_bigint_from_u64(out, all);
     return WL_OK;
 }
 
+/* A soup made where the cells live: the inner engine's own (on the GPU for cuda), seeded
+ * per rank; the halos are then filled by the first exchange. */
+static wl_status mpi_randomize(void *ctx, double density, uint64_t seed) {
+    mpi_ctx *c = ctx;
+    wl_status s = WL_OK;
+    uint64_t state = seed ^ (0x9E3779B97F4A7C15ull * (uint64_t)(c->rank + 1));
+    uint64_t rseed = wl_splitmix64(&state);
+    const wl_engine_ops *ops = c->inner ? wl_universe_ops(c->inner) : NULL;
+    if (ops && c->persistent && ops->randomize) {
+        s = ops->randomize(wl_universe_ctx(c->inner), density, rseed);
+    } else if (c->rows) {
+        wl_grid g = {0};
+        int in_band = !c->persistent; /* full path: the band; else the whole local grid */
+        s = in_band ? WL_OK : wl_grid_alloc(&g, c->W, c->nloc);
+        if (in_band) g = c->band;
+        uint64_t thr = density <= 0 ? 0 : density >= 1 ? 65536 : (uint64_t)(density * 65536.0);
+        for (uint64_t y = 0; !s && y < g.h; y++)
+            for (uint64_t x = 0; x < c->W; x++) /* 16 random bits per cell against thr */
+                wl_grid_set(&g, x, y, (wl_splitmix64(&state) & 0xFFFF) < thr);
+        if (!s && !in_band) s = ops->load_grid(wl_universe_ctx(c->inner), &g);
+        if (!in_band) wl_grid_free(&g);
+    }
+    c->fresh = 0;
+    return agree(c, s, "randomize");
+}
+
+#ifdef WL_HAVE_CUDA
+static const char *const mpi_kernels[] = {"cpu", "ref", "cuda", NULL};
+#else
 static const char *const mpi_kernels[] = {"cpu", "ref", NULL};
+#endif
 
 const wl_engine_ops wl_engine_mpi = {
     .name = "mpi",
     .description = "a torus or bounded grid split into row bands across MPI ranks, deep "
-                   "halos exchanged every 64 generations; kernel = inner engine (cpu, ref)",
+                   "halos exchanged every 64 generations; kernel = inner engine (cpu, ref, "
+                   "cuda)",
     .caps = WL_CAP_TORUS | WL_CAP_BOUNDED | WL_CAP_ANY_RULE,
     .kernels = mpi_kernels,
     .create = mpi_create,
@@ -499,4 +527,5 @@ const wl_engine_ops wl_engine_mpi = {
     .store_grid = mpi_store_grid,
     .step = mpi_step,
     .population = mpi_population,
+    .randomize = mpi_randomize,
 };
