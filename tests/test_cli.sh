@@ -168,5 +168,16 @@ if [ -z "${WL_TEST_QUICK:-}" ]; then
     has out '^R-pentomino .*generation 1103 population 116,'
 fi
 
+# ---- mpirun: one report and one file from a 3-rank job (where mpirun and the mpi engine are)
+if command -v mpirun >/dev/null 2>&1 && "$W" info 2>/dev/null | grep -q '^  mpi '; then
+    export OMPI_ALLOW_RUN_AS_ROOT=1 OMPI_ALLOW_RUN_AS_ROOT_CONFIRM=1
+    t 0 mpirun --oversubscribe -np 3 "$W" run rpent.rle --engine mpi:cpu --threads 1 \
+        --torus 64x45 -m 200 -o mpi.rle
+    n=$(grep -c '^generation 200 population' out)
+    if [ "$n" -eq 1 ]; then ok; else bad "mpirun -np 3 printed $n reports, wanted 1"; fi
+    t 0 "$W" run rpent.rle --engine ref --torus 64x45 -m 200 -o ref.rle
+    same mpi.rle ref.rle
+fi
+
 echo "test_cli: $passed passed, $failed failed"
 [ "$failed" -eq 0 ]

@@ -45,6 +45,11 @@ double cli_now(void);
  * a wl_poll_fn (the argument is ignored). */
 void cli_install_sigint(void);
 int cli_interrupted(void *unused);
+/* This process's rank in an MPI job, read from the launcher's environment (Open MPI's
+ * OMPI_COMM_WORLD_RANK, PMIx's PMIX_RANK, MPICH's PMI_RANK); 0 outside mpirun.  Ranks
+ * other than 0 print no report and write no file (main.c, run.c), so that
+ * `mpirun -np N warplife run --engine mpi:...` reports once. */
+int cli_mpi_rank(void);
 
 /* ---- additions shared by the subcommands (additive; see common.c) ---- */
 

@@ -276,3 +276,12 @@ int cli_parse_bytes(const char *text, const char *what, uint64_t *out) {
     *out = v << shift;
     return 0;
 }
+
+int cli_mpi_rank(void) {
+    static const char *const names[] = {"OMPI_COMM_WORLD_RANK", "PMIX_RANK", "PMI_RANK"};
+    for (size_t i = 0; i < sizeof names / sizeof names[0]; i++) {
+        const char *v = getenv(names[i]);
+        if (v && *v) return atoi(v);
+    }
+    return 0;
+}

@@ -51,6 +51,8 @@ int main(int argc, char **argv) {
         usage(stderr);
         return CLI_EXIT_USAGE;
     }
+    /* In an MPI job only rank 0 prints: the others' reports would repeat it N times. */
+    if (cli_mpi_rank() > 0 && !freopen("/dev/null", "w", stdout)) return CLI_EXIT_RUNTIME;
     const char *cmd = argv[1];
     if (strcmp(cmd, "--help") == 0 || strcmp(cmd, "-h") == 0 || strcmp(cmd, "help") == 0) {
         usage(stdout);

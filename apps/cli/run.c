@@ -531,7 +531,13 @@ static int finish(run_args *a, wl_universe *u) {
     }
     if (!a->eng.quiet) summary(a, u, seconds);
     fflush(stdout);
-    if (a->output) {
+    if (a->output && cli_mpi_rank() > 0) {
+        /* mpi engine: the store is collective, so every rank takes part; rank 0 writes */
+        wl_pattern *p = NULL;
+        s = wl_universe_store(u, &p);
+        wl_pattern_free(p);
+        if (s) return cli_fail(s, a->output);
+    } else if (a->output) {
         s = wl_universe_save_file(u, a->output, WL_FORMAT_AUTO, -1);
         if (s) return cli_fail(s, a->output);
     }

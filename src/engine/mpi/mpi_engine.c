@@ -216,7 +216,8 @@ static wl_status halo_chunk(mpi_ctx *c, uint64_t s) {
 static void mpi_destroy(void *ctx) {
     mpi_ctx *c = ctx;
     if (!c) return;
-    if (c->cfg.verbose && c->nexchange)
+    const char *stats = getenv("WL_MPI_STATS"); /* benchmarks: the split of each rank's time */
+    if ((c->cfg.verbose || (stats && *stats == '1')) && (c->nexchange || c->t_step > 0))
         fprintf(stderr, "warplife: mpi rank %d: %llu exchanges, %.3f s exchanging, %.3f s "
                 "stepping\n", c->rank, (unsigned long long)c->nexchange, c->t_exchange,
                 c->t_step);
