@@ -9,10 +9,12 @@
  *
  * The halo depth.  A pass moves every band in and out once and advances k generations, so
  * copies per generation shrink as 1/k while the halo's extra compute grows as 2k / B.  By
- * default k is R / 8 (halo rows at most a quarter of a window), capped at 1024 and rounded
+ * default k is R / 8 (halo rows at most a quarter of a window), capped at 512 and rounded
  * down to a multiple of 64 (the CUDA engine's multi-generation kernels do 8 or 16
- * generations per launch; a pass of a multiple of that needs no one-step tail).  With R =
- * 16384 rows (65536 cells wide, 512 MiB) that is k = 1024 and bands of 14336 rows at most.
+ * generations per launch; a pass of a multiple of that needs no one-step tail).  The cap:
+ * on an H100 (PCIe 5 x16) two passes of 512 hide their copies behind compute and waste less
+ * on halos than one pass of 1024 (docs/BENCHMARKS.md, out-of-core).  With R = 16384 rows
+ * (65536 cells wide, 512 MiB) that is k = 512 and bands of 15360 rows at most.
  *
  * Bands.  n = ceil(H / Bmax) bands, all of B = ceil(H / n) rows except a shorter last one,
  * so that the last band is never a sliver (a sliver would cost a full window of compute).
@@ -23,7 +25,7 @@
 
 /* Default halo: a window's rows / HALO_SHARE, at most HALO_CAP, a multiple of HALO_ROUND. */
 #define HALO_SHARE 8
-#define HALO_CAP 1024
+#define HALO_CAP 512
 #define HALO_ROUND 64
 /* Default halo without a memory limit (stream:cpu and stream:ref asked for by name). */
 #define HALO_UNLIMITED 64
