@@ -4,6 +4,11 @@
  * universe, the selected rectangle, the status line (generation, population, engine and
  * kernel, step, generations per second, CUpS, frames per second), the population plot
  * (G) and the key help (H).  All of it costs a few thousand pixel writes per frame.
+ *
+ * With OpenGL interop the cells never reach this buffer: it is transparent (v->bg == 0)
+ * and blended over the cells' texture, so grid lines are drawn over live cells too, and a
+ * panel is a translucent black (COL_PANEL) rather than darkened pixels.  Every function
+ * here records the rows it writes (touch), so that the window uploads only those rows.
  */
 #include "font.h"
 #include "view_state.h"
@@ -18,8 +23,23 @@
 #define PLOT_H 120
 #define GRID_MIN_ZOOM 3   /* draw cell grid lines from 8 pixels per cell */
 
+/* Adds rows [y0, y1) (clipped to the screen) to the rows written this frame. */
+static void touch(viewer *v, int64_t y0, int64_t y1) {
+    if (y0 < 0) y0 = 0;
+    if (y1 > (int64_t)v->h) y1 = v->h;
+    if (y0 >= y1) return;
+    if (y0 < v->ov_y0) v->ov_y0 = (int)y0;
+    if (y1 > v->ov_y1) v->ov_y1 = (int)y1;
+}
+
+static void text(viewer *v, int x, int y, const char *s, int scale) {
+    touch(v, y, y + (FONT_H + 1) * scale); /* the shadow is one font pixel lower */
+    font_draw(v->screen, v->w, v->h, x, y, s, COL_TEXT, COL_SHADOW, scale);
+}
+
 static void hline(viewer *v, int64_t x0, int64_t x1, int64_t y, uint32_t c) {
     if (y < 0 || y >= (int64_t)v->h) return;
+    touch(v, y, y + 1);
     if (x0 < 0) x0 = 0;
     if (x1 > (int64_t)v->w) x1 = v->w;
     for (int64_t x = x0; x < x1; x++) v->screen[(size_t)y * v->w + (size_t)x] = c;
@@ -29,6 +49,7 @@ static void vline(viewer *v, int64_t x, int64_t y0, int64_t y1, uint32_t c) {
     if (x < 0 || x >= (int64_t)v->w) return;
     if (y0 < 0) y0 = 0;
     if (y1 > (int64_t)v->h) y1 = v->h;
+    touch(v, y0, y1);
     for (int64_t y = y0; y < y1; y++) v->screen[(size_t)y * v->w + (size_t)x] = c;
 }
 
@@ -38,11 +59,13 @@ static void panel(viewer *v, int64_t x0, int64_t y0, int64_t x1, int64_t y1) {
     if (y0 < 0) y0 = 0;
     if (x1 > (int64_t)v->w) x1 = v->w;
     if (y1 > (int64_t)v->h) y1 = v->h;
+    touch(v, y0, y1);
     for (int64_t y = y0; y < y1; y++)
         for (int64_t x = x0; x < x1; x++) {
             uint32_t *p = &v->screen[(size_t)y * v->w + (size_t)x];
-            /* Quarter brightness per channel, alpha kept opaque. */
-            *p = ((*p >> 2) & 0x003f3f3fu) | 0xff000000u;
+            /* Quarter brightness per channel, alpha kept opaque; over the transparent
+             * interop overlay, a black of alpha 3/4 that does the same when blended. */
+            *p = *p == 0 && v->bg == 0 ? COL_PANEL : ((*p >> 2) & 0x003f3f3fu) | 0xff000000u;
         }
 }
 
@@ -69,14 +92,15 @@ static void grid_lines(viewer *v) {
     if (v->cam.zoom < GRID_MIN_ZOOM) return;
     int s = 1 << v->cam.zoom;
     int offx = (int)((v->cam.x - floor(v->cam.x)) * s), offy = (int)((v->cam.y - floor(v->cam.y)) * s);
+    touch(v, 0, v->h);
     for (uint32_t y = 0; y < v->h; y++) {
         uint32_t *row = v->screen + (size_t)y * v->w;
         if ((y + (uint32_t)offy) % (uint32_t)s == 0) {
             for (uint32_t x = 0; x < v->w; x++)
-                if (row[x] == COL_DEAD) row[x] = COL_GRID;
+                if (row[x] == v->bg) row[x] = COL_GRID;
         } else {
             for (uint32_t x = (uint32_t)((s - offx) % s); x < v->w; x += (uint32_t)s)
-                if (row[x] == COL_DEAD) row[x] = COL_GRID;
+                if (row[x] == v->bg) row[x] = COL_GRID;
         }
     }
 }
@@ -120,12 +144,11 @@ static void status_line(viewer *v) {
     int scale = font_text_width(line, TEXT_SCALE) + 12 <= (int)v->w ? TEXT_SCALE : 1;
     int y = (int)v->h - LINE_H;
     panel(v, 0, y, v->w, v->h);
-    font_draw(v->screen, v->w, v->h, 6, y + (LINE_H - FONT_H * scale) / 2, line, COL_TEXT,
-              COL_SHADOW, scale);
+    text(v, 6, y + (LINE_H - FONT_H * scale) / 2, line, scale);
     char msg[256];
     if (sim_message(v->sim, msg, sizeof msg) < 4.0 && msg[0]) {
         panel(v, 0, y - LINE_H, font_text_width(msg, TEXT_SCALE) + 12, y);
-        font_draw(v->screen, v->w, v->h, 6, y - LINE_H + 3, msg, COL_TEXT, COL_SHADOW, TEXT_SCALE);
+        text(v, 6, y - LINE_H + 3, msg, TEXT_SCALE);
     }
 }
 
@@ -157,7 +180,7 @@ static void plot(viewer *v) {
     }
     char label[96];
     snprintf(label, sizeof label, "pop %llu..%llu", (unsigned long long)lo, (unsigned long long)hi);
-    font_draw(v->screen, v->w, v->h, x0 + 4, y0 + PLOT_H - 12, label, COL_TEXT, COL_SHADOW, 1);
+    text(v, x0 + 4, y0 + PLOT_H - 12, label, 1);
 }
 
 static void help(viewer *v) {
@@ -179,8 +202,7 @@ static void help(viewer *v) {
         if (font_text_width(lines[i], TEXT_SCALE) > wmax) wmax = font_text_width(lines[i], TEXT_SCALE);
     panel(v, x0 - 8, y0 - 8, x0 + wmax + 8, y0 + (int)n * LINE_H + 8);
     for (size_t i = 0; i < n; i++)
-        font_draw(v->screen, v->w, v->h, x0, y0 + (int)i * LINE_H, lines[i], COL_TEXT,
-                  COL_SHADOW, TEXT_SCALE);
+        text(v, x0, y0 + (int)i * LINE_H, lines[i], TEXT_SCALE);
 }
 
 void overlay_draw(viewer *v) {

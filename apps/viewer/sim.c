@@ -19,6 +19,22 @@
  * wl_universe_render instead and publishes that image, re-rendering whenever the window
  * asks for another view.  Reset and load go back to snapshots.
  *
+ * OpenGL interop (CUDA engine).  When the engine can render into an OpenGL buffer
+ * (render_gl), the window thread draws the cells itself: render_gl needs the window's GL
+ * context, which is current on the window thread only, and a universe that is not being
+ * stepped at that moment.  So this thread marks the time it works on the universe
+ * (u_busy, set in u_enter and cleared in u_leave around every command, step and publish)
+ * and, between two stepping chunks (u_yield), steps aside when the window has asked
+ * (gl_request): the window raises gl_request, waits until u_busy is 0 (at most one chunk,
+ * CHUNK_SECONDS, and never more than GL_WAIT_SECONDS: during a long load it gives up and
+ * keeps its last picture), renders with the universe to itself, reads the exact generation
+ * and population, and lowers gl_request; this thread waits in u_enter while gl_request is
+ * raised.  In this mode a step publishes no snapshot (that would be the host copy interop
+ * avoids), only a flag (gl_fresh) that the window consumes by rendering, so that "one
+ * frame ahead" works as with snapshots.  Commands that change cells (edit, fill, reset,
+ * load) and sim_request_snapshot still publish a snapshot, which the window uses to fit
+ * the view and to know what a click toggles.
+ *
  * Long steps.  Grid engines step in chunks sized to take about CHUNK_SECONDS each, with
  * the queue and the interrupt flag checked between chunks; HashLife polls sim_poll inside
  * its own recursion, so Escape stops even one huge step.
@@ -32,6 +48,7 @@
 #include "sim.h"
 #include "internal.h"
 
+#include <errno.h>
 #include <pthread.h>
 #include <stdatomic.h>
 #include <stdio.h>
@@ -46,6 +63,10 @@
 /* Largest bounding box (in cells) shown through snapshots when the engine can render
  * natively: 2^26 cells = an 8 MiB bitmap. */
 #define SNAPSHOT_MAX_CELLS ((double)(1u << 26))
+
+/* Longest the window waits for this thread to step aside before an interop render (it
+ * then keeps its last picture): a few chunks, still far from a frozen window. */
+#define GL_WAIT_SECONDS 0.1
 
 typedef enum { CMD_STEP, CMD_EDIT, CMD_FILL, CMD_RESET, CMD_LOAD, CMD_SAVE } cmd_kind;
 
@@ -84,6 +105,12 @@ struct sim {
     int image_empty;
     wl_view image_view;
     uint64_t image_gen, image_pop;
+    int gl_mode;        /* the window renders through render_gl (interop) */
+    int want_snapshot;  /* publish a snapshot even in gl_mode */
+    int gl_fresh;       /* gl_mode: a step finished that the window has not rendered */
+    int u_busy;         /* this thread is working on the universe */
+    int gl_request;     /* the window waits to render from the universe */
+    pthread_cond_t gl_cond; /* signals changes of u_busy and gl_request */
     /* Owned by the thread: */
     wl_snapshot *back;
     uint32_t *back_image;
@@ -110,6 +137,34 @@ static void say(sim *s, const char *fmt, const char *arg, const char *detail) {
     s->message_time = now();
     pthread_mutex_unlock(&s->lock);
     fprintf(stderr, "warplife view: %s\n", s->message);
+}
+
+/* ---- the universe between this thread and interop renders ----------------------------- */
+
+/* Starts work on the universe, after any interop render the window asked for. */
+static void u_enter(sim *s) {
+    pthread_mutex_lock(&s->lock);
+    while (s->gl_request) pthread_cond_wait(&s->gl_cond, &s->lock);
+    s->u_busy = 1;
+    pthread_mutex_unlock(&s->lock);
+}
+
+static void u_leave(sim *s) {
+    pthread_mutex_lock(&s->lock);
+    s->u_busy = 0;
+    pthread_cond_broadcast(&s->gl_cond);
+    pthread_mutex_unlock(&s->lock);
+}
+
+/* Between two chunks of work: lets a waiting interop render in. */
+static void u_yield(sim *s) {
+    pthread_mutex_lock(&s->lock);
+    int asked = s->gl_request;
+    pthread_mutex_unlock(&s->lock);
+    if (asked) {
+        u_leave(s);
+        u_enter(s);
+    }
 }
 
 /* ---- applying commands (thread side) -------------------------------------------------- */
@@ -158,6 +213,7 @@ static int advance(sim *s, uint64_t n) {
         int stop = s->quit;
         pthread_mutex_unlock(&s->lock);
         if (stop) return 0;
+        u_yield(s);
     }
     return 1;
 }
@@ -210,6 +266,12 @@ static void apply_batch(sim *s, const cmd *c) {
 
 static void apply(sim *s, cmd *c) {
     wl_status st;
+    if (c->kind != CMD_STEP && c->kind != CMD_SAVE) {
+        /* cells changed: the window needs a snapshot to edit and fit, even in gl_mode */
+        pthread_mutex_lock(&s->lock);
+        s->want_snapshot = 1;
+        pthread_mutex_unlock(&s->lock);
+    }
     switch (c->kind) {
     case CMD_STEP: advance(s, c->n); break;
     case CMD_EDIT:
@@ -323,8 +385,15 @@ static int too_big_for_snapshots(sim *s) {
     return ((double)c - (double)a + 1) * ((double)d - (double)b + 1) > SNAPSHOT_MAX_CELLS;
 }
 
-/* Takes a snapshot into back and publishes it (or an image in render mode). */
+/* Takes a snapshot into back and publishes it (or an image in render mode); in gl_mode
+ * only says that a new generation is there, unless a snapshot was asked for. */
 static void publish(sim *s) {
+    pthread_mutex_lock(&s->lock);
+    int gl = s->gl_mode, snap = s->want_snapshot;
+    s->want_snapshot = 0;
+    if (gl) s->gl_fresh = 1;
+    pthread_mutex_unlock(&s->lock);
+    if (gl && !snap) return;
     if (!s->render_mode && too_big_for_snapshots(s)) set_render_mode(s, 1);
     if (s->render_mode) {
         publish_image(s);
@@ -351,12 +420,14 @@ static void publish(sim *s) {
 
 static void *thread_main(void *arg) {
     sim *s = arg;
+    u_enter(s);
     publish(s);
+    u_leave(s);
     pthread_mutex_lock(&s->lock);
     for (;;) {
         /* Sleep while there is nothing to do, or while running one frame ahead. */
-        while (!s->quit && !s->nq && (!s->running || s->fresh) &&
-               !(s->render_mode && s->view_changed)) {
+        while (!s->quit && !s->nq && (!s->running || s->fresh || s->gl_fresh) &&
+               !(s->render_mode && s->view_changed) && !s->want_snapshot) {
             s->busy = 0;
             pthread_cond_wait(&s->wake, &s->lock);
         }
@@ -367,12 +438,15 @@ static void *thread_main(void *arg) {
             memmove(s->queue, s->queue + 1, (s->nq - 1) * sizeof *s->queue);
             s->nq--;
             pthread_mutex_unlock(&s->lock);
+            u_enter(s);
             apply(s, &c);
-        } else if (!s->running || s->fresh) {
+        } else if (!s->running || s->fresh || s->gl_fresh) {
             pthread_mutex_unlock(&s->lock); /* only the view changed: render it again */
+            u_enter(s);
         } else {
             uint64_t n = s->step;
             pthread_mutex_unlock(&s->lock);
+            u_enter(s);
             if (!advance(s, n)) {
                 pthread_mutex_lock(&s->lock);
                 if (atomic_load(&g_interrupt)) s->running = 0;
@@ -381,6 +455,7 @@ static void *thread_main(void *arg) {
         }
         atomic_store(&g_interrupt, 0);
         publish(s);
+        u_leave(s);
         pthread_mutex_lock(&s->lock);
     }
     pthread_mutex_unlock(&s->lock);
@@ -417,12 +492,15 @@ sim *sim_start(wl_universe *u, const char *reload_path, uint64_t step, int runni
     s->step = step ? step : 1;
     s->running = running;
     s->busy = 1;
+    s->want_snapshot = 1; /* the first publication is a snapshot, whatever the mode */
     atomic_store(&g_interrupt, 0);
     pthread_mutex_init(&s->lock, NULL);
     pthread_cond_init(&s->wake, NULL);
+    pthread_cond_init(&s->gl_cond, NULL);
     if (pthread_create(&s->thread, NULL, thread_main, s) != 0) {
         pthread_mutex_destroy(&s->lock);
         pthread_cond_destroy(&s->wake);
+        pthread_cond_destroy(&s->gl_cond);
         free(s->reload_path);
         free(s);
         return NULL;
@@ -452,6 +530,7 @@ void sim_stop(sim *s) {
     free(s->reload_path);
     pthread_mutex_destroy(&s->lock);
     pthread_cond_destroy(&s->wake);
+    pthread_cond_destroy(&s->gl_cond);
     free(s);
 }
 
@@ -540,7 +619,7 @@ int sim_take_snapshot(sim *s, wl_snapshot **snap) {
 
 int sim_busy(sim *s) {
     pthread_mutex_lock(&s->lock);
-    int b = s->busy || s->nq || s->fresh;
+    int b = s->busy || s->nq || s->fresh || s->gl_fresh || s->want_snapshot;
     pthread_mutex_unlock(&s->lock);
     return b;
 }
@@ -598,4 +677,68 @@ int sim_image_bounds(sim *s, double b[4]) {
     int any = !s->image_empty;
     pthread_mutex_unlock(&s->lock);
     return any;
+}
+
+/* ---- OpenGL interop (window thread) ----------------------------------------------------- */
+
+int sim_can_render_gl(sim *s) { return wl_universe_ops(s->u)->render_gl != NULL; }
+
+void sim_set_gl_mode(sim *s, int on) {
+    pthread_mutex_lock(&s->lock);
+    s->gl_mode = on;
+    if (!on) {
+        s->gl_fresh = 0;
+        s->want_snapshot = 1; /* back to snapshots: publish one now */
+        pthread_cond_signal(&s->wake);
+    }
+    pthread_mutex_unlock(&s->lock);
+}
+
+void sim_request_snapshot(sim *s) {
+    pthread_mutex_lock(&s->lock);
+    s->want_snapshot = 1;
+    pthread_cond_signal(&s->wake);
+    pthread_mutex_unlock(&s->lock);
+}
+
+int sim_gl_fresh(sim *s) {
+    pthread_mutex_lock(&s->lock);
+    int f = s->gl_fresh;
+    pthread_mutex_unlock(&s->lock);
+    return f;
+}
+
+int sim_render_gl(sim *s, const wl_view *view, unsigned pbo, wl_status *status, uint64_t *gen,
+                  uint64_t *pop, int *new_gen) {
+    struct timespec deadline;
+    clock_gettime(CLOCK_REALTIME, &deadline);
+    deadline.tv_nsec += (long)(GL_WAIT_SECONDS * 1e9);
+    deadline.tv_sec += deadline.tv_nsec / 1000000000L;
+    deadline.tv_nsec %= 1000000000L;
+    pthread_mutex_lock(&s->lock);
+    s->gl_request++;
+    int err = 0;
+    while (s->u_busy && err != ETIMEDOUT)
+        err = pthread_cond_timedwait(&s->gl_cond, &s->lock, &deadline);
+    if (s->u_busy) { /* still busy (a load, a long step): keep the last picture */
+        s->gl_request--;
+        pthread_cond_broadcast(&s->gl_cond);
+        pthread_mutex_unlock(&s->lock);
+        return 0;
+    }
+    *new_gen = s->gl_fresh;
+    s->gl_fresh = 0;
+    pthread_mutex_unlock(&s->lock);
+    /* The universe is ours until gl_request drops: render, and read what it shows. */
+    wl_bigint g, p;
+    *status = wl_universe_render_gl(s->u, view, pbo);
+    wl_universe_generation(s->u, &g);
+    *gen = saturate(&g);
+    *pop = wl_universe_population(s->u, &p) == WL_OK ? saturate(&p) : 0;
+    pthread_mutex_lock(&s->lock);
+    s->gl_request--;
+    pthread_cond_broadcast(&s->gl_cond);
+    pthread_cond_signal(&s->wake); /* running: the next step may start */
+    pthread_mutex_unlock(&s->lock);
+    return 1;
 }

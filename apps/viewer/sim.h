@@ -55,6 +55,25 @@ int sim_take_image(sim *s, uint32_t **rgba, wl_view *view, uint64_t *gen, uint64
 /* Render mode: the live cells' inclusive bounds (xmin, ymin, xmax, ymax) as of the last
  * image; returns 0 when there are none. */
 int sim_image_bounds(sim *s, double b[4]);
+/* OpenGL interop mode (CUDA engine): the window draws the cells itself with
+ * wl_universe_render_gl into its pixel buffer object, between two steps of this thread.
+ * sim_can_render_gl says whether the engine has render_gl (constant).  sim_set_gl_mode
+ * turns the mode on or off: while on, a step publishes only its generation and population,
+ * not a snapshot (commands and sim_request_snapshot still publish one, for editing and
+ * fitting).  sim_render_gl waits (at most GL_WAIT_SECONDS in sim.c) until this thread is
+ * between two chunks of work, renders `view` into `pbo` on the calling thread (whose GL
+ * context must be current), and lets the thread go on.  It returns 1 and sets *status to
+ * render_gl's status when it rendered (*gen and *pop then hold the generation and
+ * population shown, saturated to 2^64-1, and *new_gen says whether they are newer than the
+ * last call's), or 0 when the thread stayed busy (a load, a long step): the window keeps
+ * its last picture. */
+int sim_can_render_gl(sim *s);
+void sim_set_gl_mode(sim *s, int on);
+void sim_request_snapshot(sim *s);
+/* 1 while a step has finished in gl_mode that sim_render_gl has not shown yet. */
+int sim_gl_fresh(sim *s);
+int sim_render_gl(sim *s, const wl_view *view, unsigned pbo, wl_status *status, uint64_t *gen,
+                  uint64_t *pop, int *new_gen);
 /* 1 while commands are queued or being applied (scripts wait on this). */
 int sim_busy(sim *s);
 /* Copies the latest status message ("saved x.rle", an error) into buf, "" if none;

@@ -51,6 +51,16 @@ typedef struct viewer {
     double gens_per_s, fps;
     int quit;
     int dirty;              /* the screen must be redrawn */
+    /* The frame path.  Upload: cells and overlays are drawn into screen, which is uploaded
+     * into cell_tex.  Interop (gl_mode, CUDA engine): the engine renders the view into the
+     * pixel buffer object pbo on the GPU, cell_tex is filled from it, and only the
+     * overlays are drawn into screen (transparent elsewhere) and uploaded into overlay_tex,
+     * which is blended over the cells. */
+    int gl_mode;
+    unsigned cell_tex, overlay_tex, pbo; /* OpenGL names */
+    size_t pbo_bytes;
+    uint32_t bg;            /* screen pixels where no overlay is: COL_DEAD, or 0 in gl_mode */
+    int ov_y0, ov_y1;       /* rows [ov_y0, ov_y1) of screen that overlay_draw wrote */
 } viewer;
 
 /* Pixels per cell as a double (may be < 1). */
@@ -59,7 +69,8 @@ double cam_scale(const camera *c);
 void cam_cell_at(const camera *c, double px, double py, int64_t *x, int64_t *y);
 
 /* Overlays drawn on v->screen after the cells: grid lines, grid border, selection,
- * status line, plot, help, message. */
+ * status line, plot, help, message.  Grid lines go on pixels equal to v->bg; the rows
+ * written are added to [v->ov_y0, v->ov_y1). */
 void overlay_draw(viewer *v);
 
 #endif

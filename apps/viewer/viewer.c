@@ -13,6 +13,18 @@
  * Sub-cell panning: zoomed in, the view is rendered one cell larger than the window from
  * the whole cell under the top-left corner, and the window's pixels are copied out at
  * the fractional offset, so that dragging moves the picture pixel by pixel.
+ *
+ * CUDA-OpenGL interop.  When the engine renders into OpenGL buffers (the CUDA engine's
+ * render_gl) the cells never come to host memory: the engine draws the view (one cell
+ * larger, as above) into a pixel buffer object on the GPU, and glTexSubImage2D fills the
+ * cell texture from that buffer (GL_PIXEL_UNPACK_BUFFER; the sub-cell offset is the
+ * unpack skip, the view's width the unpack row length), a copy inside the GPU.  Only the
+ * overlays are drawn on the host, into a transparent buffer of which only the rows they
+ * touch are uploaded, and blended over the cells.  The render needs this thread's GL
+ * context and a universe that is not being stepped: sim_render_gl asks the simulation
+ * thread to step aside between two chunks (sim.c explains the handshake).  If the first
+ * interop render fails (no CUDA device behind this GL context, say), the viewer says so
+ * and goes back to snapshots and uploads; WL_VIEW_NO_INTEROP=1 asks for uploads.
  */
 #define _POSIX_C_SOURCE 200809L
 
@@ -114,8 +126,16 @@ static int resize_buffers(viewer *v, uint32_t w, uint32_t h) {
     v->w = w;
     v->h = h;
     glViewport(0, 0, (GLsizei)w, (GLsizei)h);
+    glBindTexture(GL_TEXTURE_2D, v->cell_tex);
     glTexImage2D(GL_TEXTURE_2D, 0, GL_RGBA8, (GLsizei)w, (GLsizei)h, 0, GL_RGBA,
                  GL_UNSIGNED_BYTE, NULL);
+    if (v->gl_mode) {
+        glBindTexture(GL_TEXTURE_2D, v->overlay_tex);
+        glTexImage2D(GL_TEXTURE_2D, 0, GL_RGBA8, (GLsizei)w, (GLsizei)h, 0, GL_RGBA,
+                     GL_UNSIGNED_BYTE, NULL);
+    }
+    v->ov_y0 = 0; /* the new screen buffer is cleared and uploaded whole (interop) */
+    v->ov_y1 = (int)h;
     v->dirty = 1;
     return 0;
 }
@@ -171,8 +191,139 @@ static void render_image(viewer *v) {
     blit(v, v->image, v->image_view.width, v->image_view.height, ox, oy);
 }
 
+/* ---- OpenGL interop -------------------------------------------------------------------- */
+
+/* OpenGL 1.5 buffer entry points, through SDL (the GL 1.1 library exports no more). */
+static PFNGLGENBUFFERSPROC p_gen_buffers;
+static PFNGLBINDBUFFERPROC p_bind_buffer;
+static PFNGLBUFFERDATAPROC p_buffer_data;
+static PFNGLDELETEBUFFERSPROC p_delete_buffers;
+
+static void texture_setup(unsigned tex) {
+    glBindTexture(GL_TEXTURE_2D, tex);
+    glTexParameteri(GL_TEXTURE_2D, GL_TEXTURE_MIN_FILTER, GL_NEAREST);
+    glTexParameteri(GL_TEXTURE_2D, GL_TEXTURE_MAG_FILTER, GL_NEAREST);
+}
+
+/* Turns interop on when the engine has it (the first render decides whether it works). */
+static void gl_interop_start(viewer *v) {
+    const char *no = getenv("WL_VIEW_NO_INTEROP");
+    if (!sim_can_render_gl(v->sim) || (no && *no && strcmp(no, "0") != 0)) return;
+    p_gen_buffers = (PFNGLGENBUFFERSPROC)SDL_GL_GetProcAddress("glGenBuffers");
+    p_bind_buffer = (PFNGLBINDBUFFERPROC)SDL_GL_GetProcAddress("glBindBuffer");
+    p_buffer_data = (PFNGLBUFFERDATAPROC)SDL_GL_GetProcAddress("glBufferData");
+    p_delete_buffers = (PFNGLDELETEBUFFERSPROC)SDL_GL_GetProcAddress("glDeleteBuffers");
+    if (!p_gen_buffers || !p_bind_buffer || !p_buffer_data || !p_delete_buffers) {
+        fprintf(stderr, "warplife view: no OpenGL buffer objects; uploading frames\n");
+        return;
+    }
+    GLuint tex;
+    glGenTextures(1, &tex);
+    v->overlay_tex = tex;
+    texture_setup(tex);
+    glTexImage2D(GL_TEXTURE_2D, 0, GL_RGBA8, (GLsizei)v->w, (GLsizei)v->h, 0, GL_RGBA,
+                 GL_UNSIGNED_BYTE, NULL);
+    v->gl_mode = 1;
+    v->bg = 0;
+    v->ov_y0 = 0; /* clear and upload the whole overlay once */
+    v->ov_y1 = (int)v->h;
+    sim_set_gl_mode(v->sim, 1);
+}
+
+/* Back to snapshots and uploads (interop failed: `why`). */
+static void gl_interop_stop(viewer *v, const char *why) {
+    fprintf(stderr, "warplife view: CUDA-OpenGL interop failed (%s); uploading frames instead\n",
+            why);
+    sim_set_gl_mode(v->sim, 0);
+    v->gl_mode = 0;
+    v->bg = COL_DEAD;
+    if (v->pbo) {
+        GLuint b = v->pbo;
+        p_delete_buffers(1, &b);
+    }
+    v->pbo = 0;
+    v->pbo_bytes = 0;
+    v->dirty = 1;
+}
+
+/* Makes the PBO hold at least `bytes` (a new buffer object when it must grow, so that the
+ * engine registers the new storage). */
+static int ensure_pbo(viewer *v, size_t bytes) {
+    if (v->pbo && v->pbo_bytes >= bytes) return 0;
+    GLuint b = v->pbo;
+    if (b) p_delete_buffers(1, &b);
+    p_gen_buffers(1, &b);
+    p_bind_buffer(GL_PIXEL_UNPACK_BUFFER, b);
+    p_buffer_data(GL_PIXEL_UNPACK_BUFFER, (GLsizeiptr)bytes, NULL, GL_STREAM_DRAW);
+    p_bind_buffer(GL_PIXEL_UNPACK_BUFFER, 0);
+    v->pbo = b;
+    v->pbo_bytes = bytes;
+    return glGetError() == GL_NO_ERROR ? 0 : -1;
+}
+
+static void record_history(viewer *v);
+
+/* Interop: the engine renders the view into the PBO, the cell texture is filled from it. */
+static void render_cells_gl(viewer *v) {
+    wl_view view;
+    uint32_t ox, oy;
+    make_view(v, &view, &ox, &oy);
+    if (ensure_pbo(v, (size_t)view.width * view.height * 4)) {
+        gl_interop_stop(v, "cannot allocate the pixel buffer object");
+        return;
+    }
+    wl_status st;
+    uint64_t gen, pop;
+    int new_gen;
+    if (!sim_render_gl(v->sim, &view, v->pbo, &st, &gen, &pop, &new_gen))
+        return; /* the simulation is busy: the texture keeps the last picture */
+    if (st) {
+        gl_interop_stop(v, wl_last_error());
+        return;
+    }
+    if (new_gen || gen != v->generation || pop != v->population) {
+        v->generation = gen;
+        v->population = pop;
+        record_history(v);
+    }
+    glBindTexture(GL_TEXTURE_2D, v->cell_tex);
+    glPixelStorei(GL_UNPACK_ROW_LENGTH, (GLint)view.width);
+    glPixelStorei(GL_UNPACK_SKIP_PIXELS, (GLint)ox);
+    glPixelStorei(GL_UNPACK_SKIP_ROWS, (GLint)oy);
+    p_bind_buffer(GL_PIXEL_UNPACK_BUFFER, v->pbo);
+    glTexSubImage2D(GL_TEXTURE_2D, 0, 0, 0, (GLsizei)v->w, (GLsizei)v->h, GL_RGBA,
+                    GL_UNSIGNED_BYTE, (const void *)0);
+    p_bind_buffer(GL_PIXEL_UNPACK_BUFFER, 0);
+    glPixelStorei(GL_UNPACK_ROW_LENGTH, 0);
+    glPixelStorei(GL_UNPACK_SKIP_PIXELS, 0);
+    glPixelStorei(GL_UNPACK_SKIP_ROWS, 0);
+}
+
+/* Draws the overlays into v->screen; with interop, on a transparent buffer (cleared where
+ * the last frame drew) of which only the rows that changed are uploaded. */
+static void draw_overlays(viewer *v) {
+    if (!v->gl_mode) {
+        overlay_draw(v);
+        return;
+    }
+    int l0 = v->ov_y0, l1 = v->ov_y1; /* rows the last frame drew */
+    if (l1 > l0) memset(v->screen + (size_t)l0 * v->w, 0, (size_t)(l1 - l0) * v->w * 4);
+    v->ov_y0 = (int)v->h;
+    v->ov_y1 = 0;
+    overlay_draw(v);
+    int y0 = l0 < v->ov_y0 ? l0 : v->ov_y0, y1 = l1 > v->ov_y1 ? l1 : v->ov_y1;
+    if (y1 <= y0) return;
+    glBindTexture(GL_TEXTURE_2D, v->overlay_tex);
+    glTexSubImage2D(GL_TEXTURE_2D, 0, 0, y0, (GLsizei)v->w, (GLsizei)(y1 - y0), GL_RGBA,
+                    GL_UNSIGNED_BYTE, v->screen + (size_t)y0 * v->w);
+}
+
 /* Renders the cells of the current snapshot into v->screen. */
 static void render_cells(viewer *v) {
+    if (v->gl_mode) {
+        render_cells_gl(v);
+        if (v->gl_mode) return;
+    }
     if (sim_render_mode(v->sim)) {
         render_image(v);
         return;
@@ -192,10 +343,8 @@ static void render_cells(viewer *v) {
     if (dst == v->scratch) blit(v, v->scratch, view.width, view.height, ox, oy);
 }
 
-static void present(viewer *v) {
-    glTexSubImage2D(GL_TEXTURE_2D, 0, 0, 0, (GLsizei)v->w, (GLsizei)v->h, GL_RGBA,
-                    GL_UNSIGNED_BYTE, v->screen);
-    glClear(GL_COLOR_BUFFER_BIT);
+/* One full-window textured quad with the bound texture. */
+static void quad(void) {
     glBegin(GL_QUADS); /* texture row 0 is the top of the window */
     glTexCoord2f(0, 1);
     glVertex2f(-1, -1);
@@ -206,6 +355,23 @@ static void present(viewer *v) {
     glTexCoord2f(0, 0);
     glVertex2f(-1, 1);
     glEnd();
+}
+
+static void present(viewer *v) {
+    glClear(GL_COLOR_BUFFER_BIT);
+    glBindTexture(GL_TEXTURE_2D, v->cell_tex);
+    if (!v->gl_mode) {
+        glTexSubImage2D(GL_TEXTURE_2D, 0, 0, 0, (GLsizei)v->w, (GLsizei)v->h, GL_RGBA,
+                        GL_UNSIGNED_BYTE, v->screen);
+        quad();
+        return;
+    }
+    quad(); /* the cells, filled from the PBO in render_cells_gl */
+    glBindTexture(GL_TEXTURE_2D, v->overlay_tex);
+    glEnable(GL_BLEND);
+    glBlendFunc(GL_SRC_ALPHA, GL_ONE_MINUS_SRC_ALPHA);
+    quad();
+    glDisable(GL_BLEND);
 }
 
 /* Reads the window back (what OpenGL drew) and writes it as an image. */
@@ -304,7 +470,14 @@ static void key_down(viewer *v, input *in, const SDL_Keysym *k) {
     }
     case SDLK_MINUS: case SDLK_KP_MINUS: sim_set_step(v->sim, sim_step_size(v->sim) / 2); break;
     case SDLK_r: sim_reset(v->sim); break;
-    case SDLK_f: fit(v); break;
+    case SDLK_f:
+        if (v->gl_mode) { /* fit to a fresh snapshot, which interop does not keep */
+            sim_request_snapshot(v->sim);
+            v->dirty = 2;
+        } else {
+            fit(v);
+        }
+        break;
     case SDLK_LEFTBRACKET: zoom_at(v, v->cam.zoom - 1, v->w / 2.0, v->h / 2.0); break;
     case SDLK_RIGHTBRACKET: zoom_at(v, v->cam.zoom + 1, v->w / 2.0, v->h / 2.0); break;
     case SDLK_LEFT: v->cam.x -= floor(v->w * pan) / s; break;
@@ -399,6 +572,18 @@ static void handle_event(viewer *v, input *in, const SDL_Event *e) {
 
 /* ---- the loop ------------------------------------------------------------------------- */
 
+/* Adds the generation and population on show to the plot's history. */
+static void record_history(viewer *v) {
+    if (!v->hist_n || v->hist_gen[(v->hist_head + HISTORY - 1) % HISTORY] != v->generation) {
+        if (v->hist_n && v->generation < v->hist_gen[(v->hist_head + HISTORY - 1) % HISTORY])
+            v->hist_n = 0; /* reset: start the plot again */
+        v->hist_gen[v->hist_head] = v->generation;
+        v->hist_pop[v->hist_head] = v->population;
+        v->hist_head = (v->hist_head + 1) % HISTORY;
+        if (v->hist_n < HISTORY) v->hist_n++;
+    }
+}
+
 static void take_snapshot(viewer *v) {
     if (sim_take_image(v->sim, &v->image, &v->image_view, &v->generation, &v->population)) {
         /* render mode: generation and population came with the image */
@@ -408,16 +593,10 @@ static void take_snapshot(viewer *v) {
         if (!wl_bigint_to_u64(&g, &v->generation)) v->generation = UINT64_MAX;
         v->population = wl_snapshot_population(v->snap);
     } else {
+        if (v->gl_mode && sim_gl_fresh(v->sim)) v->dirty = v->dirty ? v->dirty : 1;
         return;
     }
-    if (!v->hist_n || v->hist_gen[(v->hist_head + HISTORY - 1) % HISTORY] != v->generation) {
-        if (v->hist_n && v->generation < v->hist_gen[(v->hist_head + HISTORY - 1) % HISTORY])
-            v->hist_n = 0; /* reset: start the plot again */
-        v->hist_gen[v->hist_head] = v->generation;
-        v->hist_pop[v->hist_head] = v->population;
-        v->hist_head = (v->hist_head + 1) % HISTORY;
-        if (v->hist_n < HISTORY) v->hist_n++;
-    }
+    record_history(v);
     if (v->dirty == 2) {
         fit(v);
         v->dirty = 1;
@@ -481,9 +660,9 @@ int wl_viewer_run(const wl_viewer_options *o, wl_universe *u) {
     GLuint tex;
     glEnable(GL_TEXTURE_2D);
     glGenTextures(1, &tex);
-    glBindTexture(GL_TEXTURE_2D, tex);
-    glTexParameteri(GL_TEXTURE_2D, GL_TEXTURE_MIN_FILTER, GL_NEAREST);
-    glTexParameteri(GL_TEXTURE_2D, GL_TEXTURE_MAG_FILTER, GL_NEAREST);
+    v.cell_tex = tex;
+    v.bg = COL_DEAD;
+    texture_setup(tex);
     glPixelStorei(GL_UNPACK_ALIGNMENT, 1);
     int ww, wh;
     SDL_GL_GetDrawableSize(win, &ww, &wh);
@@ -507,6 +686,7 @@ int wl_viewer_run(const wl_viewer_options *o, wl_universe *u) {
         center_on(&v, o->center_given ? (double)o->cx + 0.5 : (double)r.x + (double)r.w / 2.0,
                   o->center_given ? (double)o->cy + 0.5 : (double)r.y + (double)r.h / 2.0);
     }
+    gl_interop_start(&v);
     if (o->run) sim_set_running(v.sim, 1);
 
     double t_start = now(), t_rate = t_start;
@@ -537,7 +717,7 @@ int wl_viewer_run(const wl_viewer_options *o, wl_universe *u) {
         double t0 = now();
         render_cells(&v);
         double t1 = now();
-        overlay_draw(&v);
+        draw_overlays(&v);
         double t2 = now();
         present(&v);
         double t3 = now();
@@ -580,12 +760,13 @@ int wl_viewer_run(const wl_viewer_options *o, wl_universe *u) {
     double t_wait = now();
     while (sim_busy(v.sim) && now() - t_wait < EXIT_WAIT_SECONDS) {
         take_snapshot(&v);
+        if (v.gl_mode && sim_gl_fresh(v.sim)) render_cells(&v); /* takes the generation */
         SDL_Delay(1);
     }
     take_snapshot(&v);
     if (o->screenshot) {
         render_cells(&v);
-        overlay_draw(&v);
+        draw_overlays(&v);
         present(&v);
         if (screenshot(&v, o->screenshot)) rc = 3;
     }
@@ -597,8 +778,9 @@ int wl_viewer_run(const wl_viewer_options *o, wl_universe *u) {
                (unsigned long long)frames, elapsed, frames / elapsed,
                (double)gen_before_exit / elapsed, (double)gen_before_exit * cells / elapsed);
         const char *renderer = (const char *)glGetString(GL_RENDERER);
-        printf("window %ux%u zoom %d renderer %s\n", v.w, v.h, v.cam.zoom,
-               renderer ? renderer : "unknown");
+        printf("window %ux%u zoom %d renderer %s frames %s\n", v.w, v.h, v.cam.zoom,
+               renderer ? renderer : "unknown",
+               v.gl_mode ? "CUDA-OpenGL interop (PBO)" : "uploaded from host memory");
         double f = frames ? 1e3 / (double)frames : 0;
         printf("ms per frame: cells %.2f overlays %.2f upload+draw %.2f swap %.2f\n",
                prof[0] * f, prof[1] * f, prof[2] * f, prof[3] * f);
@@ -612,6 +794,14 @@ done:
     free(in.edits);
     script_free(&sc);
     glDeleteTextures(1, &tex);
+    if (v.overlay_tex) {
+        GLuint ot = v.overlay_tex;
+        glDeleteTextures(1, &ot);
+    }
+    if (v.pbo) {
+        GLuint b = v.pbo;
+        p_delete_buffers(1, &b);
+    }
     SDL_GL_DeleteContext(gl);
     SDL_DestroyWindow(win);
     SDL_Quit();

@@ -41,8 +41,15 @@
  * library, so libwarplife never links libGL (programs without a window need no GL
  * libraries); when they cannot be found the mapped size alone is checked.  Each frame maps
  * the buffer (cudaGraphicsMapResources orders the CUDA work after the GL work queued on
- * the buffer), runs the kernels on the default stream and unmaps (which orders later GL
- * commands, the texture upload, after the kernels), so nothing waits on the host.
+ * the buffer), runs the kernels and unmaps (which orders later GL commands, the texture
+ * upload, after the kernels), so nothing waits on the host.
+ *
+ * Streams.  The engine's files are compiled with per-thread default streams, and the
+ * caller (a viewer's window thread) is not the thread that steps the universe.  All of the
+ * work here goes to the legacy default stream (cudaStreamLegacy), which is ordered after
+ * the work already queued on every thread's default stream and before the work queued on
+ * them later: the render reads a finished generation, and the next step cannot overwrite
+ * the buffer while the render still reads it, without any host synchronisation.
  */
 #include <cuda_runtime.h>
 #include <dlfcn.h>
@@ -211,7 +218,7 @@ static unsigned rows_grid(uint64_t h, unsigned by) {
 
 /* Queues the kernels that draw view v of bits into out. */
 static wl_status launch(const wlcu_ctx *c, const uint32_t *bits, const wl_view *v,
-                        uint32_t *out) {
+                        uint32_t *out, cudaStream_t stream) {
     uint64_t nw = (c->w + 31) / 32;
     int64_t gw = (int64_t)c->w, gh = (int64_t)c->h;
     /* grid column / row of the view's first cell (placement of wl_universe_load) */
@@ -219,14 +226,14 @@ static wl_status launch(const wlcu_ctx *c, const uint32_t *bits, const wl_view *
     if (v->zoom >= 0) {
         dim3 block(IN_BX, IN_BY);
         dim3 grid((v->width + IN_BX - 1) / IN_BX, rows_grid(v->height, IN_BY));
-        k_gl_in<<<grid, block>>>(bits, nw, gw, gh, va, ya, v->zoom, v->width, v->height,
-                                 v->alive, v->dead, out);
+        k_gl_in<<<grid, block, 0, stream>>>(bits, nw, gw, gh, va, ya, v->zoom, v->width,
+                                            v->height, v->alive, v->dead, out);
         WLCU_CHECK_LAUNCH("k_gl_in");
         return WL_OK;
     }
     int shift = -v->zoom;
     size_t npx = (size_t)v->width * v->height;
-    k_gl_fill<<<wlcu_blocks(npx, FILL_THREADS), FILL_THREADS>>>(out, npx, v->dead);
+    k_gl_fill<<<wlcu_blocks(npx, FILL_THREADS), FILL_THREADS, 0, stream>>>(out, npx, v->dead);
     WLCU_CHECK_LAUNCH("k_gl_fill");
     /* The cells the view covers, [va, va + W*n) x [ya, ya + H*n), clipped to the grid; the
      * products stay below 2^72, so they are formed in 128 bits and clamped. */
@@ -240,8 +247,8 @@ static wl_status launch(const wlcu_ctx *c, const uint32_t *bits, const wl_view *
     int64_t qa = ca >> 5, nq = ((cb - 1) >> 5) + 1 - qa;
     dim3 block(OUT_BX, OUT_BY);
     dim3 grid((unsigned)((nq + OUT_BX - 1) / OUT_BX), rows_grid((uint64_t)(rb - ra), OUT_BY));
-    k_gl_out<<<grid, block>>>(bits, nw, va, ya, ca, cb, ra, rb, qa, nq, shift, v->width,
-                              v->alive, out);
+    k_gl_out<<<grid, block, 0, stream>>>(bits, nw, va, ya, ca, cb, ra, rb, qa, nq, shift,
+                                         v->width, v->alive, out);
     WLCU_CHECK_LAUNCH("k_gl_out");
     return WL_OK;
 }
@@ -268,7 +275,8 @@ extern "C" wl_status wlcu_gl_render(wlcu_ctx *c, const wl_view *v, unsigned gl_b
     wl_status s = source_bits(c, st, &bits);
     if (!s) s = gl_register(st, gl_buffer, size);
     if (s) return s;
-    WLCU_CHECK(cudaGraphicsMapResources(1, &st->res, 0));
+    cudaStream_t stream = cudaStreamLegacy; /* see "Streams" above */
+    WLCU_CHECK(cudaGraphicsMapResources(1, &st->res, stream));
     void *ptr = NULL;
     size_t mapped = 0;
     cudaError_t e = cudaGraphicsResourceGetMappedPointer(&ptr, &mapped, st->res);
@@ -279,8 +287,8 @@ extern "C" wl_status wlcu_gl_render(wlcu_ctx *c, const wl_view *v, unsigned gl_b
         s = wl_error(WL_ERR_INVALID, "render_gl: buffer %u holds %zu bytes, the view needs %zu",
                      gl_buffer, mapped, need);
     else
-        s = launch(c, bits, v, (uint32_t *)ptr);
-    e = cudaGraphicsUnmapResources(1, &st->res, 0);
+        s = launch(c, bits, v, (uint32_t *)ptr, stream);
+    e = cudaGraphicsUnmapResources(1, &st->res, stream);
     if (!s && e != cudaSuccess)
         s = wl_error(WL_ERR_DEVICE, "CUDA: cudaGraphicsUnmapResources: %s",
                      cudaGetErrorString(e));
