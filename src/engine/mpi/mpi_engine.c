@@ -195,9 +195,13 @@ static wl_status halo_chunk(mpi_ctx *c, uint64_t s) {
         if (st) return st;
         /* a failed store still sends (garbage) so that no rank waits; the error is agreed */
         if (c->inner && c->need_edges) st = store_edges(c);
+        double ts = MPI_Wtime();
         wl_status sx = mpi_exchange_finish(c, edge_row, put_halo_row);
         if (!st) st = sx;
+        double tl = MPI_Wtime();
         if (!st && c->inner) st = load_halos(c);
+        c->t_store += ts - t0;
+        c->t_load += MPI_Wtime() - tl;
         c->nexchange++;
     }
     double t1 = MPI_Wtime();
@@ -218,8 +222,9 @@ static void mpi_destroy(void *ctx) {
     if (!c) return;
     const char *stats = getenv("WL_MPI_STATS"); /* benchmarks: the split of each rank's time */
     if ((c->cfg.verbose || (stats && *stats == '1')) && (c->nexchange || c->t_step > 0))
-        fprintf(stderr, "warplife: mpi rank %d: %llu exchanges, %.3f s exchanging, %.3f s "
-                "stepping\n", c->rank, (unsigned long long)c->nexchange, c->t_exchange,
+        fprintf(stderr, "warplife: mpi rank %d: %llu exchanges, %.3f s exchanging (%.3f s "
+                "storing and %.3f s loading strips), %.3f s stepping\n", c->rank,
+                (unsigned long long)c->nexchange, c->t_exchange, c->t_store, c->t_load,
                 c->t_step);
     wl_universe_free(c->inner);
     strip_free(c, c->edge);

@@ -60,6 +60,7 @@ struct mpi_ctx {
     /* statistics (verbose notes) */
     uint64_t nexchange;
     double t_exchange, t_step;
+    double t_store, t_load; /* persistent path: the strips' share of t_exchange */
 };
 
 /* ---- MPI errors (mpi_plan.c) ---- */
