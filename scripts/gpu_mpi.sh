@@ -63,6 +63,7 @@ step() { # step NAME CMD...: runs CMD, records its status
 step "test_rows (ref, cpu, every cuda kernel)" "$B/test_rows"
 step "test_mpi --cuda, 1 rank" $MPIRUN -np 1 "$B/test_mpi" --cuda
 step "test_mpi --cuda, 2 ranks" $MPIRUN -np 2 "$B/test_mpi" --cuda
+[ "$NGPU" -gt 2 ] && step "test_mpi --cuda, $NGPU ranks (one GPU each)" $MPIRUN -np "$NGPU" "$B/test_mpi" --cuda --quick
 step "test_mpi (cpu/ref inner, quick), 2 ranks" $MPIRUN -np 2 "$B/test_mpi" --quick
 
 bench() { # bench NP SIZE GENS [ENV...]: the mpi:cuda bench on NP ranks
@@ -90,7 +91,7 @@ if [ "$MODE" = scale ]; then
     # halo depth on the largest weak case: fewer, larger exchanges vs more, smaller ones
     for k in 16 256; do bench "$NGPU" ${W}x$((W * NGPU)) 4096 WL_MPI_HALO=$k; done
     # the full-copy path (whole local grid loaded and stored every 64 generations), for scale
-    bench "$NGPU" ${W}x$((W * NGPU)) 256 WL_MPI_PATH=full
+    bench "$NGPU" ${W}x$((W * NGPU)) 128 WL_MPI_PATH=full
 fi
 echo "gpu_mpi.sh $MODE: $([ $fail -eq 0 ] && echo all tests passed || echo FAILURES)"
 exit $fail
