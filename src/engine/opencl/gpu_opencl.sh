@@ -3,7 +3,8 @@
 # finds OpenCL (headers, ICD loader, the NVIDIA driver's OpenCL library), builds warplife
 # with the OpenCL engine in its own build folder, runs the opencl tests against ref
 # (test_engines --gpu -e opencl, test_opencl), then `warplife bench --engine opencl` on the
-# same workloads as the CUDA benchmarks (and cuda lop3 beside it when CUDA is built there).
+# same workloads as the CUDA benchmarks, with cuda `best` beside it (built in a second folder
+# when nvcc is there), and a sweep of best's tile shapes.
 #
 # usage: src/engine/opencl/gpu_opencl.sh OUTDIR        (logs go to OUTDIR/opencl_*.txt;
 #                                                       summary lines on stdout)
@@ -55,13 +56,25 @@ else
 fi
 
 # ---- build ----------------------------------------------------------------------------------
-if ! { cmake -S "$ROOT" -B "$BUILD" -DCMAKE_BUILD_TYPE=Release -DWL_ENABLE_CUDA=${CUDA_ON} \
+# The OpenCL engine alone (C only: seconds), and the CUDA engine in its own folder in the
+# background (for cuda `best` on the same GPU), so a CUDA build problem cannot stop the
+# OpenCL run.
+t0=$(date +%s)
+if ! { cmake -S "$ROOT" -B "$BUILD" -DCMAKE_BUILD_TYPE=Release -DWL_ENABLE_CUDA=OFF \
          -DWL_ENABLE_OPENCL=ON -DWL_ENABLE_MPI=OFF -DWL_ENABLE_VIEWER=OFF "${CMAKE_CL[@]}" &&
        cmake --build "$BUILD" -j"$JOBS" --target warplife test_engines test_opencl; } \
        >"$OUTDIR/opencl_build.txt" 2>&1; then
   tail -20 "$OUTDIR/opencl_build.txt"
   say "BUILD FAILED (see opencl_build.txt)"
   exit 1
+fi
+say "build: ok in $(( $(date +%s) - t0 )) s"
+CUDA_PID=
+if [ "$CUDA_ON" = ON ] && command -v nvcc >/dev/null 2>&1; then
+  { cmake -S "$ROOT" -B "$BUILD-cuda" -DCMAKE_BUILD_TYPE=Release -DWL_ENABLE_CUDA=ON \
+      -DWL_ENABLE_OPENCL=OFF -DWL_ENABLE_MPI=OFF -DWL_ENABLE_VIEWER=OFF &&
+    cmake --build "$BUILD-cuda" -j"$JOBS" --target warplife; } >"$OUTDIR/opencl_cuda_build.txt" 2>&1 &
+  CUDA_PID=$!
 fi
 WL=$(find "$BUILD" -name warplife -type f -perm -u+x | head -1)
 TE=$(find "$BUILD" -name test_engines -type f -perm -u+x | head -1)
@@ -71,39 +84,54 @@ if ! "$WL" info | grep -q '^  opencl '; then
   exit 0
 fi
 "$WL" info --devices 2>&1 | tee "$OUTDIR/opencl_devices.txt" | sed 's/^/opencl: /'
+command -v nvidia-smi >/dev/null && say "$(nvidia-smi --query-gpu=name,clocks.max.sm,driver_version --format=csv,noheader | head -1)"
 
 # ---- tests ----------------------------------------------------------------------------------
+t0=$(date +%s)
 (cd "$ROOT/tests" && timeout 300 "$TE" --gpu -e opencl) >"$OUTDIR/opencl_test.txt" 2>&1
-say "test_engines --gpu -e opencl: rc=$? $(grep -E '^test_engines: ' "$OUTDIR/opencl_test.txt" | tail -1)"
-grep -E "kernel (best|simple|table)" "$OUTDIR/opencl_test.txt" | sed 's/^/opencl:   /'
-(cd "$ROOT/tests" && timeout 300 "$TO") >>"$OUTDIR/opencl_test.txt" 2>&1
-say "test_opencl: rc=$? $(grep -E '^test_opencl: ' "$OUTDIR/opencl_test.txt" | tail -1)"
+say "test_engines --gpu -e opencl: rc=$? $(grep -E '^test_engines: ' "$OUTDIR/opencl_test.txt" | tail -1) ($(( $(date +%s) - t0 )) s)"
+grep -E "kernel (best|wide|simple|table)" "$OUTDIR/opencl_test.txt" | sed 's/^/opencl:   /'
+t0=$(date +%s)
+(cd "$ROOT/tests" && timeout 300 "$TO") >"$OUTDIR/opencl_test2.txt" 2>&1
+say "test_opencl: rc=$? $(grep -E '^test_opencl: ' "$OUTDIR/opencl_test2.txt" | tail -1) ($(( $(date +%s) - t0 )) s)"
+grep -E "tile|FAIL" "$OUTDIR/opencl_test2.txt" | head -20 | sed 's/^/opencl:   /'
 
 # ---- benchmarks ---------------------------------------------------------------------------
+WLC=
+if [ -n "$CUDA_PID" ]; then
+  if wait "$CUDA_PID"; then WLC=$(find "$BUILD-cuda" -name warplife -type f -perm -u+x | head -1)
+  else tail -5 "$OUTDIR/opencl_cuda_build.txt"; say "CUDA build failed: no cuda figures"; fi
+fi
 B=$OUTDIR/opencl_bench.txt
 : >"$B"
 bench() { # bench [ENV=VALUE...] -- ARGS...: one warplife bench run, table lines kept
-  local envs=()
+  local envs=() bin=$WL
   while [ "$1" != "--" ]; do envs+=("$1"); shift; done
   shift
+  [ "$1" = cuda ] && { bin=$WLC; shift; [ -z "$bin" ] && return; }
   echo "== ${envs[*]} warplife bench $*" >>"$B"
-  env "${envs[@]}" timeout 240 "$WL" bench "$@" >>"$B" 2>>"$OUTDIR/opencl_bench_stderr.txt"
+  env "${envs[@]}" timeout 240 "$bin" bench "$@" >>"$B" 2>>"$OUTDIR/opencl_bench_stderr.txt"
   echo "rc=$?" >>"$B"
 }
-bench -- --engine opencl --kernel best --size "$SIZE" --generations 1024 --runs 5 --torus --verify
+G="--size $SIZE --generations 1024 --torus --verify"
+bench -- --engine opencl --kernel best $G --runs 5
+bench -- cuda --engine cuda --kernel best $G --runs 5
 bench -- --engine opencl --kernel best --size "$SIZE" --generations 1024 --runs 5 --bounded --verify
-bench -- --engine cuda --kernel best --size "$SIZE" --generations 1024 --runs 5 --torus --verify
-# tile shapes of the best kernel: work-group LX x LY, rows per work-item, generations
-for t in "32 2 64 8" "32 4 32 8" "32 1 96 8" "32 2 64 16" "64 1 64 8" "16 4 64 8"; do
+# tile shapes of best on NVIDIA: items stacked (LY), rows per item, generations, register cap
+for t in "8 40 16 0" "8 40 8 80" "8 32 16 64" "8 32 8 64" "16 32 16 64" "8 48 16 96" \
+         "4 40 16 80" "8 40 16 72" "8 40 24 80" "6 40 16 80" "12 40 16 80"; do
   set -- $t
-  bench WL_OPENCL_LX=$1 WL_OPENCL_LY=$2 WL_OPENCL_ROWS=$3 WL_OPENCL_GENS=$4 -- \
-    --engine opencl --kernel best --size "$SIZE" --generations 1024 --runs 3 --torus --verify
+  bench WL_OPENCL_LY=$1 WL_OPENCL_ROWS=$2 WL_OPENCL_GENS=$3 WL_OPENCL_MAXRREG=$4 -- \
+    --engine opencl --kernel best $G --runs 3
 done
-# both loops unrolled, rows shrinking per generation (not testable on PoCL: too slow to build)
-bench WL_OPENCL_UNROLL=2 -- --engine opencl --kernel best --size "$SIZE" --generations 1024 --runs 3 --torus --verify
-bench -- --engine opencl --kernel simple,table --size "$SIZE" --generations 64 --runs 3 --torus
+bench WL_OPENCL_NO_SYNTH=1 -- --engine opencl --kernel best $G --runs 3
+bench WL_OPENCL_NV=0 -- --engine opencl --kernel best $G --runs 3
+bench -- --engine opencl --kernel best --rule B36/S23 $G --runs 3
+bench -- cuda --engine cuda --kernel best --rule B36/S23 $G --runs 3
+bench -- --engine opencl --kernel wide $G --runs 3
 bench -- --engine opencl --kernel best --size 65519x65521 --generations 1024 --runs 3 --torus --verify
 bench -- --engine opencl --size 16384x16384 --time 0.3 --runs 3 --torus --verify
+bench -- cuda --engine cuda --kernel best $G --runs 5
 grep -E "^(==|opencl|cuda|rc=[1-9])" "$B" | sed 's/^== /opencl: /; s/warplife bench //'
 grep -iE "error|fail" "$OUTDIR/opencl_bench_stderr.txt" 2>/dev/null | head -5 | sed 's/^/opencl: /'
 exit 0

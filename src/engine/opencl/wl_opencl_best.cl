@@ -76,12 +76,6 @@
 #define WL_BUNROLL 0
 #endif
 
-#if WL_BUNROLL
-#define WL_UNROLL_ROWS _Pragma("unroll")
-#else
-#define WL_UNROLL_ROWS
-#endif
-
 #if WL_NV
 /* d = the 3-input function with truth table lut of a, b, c (bit 4a + 2b + c of lut is the
  * result: 0x96 = a ^ b ^ c, 0xE8 = majority), one LOP3 instruction. */
@@ -157,10 +151,14 @@ wl_best(__global const ulong *in, __global ulong *out64, long w, long h, long nw
     uint v[WL_BNR + 2];
     if (inside) {
         __global const uint *p = (__global const uint *)in + r0 * nw32 + c;
-        WL_UNROLL_ROWS
+#if WL_BUNROLL
+#pragma unroll
+#endif
         for (int i = 0; i < WL_BNR; i++) v[i + 1] = p[i * nw32];
     } else {
-        WL_UNROLL_ROWS
+#if WL_BUNROLL
+#pragma unroll
+#endif
         for (int i = 0; i < WL_BNR; i++) v[i + 1] = (uint)vword(in, nw, w, h, torus, r0 + i, 32 * c);
     }
     const int needmask = !torus && !inside;
@@ -179,7 +177,9 @@ wl_best(__global const ulong *in, __global ulong *out64, long w, long h, long nw
         v[WL_BNR + 1] = ly < WL_BWB - 1 ? edge[ph][ly + 1][0][lane] : 0u;
         ph ^= 1;
 #else
-        WL_UNROLL_ROWS
+#if WL_BUNROLL
+#pragma unroll
+#endif
         for (int i = 1; i <= WL_BNR; i++) xch[base + i][lane] = v[i];
         barrier(CLK_LOCAL_MEM_FENCE);
         v[0] = xch[base][lane];
@@ -188,7 +188,9 @@ wl_best(__global const ulong *in, __global ulong *out64, long w, long h, long nw
         uint sa, ca, sb, cb; /* horizontal sums of rows i - 1 and i */
         HSUM3(0, v[0], sa, ca);
         HSUM3(1, v[1], sb, cb);
-        WL_UNROLL_ROWS
+#if WL_BUNROLL
+#pragma unroll
+#endif
         for (int i = 1; i <= WL_BNR; i++) {
             uint sn, cn, x0, kk, y1, y2, n;
             HSUM3(i + 1, v[i + 1], sn, cn); /* row i + 1, old value */
@@ -204,7 +206,9 @@ wl_best(__global const ulong *in, __global ulong *out64, long w, long h, long nw
             cb = cn;
         }
         if (needmask) {
-            WL_UNROLL_ROWS
+#if WL_BUNROLL
+#pragma unroll
+#endif
             for (int i = 1; i <= WL_BNR; i++) v[i] &= (ulong)(r0 + i - 1) < (ulong)h ? cm : 0u;
         }
 #if !WL_NV
@@ -213,7 +217,9 @@ wl_best(__global const ulong *in, __global ulong *out64, long w, long h, long nw
     }
     if (lane >= 1 && lane <= WL_BLANES - 2 && c < nw32) {
         __global uint *o = (__global uint *)out64;
-        WL_UNROLL_ROWS
+#if WL_BUNROLL
+#pragma unroll
+#endif
         for (int i = 1; i <= WL_BNR; i++) {
             const int bl = ly * WL_BNR + i - 1; /* row within the tile */
             const long y = r0 + i - 1;
