@@ -5,7 +5,8 @@
  * stream:cpu and stream:ref are run with small memory limits (cfg.gpu_memory), so that a
  * universe of a few hundred rows is cut into many bands and stepped in many passes: halo
  * depths 1, 3, 8 and the planned default (set through WL_STREAM_HALO), band heights forced
- * through WL_STREAM_BAND (uneven last bands, one-row bands), universes lower than the
+ * through WL_STREAM_BAND (uneven last bands, one-row bands), the load_grid/store_grid
+ * staging path of inner engines without row ops (WL_STREAM_STAGE=1), universes lower than the
  * halo (H < 2k: windows that repeat rows), 1x1 and 1-row universes.  Rules: B3/S23,
  * HighLife, a B0 rule and a non-totalistic one; torus and bounded; generation counts that
  * are not multiples of the halo, stepped in one call or two.  Also: the poll interrupts
@@ -86,6 +87,7 @@ typedef struct stream_cfg {
     const char *expect;  /* engine name the universe must report */
     uint64_t limit;      /* gpu_memory */
     uint64_t halo, band; /* WL_STREAM_HALO / WL_STREAM_BAND, 0 = planned */
+    int stage;           /* WL_STREAM_STAGE=1: load_grid/store_grid instead of the row ops */
 } stream_cfg;
 
 /* Compares every configuration with ref on one soup. */
@@ -106,6 +108,7 @@ static void run_case(const char *rule_text, wl_topology topo, uint64_t w, uint64
         cfg.gpu_memory = sc[i].limit;
         set_env_u64("WL_STREAM_HALO", sc[i].halo);
         set_env_u64("WL_STREAM_BAND", sc[i].band);
+        set_env_u64("WL_STREAM_STAGE", (uint64_t)sc[i].stage);
         int split = (int)((seed >> i) & 1);
         wl_pattern *got = evolve(&cfg, soup, gens, split, sc[i].expect);
         WL_CHECK(got && wl_pattern_equal_cells(got, expect),
@@ -119,6 +122,7 @@ static void run_case(const char *rule_text, wl_topology topo, uint64_t w, uint64
     }
     set_env_u64("WL_STREAM_HALO", 0);
     set_env_u64("WL_STREAM_BAND", 0);
+    set_env_u64("WL_STREAM_STAGE", 0);
     wl_pattern_free(expect);
     wl_pattern_free(soup);
 }
@@ -145,12 +149,13 @@ static void test_cpu_paths(uint64_t *seed) {
         /* window rows 24: planned halo 3 (24/8), bands of 18; forced halos 1 and 8; bands
          * of 1 row and of 7 rows (uneven last band); no limit (two bands, halo 64 > H) */
         stream_cfg sc[] = {
-            {"stream:cpu", "stream", limit_for(w, 24), 0, 0},
-            {"stream:cpu", "stream", limit_for(w, 24), 1, 0},
-            {"stream:ref", "stream", limit_for(w, 24), 8, 7},
-            {"stream:cpu", "stream", limit_for(w, 40), 3, 1},
-            {"stream:cpu", "stream", 0, 0, 0},
-            {"stream:ref", "stream", limit_for(w, 1000), 0, 0},
+            {"stream:cpu", "stream", limit_for(w, 24), 0, 0, 0},
+            {"stream:cpu", "stream", limit_for(w, 24), 1, 0, 0},
+            {"stream:ref", "stream", limit_for(w, 24), 8, 7, 0},
+            {"stream:cpu", "stream", limit_for(w, 40), 3, 1, 0},
+            {"stream:cpu", "stream", 0, 0, 0, 0},
+            {"stream:ref", "stream", limit_for(w, 1000), 0, 0, 0},
+            {"stream:cpu", "stream", limit_for(w, 30), 2, 0, 1}, /* staging path */
         };
         size_t nsc = sizeof sc / sizeof sc[0];
         for (size_t ri = 0; ri < N_RULES; ri++)
@@ -262,12 +267,13 @@ static void test_cuda(uint64_t *seed) {
          * bytes) as the limit must stream (too small for 31x5: skipped there) */
         uint64_t half = (w + 7) / 8 * h;
         stream_cfg sc[] = {
-            {"cuda", "stream", half, 0, 0},
-            {"stream:cuda", "stream", limit_for(w, 24), 0, 0},
-            {"stream:cuda", "stream", limit_for(w, 100), 16, 0},
-            {"stream:cuda", "stream", limit_for(w, 60), 5, 7},
-            {"stream:cuda", "stream", limit_for(w, 40), 3, 1},
-            {"cuda", "cuda", 0, 0, 0}, /* no limit: in memory */
+            {"cuda", "stream", half, 0, 0, 0},
+            {"stream:cuda", "stream", limit_for(w, 24), 0, 0, 0},
+            {"stream:cuda", "stream", limit_for(w, 100), 16, 0, 0},
+            {"stream:cuda", "stream", limit_for(w, 60), 5, 7, 0},
+            {"stream:cuda", "stream", limit_for(w, 40), 3, 1, 0},
+            {"stream:cuda", "stream", limit_for(w, 50), 4, 0, 1}, /* staging path */
+            {"cuda", "cuda", 0, 0, 0, 0}, /* no limit: in memory */
         };
         int skip_first = half / limit_for(w, 1) < 3;
         for (size_t ri = 0; ri < N_RULES; ri++)
@@ -280,9 +286,9 @@ static void test_cuda(uint64_t *seed) {
     }
     /* a cuda kernel named explicitly reaches the inner engine: the bit layout's lop3, the
      * byte layout (the plan counts a byte per cell: 12-row windows) and the 4x4 patch layout */
-    stream_cfg k[] = {{"cuda:lop3", "stream", limit_for(500, 100), 0, 0},
-                      {"cuda:shared", "stream", limit_for(500, 100), 0, 0},
-                      {"cuda:patch16", "stream", limit_for(500, 100), 0, 0}};
+    stream_cfg k[] = {{"cuda:lop3", "stream", limit_for(500, 100), 0, 0, 0},
+                      {"cuda:shared", "stream", limit_for(500, 100), 0, 0, 0},
+                      {"cuda:patch16", "stream", limit_for(500, 100), 0, 0, 0}};
     for (int topo = 0; topo < 2; topo++)
         run_case("B3/S23", topo ? WL_TOPOLOGY_BOUNDED : WL_TOPOLOGY_TORUS, 500, 301, 77, k, 3,
                  wl_splitmix64(seed));

@@ -74,6 +74,7 @@ typedef struct slot {
     stream_ctx *c;
     wl_universe *inner; /* W x plan.win, same topology as the universe */
     wl_grid stage;      /* staging grid (only when the inner lacks the row ops) */
+    int use_rows;       /* the inner has store_rows/load_rows (and WL_STREAM_STAGE is unset) */
     pthread_t thread;
     int started;
 } slot;
@@ -108,7 +109,7 @@ static wl_status load_window(stream_ctx *c, slot *sl, uint64_t top) {
     void *ictx = wl_universe_ctx(sl->inner);
     const uint64_t H = c->plan.H, win = c->plan.win;
     const size_t st = c->cur.stride;
-    if (!ops->load_rows) {
+    if (!sl->use_rows) {
         for (uint64_t i = 0; i < win; i++)
             memcpy(sl->stage.words + i * sl->stage.stride,
                    c->cur.words + ((top + i) % H) * st, st * sizeof(uint64_t));
@@ -129,7 +130,7 @@ static wl_status store_band(stream_ctx *c, slot *sl, uint64_t off, uint64_t y0,
     const wl_engine_ops *ops = wl_universe_ops(sl->inner);
     void *ictx = wl_universe_ctx(sl->inner);
     const size_t st = c->nxt.stride;
-    if (ops->store_rows) return ops->store_rows(ictx, off, rows, c->nxt.words + y0 * st, st);
+    if (sl->use_rows) return ops->store_rows(ictx, off, rows, c->nxt.words + y0 * st, st);
     memset(sl->stage.words, 0, sl->stage.h * sl->stage.stride * sizeof(uint64_t));
     wl_status s = ops->store_grid(ictx, &sl->stage);
     if (s) return s;
@@ -346,7 +347,9 @@ static wl_status create_slots(stream_ctx *c, const char *inner_kernel) {
         if (!ops->load_grid || !ops->store_grid)
             return wl_error(WL_ERR_UNSUPPORTED, "stream engine: inner engine '%s' is not a "
                             "grid engine", c->inner_name);
-        if (!ops->load_rows || !ops->store_rows) {
+        /* WL_STREAM_STAGE=1 forces the staging path (tests) */
+        sl->use_rows = ops->load_rows && ops->store_rows && !env_u64("WL_STREAM_STAGE");
+        if (!sl->use_rows) {
             s = wl_grid_alloc(&sl->stage, c->plan.W, c->plan.win);
             if (s) return s;
         }
