@@ -259,6 +259,29 @@ static void check_emit(void) {
     }
 }
 
+/* The hand-written B3/S23 network of the cuda engine (cuda_lop3v.cu, LIFE_GENERATION),
+ * which runs on the GPU with PTX lop3: evaluating it here checks that wl_lop3_eval reads
+ * luts the way the hardware does (bit 4a + 2b + c). */
+static void check_hand_network(void) {
+    wl_lop3_net hand = {0};
+    hand.n = 4;
+    hand.g[0] = (wl_lop3_gate){WL_LOP3_Y1, WL_LOP3_K, WL_LOP3_Y2, 0x14};     /* e */
+    hand.g[1] = (wl_lop3_gate){WL_LOP3_Y1, WL_LOP3_K, WL_LOP3_Y2, 0x42};     /* f */
+    hand.g[2] = (wl_lop3_gate){WL_LOP3_INPUTS + 1, WL_LOP3_CTR, WL_LOP3_X0, 0x40}; /* g */
+    hand.g[3] = (wl_lop3_gate){WL_LOP3_X0, WL_LOP3_INPUTS + 0, WL_LOP3_INPUTS + 2, 0xEA};
+    hand.out = WL_LOP3_INPUTS + 3;
+    wl_rule life;
+    wl_rule_life(&life);
+    int wrong = 0;
+    for (int w = 0; w < NWORDS; w++) {
+        uint64_t got = wl_lop3_eval(&hand, sig[0][w], sig[1][w], sig[2][w], sig[3][w], sig[4][w]);
+        for (unsigned j = 0; j < 64; j++)
+            if ((int)((got >> j) & 1u) != wl_rule_next(&life, (unsigned)w * 64 + j)) wrong++;
+    }
+    WL_CHECK(wl_lop3_check(&hand) && wrong == 0,
+             "the cuda engine's hand network is wrong on %d neighbourhoods here", wrong);
+}
+
 static void check_bad_arguments(void) {
     static const char *const names[WL_LOP3_INPUTS] = {"x0", "k", "y1", "y2", "ctr"};
     WL_CHECK(wl_lop3_synth(0x8, 0xC, NULL) == WL_ERR_INVALID, "NULL net accepted");
@@ -333,6 +356,7 @@ int main(void) {
     for (int n = 0; n <= WL_LOP3_MAX_GATES; n++) printf(" %d:%d", n, hist[n]);
     printf("\n");
 
+    check_hand_network();
     check_emit();
     check_bad_arguments();
     return wl_test_finish("test_lop3net");
