@@ -516,15 +516,17 @@ static wl_status mpi_randomize(void *ctx, double density, uint64_t seed) {
 
 #ifdef WL_HAVE_CUDA
 static const char *const mpi_kernels[] = {"cpu", "ref", "cuda", NULL};
+#define MPI_INNER_LIST "cpu, ref, cuda"
 #else
 static const char *const mpi_kernels[] = {"cpu", "ref", NULL};
+#define MPI_INNER_LIST "cpu, ref"
 #endif
 
 const wl_engine_ops wl_engine_mpi = {
     .name = "mpi",
     .description = "a torus or bounded grid split into row bands across MPI ranks, deep "
-                   "halos exchanged every 64 generations; kernel = inner engine (cpu, ref, "
-                   "cuda)",
+                   "halos exchanged every 64 generations; kernel = inner engine ("
+                   MPI_INNER_LIST ")",
     .caps = WL_CAP_TORUS | WL_CAP_BOUNDED | WL_CAP_ANY_RULE,
     .kernels = mpi_kernels,
     .create = mpi_create,
