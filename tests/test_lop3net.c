@@ -15,6 +15,7 @@
 
 #include <stdlib.h>
 #include <string.h>
+#include <time.h>
 
 #define NWORDS 8 /* 512 neighbourhoods, 64 per word */
 
@@ -314,7 +315,32 @@ static void check_bad_arguments(void) {
     WL_CHECK(wl_lop3_eval(&c, 0, 0, 0, 0, 0) == ~0ull, "constant output");
 }
 
-int main(void) {
+/* `test_lop3net --bench [N]`: CPU time of wl_lop3_synth over N random rules (default 300,
+ * fixed seed 1) and the gate-count histogram; not run by ctest (speed lives in benchmarks). */
+static int bench(int n) {
+    uint64_t state = 1;
+    int hist[WL_LOP3_MAX_GATES + 1] = {0};
+    double sum = 0, max = 0;
+    for (int i = 0; i < n; i++) {
+        uint64_t r = wl_splitmix64(&state);
+        wl_lop3_net net;
+        clock_t t0 = clock();
+        wl_status st = wl_lop3_synth((uint16_t)(r & 0x1FF), (uint16_t)((r >> 9) & 0x1FF), &net);
+        double ms = (double)(clock() - t0) * 1e3 / CLOCKS_PER_SEC;
+        if (st != WL_OK) return 1;
+        sum += ms;
+        if (ms > max) max = ms;
+        hist[net.n]++;
+    }
+    printf("wl_lop3_synth over %d random rules: CPU mean %.2f ms, max %.2f ms; gates:", n,
+           sum / n, max);
+    for (int g = 0; g <= WL_LOP3_MAX_GATES; g++) printf(" %d:%d", g, hist[g]);
+    printf("\n");
+    return 0;
+}
+
+int main(int argc, char **argv) {
+    if (argc > 1 && !strcmp(argv[1], "--bench")) return bench(argc > 2 ? atoi(argv[2]) : 300);
     unsigned long long seed = wl_test_seed();
     const char *quick = getenv("WL_TEST_QUICK");
     int is_quick = quick && *quick && strcmp(quick, "0");

@@ -53,13 +53,13 @@
  * search may reuse the first half's gates.
  *
  * Results: B3/S23 needs 3 gates (the don't-care T = 9 with a dead centre helps), B36/S23 and
- * B368/S245 4.  Over 300 random rules: 2 gates 6, 3 gates 59, 4 gates 198, 5 gates 28,
- * 6 gates 9.
+ * B368/S245 4.  Over 300 random rules (`test_lop3net --bench`): 2 gates 5, 3 gates 68,
+ * 4 gates 204, 5 gates 15, 6 gates 8.
  *
  * Why it is fast.  Every test is a handful of 32-bit AND/OR operations on truth tables; the
  * search never enumerates the luts of the gate it is solving for (separates() and lut_for()
  * read them off); a chain's quadrant split shrinks each sub-problem to a partial function.
- * About 18 ms of CPU per rule on average (0.1 ms for 0-2 gates, ~10 ms to rule out 3 gates,
+ * About 15 ms of CPU per rule on average (0.1 ms for 0-2 gates, ~10 ms to rule out 3 gates,
  * up to ~80 ms when the bounded searches fail), once per universe creation.
  */
 #include "lop3net.h"
