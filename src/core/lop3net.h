@@ -63,8 +63,8 @@ void wl_lop3_table(uint16_t birth, uint16_t survive, uint32_t *table, uint32_t *
  * row) with the fewest gates it finds: the exact minimum when one of at most 3 gates exists
  * (exhaustive search), otherwise a structured network of at most 7 gates (4 gates are tried
  * first with a bounded search).  Deterministic: the same rule always gives the same net.
- * Returns WL_OK, or WL_ERR_INVALID (with a message) if net is NULL.  Takes a few
- * milliseconds; no memory is kept. */
+ * Returns WL_OK, or WL_ERR_INVALID (with a message) if net is NULL.  Takes about 15 ms of
+ * CPU on average (0.1 ms to 80 ms); thread-safe; allocates nothing (about 24 KB of stack). */
 wl_status wl_lop3_synth(uint16_t birth, uint16_t survive, wl_lop3_net *net);
 
 /* Evaluates the network bitwise on 64-bit words: bit i of the result is the network's
