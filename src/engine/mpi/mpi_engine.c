@@ -36,8 +36,9 @@
  * the universe's own top and bottom (as today's scheme): there its dead outside is the
  * universe's, exactly, B0 included; at a cut between bands the dead outside is wrong, and
  * the wrongness stays in the k halo rows by the same argument.
- *   Overlap.  Receives are posted before the rank even stores its edge rows, and each send
- * leaves as soon as it is packed.  Stepping cannot start before the halos arrive (every
+ *   Overlap.  Receives are posted before the rank even stores its edge rows, the sends
+ * leave as soon as they are stored, and MPI datatypes carry the rows straight from the edge
+ * buffer into the receiver's halo buffer (no packing copies, mpi_plan.c).  Stepping cannot start before the halos arrive (every
  * generation of the chunk needs them), and with k = 64 the exchange is a small share of the
  * step on a GPU (a few hundred microseconds against ~10 ms for 64 generations of a
  * 65536^2 band: docs/BENCHMARKS.md), so the chunk is not split further.
@@ -148,17 +149,18 @@ static void strip_free(mpi_ctx *c, uint64_t *p) {
 
 /* ---- the persistent path ------------------------------------------------------------------ */
 
-/* The exchange's source: own global row g, from the stored edge rows. */
-static const uint64_t *edge_row(mpi_ctx *c, uint64_t g) {
+/* Where the exchange finds own global row g: its row in the edge buffer (the band's first
+ * et rows, then its last et rows; the whole band when 2 et >= rows). */
+static uint64_t edge_index(const mpi_ctx *c, uint64_t g) {
     uint64_t b = g - c->r0;
     if (2 * c->et < c->rows && b >= c->et) b = c->et + (b - (c->rows - c->et));
-    return c->edge + b * c->gstride;
+    return b;
 }
 
-/* The exchange's sink: halo row li (outside the band) into the halo buffer. */
-static void put_halo_row(mpi_ctx *c, uint64_t li, const uint64_t *row) {
-    uint64_t h = li < c->off ? li : li - c->rows;
-    memcpy(c->halo + h * c->gstride, row, c->gstride * sizeof(uint64_t));
+/* Where halo row li (outside the band) goes: the halo buffer holds the rows above the band,
+ * then those below it. */
+static uint64_t halo_index(const mpi_ctx *c, uint64_t li) {
+    return li < c->off ? li : li - c->rows;
 }
 
 /* Copies the band's first and last et rows (or all of it) out of the inner universe. */
@@ -191,12 +193,12 @@ static wl_status halo_chunk(mpi_ctx *c, uint64_t s) {
     double t0 = MPI_Wtime();
     wl_status st = WL_OK;
     if (!c->fresh) {
-        st = mpi_exchange_post(c);
+        st = mpi_exchange_post_direct(c, c->halo);
         if (st) return st;
         /* a failed store still sends (garbage) so that no rank waits; the error is agreed */
         if (c->inner && c->need_edges) st = store_edges(c);
         double ts = MPI_Wtime();
-        wl_status sx = mpi_exchange_finish(c, edge_row, put_halo_row);
+        wl_status sx = mpi_exchange_finish_direct(c, c->edge, c->halo);
         if (!st) st = sx;
         double tl = MPI_Wtime();
         if (!st && c->inner) st = load_halos(c);
@@ -331,10 +333,11 @@ static wl_status setup(mpi_ctx *c, const wl_engine_ops *inner) {
     mpi_band_of(c, c->rank, &c->r0, &c->rows);
     c->nloc = mpi_local_rows(c, c->rank);
     c->off = mpi_band_offset(c, c->rank);
+    c->et = c->k < c->rows ? c->k : c->rows;
     s = mpi_plan_build(c);
     c->need_edges = c->nsend > 0;
     for (uint64_t n = 0; n < c->nneed; n++) c->need_edges |= c->need_owner[n] == c->rank;
-    c->et = c->k < c->rows ? c->k : c->rows;
+    if (!s && c->persistent) s = mpi_plan_direct(c, edge_index, halo_index);
     if (!s && c->rows) s = create_local(c, device);
     s = agree(c, s, "creation");
     if (!s) note_setup(c, device);
@@ -351,6 +354,7 @@ static wl_status mpi_create(const wl_config *cfg, const char *kernel, void **out
     mpi_ctx *c = wl_calloc(1, sizeof *c);
     if (!c) return WL_ERR_NOMEM;
     c->comm = MPI_COMM_NULL;
+    c->rowtype = MPI_DATATYPE_NULL;
     c->cfg = *cfg;
     c->inner_name = kernel;
     c->W = cfg->width;

@@ -46,6 +46,11 @@ struct mpi_ctx {
     uint64_t *sendbuf, *recvbuf;
     MPI_Request *req;       /* 2 P requests; nreq of them posted */
     int nreq;
+    /* persistent path: messages straight from the edge buffer into the halo buffer through
+     * MPI datatypes (no packing copies); MPI_DATATYPE_NULL where no message */
+    MPI_Datatype rowtype, *stype, *rtype;
+    uint64_t nself;         /* needed rows this rank owns: (edge index, halo index) pairs */
+    uint64_t *self_src, *self_dst;
     /* persistent path */
     uint64_t et;            /* edge rows stored from each end of the band (all if 2et >= rows) */
     int need_edges;         /* some rank (maybe this one) needs rows of this band */
@@ -94,6 +99,17 @@ wl_status mpi_exchange_post(mpi_ctx *c);
 /* Packs the rows to send through src, sends them, waits for everything, and places every
  * needed local row through dst (own rows through src, others from the messages). */
 wl_status mpi_exchange_finish(mpi_ctx *c, mpi_row_src src, mpi_row_dst dst);
+
+/* Maps a row (global row for the source, local row for the destination) to its row index
+ * in the persistent path's edge / halo buffer. */
+typedef uint64_t (*mpi_row_index)(const mpi_ctx *c, uint64_t row);
+/* After mpi_plan_build: one MPI datatype per message, selecting the rows at their indices
+ * in the source and destination buffers, so that messages need no packing. */
+wl_status mpi_plan_direct(mpi_ctx *c, mpi_row_index src_index, mpi_row_index dst_index);
+/* The exchange with those datatypes: receives posted into dst, then sends from src, wait,
+ * and this rank's own needed rows copied from src to dst. */
+wl_status mpi_exchange_post_direct(mpi_ctx *c, uint64_t *dst);
+wl_status mpi_exchange_finish_direct(mpi_ctx *c, const uint64_t *src, uint64_t *dst);
 
 /* ---- the full-copy path (mpi_full.c) ---- */
 /* Allocates the band and the local grid; returns the local width for the inner universe. */

@@ -21,7 +21,10 @@
  * those it takes from itself without a message.  The plan is built once at creation.
  *
  * Messages: MPI_Irecv posted first (before the sender's rows are even stored), MPI_Isend as
- * soon as the send buffer is packed, one MPI_Waitall.
+ * soon as the send buffer is packed, one MPI_Waitall.  On the persistent path the rows go
+ * straight from the edge buffer to the halo buffer: each message is described by an MPI
+ * datatype that picks its rows at their places in the two buffers (an indexed block of
+ * row types), so neither side copies rows into or out of a message buffer.
  */
 #include "mpi_internal.h"
 
@@ -93,6 +96,17 @@ static int needed(const mpi_ctx *c, int q, uint64_t i) {
 /* ---- the plan ---------------------------------------------------------------------------- */
 
 void mpi_plan_free(mpi_ctx *c) {
+    int fin = 0;
+    MPI_Finalized(&fin);
+    for (int p = 0; !fin && p < c->size; p++) {
+        if (c->stype && c->stype[p] != MPI_DATATYPE_NULL) MPI_Type_free(&c->stype[p]);
+        if (c->rtype && c->rtype[p] != MPI_DATATYPE_NULL) MPI_Type_free(&c->rtype[p]);
+    }
+    if (!fin && c->rowtype != MPI_DATATYPE_NULL) MPI_Type_free(&c->rowtype);
+    free(c->stype);
+    free(c->rtype);
+    free(c->self_src);
+    free(c->self_dst);
     free(c->need_li);
     free(c->need_g);
     free(c->need_owner);
@@ -209,5 +223,77 @@ wl_status mpi_exchange_finish(mpi_ctx *c, mpi_row_src src, mpi_row_dst dst) {
                                   : c->recvbuf + (size_t)c->need_pos[n] * gs;
         dst(c, c->need_li[n], row);
     }
+    return WL_OK;
+}
+
+/* ---- the persistent path's direct messages --------------------------------------------- */
+
+/* An indexed block of n rows at the given row indices (MPI_DATATYPE_NULL when n == 0). */
+static wl_status rows_type(mpi_ctx *c, int n, const int *idx, MPI_Datatype *t) {
+    *t = MPI_DATATYPE_NULL;
+    if (!n) return WL_OK;
+    MPI_TRY(MPI_Type_create_indexed_block(n, 1, idx, c->rowtype, t), "MPI_Type_create_indexed_block");
+    MPI_TRY(MPI_Type_commit(t), "MPI_Type_commit");
+    return WL_OK;
+}
+
+wl_status mpi_plan_direct(mpi_ctx *c, mpi_row_index src_index, mpi_row_index dst_index) {
+    c->stype = wl_malloc((size_t)c->size * sizeof(MPI_Datatype));
+    c->rtype = wl_malloc((size_t)c->size * sizeof(MPI_Datatype));
+    size_t most = (size_t)(c->nsend > c->nneed ? c->nsend : c->nneed) + 1;
+    int *idx = wl_malloc(most * sizeof(int));
+    c->self_src = wl_malloc((size_t)(c->nneed + 1) * sizeof(uint64_t));
+    c->self_dst = wl_malloc((size_t)(c->nneed + 1) * sizeof(uint64_t));
+    if (!c->stype || !c->rtype || !idx || !c->self_src || !c->self_dst) {
+        free(idx);
+        return WL_ERR_NOMEM;
+    }
+    for (int p = 0; p < c->size; p++) c->stype[p] = c->rtype[p] = MPI_DATATYPE_NULL;
+    int err = MPI_Type_contiguous((int)c->gstride, MPI_UINT64_T, &c->rowtype);
+    if (err == MPI_SUCCESS) err = MPI_Type_commit(&c->rowtype);
+    wl_status s = err == MPI_SUCCESS ? WL_OK : mpi_fail(err, "MPI_Type_contiguous");
+    for (int q = 0; !s && q < c->size; q++) { /* sends: q's rows, in q's list order */
+        for (int j = 0; j < c->scount[q]; j++)
+            idx[j] = (int)src_index(c, c->send_g[c->sdispl[q] + j]);
+        s = rows_type(c, c->scount[q], idx, &c->stype[q]);
+    }
+    for (int p = 0; !s && p < c->size; p++) { /* receives: p's rows, in this rank's order */
+        int n = 0;
+        if (p != c->rank)
+            for (uint64_t i = 0; i < c->nneed; i++)
+                if (c->need_owner[i] == p) idx[n++] = (int)dst_index(c, c->need_li[i]);
+        s = rows_type(c, n, idx, &c->rtype[p]);
+    }
+    c->nself = 0;
+    for (uint64_t i = 0; !s && i < c->nneed; i++)
+        if (c->need_owner[i] == c->rank) {
+            c->self_src[c->nself] = src_index(c, c->need_g[i]);
+            c->self_dst[c->nself++] = dst_index(c, c->need_li[i]);
+        }
+    free(idx);
+    return s;
+}
+
+wl_status mpi_exchange_post_direct(mpi_ctx *c, uint64_t *dst) {
+    int err = MPI_SUCCESS;
+    c->nreq = 0;
+    for (int p = 0; p < c->size && err == MPI_SUCCESS; p++)
+        if (c->rtype[p] != MPI_DATATYPE_NULL)
+            err = MPI_Irecv(dst, 1, c->rtype[p], p, HALO_TAG, c->comm, &c->req[c->nreq++]);
+    if (err != MPI_SUCCESS) return mpi_fail(err, "MPI_Irecv (halo)");
+    return WL_OK;
+}
+
+wl_status mpi_exchange_finish_direct(mpi_ctx *c, const uint64_t *src, uint64_t *dst) {
+    int err = MPI_SUCCESS;
+    for (int q = 0; q < c->size && err == MPI_SUCCESS; q++)
+        if (c->stype[q] != MPI_DATATYPE_NULL)
+            err = MPI_Isend(src, 1, c->stype[q], q, HALO_TAG, c->comm, &c->req[c->nreq++]);
+    if (err == MPI_SUCCESS) err = MPI_Waitall(c->nreq, c->req, MPI_STATUSES_IGNORE);
+    c->nreq = 0;
+    if (err != MPI_SUCCESS) return mpi_fail(err, "halo exchange");
+    size_t gs = c->gstride;
+    for (uint64_t i = 0; i < c->nself; i++)
+        memcpy(dst + c->self_dst[i] * gs, src + c->self_src[i] * gs, gs * sizeof(uint64_t));
     return WL_OK;
 }
