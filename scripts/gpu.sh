@@ -4,12 +4,15 @@
 # writes every log under $OUT (default ./gpu-out).  The last thing it prints is a short
 # summary table.
 #
-# usage: scripts/gpu.sh [all|test|bench|quick|opencl|lop3v]   (default all)
+# usage: scripts/gpu.sh [all|test|bench|quick|opencl|lop3v|wave]   (default all)
 #   test   build + test_engines --gpu (every cuda kernel vs ref, cell by cell)
 #   bench  build + benchmarks
 #   quick  build + test + the 65536^2 lop3 benchmark only
 #   lop3v  build + tests of lop3 and lop3v (every rule; every lop3v Life shape) + the
 #          65536^2 benchmarks of lop3 against lop3v (shapes, rules, odd size)
+#   wave   build + tests of wave and best (NVRTC rules, the mask fallback with
+#          WL_CUDA_NO_NVRTC=1, every Life K) + the 65536^2 benchmarks of wave against lop3v
+#          (K, topologies, odd size, rules with NVRTC compile times)
 #   opencl build + the OpenCL engine's GPU run (src/engine/opencl/gpu_opencl.sh, logs in
 #          $OUT/opencl); WL_GPU_OPENCL=1 adds it to `all`
 # WL_GPU_QUICK_TEST=1 runs test_engines --quick.
@@ -44,7 +47,9 @@ TE=$(find "$BUILD" -name test_engines -type f -perm -u+x | head -1)
 # ---- instruction mix of the lop3 kernel (Life specialisation) ----------------------------
 LIB=$(find "$BUILD" -name libwlcuda.a | head -1)
 if command -v cuobjdump >/dev/null && [ -n "$LIB" ]; then
-  for kn in k_lop3_life k_lop3v_life; do
+  kns="k_lop3_life k_lop3v_life"
+  [ "$MODE" = wave ] && kns="k_wave_life16" # $OUT returns at most 8 files
+  for kn in $kns; do
     cuobjdump -sass "$LIB" 2>&1 | awk -v k="Function : .*${kn}P" '$0 ~ k {f=1; next} /Function :/{f=0} f' >"$OUT/sass_$kn.txt"
     grep -oE '^ +/\*[0-9a-f]{4}\*/ +[A-Z0-9_.]+' "$OUT/sass_$kn.txt" | awk -v k=$kn '{sub(/\..*/,"",$2); n[$2]++; t++}
       END{printf "%s SASS: %d instr;", k, t; for(x in n) if(n[x]>t/50) printf " %s %d", x, n[x]; print ""}' |
@@ -79,6 +84,23 @@ if [ "$MODE" = lop3v ]; then
   done
   grep -E "failed|FAIL|mismatch" "$OUT/test_shapes.log" | head -10
 fi
+# ---- wave: tests of the wavefront kernel (compiled Life, NVRTC rules, fallback) ----------
+if [ "$MODE" = wave ]; then
+  t0=$(date +%s)
+  (cd "$ROOT/tests" && timeout 240 "$TE" --gpu -e cuda -k wave,best) >"$OUT/test.log" 2>&1
+  rc=$?
+  grep -E "failed|FAIL|mismatch" "$OUT/test.log" | head -10
+  note "test_engines --gpu -e cuda -k wave,best: rc=$rc in $(( $(date +%s) - t0 )) s: $(grep -E '^test_engines: [0-9]+ passed' "$OUT/test.log" | tail -1)"
+  for k in 8 12; do
+    (cd "$ROOT/tests" && WL_CUDA_WAVE_K=$k timeout 100 "$TE" --gpu -e cuda -k wave -r life,highlife,b0) >>"$OUT/test_k.log" 2>&1
+    rc=$?
+    note "  WL_CUDA_WAVE_K=$k -k wave -r life,highlife,b0: rc=$rc $(grep -E '^test_engines: [0-9]+ passed' "$OUT/test_k.log" | tail -1)"
+  done
+  (cd "$ROOT/tests" && WL_CUDA_NO_NVRTC=1 timeout 100 "$TE" --gpu -e cuda -k wave -r highlife,seeds,daynight,b0) >>"$OUT/test_k.log" 2>&1
+  rc=$?
+  note "  WL_CUDA_NO_NVRTC=1 -k wave (mask fallback): rc=$rc $(grep -E '^test_engines: [0-9]+ passed' "$OUT/test_k.log" | tail -1)"
+  grep -E "failed|FAIL|mismatch" "$OUT/test_k.log" | head -10
+fi
 bench() { # bench LOGNAME ARGS...: runs warplife bench, keeps the table lines
   local log=$OUT/$1
   shift
@@ -101,6 +123,26 @@ if [ "$MODE" = lop3v ]; then
     bench bench.txt --engine cuda --kernel lop3,lop3v --rule $r --size $B --generations 1024 --runs 3 --torus
   done
   bench bench.txt --engine cuda --kernel lop3v --size 16384x16384 --time 0.3 --runs 3 --torus --verify
+fi
+
+if [ "$MODE" = wave ]; then
+  B=65536x65536
+  export WL_CUDA_VERBOSE=1 # NVRTC compile times on stderr (bench_stderr.log)
+  bench bench.txt --engine cuda --kernel lop3v,wave --size $B --generations 1024 --runs 5 --torus
+  for k in 8 12; do
+    WL_CUDA_WAVE_K=$k bench bench.txt --engine cuda --kernel wave --size $B --generations 1024 --runs 3 --torus
+  done
+  bench bench.txt --engine cuda --kernel best --size $B --generations 1024 --runs 5 --torus
+  bench bench.txt --engine cuda --kernel best --size $B --generations 1024 --runs 5 --bounded
+  bench bench.txt --engine cuda --kernel best --size 65519x65521 --generations 1024 --runs 3 --torus
+  bench bench.txt --engine cuda --kernel best --size 65519x65521 --generations 1024 --runs 3 --bounded
+  for r in B36/S23 B2/S B34/S34 B3678/S34678 B368/S245 B3/S238; do
+    bench bench.txt --engine cuda --kernel lop3v,wave --rule $r --size $B --generations 1024 --runs 3 --torus
+  done
+  WL_CUDA_WAVE_K=12 bench bench.txt --engine cuda --kernel wave --rule B3678/S34678 --size $B --generations 1024 --runs 3 --torus
+  bench bench.txt --engine cuda --kernel wave --size 16384x16384 --time 0.3 --runs 3 --torus --verify
+  bench bench.txt --engine cuda --kernel wave --rule B36/S23 --size 16384x16384 --time 0.3 --runs 3 --bounded --verify
+  unset WL_CUDA_VERBOSE
 fi
 
 # ---- benchmarks -----------------------------------------------------------------------

@@ -21,6 +21,7 @@
 extern "C" {
 #include "wlcuda.h"
 }
+#include "cuda_win.cuh" /* device helpers (shared with NVRTC sources) */
 
 /* Checks a CUDA runtime call; on failure sets WL_ERR_DEVICE and returns it. */
 #define WLCU_CHECK(call)                                                                   \
@@ -47,122 +48,6 @@ static inline unsigned wlcu_blocks(uint64_t n, unsigned per_block) {
     uint64_t b = (n + per_block - 1) / per_block;
     if (b > 65535u * 64u) b = 65535u * 64u; /* enough to fill any GPU; loops do the rest */
     return b ? (unsigned)b : 1u;
-}
-
-/* Non-negative remainder of a (possibly negative) virtual coordinate. */
-__device__ __forceinline__ int64_t wl_dmod(int64_t a, int64_t m) {
-    int64_t r = a % m;
-    return r < 0 ? r + m : r;
-}
-
-/* ---- byte layout ---- */
-
-/* Cell (x, y) of a byte grid in virtual coordinates: wrapped on a torus, 0 outside on a
- * bounded grid. */
-__device__ __forceinline__ unsigned wl_byte_at(const uint8_t *g, int64_t w, int64_t h, int torus,
-                                               int64_t x, int64_t y) {
-    if (x < 0 || x >= w || y < 0 || y >= h) {
-        if (!torus) return 0;
-        x = wl_dmod(x, w);
-        y = wl_dmod(y, h);
-    }
-    return g[y * w + x];
-}
-
-/* ---- bit layout ---- */
-
-/* n (1..32) cells of one row starting at column x, with x + n <= W; zero above bit n-1.
- * Relies on the zero padding after column W-1. */
-__device__ __forceinline__ uint32_t wl_bits_at(const uint32_t *row, uint64_t nw, uint64_t x,
-                                               unsigned n) {
-    uint64_t j = x >> 5;
-    uint32_t lo = row[j];
-    uint32_t hi = (j + 1 < nw) ? row[j + 1] : 0u;
-    uint32_t v = __funnelshift_r(lo, hi, (unsigned)(x & 31));
-    return n >= 32 ? v : (v & ((1u << n) - 1u));
-}
-
-/* The 32 cells starting at virtual column 32*c of virtual row r (see the header comment). */
-static __device__ __noinline__ uint32_t wl_win32_call(const uint32_t *g, uint64_t nw, int64_t w,
-                                               int64_t h, int torus, int64_t r, int64_t c);
-__device__ __forceinline__ uint32_t wl_win32(const uint32_t *g, uint64_t nw, int64_t w,
-                                             int64_t h, int torus, int64_t r, int64_t c) {
-    if (r < 0 || r >= h) {
-        if (!torus) return 0u;
-        r = wl_dmod(r, h);
-    }
-    const uint32_t *row = g + (uint64_t)r * nw;
-    int64_t x = c * 32;
-    if (x >= 0 && x + 32 <= w) return row[c]; /* the fast path: a whole word inside */
-    if (!torus) return (x < 0 || x >= w) ? 0u : row[c]; /* partial last word: padding is 0 */
-    x = wl_dmod(x, w);
-    uint32_t v = 0;
-    unsigned pos = 0;
-    while (pos < 32) { /* at most two pieces unless the grid is narrower than a word */
-        uint64_t n = (uint64_t)(w - x);
-        if (n > 32 - pos) n = 32 - pos;
-        v |= wl_bits_at(row, nw, (uint64_t)x, (unsigned)n) << pos;
-        pos += (unsigned)n;
-        x = 0;
-    }
-    return v;
-}
-
-/* The same, out of line: for tile loaders that call it for many rows at a grid's edge, so
- * that the rare slow path is not inlined once per row. */
-static __device__ __noinline__ uint32_t wl_win32_call(const uint32_t *g, uint64_t nw, int64_t w,
-                                               int64_t h, int torus, int64_t r, int64_t c) {
-    return wl_win32(g, nw, w, h, torus, r, c);
-}
-
-/* Mask of the bits of word c that are real cells (bounded grids mask ghosts with it). */
-__device__ __forceinline__ uint32_t wl_colmask(int64_t w, int64_t c) {
-    int64_t x = c * 32;
-    if (x < 0 || x >= w) return 0u;
-    if (x + 32 <= w) return 0xffffffffu;
-    return (1u << (unsigned)(w - x)) - 1u;
-}
-
-/* ---- outer-totalistic rules on bit planes ---- */
-
-/* Next state of 32 cells from the 4-bit count of the NINE cells (centre included), given as
- * planes t3..t0, and the centre plane c.  A dead cell is born when bit n of `birth` is set
- * for its n live neighbours (n = t); a live one survives when bit n of `survive` is set
- * (n = t - 1).  With compile-time masks the unrolled tests fold away into a few LOP3s. */
-__device__ __forceinline__ uint32_t wl_rule_planes9(uint32_t t3, uint32_t t2, uint32_t t1,
-                                                    uint32_t t0, uint32_t c, unsigned birth,
-                                                    unsigned survive) {
-    uint32_t r = 0;
-#pragma unroll
-    for (unsigned n = 0; n <= 9; n++) {
-        unsigned b = n <= 8 ? (birth >> n) & 1u : 0u;
-        unsigned s = n >= 1 ? (survive >> (n - 1)) & 1u : 0u;
-        if (!b && !s) continue;
-        uint32_t eq = ((n & 8) ? t3 : ~t3) & ((n & 4) ? t2 : ~t2) & ((n & 2) ? t1 : ~t1) &
-                      ((n & 1) ? t0 : ~t0);
-        if (b && s) r |= eq;
-        else if (b) r |= eq & ~c;
-        else r |= eq & c;
-    }
-    return r;
-}
-
-/* Next state from the 4-bit count of the EIGHT neighbours (planes n3..n0). */
-__device__ __forceinline__ uint32_t wl_rule_planes8(uint32_t n3, uint32_t n2, uint32_t n1,
-                                                    uint32_t n0, uint32_t c, unsigned birth,
-                                                    unsigned survive) {
-    uint32_t r = 0;
-#pragma unroll
-    for (unsigned n = 0; n <= 8; n++) {
-        unsigned b = (birth >> n) & 1u, s = (survive >> n) & 1u;
-        if (!b && !s) continue;
-        uint32_t eq = ((n & 8) ? n3 : ~n3) & ((n & 4) ? n2 : ~n2) & ((n & 2) ? n1 : ~n1) &
-                      ((n & 1) ? n0 : ~n0);
-        if (b && s) r |= eq;
-        else if (b) r |= eq & ~c;
-        else r |= eq & c;
-    }
-    return r;
 }
 
 #endif

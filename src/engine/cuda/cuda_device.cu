@@ -32,6 +32,7 @@ extern "C" wl_status wlcu_probe(void) {
 extern "C" unsigned wlcu_gens_per_launch(const wlcu_ctx *c) {
     return c->kernel == WLCU_K_LOP3    ? wlcu_lop3_max_gens(c)
            : c->kernel == WLCU_K_LOP3V ? wlcu_lop3v_max_gens(c)
+           : c->kernel == WLCU_K_WAVE  ? wlcu_wave_max_gens(c)
                                        : 1u;
 }
 
@@ -78,6 +79,12 @@ extern "C" wl_status wlcu_init(wlcu_ctx *c, int device) {
         c->kernel == WLCU_K_PATCH16)
         return wlcu_lut_init(c);
     if (c->kernel == WLCU_K_LUT6X3 || c->kernel == WLCU_K_BITCOUNT) return wlcu_bits_init(c);
+    if (c->kernel == WLCU_K_WAVE) return wlcu_wave_prepare(c);
+    return WL_OK;
+}
+
+extern "C" wl_status wlcu_use(wlcu_ctx *c) {
+    WLCU_CHECK(cudaSetDevice(c->device));
     return WL_OK;
 }
 
@@ -334,6 +341,11 @@ extern "C" wl_status wlcu_advance(wlcu_ctx *c, uint64_t gens) {
         case WLCU_K_LOP3V: /* the same with the vertically stacked tile */
             k = wlcu_lop3v_max_gens(c);
             if (gens >= k) s = wlcu_lop3v_step(c);
+            else s = wlcu_bits_step(c, WLCU_K_BITCOUNT), k = 1;
+            break;
+        case WLCU_K_WAVE: /* the same with the wavefront kernel */
+            k = wlcu_wave_max_gens(c);
+            if (gens >= k) s = wlcu_wave_step(c);
             else s = wlcu_bits_step(c, WLCU_K_BITCOUNT), k = 1;
             break;
         case WLCU_K_BITCOUNT:

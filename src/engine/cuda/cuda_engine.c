@@ -7,6 +7,9 @@
  * Kernels (the first is the default):
  *   best       the fastest kernel for the rule: lop3v for outer-totalistic rules, lut6x3
  *              otherwise (docs/BENCHMARKS.md);
+ *   wave       wavefront temporal blocking: one warp streams a strip of rows through K
+ *              register-resident generations, no shared memory (cuda_wave.cuh); rules other
+ *              than B3/S23 compiled at run time by NVRTC (cuda_rtc.cu);
  *   lop3       bitsliced, several generations per launch in registers (cuda_lop3.cu);
  *   lop3v      the same row logic on a taller tile split between the warps of a block, edge
  *              rows exchanged through shared memory every generation (cuda_lop3v.cu);
@@ -25,10 +28,11 @@
 #include <stdlib.h>
 #include <string.h>
 
-static const char *const kernel_names[] = {"best",   "lop3",    "lop3v",  "bitcount",
-                                           "lut6x3", "patch16", "lut4x4", "lut4x4-64",
-                                           "shared", "stride",  "naive",  NULL};
+static const char *const kernel_names[] = {"best",   "wave",    "lop3",   "lop3v",
+                                           "bitcount", "lut6x3", "patch16", "lut4x4",
+                                           "lut4x4-64", "shared", "stride", "naive", NULL};
 static const int kernel_ids[] = {-1,
+                                 WLCU_K_WAVE,
                                  WLCU_K_LOP3,
                                  WLCU_K_LOP3V,
                                  WLCU_K_BITCOUNT,
@@ -39,6 +43,9 @@ static const int kernel_ids[] = {-1,
                                  WLCU_K_SHARED,
                                  WLCU_K_STRIDE,
                                  WLCU_K_NAIVE};
+
+/* The kernel `best` runs for outer-totalistic rules (docs/BENCHMARKS.md: fastest verified). */
+#define BEST_TOTALISTIC WLCU_K_LOP3V
 
 typedef struct cuda_engine {
     wlcu_ctx dev;
@@ -52,6 +59,7 @@ static int layout_of(int kernel) {
     switch (kernel) {
     case WLCU_K_LOP3:
     case WLCU_K_LOP3V:
+    case WLCU_K_WAVE:
     case WLCU_K_BITCOUNT:
     case WLCU_K_LUT6X3: return WLCU_BITS;
     case WLCU_K_PATCH16: return WLCU_PATCH;
@@ -62,6 +70,7 @@ static int layout_of(int kernel) {
 static void cuda_destroy(void *ctx) {
     cuda_engine *e = ctx;
     if (!e) return;
+    (void)wlcu_use(&e->dev); /* release on the universe's device, whatever the thread */
     wlcu_gl_release(&e->dev);
     wlcu_release(&e->dev);
     free(e);
@@ -74,8 +83,10 @@ static wl_status cuda_create(const wl_config *cfg, const char *kernel, void **ct
         if (strcmp(kernel_names[i], kernel) == 0) id = kernel_ids[i];
     uint16_t birth = 0, survive = 0;
     int totalistic = wl_rule_is_totalistic(&cfg->rule, &birth, &survive);
-    if (id < 0) id = totalistic ? WLCU_K_LOP3V : WLCU_K_LUT6X3;
-    if ((id == WLCU_K_LOP3 || id == WLCU_K_LOP3V || id == WLCU_K_BITCOUNT) && !totalistic) {
+    if (id < 0) id = totalistic ? BEST_TOTALISTIC : WLCU_K_LUT6X3;
+    if ((id == WLCU_K_LOP3 || id == WLCU_K_LOP3V || id == WLCU_K_WAVE ||
+         id == WLCU_K_BITCOUNT) &&
+        !totalistic) {
         if (cfg->verbose)
             fprintf(stderr,
                     "warplife: cuda kernel '%s' needs an outer-totalistic rule; using lut6x3\n",
@@ -97,6 +108,9 @@ static wl_status cuda_create(const wl_config *cfg, const char *kernel, void **ct
     e->dev.birth = birth;
     e->dev.survive = survive;
     e->dev.rule_variant = wlcu_lop3_variant(birth, survive);
+    /* WL_CUDA_VERBOSE=1: the notes without a verbose config (benchmarks: NVRTC times) */
+    e->dev.lop3_synth = wl_lop3_synth;
+    e->dev.verbose = cfg->verbose || (getenv("WL_CUDA_VERBOSE") && *getenv("WL_CUDA_VERBOSE") != '0');
     /* tuning knob: another compiled tile shape for the Life kernel (see cuda_lop3.cu) */
     e->dev.lop3_shape = e->dev.rule_variant == 0 ? wlcu_lop3_shape(getenv("WL_CUDA_LOP3")) : -1;
     e->dev.lop3v_shape =
@@ -115,11 +129,21 @@ static wl_status cuda_create(const wl_config *cfg, const char *kernel, void **ct
     return WL_OK;
 }
 
+/* Every entry point first makes the universe's device current on the calling thread (the
+ * viewer and the mpi engine call from other threads, with devices other than 0). */
+#define USE_DEVICE(e)                                                                      \
+    do {                                                                                   \
+        wl_status use_s_ = wlcu_use(&(e)->dev);                                            \
+        if (use_s_) return use_s_;                                                         \
+    } while (0)
+
 static wl_status cuda_load_grid(void *ctx, const wl_grid *g) {
+    USE_DEVICE((cuda_engine *)ctx);
     return wlcu_upload(&((cuda_engine *)ctx)->dev, g);
 }
 
 static wl_status cuda_store_grid(void *ctx, wl_grid *g) {
+    USE_DEVICE((cuda_engine *)ctx);
     return wlcu_download(&((cuda_engine *)ctx)->dev, g);
 }
 
@@ -129,6 +153,7 @@ static wl_status cuda_store_grid(void *ctx, wl_grid *g) {
 static wl_status cuda_step(void *ctx, uint64_t generations, uint64_t *done) {
     cuda_engine *e = ctx;
     *done = 0;
+    USE_DEVICE(e);
     while (*done < generations) {
         uint64_t n = generations - *done;
         if (e->poll && n > POLL_CHUNK) n = POLL_CHUNK;
@@ -145,20 +170,26 @@ static wl_status cuda_step(void *ctx, uint64_t generations, uint64_t *done) {
 
 static wl_status cuda_population(void *ctx, wl_bigint *out) {
     uint64_t pop = 0;
+    USE_DEVICE((cuda_engine *)ctx);
     wl_status s = wlcu_population(&((cuda_engine *)ctx)->dev, &pop);
     if (!s) wl_bigint_from_u64(out, pop);
     return s;
 }
 
 static wl_status cuda_randomize(void *ctx, double density, uint64_t seed) {
+    USE_DEVICE((cuda_engine *)ctx);
     return wlcu_randomize(&((cuda_engine *)ctx)->dev, density, seed);
 }
 
 static wl_status cuda_timed_step(void *ctx, uint64_t generations, double *seconds) {
+    USE_DEVICE((cuda_engine *)ctx);
     return wlcu_timed(&((cuda_engine *)ctx)->dev, generations, seconds);
 }
 
-static wl_status cuda_synchronize(void *ctx) { return wlcu_sync(&((cuda_engine *)ctx)->dev); }
+static wl_status cuda_synchronize(void *ctx) {
+    USE_DEVICE((cuda_engine *)ctx);
+    return wlcu_sync(&((cuda_engine *)ctx)->dev);
+}
 
 #ifdef WL_HAVE_CUDA_GL
 static wl_status cuda_render_gl(void *ctx, const wl_view *view, unsigned gl_buffer) {
@@ -171,6 +202,7 @@ static wl_status cuda_render_gl(void *ctx, const wl_view *view, unsigned gl_buff
 
 static double cuda_copy_floor(void *ctx) {
     cuda_engine *e = ctx;
+    if (wlcu_use(&e->dev)) return 0;
     if (e->dev.copy_floor == 0) {
         double bps = 0;
         if (wlcu_copy_bandwidth(&e->dev, &bps) == WL_OK) e->dev.copy_floor = bps * 4.0;

@@ -16,6 +16,7 @@
 #define WL_CUDA_H
 
 #include "internal.h"
+#include "lop3net.h" /* wl_lop3_net (the wave kernel's rule networks) */
 
 enum wlcu_kernel {
     WLCU_K_LOP3 = 0,
@@ -27,7 +28,8 @@ enum wlcu_kernel {
     WLCU_K_SHARED,
     WLCU_K_STRIDE,
     WLCU_K_NAIVE,
-    WLCU_K_LOP3V
+    WLCU_K_LOP3V,
+    WLCU_K_WAVE
 };
 
 enum wlcu_layout { WLCU_BITS = 0, WLCU_BYTES, WLCU_PATCH };
@@ -51,6 +53,13 @@ typedef struct wlcu_ctx {
     double copy_floor;        /* measured once, CUpS; 0 before */
     void *ev_start, *ev_stop; /* cudaEvent_t */
     uint64_t *d_count;        /* one device counter for the population */
+    int verbose;              /* cfg->verbose: notes about fallbacks on stderr */
+    int wave_k;               /* wave: generations per launch (set by wlcu_wave_prepare) */
+    void *wave_fn;            /* wave: NVRTC kernel (CUfunction) for this rule, or NULL */
+    int64_t wave_resident;    /* wave: warps the GPU holds at once for the chosen kernel */
+    /* wl_lop3_synth (src/core/lop3net.c), set by cuda_engine.c so that the static library's
+     * link pulls it in; NULL: cuda_rtc.cu uses its own structured networks only */
+    wl_status (*lop3_synth)(uint16_t birth, uint16_t survive, wl_lop3_net *net);
     void *gl;                 /* OpenGL interop state of cuda_gl.cu, NULL until used */
 } wlcu_ctx;
 
@@ -101,6 +110,20 @@ unsigned wlcu_lop3v_max_gens(const wlcu_ctx *c);
 /* The Life shape of lop3v named by text ("NRxWBxK", from WL_CUDA_LOP3V), or -1 for the
  * default shape; text NULL: the shape Life uses by default. */
 int wlcu_lop3v_shape(const char *text);
+/* cuda_wave.cu: wavefront kernel, wlcu_wave_max_gens(c) generations per launch.  prepare
+ * picks the instance for c's rule (compiled-in Life, NVRTC, or run-time masks) once, after
+ * wlcu_init; step launches it from cur to nxt. */
+wl_status wlcu_wave_prepare(wlcu_ctx *c);
+wl_status wlcu_wave_step(wlcu_ctx *c);
+unsigned wlcu_wave_max_gens(const wlcu_ctx *c);
+/* cuda_rtc.cu: the wave kernel for c's rule compiled by NVRTC with K = kk (cached per
+ * process); *fn = CUfunction, *per_sm = resident blocks per SM.  WL_ERR_UNAVAILABLE when
+ * NVRTC or the driver entry points are missing, WL_ERR_DEVICE when compiling or loading
+ * fails: the caller then uses another kernel.  launch: cuLaunchKernel on the default stream. */
+wl_status wlcu_rtc_wave(wlcu_ctx *c, int kk, void **fn, int *per_sm);
+wl_status wlcu_rtc_launch(void *fn, unsigned blocks, unsigned threads, void **args);
+/* Makes c->device current on the calling thread (every engine entry point calls it). */
+wl_status wlcu_use(wlcu_ctx *c);
 /* Layout conversions between WLCU_BITS (src/dst `bits`) and the context's layout. */
 wl_status wlcu_bits_to_layout(wlcu_ctx *c, const uint32_t *bits, void *dst);
 wl_status wlcu_layout_to_bits(wlcu_ctx *c, const void *src, uint32_t *bits);

@@ -1,0 +1,380 @@
+/*
+ * cuda_rtc.cu - run-time compiled `wave` kernels: one per outer-totalistic rule, its rule
+ * logic a fixed network of LOP3 gates, compiled by NVRTC for the device's architecture,
+ * loaded with the driver API and cached per (device, rule, K) for the life of the process.
+ *
+ * Why: the wave kernel's rule step takes the five bit planes (x0, k, y1, y2, ctr) of the
+ * vertical adders (9-cell total T = x0 + 2 (k + y1) + 4 y2) to the next state.  With
+ * birth/survive masks known only at run time that costs ~25 instructions per 32 cells
+ * (wl_rule_planes9); with the masks as constants it is a 5-input Boolean function, which at
+ * most 7 LOP3 compute:  f = ctr ? F1 : F0,  F_c = x0 ? G_c1 : G_c0,  G_cx(k, y1, y2) one
+ * LOP3 whose table is the rule's column (4 + 2 + 1 gates, fewer when columns coincide or are
+ * constant).  The synthesiser of src/core/lop3net.c (wl_lop3_synth) may find fewer gates;
+ * its network is used when it verifies on all 32 rows and is smaller.  Compiling that per
+ * rule needs a compiler at run time: NVRTC.
+ *
+ * Linking: the library must load and run on machines with no GPU and no driver (CI), so it
+ * links neither libcuda nor libnvrtc.  NVRTC is opened with dlopen ("libnvrtc.so.13", then
+ * "libnvrtc.so"); the driver functions come from the CUDA runtime already linked, through
+ * cudaGetDriverEntryPointByVersion.  Any failure (no NVRTC, a compile error, no entry point)
+ * is returned as an error; the caller falls back to the run-time mask kernel.
+ *
+ * Source text: cuda_win.cuh and cuda_wave.cuh embedded by CMake (embed_cuh.cmake) as
+ * strings, preceded by the WV_RULE macro (the network, one WV_LOP3 per gate) and followed by
+ * one extern "C" kernel.  The build's nvcc compiles exactly the same two files for the
+ * compiled-in Life kernel, so the two paths share every line but the rule.
+ */
+#include "cuda_common.cuh"
+#include "cuda_rtc_src.h" /* generated: WLCU_WIN_SRC, WLCU_WAVE_SRC */
+#include "cuda_wave.cuh"  /* WV_WARPS */
+
+#include <cuda.h> /* driver API types only: the functions are reached through the runtime */
+#include <dlfcn.h>
+#include <pthread.h>
+#include <stdio.h>
+#include <string.h>
+#include <time.h>
+
+/* lop3net.h (wl_lop3_net) comes through wlcuda.h */
+
+/* ---- NVRTC through dlopen (the subset used; signatures of nvrtc.h) ---- */
+
+typedef int nvrtc_res; /* nvrtcResult: 0 = success */
+typedef struct _nvrtcProgram *nvrtc_prog;
+static struct {
+    int tried, ok;
+    nvrtc_res (*create)(nvrtc_prog *, const char *, const char *, int, const char *const *,
+                        const char *const *);
+    nvrtc_res (*compile)(nvrtc_prog, int, const char *const *);
+    nvrtc_res (*log_size)(nvrtc_prog, size_t *);
+    nvrtc_res (*log)(nvrtc_prog, char *);
+    nvrtc_res (*cubin_size)(nvrtc_prog, size_t *);
+    nvrtc_res (*cubin)(nvrtc_prog, char *);
+    nvrtc_res (*destroy)(nvrtc_prog *);
+    CUresult (*load)(CUmodule *, const void *);
+    CUresult (*get_fn)(CUfunction *, CUmodule, const char *);
+    CUresult (*launch)(CUfunction, unsigned, unsigned, unsigned, unsigned, unsigned, unsigned,
+                       unsigned, CUstream, void **, void **);
+    CUresult (*occupancy)(int *, CUfunction, int, size_t);
+    char why[160];
+} api;
+
+static pthread_mutex_t rtc_lock = PTHREAD_MUTEX_INITIALIZER;
+
+static int driver_fn(const char *name, void **fp) {
+    cudaDriverEntryPointQueryResult q = cudaDriverEntryPointSymbolNotFound;
+    *fp = NULL;
+    cudaError_t e = cudaGetDriverEntryPointByVersion(name, fp, 12000, cudaEnableDefault, &q);
+    if (e != cudaSuccess || q != cudaDriverEntryPointSuccess || !*fp) {
+        cudaGetLastError();
+        snprintf(api.why, sizeof api.why, "driver entry point %s not found", name);
+        return 0;
+    }
+    return 1;
+}
+
+/* Opens NVRTC and the driver entry points once; returns 1 when everything is there. */
+static int api_open(void) {
+    if (api.tried) return api.ok;
+    api.tried = 1;
+    void *lib = dlopen("libnvrtc.so.13", RTLD_NOW | RTLD_LOCAL);
+    if (!lib) lib = dlopen("libnvrtc.so", RTLD_NOW | RTLD_LOCAL);
+    if (!lib) {
+        snprintf(api.why, sizeof api.why, "NVRTC not found (libnvrtc.so.13, libnvrtc.so)");
+        return 0;
+    }
+#define SYM(field, name)                                                                   \
+    if (!(*(void **)&api.field = dlsym(lib, name))) {                                      \
+        snprintf(api.why, sizeof api.why, "NVRTC lacks %s", name);                         \
+        return 0;                                                                          \
+    }
+    SYM(create, "nvrtcCreateProgram")
+    SYM(compile, "nvrtcCompileProgram")
+    SYM(log_size, "nvrtcGetProgramLogSize")
+    SYM(log, "nvrtcGetProgramLog")
+    SYM(cubin_size, "nvrtcGetCUBINSize")
+    SYM(cubin, "nvrtcGetCUBIN")
+    SYM(destroy, "nvrtcDestroyProgram")
+#undef SYM
+    if (!driver_fn("cuModuleLoadData", (void **)&api.load) ||
+        !driver_fn("cuModuleGetFunction", (void **)&api.get_fn) ||
+        !driver_fn("cuLaunchKernel", (void **)&api.launch) ||
+        !driver_fn("cuOccupancyMaxActiveBlocksPerMultiprocessor", (void **)&api.occupancy))
+        return 0;
+    api.ok = 1;
+    return 1;
+}
+
+/* ---- the rule network ---- */
+
+/* Truth table of the rule over r = ctr<<4 | y2<<3 | y1<<2 | k<<1 | x0 (lop3net.h's order);
+ * *care: the reachable rows (a live centre implies T >= 1). */
+static void rule_table(uint16_t birth, uint16_t survive, uint32_t *table, uint32_t *care) {
+    *table = *care = 0;
+    for (unsigned r = 0; r < 32; r++) {
+        unsigned x0 = r & 1, k = (r >> 1) & 1, y1 = (r >> 2) & 1, y2 = (r >> 3) & 1,
+                 ctr = r >> 4;
+        unsigned t = x0 + 2 * (k + y1) + 4 * y2;
+        if (ctr && t == 0) continue;
+        *care |= 1u << r;
+        unsigned alive = ctr ? (survive >> (t - 1)) & 1u : (birth >> t) & 1u;
+        *table |= alive << r;
+    }
+}
+
+/* The value of a signal (input, gate, constant) on row r, gates evaluated in order. */
+static unsigned net_eval(const wl_lop3_net *n, unsigned r) {
+    unsigned val[WL_LOP3_INPUTS + WL_LOP3_MAX_GATES];
+    for (int i = 0; i < WL_LOP3_INPUTS; i++) val[i] = (r >> i) & 1u;
+    for (int i = 0; i < n->n; i++) {
+        int s[3] = {n->g[i].a, n->g[i].b, n->g[i].c};
+        unsigned b[3];
+        for (int j = 0; j < 3; j++)
+            b[j] = s[j] == WL_LOP3_ZERO ? 0u : s[j] == WL_LOP3_ONES ? 1u : val[s[j]];
+        val[WL_LOP3_INPUTS + i] = (n->g[i].lut >> (4 * b[0] + 2 * b[1] + b[2])) & 1u;
+    }
+    return n->out == WL_LOP3_ZERO ? 0u : n->out == WL_LOP3_ONES ? 1u : val[n->out];
+}
+
+/* 1 if n is well formed and equals the table on every cared row. */
+static int net_ok(const wl_lop3_net *n, uint32_t table, uint32_t care) {
+    if (n->n < 0 || n->n > WL_LOP3_MAX_GATES) return 0;
+    int lim = WL_LOP3_INPUTS;
+    for (int i = 0; i < n->n; i++, lim++) {
+        int s[3] = {n->g[i].a, n->g[i].b, n->g[i].c};
+        for (int j = 0; j < 3; j++)
+            if (s[j] != WL_LOP3_ZERO && s[j] != WL_LOP3_ONES && (s[j] < 0 || s[j] >= lim))
+                return 0;
+    }
+    if (n->out != WL_LOP3_ZERO && n->out != WL_LOP3_ONES && (n->out < 0 || n->out >= lim))
+        return 0;
+    for (unsigned r = 0; r < 32; r++)
+        if (((care >> r) & 1u) && net_eval(n, r) != ((table >> r) & 1u)) return 0;
+    return 1;
+}
+
+/* Appends a gate (or reuses an identical one); returns its signal. */
+static int add_gate(wl_lop3_net *n, int a, int b, int c, unsigned lut) {
+    for (int i = 0; i < n->n; i++)
+        if (n->g[i].a == a && n->g[i].b == b && n->g[i].c == c && n->g[i].lut == lut)
+            return WL_LOP3_INPUTS + i;
+    n->g[n->n].a = (int8_t)a;
+    n->g[n->n].b = (int8_t)b;
+    n->g[n->n].c = (int8_t)c;
+    n->g[n->n].lut = (uint8_t)lut;
+    return WL_LOP3_INPUTS + n->n++;
+}
+
+/* sel ? hi : lo (lut 0xCA), or a plain signal when both sides agree. */
+static int mux(wl_lop3_net *n, int sel, int hi, int lo) {
+    return hi == lo ? hi : add_gate(n, sel, hi, lo, 0xCA);
+}
+
+/* The structured network of at most 7 gates (the essay). */
+static void structured_net(uint32_t table, wl_lop3_net *n) {
+    memset(n, 0, sizeof *n);
+    int f_c[2];
+    for (int ctr = 0; ctr < 2; ctr++) {
+        int g_x[2];
+        for (int x0 = 0; x0 < 2; x0++) {
+            unsigned lut = 0; /* bit 4k + 2y1 + y2 */
+            for (unsigned i = 0; i < 8; i++) {
+                unsigned k = i >> 2, y1 = (i >> 1) & 1, y2 = i & 1;
+                unsigned r = (unsigned)ctr << 4 | y2 << 3 | y1 << 2 | k << 1 | (unsigned)x0;
+                lut |= ((table >> r) & 1u) << i;
+            }
+            g_x[x0] = lut == 0x00   ? WL_LOP3_ZERO
+                      : lut == 0xFF ? WL_LOP3_ONES
+                      : lut == 0xF0 ? WL_LOP3_K
+                      : lut == 0xCC ? WL_LOP3_Y1
+                      : lut == 0xAA ? WL_LOP3_Y2
+                                    : add_gate(n, WL_LOP3_K, WL_LOP3_Y1, WL_LOP3_Y2, lut);
+        }
+        f_c[ctr] = mux(n, WL_LOP3_X0, g_x[1], g_x[0]);
+    }
+    n->out = mux(n, WL_LOP3_CTR, f_c[1], f_c[0]);
+}
+
+/* Appends the WV_RULE macro for network n to buf. */
+static void emit_rule(const wl_lop3_net *n, char *buf, size_t cap) {
+    static const char *const names[WL_LOP3_INPUTS] = {"(x0)", "(k)", "(y1)", "(y2)", "(ctr)"};
+    size_t len = strlen(buf);
+    len += (size_t)snprintf(buf + len, cap - len, "#define WV_RULE(x0, k, y1, y2, ctr, n_) do { ");
+    for (int i = 0; i < n->n && len < cap; i++) {
+        int s[3] = {n->g[i].a, n->g[i].b, n->g[i].c};
+        const char *t[3];
+        char tmp[3][8];
+        for (int j = 0; j < 3; j++) {
+            if (s[j] == WL_LOP3_ZERO) t[j] = "0u";
+            else if (s[j] == WL_LOP3_ONES) t[j] = "0xffffffffu";
+            else if (s[j] < WL_LOP3_INPUTS) t[j] = names[s[j]];
+            else {
+                snprintf(tmp[j], sizeof tmp[j], "t%d", s[j] - WL_LOP3_INPUTS);
+                t[j] = tmp[j];
+            }
+        }
+        len += (size_t)snprintf(buf + len, cap - len,
+                                "uint32_t t%d; WV_LOP3(t%d, %s, %s, %s, 0x%02X); ", i, i, t[0],
+                                t[1], t[2], n->g[i].lut);
+    }
+    if (len >= cap) return;
+    if (n->out == WL_LOP3_ZERO) len += (size_t)snprintf(buf + len, cap - len, "n_ = 0u; ");
+    else if (n->out == WL_LOP3_ONES)
+        len += (size_t)snprintf(buf + len, cap - len, "n_ = 0xffffffffu; ");
+    else if (n->out < WL_LOP3_INPUTS)
+        len += (size_t)snprintf(buf + len, cap - len, "n_ = %s; ", names[n->out]);
+    else len += (size_t)snprintf(buf + len, cap - len, "n_ = t%d; ", n->out - WL_LOP3_INPUTS);
+    if (len < cap) snprintf(buf + len, cap - len, "} while (0)\n");
+}
+
+/* ---- compile, load, cache ---- */
+
+#define RTC_CACHE 64 /* rules kept per process; beyond that, the mask kernel */
+static struct rtc_entry {
+    int device, kk;
+    uint16_t birth, survive;
+    CUfunction fn;
+    int per_sm;
+} cache[RTC_CACHE];
+static int n_cache;
+
+static double now_s(void) {
+    struct timespec ts;
+    clock_gettime(CLOCK_MONOTONIC, &ts);
+    return (double)ts.tv_sec + 1e-9 * (double)ts.tv_nsec;
+}
+
+/* Compiles and loads the kernel for (c->birth, c->survive, kk); lock held. */
+static wl_status build(wlcu_ctx *c, int kk, CUfunction *fn, int *per_sm) {
+    uint32_t table, care;
+    rule_table(c->birth, c->survive, &table, &care);
+    wl_lop3_net net, mine;
+    structured_net(table, &mine);
+    if (!net_ok(&mine, table, care))
+        return wl_error(WL_ERR_DEVICE, "CUDA wave: internal error: rule network check failed");
+    const char *from = "structured";
+    if (c->lop3_synth && c->lop3_synth(c->birth, c->survive, &net) == WL_OK &&
+        net_ok(&net, table, care) &&
+        net.n < mine.n)
+        from = "lop3net";
+    else {
+        wl_clear_error();
+        net = mine;
+    }
+    int major = 0, minor = 0;
+    WLCU_CHECK(cudaDeviceGetAttribute(&major, cudaDevAttrComputeCapabilityMajor, c->device));
+    WLCU_CHECK(cudaDeviceGetAttribute(&minor, cudaDevAttrComputeCapabilityMinor, c->device));
+    static const size_t extra = 4096; /* rule macro + kernel definition */
+    size_t cap = sizeof WLCU_WIN_SRC + sizeof WLCU_WAVE_SRC + extra;
+    char *src = (char *)malloc(cap);
+    if (!src) return wl_error(WL_ERR_NOMEM, "CUDA wave: out of memory for the kernel source");
+    src[0] = 0;
+    emit_rule(&net, src, extra / 2);
+    size_t len = strlen(src);
+    len += (size_t)snprintf(src + len, cap - len, "%s\n%s\n", (const char *)WLCU_WIN_SRC,
+                            (const char *)WLCU_WAVE_SRC);
+    /* the register budgets of the compiled Life kernels of the same K (cuda_wave.cu) */
+    snprintf(src + len, cap - len,
+             "extern \"C\" __global__ void __launch_bounds__(32 * WV_WARPS, %d)\n"
+             "wv_rule_kernel(const uint32_t *in, uint32_t *out, int64_t w, int64_t h,\n"
+             "    uint64_t nw, int torus, int64_t strips, int64_t chunks, int64_t hc,\n"
+             "    unsigned birth, unsigned survive) {\n"
+             "  wave_body(in, out, w, h, nw, torus, strips, chunks, hc, birth, survive, 2, %d);\n"
+             "}\n",
+             kk > 12 ? 2 : kk > 8 ? 3 : 4, kk);
+    char arch[32];
+    snprintf(arch, sizeof arch, "--gpu-architecture=sm_%d%d", major, minor);
+    const char *opts[] = {arch, "--std=c++11"};
+    double t0 = now_s();
+    nvrtc_prog prog = NULL;
+    wl_status st = WL_OK;
+    if (api.create(&prog, src, "wave_rule.cu", 0, NULL, NULL) != 0) {
+        free(src);
+        return wl_error(WL_ERR_DEVICE, "CUDA wave: nvrtcCreateProgram failed");
+    }
+    int rc = api.compile(prog, 2, opts);
+    if (rc != 0) {
+        size_t n = 0;
+        api.log_size(prog, &n);
+        char *log = (char *)malloc(n + 1);
+        if (log) {
+            log[0] = 0;
+            api.log(prog, log);
+            log[n] = 0;
+        }
+        st = wl_error(WL_ERR_DEVICE, "CUDA wave: NVRTC compile error %d: %.400s", rc,
+                      log ? log : "(no log)");
+        free(log);
+    }
+    char *cubin = NULL;
+    size_t n_cubin = 0;
+    if (!st && (api.cubin_size(prog, &n_cubin) != 0 || !(cubin = (char *)malloc(n_cubin)) ||
+                api.cubin(prog, cubin) != 0))
+        st = wl_error(WL_ERR_DEVICE, "CUDA wave: no CUBIN from NVRTC");
+    api.destroy(&prog);
+    free(src);
+    CUmodule mod = NULL;
+    if (!st && (api.load(&mod, cubin) != CUDA_SUCCESS ||
+                api.get_fn(fn, mod, "wv_rule_kernel") != CUDA_SUCCESS))
+        st = wl_error(WL_ERR_DEVICE, "CUDA wave: loading the NVRTC module failed");
+    free(cubin);
+    if (!st && api.occupancy(per_sm, *fn, 32 * WV_WARPS, 0) != CUDA_SUCCESS) *per_sm = 1;
+    if (!st && c->verbose)
+        fprintf(stderr, "warplife: cuda wave: B/S masks 0x%x/0x%x: %d-gate %s network, NVRTC "
+                        "compile + load %.3f s, %d blocks per SM\n",
+                c->birth, c->survive, net.n, from, now_s() - t0, *per_sm);
+    return st;
+}
+
+extern "C" wl_status wlcu_rtc_wave(wlcu_ctx *c, int kk, void **fn, int *per_sm) {
+    *fn = NULL;
+    pthread_mutex_lock(&rtc_lock);
+    wl_status s = WL_OK;
+    if (!api_open()) {
+        s = wl_error(WL_ERR_UNAVAILABLE, "CUDA wave: %s", api.why);
+        goto done;
+    }
+    for (int i = 0; i < n_cache; i++)
+        if (cache[i].device == c->device && cache[i].kk == kk && cache[i].birth == c->birth &&
+            cache[i].survive == c->survive) {
+            *fn = (void *)cache[i].fn;
+            *per_sm = cache[i].per_sm;
+            goto done;
+        }
+    if (n_cache == RTC_CACHE) {
+        s = wl_error(WL_ERR_UNAVAILABLE, "CUDA wave: %d rules compiled already", RTC_CACHE);
+        goto done;
+    }
+    {
+        CUfunction f = NULL;
+        int ps = 1;
+        s = build(c, kk, &f, &ps);
+        if (!s) {
+            cache[n_cache].device = c->device;
+            cache[n_cache].kk = kk;
+            cache[n_cache].birth = c->birth;
+            cache[n_cache].survive = c->survive;
+            cache[n_cache].fn = f;
+            cache[n_cache].per_sm = ps;
+            n_cache++;
+            *fn = (void *)f;
+            *per_sm = ps;
+        }
+    }
+done:
+    pthread_mutex_unlock(&rtc_lock);
+    return s;
+}
+
+extern "C" wl_status wlcu_rtc_launch(void *fn, unsigned blocks, unsigned threads, void **args) {
+#ifdef CUDA_API_PER_THREAD_DEFAULT_STREAM
+    CUstream stream = CU_STREAM_PER_THREAD;
+#else
+    CUstream stream = NULL;
+#endif
+    CUresult r = api.launch((CUfunction)fn, blocks, 1, 1, threads, 1, 1, 0, stream, args, NULL);
+    if (r != CUDA_SUCCESS)
+        return wl_error(WL_ERR_DEVICE, "CUDA: cuLaunchKernel of the wave rule kernel failed (%d)",
+                        (int)r);
+    return WL_OK;
+}

@@ -1,0 +1,145 @@
+/*
+ * cuda_wave.cu - the `wave` kernel's compiled-in instances and host launcher (`best` for
+ * outer-totalistic rules).  The kernel itself (wavefront temporal blocking: one warp streams
+ * a strip of rows through K register-resident generation levels, no shared memory, no
+ * barrier) is in cuda_wave.cuh, whose essay explains the layout, the skewed levels and the
+ * halo; this file picks the instance and the chunk height.
+ *
+ * Instances: B3/S23 with hand-placed LOP3 logic for K = 8, 12, 16 (WL_CUDA_WAVE_K picks one
+ * for tuning; the default is the fastest verified on an H100, docs/BENCHMARKS.md), and a
+ * run-time mask evaluator (K = 8) for every other outer-totalistic rule.  Other rules
+ * normally run a kernel compiled at run time by NVRTC with the rule as a fixed LOP3 network
+ * (cuda_rtc.cu); the mask kernel is the fallback when NVRTC is missing or fails.
+ *
+ * Chunk height.  All tasks cost the same, so the launch runs in whole waves of the GPU's
+ * resident warps.  The host tries every number of chunks per strip C (up to a few waves'
+ * worth) and keeps the one with the least  waves(C) x (Hc(C) + 3K): the time of the slowest
+ * warp, halo and pipeline drain included (e.g. 65536^2, 69 strips, 16 resident warps per SM
+ * on 132 SMs: C = 30, Hc = 2185, one wave of 2070 warps, 2% recomputed rows).
+ */
+#include "cuda_common.cuh"
+#include "cuda_wave.cuh"
+
+#include <stdio.h>
+#include <stdlib.h>
+
+typedef void (*wave_fn)(const uint32_t *, uint32_t *, int64_t, int64_t, uint64_t, int, int64_t,
+                        int64_t, int64_t, unsigned, unsigned);
+
+/* MINB = blocks of 4 warps per SM that ptxas must make room for: 65536 registers / (128 x
+ * MINB) caps the registers per thread.  ptxas schedules the K independent levels for
+ * latency and needs far more than the 6 registers per level that the state takes: without
+ * a cap K = 8 / 12 / 16 use 120 / 158 / 215 registers (nvcc 13.0, sm_90); tighter caps
+ * (64 / 96 / 128) spilled 400-1200 bytes per thread.  So: K = 8: 4 (16 warps per SM), 12: 3
+ * (12 warps), 16: 2 (8 warps), each with K-fold instruction-level parallelism per warp. */
+#define WAVE_KERNEL(name, RULE, K, MINB)                                                    \
+    __global__ void __launch_bounds__(32 * WV_WARPS, MINB)                                 \
+        name(const uint32_t *in, uint32_t *out, int64_t w, int64_t h, uint64_t nw, int torus, \
+             int64_t strips, int64_t chunks, int64_t hc, unsigned birth, unsigned survive) {  \
+        wave_body(in, out, w, h, nw, torus, strips, chunks, hc, birth, survive, RULE, K);   \
+    }
+
+WAVE_KERNEL(k_wave_life8, 1, 8, 4)
+WAVE_KERNEL(k_wave_life12, 1, 12, 3)
+WAVE_KERNEL(k_wave_life16, 1, 16, 2)
+WAVE_KERNEL(k_wave_masks8, 0, 8, 3)
+
+/* The Life K used when WL_CUDA_WAVE_K is not set. */
+#define WAVE_LIFE_K 16
+/* K of the run-time compiled rule kernels (same register budget as Life's). */
+#define WAVE_RTC_K 16
+
+static wave_fn life_fn(int k) {
+    return k == 8 ? k_wave_life8 : k == 12 ? k_wave_life12 : k_wave_life16;
+}
+
+/* K from WL_CUDA_WAVE_K (8, 12 or 16: the compiled Life instances; tuning only), else def. */
+static int env_k(int def) {
+    const char *e = getenv("WL_CUDA_WAVE_K");
+    int k = e ? atoi(e) : def;
+    return k == 8 || k == 12 || k == 16 ? k : def;
+}
+
+extern "C" wl_status wlcu_wave_prepare(wlcu_ctx *c) {
+    int sms = 0, per_sm = 0;
+    WLCU_CHECK(cudaDeviceGetAttribute(&sms, cudaDevAttrMultiProcessorCount, c->device));
+    c->wave_fn = NULL;
+    if (c->birth == 0x8 && c->survive == 0xC) { /* B3/S23: compiled in */
+        int k = env_k(WAVE_LIFE_K);
+        c->wave_k = k;
+        WLCU_CHECK(cudaOccupancyMaxActiveBlocksPerMultiprocessor(&per_sm, life_fn(k),
+                                                                 32 * WV_WARPS, 0));
+    } else {
+        const char *off = getenv("WL_CUDA_NO_NVRTC");
+        wl_status s = WL_ERR_UNAVAILABLE;
+        if (!(off && *off && *off != '0'))
+            s = wlcu_rtc_wave(c, env_k(WAVE_RTC_K), &c->wave_fn, &per_sm);
+        if (s == WL_OK) {
+            c->wave_k = env_k(WAVE_RTC_K);
+        } else {
+            if (c->verbose)
+                fprintf(stderr,
+                        "warplife: cuda wave: no run-time compiled kernel for this rule (%s); "
+                        "using the run-time mask evaluator\n",
+                        s == WL_ERR_UNAVAILABLE && off ? "WL_CUDA_NO_NVRTC" : wl_last_error());
+            c->wave_fn = NULL;
+            c->wave_k = 8;
+            WLCU_CHECK(cudaOccupancyMaxActiveBlocksPerMultiprocessor(&per_sm, k_wave_masks8,
+                                                                     32 * WV_WARPS, 0));
+        }
+    }
+    if (per_sm < 1) per_sm = 1;
+    c->wave_resident = (int64_t)sms * per_sm * WV_WARPS;
+    return WL_OK;
+}
+
+extern "C" unsigned wlcu_wave_max_gens(const wlcu_ctx *c) {
+    return c->wave_k > 0 ? (unsigned)c->wave_k : 8u;
+}
+
+/* Chunk height for h rows, `strips` strips, r resident warps, K generations (see the essay). */
+static int64_t plan_chunk(int64_t h, int64_t strips, int64_t r, int kk) {
+    int64_t cmax = 8 * r / strips + 8; /* a few waves: more chunks only add halo */
+    if (cmax > h) cmax = h;
+    int64_t best_hc = h;
+    double best = -1;
+    for (int64_t cc = 1; cc <= cmax; cc++) {
+        int64_t hc = (h + cc - 1) / cc;
+        int64_t chunks = (h + hc - 1) / hc;
+        int64_t waves = (strips * chunks + r - 1) / r;
+        double cost = (double)waves * (double)(hc + 3 * kk);
+        if (best < 0 || cost < best) {
+            best = cost;
+            best_hc = hc;
+        }
+    }
+    return best_hc;
+}
+
+extern "C" wl_status wlcu_wave_step(wlcu_ctx *c) {
+    const int kk = (int)wlcu_wave_max_gens(c);
+    int64_t h = (int64_t)c->h, w = (int64_t)c->w;
+    int64_t strips = (int64_t)((c->nw + WV_LANES_OUT - 1) / WV_LANES_OUT);
+    int64_t resident = c->wave_resident > 0 ? c->wave_resident : 1024;
+    int64_t hc = plan_chunk(h, strips, resident, kk);
+    int64_t chunks = (h + hc - 1) / hc;
+    int64_t warps = strips * chunks;
+    int64_t blocks = (warps + WV_WARPS - 1) / WV_WARPS;
+    if (blocks > 0x7fffffff)
+        return wl_error(WL_ERR_TOO_BIG, "CUDA wave: %lld tasks are too many for one launch",
+                        (long long)warps);
+    const uint32_t *in = (const uint32_t *)c->cur;
+    uint32_t *out = (uint32_t *)c->nxt;
+    uint64_t nw = c->nw;
+    int torus = c->torus;
+    unsigned birth = c->birth, survive = c->survive;
+    if (c->wave_fn) {
+        void *args[] = {&in, &out, &w, &h, &nw, &torus, &strips, &chunks, &hc, &birth, &survive};
+        return wlcu_rtc_launch(c->wave_fn, (unsigned)blocks, 32 * WV_WARPS, args);
+    }
+    wave_fn fn = (c->birth == 0x8 && c->survive == 0xC) ? life_fn(kk) : k_wave_masks8;
+    fn<<<(unsigned)blocks, 32 * WV_WARPS>>>(in, out, w, h, nw, torus, strips, chunks, hc, birth,
+                                            survive);
+    WLCU_CHECK_LAUNCH("wave");
+    return WL_OK;
+}

@@ -1,0 +1,245 @@
+/*
+ * cuda_wave.cuh - the `wave` kernel body: wavefront temporal blocking, K generations per
+ * launch with no shared memory and no barrier.  Compiled twice: by nvcc (cuda_wave.cu: the
+ * hand-placed B3/S23 kernels and the run-time mask kernel) and, as embedded text, by NVRTC
+ * (cuda_rtc.cu: one kernel per other outer-totalistic rule, its logic a fixed LOP3 network
+ * defined as the macro WV_RULE before this text).  So this file includes nothing but
+ * cuda_win.cuh, which nvcc reads from disk and NVRTC gets pasted in front.
+ *
+ * What it computes: K generations of an outer-totalistic rule on the bit layout (WLCU_BITS:
+ * row-major 32-bit words, bit i of word j = cell 32j + i), from buffer `in` to buffer `out`.
+ *
+ * Work split: one warp per task = (strip, chunk).  A strip is 32 word columns, lane l holding
+ * column c = 30*strip + l - 1; lanes 1..30 are written, lanes 0 and 31 are the horizontal halo
+ * (their outer neighbour comes from the shuffle's wrap, i.e. garbage, which moves one cell
+ * per generation: K <= 32 keeps it inside lanes 0 and 31).  A chunk is Hc consecutive rows
+ * [y0, y1); the host picks Hc so that the tasks fill the GPU's resident warps in whole waves.
+ *
+ * The wavefront.  The warp streams rows r = y0-K .. y1+2K-2 top to bottom, one 32-bit word
+ * per lane per row (coalesced 128-byte loads), and keeps K "levels" in registers.  Level g
+ * turns rows of generation g-1 into rows of generation g: it remembers the horizontal sums
+ * (s, c: s + 2c = left + centre + right) of the last two generation-(g-1) rows it received and
+ * the raw middle one; when a new row arrives it computes that row's horizontal sum (2 SHFL,
+ * 2 funnel shifts, 2 LOP3) and then the middle row's next state (4 LOP3 of vertical adders +
+ * the rule).  The levels are skewed: in iteration t level g receives the row level g-1
+ * produced in iteration t-1 (and level 1 the row just loaded), so the K levels of one
+ * iteration are independent: K-fold instruction-level parallelism, and the per-level
+ * registers rotate without moves once the loop is unrolled 3 times (the row triple).  Level
+ * g outputs generation-g row r - (2g - 1); level K's output rows y0 .. y1-1 are exact and
+ * stored.  Rows at the chunk's top and bottom that are not exact (their inputs reach past
+ * the loaded rows, where the levels start from zero registers) are never stored and never
+ * reach a stored row: the vertical halo is just the 2K extra rows per chunk ((Hc + 3K) / Hc
+ * recomputed including the pipeline drain, 1-3% for the shapes the host picks), against
+ * lop3v's 320/288 rows and its __syncthreads per generation.
+ *
+ * Per 32 cells per generation (B3/S23): 2 SHFL + 2 SHF + 10 LOP3, i.e. 12 instructions on
+ * the LOP3/SHF pipe; other rules: 2 SHF + 6 LOP3 + the rule network (4..7 LOP3).
+ * Memory: one load and (1/1.03) store per 32 cells per K generations.
+ *
+ * Edges (a warp-uniform branch picks the loop).  Tasks whose loaded rows and columns all lie
+ * inside the grid use plain pointer loads (the next row loaded one iteration ahead) and no
+ * masks.  The others use guarded loads: on a torus the row index wraps incrementally and
+ * whole words wrap as words when 32 divides the width (lanes of a narrower last word load
+ * through wl_win32, the periodic 32-cell window); on a bounded grid rows and words outside
+ * read as 0.  A bounded grid must also keep its ghost cells dead after every generation:
+ * the levels clear output rows outside [0, h) only in the iterations where some level's
+ * output row lies there (the first ~3K iterations of a top chunk, the last of a bottom
+ * one), and columns past the grid (the column mask, 1 LOP3 per level) only in the strips
+ * that reach past a side.  Since every task of a launch costs about the same and the host
+ * sizes chunks so that the launch is one or two waves, the slowest (edge) task sets the
+ * time: that is why the edge path stays within a few instructions of the fast one.
+ */
+#ifndef WL_CUDA_WAVE_CUH
+#define WL_CUDA_WAVE_CUH
+
+#ifndef __CUDACC_RTC__
+#include "cuda_win.cuh"
+#endif
+
+#define WV_FULL 0xffffffffu
+#define WV_LANES_OUT 30 /* lanes 1..30 of a strip are written */
+#define WV_KMAX 16      /* largest K compiled (registers: 6 per level) */
+#define WV_WARPS 4      /* warps per block (independent; 128 threads) */
+
+/* d = 3-input logic function `lut` of a, b, c (bit 4a + 2b + c of lut): one LOP3, exactly. */
+#define WV_LOP3(d, a, b, c, lut) \
+    asm("lop3.b32 %0, %1, %2, %3, %4;" : "=r"(d) : "r"(a), "r"(b), "r"(c), "n"(lut))
+
+/* Horizontal 3-sum s + 2c of word x (left + centre + right cells, lane-wise). */
+#define WV_HSUM3(x, s, c)                                                                  \
+    do {                                                                                   \
+        uint32_t l_ = __shfl_up_sync(WV_FULL, (x), 1);                                     \
+        uint32_t r_ = __shfl_down_sync(WV_FULL, (x), 1);                                   \
+        uint32_t xl_ = __funnelshift_l(l_, (x), 1), xr_ = __funnelshift_r((x), r_, 1);     \
+        WV_LOP3(s, xl_, (x), xr_, 0x96);                                                   \
+        WV_LOP3(c, xl_, (x), xr_, 0xE8);                                                   \
+    } while (0)
+
+/* The next state of 32 cells from the vertical adder outputs: the 9-cell total is
+ * T = x0 + 2 (k + y1) + 4 y2, ctr the cell.  rule 1: B3/S23 by hand (4 LOP3; see
+ * cuda_lop3v.cu's LIFE_GENERATION for the derivation), rule 2: the macro WV_RULE(x0, k, y1,
+ * y2, ctr, n) (NVRTC), rule 0: run-time masks on the planes of T. */
+__device__ __forceinline__ uint32_t wv_next(uint32_t x0, uint32_t k, uint32_t y1, uint32_t y2,
+                                            uint32_t ctr, unsigned birth, unsigned survive,
+                                            const int rule) {
+    uint32_t n;
+    if (rule == 1) {
+        uint32_t e, f, g;
+        WV_LOP3(e, y1, k, y2, 0x14); /* m == 1, m = y1 + k + 2 y2 */
+        WV_LOP3(f, y1, k, y2, 0x42); /* m == 2 */
+        WV_LOP3(g, f, ctr, x0, 0x40);
+        WV_LOP3(n, x0, e, g, 0xEA);
+#ifdef WV_RULE
+    } else if (rule == 2) {
+        WV_RULE(x0, k, y1, y2, ctr, n);
+#endif
+    } else {
+        uint32_t cy = k & y1; /* T's bit planes: t1 = k ^ y1, t2 = y2 ^ cy, t3 = y2 & cy */
+        n = wl_rule_planes9(y2 & cy, y2 ^ cy, k ^ y1, x0, ctr, birth, survive);
+    }
+    return n;
+}
+
+/* One iteration of the wavefront: load row r (LOAD 0: the fast path's pointer, with the next
+ * row loaded one iteration ahead; 1: guarded, wrapped on a torus and clipped on a bounded
+ * grid, window loads for lanes of a torus whose width is not a multiple of 32), run the K
+ * levels (ROWM: clear output rows outside [0, h); COLM: clear columns outside the grid),
+ * and store level K's row once it is exact. */
+#define WV_ITER(LOAD, ROWM, COLM)                                                          \
+    do {                                                                                   \
+        uint32_t v;                                                                        \
+        if (LOAD == 0) {                                                                   \
+            v = ahead;                                                                     \
+            p += nw;                                                                       \
+            ahead = *p;                                                                    \
+        } else {                                                                           \
+            v = 0u;                                                                        \
+            if (lane_direct && (torus || (uint64_t)r < (uint64_t)h))                      \
+                v = in[(uint64_t)rw * nw + (uint64_t)cw];                                  \
+            else if (lane_window)                                                          \
+                v = wl_win32_call(in, nw, w, h, torus, r, c);                              \
+            if (++rw == h && torus) rw = 0;                                                \
+        }                                                                                  \
+        _Pragma("unroll") for (int g = kk; g >= 1; g--) {                                  \
+            const uint32_t x = g == 1 ? v : lat[g - 1];                                    \
+            uint32_t sn, cn, x0, k, y1v, y2v;                                              \
+            WV_HSUM3(x, sn, cn);                                                           \
+            WV_LOP3(x0, sa[g], sb[g], sn, 0x96);                                           \
+            WV_LOP3(k, sa[g], sb[g], sn, 0xE8);                                            \
+            WV_LOP3(y1v, ca[g], cb[g], cn, 0x96);                                          \
+            WV_LOP3(y2v, ca[g], cb[g], cn, 0xE8);                                          \
+            uint32_t n = wv_next(x0, k, y1v, y2v, mid[g], birth, survive, rule);           \
+            if (ROWM) { /* level g's output is row r - (2g - 1) */                        \
+                const int64_t y_ = r - (2 * g - 1);                                        \
+                n &= (uint64_t)y_ < (uint64_t)h ? cm : 0u;                                 \
+            } else if (COLM) {                                                             \
+                n &= cm;                                                                   \
+            }                                                                              \
+            lat[g] = n;                                                                    \
+            sa[g] = sb[g];                                                                 \
+            ca[g] = cb[g];                                                                 \
+            sb[g] = sn;                                                                    \
+            cb[g] = cn;                                                                    \
+            mid[g] = x;                                                                    \
+        }                                                                                  \
+        if (t >= first_store) {                                                            \
+            if (lane_out) *q = lat[kk];                                                    \
+            q += nw;                                                                       \
+        }                                                                                  \
+        r++;                                                                               \
+    } while (0)
+
+/* Iterations [t, t_end) of one variant (unrolled 3 times: the row triple rotates). */
+#define WV_SEG(t_end, LOAD, ROWM, COLM)                                                    \
+    do {                                                                                   \
+        const int64_t te_ = (t_end);                                                       \
+        _Pragma("unroll 3") for (; t < te_; t++) WV_ITER(LOAD, ROWM, COLM);               \
+    } while (0)
+
+/* One task's rows: y0 .. y1-1 of generation K.  fast: every loaded row and column lies
+ * inside the grid (plain loads, no masks); else guarded loads and, on a bounded grid, the
+ * row masks in the first and last iterations (where some level's output row lies outside
+ * [0, h)) and the column mask in strips that reach past the grid's sides. */
+__device__ __forceinline__ void wave_rows(const uint32_t *__restrict__ in,
+                                          uint32_t *__restrict__ out, int64_t w, int64_t h,
+                                          uint64_t nw, int torus, int64_t c, int64_t y0,
+                                          int64_t y1, int lane_out, int col_edge,
+                                          unsigned birth, unsigned survive, const int rule,
+                                          const int kk, const int fast) {
+    /* per level g (1..K): horizontal sums of the two previous input rows (a: older), the
+     * middle input row, and the level's latest output (the next level's next input) */
+    uint32_t sa[WV_KMAX + 1], ca[WV_KMAX + 1], sb[WV_KMAX + 1], cb[WV_KMAX + 1];
+    uint32_t mid[WV_KMAX + 1], lat[WV_KMAX + 1];
+#pragma unroll
+    for (int g = 0; g <= WV_KMAX; g++) sa[g] = ca[g] = sb[g] = cb[g] = mid[g] = lat[g] = 0u;
+    const int64_t iters = (y1 - y0) + 3 * kk - 1;
+    const int64_t first_store = 3 * kk - 1; /* iteration of row y0's output */
+    int64_t r = y0 - kk;                    /* the row loaded in this iteration */
+    int64_t t = 0;
+    uint32_t *q = out + (uint64_t)y0 * nw + (uint64_t)c; /* level K's next stored row */
+    if (fast) {
+        const uint32_t *p = in + (uint64_t)r * nw + (uint64_t)c;
+        uint32_t ahead = *p; /* row r, loaded one iteration early */
+        const int lane_direct = 1, lane_window = 0;
+        int64_t rw = 0, cw = 0;
+        const uint32_t cm = WV_FULL;
+        (void)lane_direct, (void)lane_window, (void)rw, (void)cw, (void)cm;
+        WV_SEG(iters, 0, 0, 0);
+        return;
+    }
+    const uint32_t *p = in;
+    uint32_t ahead = 0u;
+    (void)p, (void)ahead;
+    int64_t rw = torus ? wl_dmod(r, h) : r; /* the row's index in memory */
+    int lane_direct, lane_window;
+    int64_t cw = c;
+    uint32_t cm = WV_FULL;
+    if (torus) { /* whole words wrap as words when 32 | w; otherwise window loads at the sides */
+        lane_direct = (w & 31) == 0 || (c >= 0 && (c + 1) * 32 <= w);
+        if ((w & 31) == 0) cw = wl_dmod(c, (int64_t)nw);
+        lane_window = !lane_direct;
+    } else { /* bits past w are 0 in memory; words outside read as 0 */
+        lane_direct = c >= 0 && (uint64_t)c < nw;
+        lane_window = 0;
+        cm = wl_colmask(w, c);
+    }
+    if (torus) {
+        WV_SEG(iters, 1, 0, 0);
+        return;
+    }
+    /* bounded: row masks while some level's output row is < 0 (r < 2K - 1) or >= h (r > h) */
+    int64_t t_top = 3 * kk - 1 - y0, t_bot = h + 1 - y0 + kk;
+    t_top = t_top < 0 ? 0 : t_top > iters ? iters : t_top;
+    t_bot = t_bot < t_top ? t_top : t_bot > iters ? iters : t_bot;
+    WV_SEG(t_top, 1, 1, 1);
+    if (col_edge) WV_SEG(t_bot, 1, 0, 1);
+    else WV_SEG(t_bot, 1, 0, 0);
+    WV_SEG(iters, 1, 1, 1);
+}
+
+/* The kernel body: task = global warp index; strip = task % strips (neighbouring warps share
+ * halo columns in L2), chunk = task / strips. */
+__device__ __forceinline__ void wave_body(const uint32_t *__restrict__ in,
+                                          uint32_t *__restrict__ out, int64_t w, int64_t h,
+                                          uint64_t nw, int torus, int64_t strips,
+                                          int64_t chunks, int64_t hc, unsigned birth,
+                                          unsigned survive, const int rule, const int kk) {
+    const int lane = threadIdx.x & 31;
+    const int64_t task = ((int64_t)blockIdx.x * blockDim.x + threadIdx.x) >> 5;
+    if (task >= strips * chunks) return; /* whole warps leave: no barrier anywhere */
+    const int64_t strip = task % strips, chunk = task / strips;
+    const int64_t c = strip * WV_LANES_OUT + lane - 1;
+    const int64_t y0 = chunk * hc, y1 = y0 + hc < h ? y0 + hc : h;
+    const int64_t col_lo = (strip * WV_LANES_OUT - 1) * 32; /* lane 0's first cell */
+    const int col_edge = !(col_lo >= 0 && col_lo + 32 * 32 <= w);
+    /* the fast path reads rows y0-K .. y1+2K-1 (one row ahead of the last one used) */
+    const int fast = !col_edge && y0 - kk >= 0 && y1 + 2 * kk - 1 < h;
+    const int lane_out = lane >= 1 && lane <= WV_LANES_OUT && (uint64_t)c < nw;
+    if (fast)
+        wave_rows(in, out, w, h, nw, torus, c, y0, y1, lane_out, 0, birth, survive, rule, kk, 1);
+    else
+        wave_rows(in, out, w, h, nw, torus, c, y0, y1, lane_out, col_edge, birth, survive, rule,
+                  kk, 0);
+}
+
+#endif
