@@ -34,8 +34,9 @@
  *
  * Band slots and overlap.  WL_STREAM_SLOTS inner universes (slots) of the same size exist
  * at once, each driven by its own worker thread, which takes the next band of the pass,
- * copies its window in (the inner's load_rows op, one call per run of consecutive host rows;
- * at most three on a torus), steps it, copies the band out (store_rows) and takes the next.
+ * copies its window in (the inner's load_rows op, one call per run of consecutive host rows:
+ * one or two, more only when the window is taller than H), steps it, copies the band out
+ * (store_rows) and takes the next.
  * While one slot computes, the other copies: the CUDA engine is compiled with per-thread
  * default streams, so each worker's copies and kernels go to its own stream.  Bands of a
  * pass read only `cur` and write disjoint rows of `nxt`, so the workers share nothing but
