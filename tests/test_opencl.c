@@ -1,8 +1,8 @@
 /*
  * test_opencl.c - what test_engines does not cover of the opencl engine: tile
- * configurations of the `best` and `wide` kernels (work-group shape, rows per work-item,
+ * configurations of the `lop3v` and `wide` kernels (work-group shape, rows per work-item,
  * generations per launch, unrolled or not, the GPU default included, best's fallback rule
- * logic) against the ref engine on random soups
+ * logic; `best` is one of them, by device) against the ref engine on random soups
  * of odd sizes, torus and bounded; device soups and population; timed steps; interruption;
  * device listing and selection; and that a kernel build failure reports the build log.
  *
@@ -101,17 +101,17 @@ static void set_tune(const char *prefix, const char *name, const char *value) {
 }
 
 static void test_tiles(uint64_t seed) {
-    /* best: LX lanes x LY items stacked, ROWS rows each, GENS <= 32, LY x ROWS > 2 GENS;
+    /* lop3v: LX lanes x LY items stacked, ROWS rows each, GENS <= 32, LY x ROWS > 2 GENS;
      * wide: LX x LY items of ROWS rows, GENS <= 63, ROWS > 2 GENS. */
     static const tile tiles[] = {
-        {"best", "3", "1", "3", "1", "0", "0", "smallest: one output column, one output row"},
-        {"best", "5", "3", "7", "9", "0", "0", "odd shape, 3 output rows"},
-        {"best", "4", "2", "40", "32", "0", "0", "deepest temporal block (32 generations)"},
-        {"best", "32", "1", "3", "1", "0", "0", "one warp, one output row"},
-        {"best", "32", "3", "7", "9", "0", "0", "one warp wide, odd shape"},
-        {"best", "32", "2", "40", "32", "0", "0", "one warp wide, 32 generations"},
-        {"best", "32", "4", "32", "8", "0", "1", "CPU default, fallback rule logic"},
-        {"best", "32", "8", "40", "16", "1", "0", "GPU default, unrolled"},
+        {"lop3v", "3", "1", "3", "1", "0", "0", "smallest: one output column, one output row"},
+        {"lop3v", "5", "3", "7", "9", "0", "0", "odd shape, 3 output rows"},
+        {"lop3v", "4", "2", "40", "32", "0", "0", "deepest temporal block (32 generations)"},
+        {"lop3v", "32", "1", "3", "1", "0", "0", "one warp, one output row"},
+        {"lop3v", "32", "3", "7", "9", "0", "1", "one warp wide, odd shape, fallback rule logic"},
+        {"lop3v", "32", "2", "40", "32", "0", "0", "one warp wide, 32 generations"},
+        {"lop3v", "16", "4", "64", "8", "0", "0", "CPU default"},
+        {"lop3v", "32", "8", "40", "16", "1", "0", "GPU default, unrolled"},
         {"wide", "3", "1", "3", "1", "0", "0", "smallest: one output column, one output row"},
         {"wide", "4", "1", "130", "63", "0", "0", "deepest temporal block (63 generations)"},
         {"wide", "16", "4", "64", "8", "0", "0", "CPU default"},
@@ -130,7 +130,7 @@ static void test_tiles(uint64_t seed) {
         set_tune(pre, "GENS", tiles[t].gens);
         set_tune(pre, "UNROLL", tiles[t].unroll);
         set_tune("", "NO_SYNTH", tiles[t].nosynth);
-        /* NVIDIA's build of best needs 32 lanes; narrower tiles test the portable build
+        /* NVIDIA's build of lop3v needs 32 lanes; narrower tiles test the portable build
          * there (on other devices it is the only one). */
         set_tune("", "NV", strcmp(tiles[t].lx, "32") != 0 ? "0" : NULL);
         char label[200];
@@ -166,18 +166,19 @@ static void test_errors(void) {
     c.width = c.height = 64;
     wl_universe *u = NULL;
 
+    c.kernel = "lop3v";
     setenv("WL_OPENCL_LY", "2", 1);
     setenv("WL_OPENCL_ROWS", "10", 1);
     setenv("WL_OPENCL_GENS", "10", 1);
     wl_status s = wl_universe_create(&c, &u);
     WL_CHECK(s == WL_ERR_INVALID && strstr(wl_last_error(), "WL_OPENCL_ROWS"),
-             "best: rows x items <= 2 gens: got %s (%s)", wl_status_str(s), wl_last_error());
+             "lop3v: rows x items <= 2 gens: got %s (%s)", wl_status_str(s), wl_last_error());
     wl_universe_free(u);
     u = NULL;
     setenv("WL_OPENCL_GENS", "33", 1);
     s = wl_universe_create(&c, &u);
     WL_CHECK(s == WL_ERR_INVALID && strstr(wl_last_error(), "WL_OPENCL_GENS"),
-             "best: 33 gens: got %s (%s)", wl_status_str(s), wl_last_error());
+             "lop3v: 33 gens: got %s (%s)", wl_status_str(s), wl_last_error());
     wl_universe_free(u);
     u = NULL;
     unsetenv("WL_OPENCL_LY");
@@ -193,7 +194,7 @@ static void test_errors(void) {
     u = NULL;
     unsetenv("WL_OPENCL_WIDE_ROWS");
     unsetenv("WL_OPENCL_WIDE_GENS");
-    c.kernel = NULL;
+    c.kernel = "lop3v";
 
     /* An undefined identifier as the work-group width: the OpenCL compiler fails, and the
      * message must carry its log, which names the identifier. */
@@ -205,6 +206,7 @@ static void test_errors(void) {
     wl_universe_free(u);
     u = NULL;
     unsetenv("WL_OPENCL_OPTIONS");
+    c.kernel = NULL;
 
     c.device = 100000;
     s = wl_universe_create(&c, &u);

@@ -14,7 +14,8 @@
 # If the driver's ICD file is missing but libnvidia-opencl.so.1 exists, one is written under
 # /tmp and OCL_ICD_VENDORS points there.
 # Environment: WL_GPU_JOBS (build jobs, default 16), WL_OPENCL_BENCH_SIZE (default 65536x65536),
-# WL_OPENCL_WITH_CUDA=0 (build without CUDA, e.g. to try this script on a CPU with PoCL).
+# WL_OPENCL_WITH_CUDA=0 (build without CUDA, e.g. to try this script on a CPU with PoCL),
+# WL_OPENCL_SWEEP=0 (leave out the sweep of lop3v tile shapes).
 set -u
 OUTDIR=${1:-$PWD/gpu-out}
 mkdir -p "$OUTDIR"
@@ -90,7 +91,7 @@ command -v nvidia-smi >/dev/null && say "$(nvidia-smi --query-gpu=name,clocks.ma
 t0=$(date +%s)
 (cd "$ROOT/tests" && timeout 300 "$TE" --gpu -e opencl) >"$OUTDIR/opencl_test.txt" 2>&1
 say "test_engines --gpu -e opencl: rc=$? $(grep -E '^test_engines: ' "$OUTDIR/opencl_test.txt" | tail -1) ($(( $(date +%s) - t0 )) s)"
-grep -E "kernel (best|wide|simple|table)" "$OUTDIR/opencl_test.txt" | sed 's/^/opencl:   /'
+grep -E "kernel (best|lop3v|wide|simple|table)" "$OUTDIR/opencl_test.txt" | sed 's/^/opencl:   /'
 t0=$(date +%s)
 (cd "$ROOT/tests" && timeout 300 "$TO") >"$OUTDIR/opencl_test2.txt" 2>&1
 say "test_opencl: rc=$? $(grep -E '^test_opencl: ' "$OUTDIR/opencl_test2.txt" | tail -1) ($(( $(date +%s) - t0 )) s)"
@@ -117,9 +118,11 @@ G="--size $SIZE --generations 1024 --torus --verify"
 bench -- --engine opencl --kernel best $G --runs 5
 bench -- cuda --engine cuda --kernel best $G --runs 5
 bench -- --engine opencl --kernel best --size "$SIZE" --generations 1024 --runs 5 --bounded --verify
-# tile shapes of best on NVIDIA: items stacked (LY), rows per item, generations, register cap
-for t in "8 40 16 0" "8 40 8 80" "8 32 16 64" "8 32 8 64" "16 32 16 64" "8 48 16 96" \
-         "4 40 16 80" "8 40 16 72" "8 40 24 80" "6 40 16 80" "12 40 16 80"; do
+# tile shapes of best (lop3v) on NVIDIA: items stacked (LY), rows per item, generations, register cap
+SWEEP="8 40 16 0|8 40 8 80|8 32 16 64|8 32 8 64|16 32 16 64|8 48 16 96|4 40 16 80|8 40 16 72|8 40 24 80|6 40 16 80|12 40 16 80"
+[ "${WL_OPENCL_SWEEP:-1}" = 0 ] && SWEEP=
+IFS='|' read -r -a SHAPES <<<"$SWEEP"
+for t in "${SHAPES[@]}"; do
   set -- $t
   bench WL_OPENCL_LY=$1 WL_OPENCL_ROWS=$2 WL_OPENCL_GENS=$3 WL_OPENCL_MAXRREG=$4 -- \
     --engine opencl --kernel best $G --runs 3

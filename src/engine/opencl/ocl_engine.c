@@ -3,11 +3,12 @@
  * code generation, tile parameters, the stepping loop with interruption, population on the
  * device and the benchmark slots.  The universe lives in two device buffers (ping-pong) from
  * load to store, in the wl_grid layout (rows of ceil(W/64) 64-bit words, bit i of word j =
- * column 64 j + i); the kernels are in wl_opencl.cl and wl_opencl_best.cl, which explain the
+ * column 64 j + i); the kernels are in wl_opencl.cl and wl_opencl_lop3v.cl, which explain the
  * algorithms.
  *
  * Kernels (the first is the default):
- *   best    the CUDA engine's lop3v design: 32-bit words, one word column per lane, items
+ *   best    the fastest for the device: lop3v on GPUs, wide on CPUs (PoCL);
+ *   lop3v   the CUDA engine's lop3v design: 32-bit words, one word column per lane, items
  *           stacked vertically exchanging edge rows, GENS generations per launch, a LOP3
  *           network per outer-totalistic rule (inline PTX on NVIDIA); any other rule runs
  *           `table` (said on stderr when cfg->verbose is set);
@@ -17,7 +18,7 @@
  *   table   any 2-state rule through its 512-entry table, one generation per launch.
  *
  * Tuning (environment, read when a universe is created; defaults depend on the device):
- *   best:  WL_OPENCL_LX      lanes across a group (word columns, 2 of them halo; 32 on NVIDIA)
+ *   lop3v: WL_OPENCL_LX      lanes across a group (word columns, 2 of them halo; 32 on NVIDIA)
  *          WL_OPENCL_LY      items stacked vertically (WB)
  *          WL_OPENCL_ROWS    rows per item (NR)
  *          WL_OPENCL_GENS    generations per launch (GENS <= 32, WB x NR > 2 GENS)
@@ -35,8 +36,8 @@
 #include <stdlib.h>
 #include <string.h>
 
-enum { K_BEST, K_WIDE, K_SIMPLE, K_TABLE };
-static const char *const kernel_names[] = {"best", "wide", "simple", "table", NULL};
+enum { K_BEST = -1, K_LOP3V, K_WIDE, K_SIMPLE, K_TABLE };
+static const char *const kernel_names[] = {"best", "lop3v", "wide", "simple", "table", NULL};
 
 /* Generations queued between two polls of cfg->poll. */
 #define POLL_CHUNK 256u
@@ -52,7 +53,7 @@ typedef struct ocl_engine {
     cl_mem table;       /* the rule's 512 bits (table kernel) */
     cl_mem partial;     /* POP_GROUPS population partial sums */
     cl_kernel k_step, k_pop, k_rand;
-    int kernel;         /* K_BEST, K_WIDE, K_SIMPLE or K_TABLE (after fallback) */
+    int kernel;         /* K_LOP3V, K_WIDE, K_SIMPLE or K_TABLE (`best` resolved) */
     uint64_t w, h, nw;
     int torus;
     int lx, ly, nr, gens; /* tile of the multi-generation kernel in use (best or wide) */
@@ -130,17 +131,18 @@ static wl_status tile_params_wide(ocl_engine *e) {
     return WL_OK;
 }
 
-/* Tile parameters of `best`.  GPU defaults: the CUDA engine's fastest lop3v shape (8 items
- * of 40 rows stacked, 16 generations, 80 registers: 3 groups of 256 items per SM); tuned
- * values are in docs/BENCHMARKS.md.  CPU (PoCL): smaller groups with rolled loops. */
-static wl_status tile_params_best(ocl_engine *e) {
+/* Tile parameters of `lop3v`.  GPU defaults: the CUDA engine's fastest lop3v shape (8 items
+ * of 40 rows stacked, 16 generations, 80 registers: 3 groups of 256 items per SM), also the
+ * fastest of the sweep on an H100 through OpenCL (docs/BENCHMARKS.md).  CPU (PoCL): 16 x 4
+ * items of 64 rows, 8 generations, rolled loops (the best of 13 shapes tried on PoCL). */
+static wl_status tile_params_lop3v(ocl_engine *e) {
     int nv0 = e->dev.is_nv;
     wl_status s = env_int("WL_OPENCL_NV", nv0, 0, 1, &e->nv);
     if (!s && e->nv && !e->dev.is_nv)
         return wl_error(WL_ERR_INVALID, "WL_OPENCL_NV=1: %s is not an NVIDIA GPU", e->dev.name);
-    if (!s) s = env_int("WL_OPENCL_LX", 32, 3, 1024, &e->lx);
+    if (!s) s = env_int("WL_OPENCL_LX", e->dev.is_cpu ? 16 : 32, 3, 1024, &e->lx);
     if (!s) s = env_int("WL_OPENCL_LY", e->dev.is_cpu ? 4 : 8, 1, 1024, &e->ly);
-    if (!s) s = env_int("WL_OPENCL_ROWS", e->dev.is_cpu ? 32 : 40, 1, 256, &e->nr);
+    if (!s) s = env_int("WL_OPENCL_ROWS", e->dev.is_cpu ? 64 : 40, 1, 256, &e->nr);
     if (!s) s = env_int("WL_OPENCL_GENS", e->dev.is_cpu ? 8 : 16, 1, 32, &e->gens);
     if (!s) s = env_int("WL_OPENCL_UNROLL", e->dev.is_cpu ? 0 : 1, 0, 1, &e->unroll);
     if (!s) s = env_int("WL_OPENCL_MAXRREG", e->nv ? 80 : 0, 0, 255, &e->maxrreg);
@@ -168,8 +170,8 @@ static wl_status tile_params_best(ocl_engine *e) {
 }
 
 static wl_status tile_params(ocl_engine *e) {
-    if (e->kernel != K_BEST && e->kernel != K_WIDE) return WL_OK;
-    wl_status s = e->kernel == K_BEST ? tile_params_best(e) : tile_params_wide(e);
+    if (e->kernel != K_LOP3V && e->kernel != K_WIDE) return WL_OK;
+    wl_status s = e->kernel == K_LOP3V ? tile_params_lop3v(e) : tile_params_wide(e);
     if (s) return s;
     if ((size_t)e->lx * (size_t)e->ly > e->dev.max_wg)
         return wl_error(WL_ERR_INVALID,
@@ -200,7 +202,8 @@ static wl_status set_grid_args(ocl_engine *e, cl_kernel k, int from) {
 static wl_status ocl_create(const wl_config *cfg, const char *kernel, void **ctx) {
     *ctx = NULL;
     int id = K_BEST;
-    if (strcmp(kernel, "wide") == 0) id = K_WIDE;
+    if (strcmp(kernel, "lop3v") == 0) id = K_LOP3V;
+    else if (strcmp(kernel, "wide") == 0) id = K_WIDE;
     else if (strcmp(kernel, "simple") == 0) id = K_SIMPLE;
     else if (strcmp(kernel, "table") == 0) id = K_TABLE;
     uint16_t birth = 0, survive = 0;
@@ -229,6 +232,9 @@ static wl_status ocl_create(const wl_config *cfg, const char *kernel, void **ctx
     e->poll = cfg->poll;
     e->poll_user = cfg->poll_user;
     wl_status s = wlocl_device_get(cfg->device, &e->dev);
+    /* best: lop3v on GPUs (and other non-CPU devices); on CPUs (PoCL) wide, which measured
+     * about 1.6x faster there (docs/BENCHMARKS.md). */
+    if (!s && id == K_BEST) e->kernel = e->dev.is_cpu ? K_WIDE : K_LOP3V;
     if (!s) s = tile_params(e);
     size_t bytes = (size_t)(nw * cfg->height * 8);
     if (!s && bytes > e->dev.max_alloc)
@@ -254,7 +260,7 @@ static wl_status ocl_create(const wl_config *cfg, const char *kernel, void **ctx
      * buffer, so it gets a stub and one program serves every rule. */
     char prefix[4096], options[1024];
     if (!s) {
-        if (id != K_TABLE) s = wlocl_rule_code(birth, survive, prefix, sizeof prefix);
+        if (e->kernel != K_TABLE) s = wlocl_rule_code(birth, survive, prefix, sizeof prefix);
         else
             snprintf(prefix, sizeof prefix,
                      "/* table kernel: the rule is a buffer; the rule logic is unused */\n"
@@ -262,18 +268,18 @@ static wl_status ocl_create(const wl_config *cfg, const char *kernel, void **ctx
                      "ulong c) { return 0UL; }\n"
                      "#define WL_RULE5(n_, x0_, k_, y1_, y2_, c_) n_ = 0u\n");
         /* Only the kernel in use gets its tile; the others keep their sources' defaults. */
-        if (id == K_BEST)
+        if (e->kernel == K_LOP3V)
             snprintf(options, sizeof options,
                      "-D WL_BLANES=%d -D WL_BWB=%d -D WL_BNR=%d -D WL_BGENS=%d -D WL_BUNROLL=%d "
                      "-D WL_NV=%d",
                      e->lx, e->ly, e->nr, e->gens, e->unroll, e->nv);
-        else if (id == K_WIDE)
+        else if (e->kernel == K_WIDE)
             snprintf(options, sizeof options,
                      "-D WL_LX=%d -D WL_LY=%d -D WL_NR=%d -D WL_GENS=%d -D WL_FULL_UNROLL=%d",
                      e->lx, e->ly, e->nr, e->gens, e->unroll);
         else
             snprintf(options, sizeof options, "-D WL_NV=0");
-        if (id == K_BEST && e->nv && e->maxrreg > 0) {
+        if (e->kernel == K_LOP3V && e->nv && e->maxrreg > 0) {
             size_t n = strlen(options);
             snprintf(options + n, sizeof options - n, " -cl-nv-maxrregcount=%d", e->maxrreg);
         }
@@ -290,15 +296,15 @@ static wl_status ocl_create(const wl_config *cfg, const char *kernel, void **ctx
     cl_program prog = NULL;
     if (!s) s = wlocl_program(&e->dev, prefix, options, &prog);
     if (!s) {
-        const char *kn = id == K_BEST     ? "wl_best"
-                         : id == K_WIDE   ? "wl_wide"
-                         : id == K_SIMPLE ? "wl_simple"
+        const char *kn = e->kernel == K_LOP3V     ? "wl_lop3v"
+                         : e->kernel == K_WIDE   ? "wl_wide"
+                         : e->kernel == K_SIMPLE ? "wl_simple"
                                           : "wl_table";
         s = make_kernel(prog, kn, &e->k_step);
     }
     if (!s) s = make_kernel(prog, "wl_popcount", &e->k_pop);
     if (!s) s = make_kernel(prog, "wl_randomize", &e->k_rand);
-    if (!s && id == K_TABLE) {
+    if (!s && e->kernel == K_TABLE) {
         /* The kernel's index order (wl_opencl.cl): bit 0 NW, 1 N, 2 NE, 3 W, 4 C, 5 E, 6 SW,
          * 7 S, 8 SE; the rule's: NW<<8 | N<<7 | NE<<6 | W<<5 | C<<4 | E<<3 | SW<<2 | S<<1 |
          * SE, the same bits reversed. */
@@ -371,10 +377,10 @@ static wl_status enqueue(ocl_engine *e, uint64_t generations, cl_event *first, c
         uint64_t n = 1;
         size_t global[2], local[2];
         const size_t *lp = NULL;
-        if (e->kernel == K_BEST || e->kernel == K_WIDE) {
+        if (e->kernel == K_LOP3V || e->kernel == K_WIDE) {
             n = generations < (uint64_t)e->gens ? generations : (uint64_t)e->gens;
             uint64_t groups, rows_y;
-            if (e->kernel == K_BEST) { /* 32-bit word columns; a group is one band */
+            if (e->kernel == K_LOP3V) { /* 32-bit word columns; a group is one band */
                 uint64_t rout = (uint64_t)(e->ly * e->nr - 2 * e->gens);
                 groups = (2 * e->nw + (uint64_t)e->lx - 3) / (uint64_t)(e->lx - 2);
                 rows_y = (e->h + rout - 1) / rout * (uint64_t)e->ly;

@@ -26,7 +26,7 @@ typedef struct wlocl_device {
     cl_device_id device;
     cl_context context;
     int is_cpu;           /* CL_DEVICE_TYPE_CPU (PoCL): smaller default tiles */
-    int is_nv;            /* a GPU of NVIDIA's platform: inline PTX in `best` (WL_NV) */
+    int is_nv;            /* a GPU of NVIDIA's platform: inline PTX in `lop3v` (WL_NV) */
     size_t max_wg;        /* CL_DEVICE_MAX_WORK_GROUP_SIZE */
     cl_ulong local_mem;   /* CL_DEVICE_LOCAL_MEM_SIZE */
     cl_ulong max_alloc;   /* CL_DEVICE_MAX_MEM_ALLOC_SIZE */

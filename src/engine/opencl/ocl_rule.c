@@ -12,9 +12,9 @@
  * over the planes; because S <= 9, sums 2..7 never need s3 (8 = 1000 and 9 = 1001 have
  * s2 = s1 = 0) and sums 8 and 9 need neither s2 nor s1.
  *
- * WL_RULE5(n, x0, k, y1, y2, c) - for `best` (wl_opencl_best.cl), a macro statement setting
+ * WL_RULE5(n, x0, k, y1, y2, c) - for `lop3v` (wl_opencl_lop3v.cl), a macro statement setting
  * n from the five signals that kernel has (9-cell total T = x0 + 2 (k + y1) + 4 y2).  It is
- * a network of LOP3(d, a, b, c, lut) gates, the macro that wl_opencl_best.cl defines as one
+ * a network of LOP3(d, a, b, c, lut) gates, the macro that wl_opencl_lop3v.cl defines as one
  * PTX lop3 on NVIDIA and as the truth table's boolean expression elsewhere.  The network is
  * the one src/core/lop3net.c synthesises for the rule (the fewest gates it finds); should
  * that fail (or with WL_OPENCL_NO_SYNTH=1 in the environment, for tests), Life gets its
@@ -134,7 +134,7 @@ wl_status wlocl_rule_code(uint16_t birth, uint16_t survive, char *buf, size_t le
            (unsigned)birth, (unsigned)survive);
     rule_expr(birth, survive, "0UL", buf, len, &n);
     APPEND(buf, len, &n, ";\n}\n");
-    /* WL_RULE5 as a macro (LOP3 is defined later, in wl_opencl_best.cl): the body's lines
+    /* WL_RULE5 as a macro (LOP3 is defined later, in wl_opencl_lop3v.cl): the body's lines
      * get a backslash continuation each. */
     char body[4096];
     int bn = 0;

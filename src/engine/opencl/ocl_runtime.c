@@ -9,13 +9,13 @@
  * small linked list guarded by a mutex; programs and contexts are never released (they live
  * as long as the process, like a driver's own caches).
  *
- * The kernel source is the files wl_opencl.cl and wl_opencl_best.cl, embedded at build time
- * into the generated headers wl_opencl_cl.h and wl_opencl_best_cl.h (unsigned char arrays
- * WLOCL_SOURCE and WLOCL_BEST_SOURCE with their lengths).
+ * The kernel source is the files wl_opencl.cl and wl_opencl_lop3v.cl, embedded at build time
+ * into the generated headers wl_opencl_cl.h and wl_opencl_lop3v_cl.h (unsigned char arrays
+ * WLOCL_SOURCE and WLOCL_LOP3V_SOURCE with their lengths).
  */
 #include "ocl_internal.h"
 #include "wl_opencl_cl.h"
-#include "wl_opencl_best_cl.h"
+#include "wl_opencl_lop3v_cl.h"
 
 #include <pthread.h>
 #include <stdio.h>
@@ -189,9 +189,9 @@ static prog_entry *programs;
 
 static wl_status build(const wlocl_device *d, const char *prefix, const char *options,
                        cl_program *out) {
-    /* The rule prefix, then wl_opencl.cl, then wl_opencl_best.cl (which uses both). */
-    const char *srcs[3] = {prefix, (const char *)WLOCL_SOURCE, (const char *)WLOCL_BEST_SOURCE};
-    size_t lens[3] = {strlen(prefix), (size_t)WLOCL_SOURCE_LEN, (size_t)WLOCL_BEST_SOURCE_LEN};
+    /* The rule prefix, then wl_opencl.cl, then wl_opencl_lop3v.cl (which uses both). */
+    const char *srcs[3] = {prefix, (const char *)WLOCL_SOURCE, (const char *)WLOCL_LOP3V_SOURCE};
+    size_t lens[3] = {strlen(prefix), (size_t)WLOCL_SOURCE_LEN, (size_t)WLOCL_LOP3V_SOURCE_LEN};
     const char *dump = getenv("WL_OPENCL_DUMP"); /* debugging: the program's whole source */
     if (dump && *dump) {
         FILE *f = fopen(dump, "w");

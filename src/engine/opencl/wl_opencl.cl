@@ -19,7 +19,7 @@
  * plane, no kernel needs a padded copy, and any width or height works, even narrower than a
  * word or a work group.
  *
- * Kernels (wl_best, the fastest, is in wl_opencl_best.cl, placed after this file):
+ * Kernels (wl_lop3v, the fastest on GPUs, is in wl_opencl_lop3v.cl, placed after this file):
  *   wl_wide    bitsliced, up to GENS generations per launch (temporal blocking).  A work
  *              group is LX x LY work-items; work-item (lx, ly) holds one word column of NR
  *              rows in private memory (registers on a GPU).  Columns lx = 0 and LX - 1 and

@@ -1,6 +1,6 @@
 /*
- * wl_opencl_best.cl - the opencl engine's fastest kernel, wl_best: the CUDA engine's `lop3v`
- * design (src/engine/cuda/cuda_lop3v.cu) in OpenCL C.  Placed after wl_opencl.cl (whose
+ * wl_opencl_lop3v.cl - the opencl engine's fastest GPU kernel, wl_lop3v (`lop3v`, and `best`
+ * on GPUs): the CUDA engine's `lop3v` design (src/engine/cuda/cuda_lop3v.cu) in OpenCL C.  Placed after wl_opencl.cl (whose
  * win64 / vrow / vword helpers it uses) and after the generated rule prefix (ocl_rule.c),
  * which defines the macro WL_RULE5.
  *
@@ -130,7 +130,7 @@ uint colmask32(long c, long w) {
  * WB * NR - 2 GENS rows written per tile.  in/out: the wl_grid buffers (nw 64-bit words per
  * row), k: generations this launch (1..GENS). */
 __kernel __attribute__((reqd_work_group_size(WL_BLANES, WL_BWB, 1))) void
-wl_best(__global const ulong *in, __global ulong *out64, long w, long h, long nw, int torus,
+wl_lop3v(__global const ulong *in, __global ulong *out64, long w, long h, long nw, int torus,
         int k) {
 #if WL_NV
     __local uint edge[2][WL_BWB][2][WL_BLANES]; /* [parity][ly][0 top, 1 bottom row][lane] */
