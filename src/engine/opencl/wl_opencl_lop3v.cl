@@ -42,10 +42,14 @@
  *   neighbouring lanes' words there; a second barrier before the next generation's writes.
  *   LOP3 becomes the boolean expression of its truth table, folded by the compiler.
  *
- * Why it is fast (H100, see docs/BENCHMARKS.md): a tall tile (8 x 40 rows) recomputes few
- * halo rows (320 computed for 288 written at GENS 16), 32 words per warp keep loads and
- * stores coalesced, a row costs about 10 logic instructions per 32 cells for Life, and the
- * register cap (-cl-nv-maxrregcount, set by the host) keeps enough warps resident.
+ * Why it is fast (H100 through NVIDIA's OpenCL: 3.24e13 cell updates/s at 65536^2 for Life,
+ * against 1.38e13 for the 64-bit `wide` kernel; docs/BENCHMARKS.md): a tall tile (8 x 40
+ * rows) recomputes few halo rows (320 computed for 288 written at GENS 16), 32 words per
+ * warp keep loads and stores coalesced, a row costs 2 shuffles, 2 funnel shifts and 9 LOP3
+ * per 32 cells for Life (lop3net's 3-gate network; the hand-placed 4-gate one measured 9%
+ * slower), and the register cap (-cl-nv-maxrregcount, set by the host) keeps enough warps
+ * resident.  The portable build on the same GPU runs at a third of that (1.05e13): local
+ * memory traffic for every neighbour word and two barriers per generation.
  *
  * Edges: interior items load with one coalesced read per row; items whose slice touches the
  * grid's border read through vword (the periodic plane on a torus, dead cells outside a
