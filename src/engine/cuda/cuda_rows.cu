@@ -25,7 +25,8 @@
  * Host memory.  Copies from pageable memory go through the driver's own staging buffer; the
  * mpi engine gives pinned buffers (wlcu_host_alloc) so that the strip moves by DMA at full
  * PCIe speed.  Both copies are synchronous for the host (the buffer is free on return) and
- * ordered with the kernels on the legacy default stream that the engine launches into.
+ * ordered with the engine's kernels (same thread, same default stream); each op first makes
+ * the universe's device current on the calling thread (wlcu_use).
  *
  * The ops receive the CUDA engine's context (struct cuda_engine of cuda_engine.c), whose
  * first member is its wlcu_ctx: C lets a pointer to a struct be used as a pointer to its
@@ -131,6 +132,7 @@ extern "C" wl_status wlcu_store_rows(void *ctx, uint64_t y0, uint64_t n, uint64_
     wlcu_ctx *c = (wlcu_ctx *)ctx;
     wl_status s = check_rows(c, y0, n, stride);
     if (s || !n) return s;
+    if ((s = wlcu_use(c))) return s; /* the universe's device, on this thread */
     uint64_t nw = (c->w + 31) / 32;
     size_t row_bytes = (size_t)nw * 4;
     if (c->layout == WLCU_BITS) {
@@ -162,6 +164,7 @@ extern "C" wl_status wlcu_load_rows(void *ctx, uint64_t y0, uint64_t n, const ui
     wlcu_ctx *c = (wlcu_ctx *)ctx;
     wl_status s = check_rows(c, y0, n, stride);
     if (s || !n) return s;
+    if ((s = wlcu_use(c))) return s; /* the universe's device, on this thread */
     uint64_t nw = (c->w + 31) / 32;
     size_t row_bytes = (size_t)nw * 4;
     uint32_t mask = (c->w & 31) ? (1u << (unsigned)(c->w & 31)) - 1u : 0xffffffffu;
