@@ -15,6 +15,13 @@
 #include <stdio.h>
 #include <stdlib.h>
 #include <string.h>
+#include <time.h>
+
+static double now(void) {
+    struct timespec t;
+    clock_gettime(CLOCK_MONOTONIC, &t);
+    return (double)t.tv_sec + 1e-9 * (double)t.tv_nsec;
+}
 
 void script_init(script *s, const char *text) {
     memset(s, 0, sizeof *s);
@@ -167,9 +174,11 @@ int script_feed(script *s, viewer *v) {
     if (tok && *tok == '!') tok++;
     if (!tok) {
         s->active = 0;
+        s->t_last = now(); /* the last token's result is on screen */
         SDL_SetModState(KMOD_NONE);
         return 1;
     }
+    if (!s->fed++) s->t_first = now();
     int n;
     unsigned long long g;
     if (sscanf(tok, "wait:%d", &n) == 1) s->wait = n > 0 ? n : 0;

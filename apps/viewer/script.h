@@ -12,6 +12,11 @@ typedef struct script {
     int active;  /* 1 until every token has been fed */
     int wait;    /* frames still to wait (wait:N) */
     unsigned long long until; /* generation to wait for (until:N), 0 if none */
+    /* For benchmarks: how many tokens were fed, and when the first and the last one were
+     * (seconds, monotonic clock); with the wait before each token, tokens per second of a
+     * pan/zoom script is the rate at which the window showed new views. */
+    unsigned long fed;
+    double t_first, t_last;
 } script;
 
 /* Prepares the script text (NULL or "" for none: then active is 0). */

@@ -105,6 +105,8 @@ struct sim {
     int image_empty;
     wl_view image_view;
     uint64_t image_gen, image_pop;
+    unsigned long images;   /* render mode: images rendered, and seconds spent rendering */
+    double image_seconds, image_max;
     int gl_mode;        /* the window renders through render_gl (interop) */
     int want_snapshot;  /* publish a snapshot even in gl_mode */
     int gl_fresh;       /* gl_mode: a step finished that the window has not rendered */
@@ -346,7 +348,9 @@ static void publish_image(sim *s) {
         s->back_cap = need;
     }
     wl_bigint g, p;
+    double t0 = now();
     wl_status st = wl_universe_render(s->u, &v, s->back_image);
+    double dt = now() - t0;
     if (!st) st = wl_universe_population(s->u, &p);
     if (st) {
         say(s, "cannot show the pattern: %s%s", wl_last_error(), NULL);
@@ -363,6 +367,9 @@ static void publish_image(sim *s) {
     s->image_view = v;
     s->image_gen = saturate(&g);
     s->image_pop = saturate(&p);
+    s->images++;
+    s->image_seconds += dt;
+    if (dt > s->image_max) s->image_max = dt;
     s->fresh = 1;
     pthread_mutex_unlock(&s->lock);
 }
@@ -741,4 +748,13 @@ int sim_render_gl(sim *s, const wl_view *view, unsigned pbo, wl_status *status, 
     pthread_cond_signal(&s->wake); /* running: the next step may start */
     pthread_mutex_unlock(&s->lock);
     return 1;
+}
+
+unsigned long sim_render_stats(sim *s, double *seconds, double *max) {
+    pthread_mutex_lock(&s->lock);
+    unsigned long n = s->images;
+    *seconds = s->image_seconds;
+    *max = s->image_max;
+    pthread_mutex_unlock(&s->lock);
+    return n;
 }

@@ -52,6 +52,9 @@ int sim_take_snapshot(sim *s, wl_snapshot **snap);
 int sim_render_mode(sim *s);
 void sim_request_view(sim *s, const wl_view *view);
 int sim_take_image(sim *s, uint32_t **rgba, wl_view *view, uint64_t *gen, uint64_t *pop);
+/* Render mode, for benchmarks: the number of images rendered so far, the seconds spent in
+ * wl_universe_render for them (*seconds) and the longest one (*max). */
+unsigned long sim_render_stats(sim *s, double *seconds, double *max);
 /* Render mode: the live cells' inclusive bounds (xmin, ymin, xmax, ymax) as of the last
  * image; returns 0 when there are none. */
 int sim_image_bounds(sim *s, double b[4]);

@@ -58,6 +58,18 @@ static double now(void) {
     return (double)t.tv_sec + 1e-9 * (double)t.tv_nsec;
 }
 
+/* Zoomed out, puts the window's corner on a whole pixel of the zoom's pixel grid: a
+ * multiple of 2^-zoom cells.  Every quadtree node no bigger than a pixel then lies inside
+ * one pixel, so an engine that renders from its tree (HashLife) stops at the pixel's level
+ * instead of splitting every node that straddles a pixel edge down to single cells (which
+ * made a dense HashLife universe take minutes per view); panning moves whole pixels. */
+static void snap_to_pixels(camera *c) {
+    if (c->zoom >= 0) return;
+    double n = ldexp(1.0, -c->zoom);
+    c->x = floor(c->x / n) * n;
+    c->y = floor(c->y / n) * n;
+}
+
 /* Sets the zoom, keeping the cell under pixel (px, py) in place. */
 static void zoom_at(viewer *v, int zoom, double px, double py) {
     if (zoom > ZOOM_MAX) zoom = ZOOM_MAX;
@@ -68,10 +80,7 @@ static void zoom_at(viewer *v, int zoom, double px, double py) {
     double s1 = cam_scale(&v->cam);
     v->cam.x = cx - px / s1;
     v->cam.y = cy - py / s1;
-    if (zoom < 0) { /* whole cells at the corner when zoomed out */
-        v->cam.x = floor(v->cam.x);
-        v->cam.y = floor(v->cam.y);
-    }
+    snap_to_pixels(&v->cam); /* whole pixels at the corner when zoomed out */
     v->dirty = 1;
 }
 
@@ -79,10 +88,7 @@ static void center_on(viewer *v, double cx, double cy) {
     double s = cam_scale(&v->cam);
     v->cam.x = cx - v->w / 2.0 / s;
     v->cam.y = cy - v->h / 2.0 / s;
-    if (v->cam.zoom < 0) {
-        v->cam.x = floor(v->cam.x);
-        v->cam.y = floor(v->cam.y);
-    }
+    snap_to_pixels(&v->cam);
     v->dirty = 1;
 }
 
@@ -507,10 +513,7 @@ static void key_down(viewer *v, input *in, const SDL_Keysym *k) {
     case SDLK_q: v->quit = 1; break;
     default: break;
     }
-    if (v->cam.zoom < 0) {
-        v->cam.x = floor(v->cam.x);
-        v->cam.y = floor(v->cam.y);
-    }
+    snap_to_pixels(&v->cam);
 }
 
 static void handle_event(viewer *v, input *in, const SDL_Event *e) {
@@ -784,6 +787,18 @@ int wl_viewer_run(const wl_viewer_options *o, wl_universe *u) {
         double f = frames ? 1e3 / (double)frames : 0;
         printf("ms per frame: cells %.2f overlays %.2f upload+draw %.2f swap %.2f\n",
                prof[0] * f, prof[1] * f, prof[2] * f, prof[3] * f);
+        double img_s, img_max;
+        unsigned long imgs = sim_render_stats(v.sim, &img_s, &img_max);
+        if (imgs)
+            printf("render mode: %lu views rendered by the engine, %.2f ms each on average, "
+                   "%.2f ms at most\n",
+                   imgs, img_s * 1e3 / (double)imgs, img_max * 1e3);
+        if (sc.fed && sc.t_last > sc.t_first)
+            printf("script: %lu tokens in %.3f s, %.1f tokens per second (each shown before "
+                   "the next)\n",
+                   sc.fed, sc.t_last - sc.t_first, (double)sc.fed / (sc.t_last - sc.t_first));
+        else if (sc.fed)
+            printf("script: %lu tokens, not finished within the frames\n", sc.fed);
     }
     sim_stop(v.sim);
 done:
