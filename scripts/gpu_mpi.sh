@@ -74,6 +74,19 @@ bench() { # bench NP SIZE GENS [ENV...]: the mpi:cuda bench on NP ranks
         --size "$size" --generations "$gens" --runs 3 2>&1 | grep -v '^  mpi/cuda: run'
 }
 
+# the command end to end: one report from rank 0, a file equal to ref's
+cli_check() {
+    local T
+    T=$(mktemp -d)
+    "$B/warplife" soup 1000x700 --seed 5 -o "$T/soup.rle" &&
+        $MPIRUN -np 2 "$B/warplife" run "$T/soup.rle" --engine mpi:cuda --torus 1000x700 -m 500 \
+            -o "$T/mpi.rle" >"$T/out" &&
+        "$B/warplife" run "$T/soup.rle" --engine ref --torus 1000x700 -m 500 -o "$T/ref.rle" -q &&
+        cat "$T/out" && [ "$(grep -c '^generation 500 population' "$T/out")" -eq 1 ] &&
+        cmp "$T/mpi.rle" "$T/ref.rle" && echo "mpi:cuda file equals ref's"
+}
+step "warplife run -e mpi:cuda on 2 ranks vs ref" cli_check
+
 if [ "$MODE" = check ]; then
     bench 1 16384x16384 1024
     bench 2 16384x32768 1024
