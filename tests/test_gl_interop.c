@@ -323,7 +323,7 @@ static double now(void) {
     return (double)t.tv_sec + 1e-9 * (double)t.tv_nsec;
 }
 
-static void bench(GLuint pbo, uint64_t seed) {
+static void bench(uint64_t seed) {
     wl_config cfg;
     wl_config_init(&cfg);
     cfg.engine = "cuda";
@@ -336,13 +336,23 @@ static void bench(GLuint pbo, uint64_t seed) {
     const wl_engine_ops *ops = wl_universe_ops(u);
     if (ops->randomize) ops->randomize(wl_universe_ctx(u), 0.3, seed);
     wl_universe_step(u, 10);
-    const int zooms[] = {1, 0, -1, -2};
-    for (size_t i = 0; i < sizeof zooms / sizeof zooms[0]; i++) {
-        int z = zooms[i];
+    /* a full-HD window at four zooms, and the whole 4096x4096 grid at 1:1 and 1:2 */
+    const struct {
+        uint32_t w, h;
+        int zoom;
+    } views[] = {{BENCH_W, BENCH_H, 1}, {BENCH_W, BENCH_H, 0}, {BENCH_W, BENCH_H, -1},
+                 {BENCH_W, BENCH_H, -2}, {BENCH_SIDE, BENCH_SIDE, 0},
+                 {BENCH_SIDE / 2, BENCH_SIDE / 2, -1}};
+    size_t max_px = (size_t)BENCH_SIDE * BENCH_SIDE;
+    uint32_t *host = malloc(max_px * 4);
+    GLuint pbo = make_pbo(max_px * 4);
+    for (size_t i = 0; host && i < sizeof views / sizeof views[0]; i++) {
+        int z = views[i].zoom;
+        uint32_t w = views[i].w, h = views[i].h;
         /* centred on the grid */
-        int64_t x = z >= 0 ? -(int64_t)(BENCH_W >> z) / 2 : -(int64_t)((int64_t)BENCH_W << -z) / 2;
-        int64_t y = z >= 0 ? -(int64_t)(BENCH_H >> z) / 2 : -(int64_t)((int64_t)BENCH_H << -z) / 2;
-        wl_view v = make_view(x, y, z, BENCH_W, BENCH_H);
+        int64_t x = -(int64_t)(z >= 0 ? (w >> z) : ((uint64_t)w << -z)) / 2;
+        int64_t y = -(int64_t)(z >= 0 ? (h >> z) : ((uint64_t)h << -z)) / 2;
+        wl_view v = make_view(x, y, z, w, h);
         wl_universe_render_gl(u, &v, pbo); /* warm-up: registration */
         glFinish();
         double t0 = now();
@@ -351,7 +361,7 @@ static void bench(GLuint pbo, uint64_t seed) {
         glFinish();
         double gl_s = (now() - t0) / BENCH_FRAMES;
         t0 = now();
-        for (int f = 0; f < BENCH_HOST_FRAMES && !s; f++) s = wl_universe_render(u, &v, g_host);
+        for (int f = 0; f < BENCH_HOST_FRAMES && !s; f++) s = wl_universe_render(u, &v, host);
         double host_s = (now() - t0) / BENCH_HOST_FRAMES;
         if (s) {
             printf("bench: %s\n", wl_last_error());
@@ -359,9 +369,11 @@ static void bench(GLuint pbo, uint64_t seed) {
         }
         printf("bench: %dx%d soup, %ux%u view, zoom %d: render_gl %.3f ms = %.0f fps; "
                "wl_universe_render (download + CPU) %.1f ms = %.1f fps\n",
-               BENCH_SIDE, BENCH_SIDE, BENCH_W, BENCH_H, z, gl_s * 1e3, 1.0 / gl_s,
-               host_s * 1e3, 1.0 / host_s);
+               BENCH_SIDE, BENCH_SIDE, w, h, z, gl_s * 1e3, 1.0 / gl_s, host_s * 1e3,
+               1.0 / host_s);
     }
+    glDeleteBuffers(1, &pbo);
+    free(host);
     wl_universe_free(u);
 }
 
@@ -416,7 +428,7 @@ int main(int argc, char **argv) {
         }
         wl_universe_free(u);
     }
-    if (!quick) bench(pbo, seed);
+    if (!quick) bench(seed);
     glDeleteBuffers(1, &pbo);
     free(g_gpu);
     free(g_host);
