@@ -132,10 +132,9 @@ if [ "$MODE" = wave ]; then
   for k in 8 12; do
     WL_CUDA_WAVE_K=$k bench bench.txt --engine cuda --kernel wave --size $B --generations 1024 --runs 3 --torus
   done
-  bench bench.txt --engine cuda --kernel best --size $B --generations 1024 --runs 5 --torus
-  bench bench.txt --engine cuda --kernel best --size $B --generations 1024 --runs 5 --bounded
-  bench bench.txt --engine cuda --kernel best --size 65519x65521 --generations 1024 --runs 3 --torus
-  bench bench.txt --engine cuda --kernel best --size 65519x65521 --generations 1024 --runs 3 --bounded
+  bench bench.txt --engine cuda --kernel lop3v,wave --size $B --generations 1024 --runs 5 --bounded
+  bench bench.txt --engine cuda --kernel wave --size 65519x65521 --generations 1024 --runs 3 --torus
+  bench bench.txt --engine cuda --kernel wave --size 65519x65521 --generations 1024 --runs 3 --bounded
   for r in B36/S23 B2/S B34/S34 B3678/S34678 B368/S245 B3/S238; do
     bench bench.txt --engine cuda --kernel lop3v,wave --rule $r --size $B --generations 1024 --runs 3 --torus
   done

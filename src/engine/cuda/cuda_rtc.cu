@@ -33,6 +33,7 @@
 #include <pthread.h>
 #include <stdio.h>
 #include <string.h>
+#include <stdlib.h>
 #include <time.h>
 
 /* lop3net.h (wl_lop3_net) comes through wlcuda.h */
@@ -232,6 +233,7 @@ static void emit_rule(const wl_lop3_net *n, char *buf, size_t cap) {
 #define RTC_CACHE 64 /* rules kept per process; beyond that, the mask kernel */
 static struct rtc_entry {
     int device, kk;
+    char defs[128]; /* WL_CUDA_WAVE_DEFS at compile time (tuning builds) */
     uint16_t birth, survive;
     CUfunction fn;
     int per_sm;
@@ -281,10 +283,20 @@ static wl_status build(wlcu_ctx *c, int kk, CUfunction *fn, int *per_sm) {
              "    unsigned birth, unsigned survive) {\n"
              "  wave_body(in, out, w, h, nw, torus, strips, chunks, hc, birth, survive, 2, %d);\n"
              "}\n",
-             kk > 12 ? 2 : kk > 8 ? 3 : 4, kk);
+             getenv("WL_CUDA_WAVE_MINB") ? atoi(getenv("WL_CUDA_WAVE_MINB"))
+             : kk > 12                  ? 2
+             : kk > 8                   ? 3
+                                        : 4,
+             kk);
     char arch[32];
     snprintf(arch, sizeof arch, "--gpu-architecture=sm_%d%d", major, minor);
-    const char *opts[] = {arch, "--std=c++11"};
+    /* tuning: WL_CUDA_WAVE_DEFS="-DWV_UNROLL=2 ..." adds options (at most 6, space-separated) */
+    const char *opts[8] = {arch, "--std=c++11"};
+    int n_opts = 2;
+    char defs[128] = "";
+    if (getenv("WL_CUDA_WAVE_DEFS")) snprintf(defs, sizeof defs, "%s", getenv("WL_CUDA_WAVE_DEFS"));
+    for (char *tok = strtok(defs, " "); tok && n_opts < 8; tok = strtok(NULL, " "))
+        opts[n_opts++] = tok;
     double t0 = now_s();
     nvrtc_prog prog = NULL;
     wl_status st = WL_OK;
@@ -292,7 +304,7 @@ static wl_status build(wlcu_ctx *c, int kk, CUfunction *fn, int *per_sm) {
         free(src);
         return wl_error(WL_ERR_DEVICE, "CUDA wave: nvrtcCreateProgram failed");
     }
-    int rc = api.compile(prog, 2, opts);
+    int rc = api.compile(prog, n_opts, opts);
     if (rc != 0) {
         size_t n = 0;
         api.log_size(prog, &n);
@@ -330,13 +342,19 @@ extern "C" wl_status wlcu_rtc_wave(wlcu_ctx *c, int kk, void **fn, int *per_sm) 
     *fn = NULL;
     pthread_mutex_lock(&rtc_lock);
     wl_status s = WL_OK;
+    char defs_now[128] = "";
+    if (getenv("WL_CUDA_WAVE_DEFS"))
+        snprintf(defs_now, sizeof defs_now, "%s", getenv("WL_CUDA_WAVE_DEFS"));
+    if (getenv("WL_CUDA_WAVE_MINB")) /* part of the key too */
+        snprintf(defs_now + strlen(defs_now), sizeof defs_now - strlen(defs_now), " minb%s",
+                 getenv("WL_CUDA_WAVE_MINB"));
     if (!api_open()) {
         s = wl_error(WL_ERR_UNAVAILABLE, "CUDA wave: %s", api.why);
         goto done;
     }
     for (int i = 0; i < n_cache; i++)
         if (cache[i].device == c->device && cache[i].kk == kk && cache[i].birth == c->birth &&
-            cache[i].survive == c->survive) {
+            cache[i].survive == c->survive && strcmp(cache[i].defs, defs_now) == 0) {
             *fn = (void *)cache[i].fn;
             *per_sm = cache[i].per_sm;
             goto done;
@@ -352,6 +370,7 @@ extern "C" wl_status wlcu_rtc_wave(wlcu_ctx *c, int kk, void **fn, int *per_sm) 
         if (!s) {
             cache[n_cache].device = c->device;
             cache[n_cache].kk = kk;
+            snprintf(cache[n_cache].defs, sizeof cache[n_cache].defs, "%s", defs_now);
             cache[n_cache].birth = c->birth;
             cache[n_cache].survive = c->survive;
             cache[n_cache].fn = f;

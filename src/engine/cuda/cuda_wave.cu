@@ -64,7 +64,9 @@ extern "C" wl_status wlcu_wave_prepare(wlcu_ctx *c) {
     int sms = 0, per_sm = 0;
     WLCU_CHECK(cudaDeviceGetAttribute(&sms, cudaDevAttrMultiProcessorCount, c->device));
     c->wave_fn = NULL;
-    if (c->birth == 0x8 && c->survive == 0xC) { /* B3/S23: compiled in */
+    /* WL_CUDA_WAVE_RTC_LIFE=1 (tuning): B3/S23 through NVRTC too, with lop3net's network */
+    const char *rtc_life = getenv("WL_CUDA_WAVE_RTC_LIFE");
+    if (c->birth == 0x8 && c->survive == 0xC && !(rtc_life && *rtc_life == '1')) {
         int k = env_k(WAVE_LIFE_K);
         c->wave_k = k;
         WLCU_CHECK(cudaOccupancyMaxActiveBlocksPerMultiprocessor(&per_sm, life_fn(k),

@@ -37,7 +37,7 @@
  * Memory: one load and (1/1.03) store per 32 cells per K generations.
  *
  * Edges (a warp-uniform branch picks the loop).  Tasks whose loaded rows and columns all lie
- * inside the grid use plain pointer loads (the next row loaded one iteration ahead) and no
+ * inside the grid use plain pointer loads (issued WV_AHEAD = 3 rows ahead) and no
  * masks.  The others use guarded loads: on a torus the row index wraps incrementally and
  * whole words wrap as words when 32 divides the width (lanes of a narrower last word load
  * through wl_win32, the periodic 32-cell window); on a bounded grid rows and words outside
@@ -100,25 +100,58 @@ __device__ __forceinline__ uint32_t wv_next(uint32_t x0, uint32_t k, uint32_t y1
     return n;
 }
 
-/* One iteration of the wavefront: load row r (LOAD 0: the fast path's pointer, with the next
- * row loaded one iteration ahead; 1: guarded, wrapped on a torus and clipped on a bounded
- * grid, window loads for lanes of a torus whose width is not a multiple of 32), run the K
- * levels (ROWM: clear output rows outside [0, h); COLM: clear columns outside the grid),
- * and store level K's row once it is exact. */
+/* Rows are loaded WV_AHEAD iterations before they are used (a ring of 3 registers, which
+ * the 3-fold unrolling rotates without moves): a warp's iteration is a few hundred cycles
+ * and one wave of warps holds the whole GPU, so a load issued one iteration ahead still
+ * stalled (first H100 run: 2.57e13 CUpS with a 1-row lead). */
+#define WV_AHEAD 3
+
+/* Advances a loaded row index: rr the virtual row, rm its row in memory (wrapped on a torus;
+ * = rr on a bounded grid, whose rows outside [0, h) read as 0). */
+#define WV_NEXT_ROW(rr, rm)                                                                \
+    do {                                                                                   \
+        (rr)++;                                                                            \
+        if (++(rm) == h && torus) (rm) = 0;                                                \
+    } while (0)
+
+/* The guarded load of one lane's word of virtual row rr (rm: see WV_NEXT_ROW).  lmode: 0 a
+ * word outside a bounded grid (0); 1 the word cw of the row; 2 a torus whose width is not a
+ * multiple of 32 (>= 32): the 32 cells from column x = 32 j + s, i.e. words j and j + 1
+ * funnel-shifted, and the row's first cells above bit n = w - x when the window wraps
+ * (memory past column w - 1 is 0); 3 narrower tori: wl_win32. */
+__device__ __forceinline__ uint32_t wv_load_edge(const uint32_t *__restrict__ in, uint64_t nw,
+                                                 int64_t w, int64_t h, int torus, int64_t rr,
+                                                 int64_t rm, int64_t c, int lmode, int64_t cw,
+                                                 int64_t j, unsigned s, unsigned n) {
+    if (!torus && (uint64_t)rr >= (uint64_t)h) return 0u;
+    const uint32_t *row = in + (uint64_t)rm * nw;
+    if (lmode == 1) return row[cw];
+    if (lmode == 2) {
+        uint32_t lo = row[j], hi = (uint64_t)(j + 1) < nw ? row[j + 1] : 0u;
+        uint32_t v = __funnelshift_r(lo, hi, s);
+        return n < 32 ? v | row[0] << n : v;
+    }
+    if (lmode == 3) return wl_win32_call(in, nw, w, h, torus, rr, c);
+    return 0u;
+}
+
+/* One iteration of the wavefront: take row r (loaded WV_AHEAD iterations ago) and load row
+ * r + WV_AHEAD (LOAD 0: the fast path's pointer; 1: wv_load_edge), run the K levels (ROWM:
+ * clear output rows outside [0, h); COLM: clear columns outside the grid), and store level
+ * K's row once it is exact (masked to the grid's columns: a torus's partial last word is
+ * computed from wrapped cells, but memory past column w - 1 must stay 0). */
 #define WV_ITER(LOAD, ROWM, COLM)                                                          \
     do {                                                                                   \
         uint32_t v;                                                                        \
+        v = a0; /* rows arrive WV_AHEAD iterations after their load was issued */          \
+        a0 = a1;                                                                           \
+        a1 = a2;                                                                           \
         if (LOAD == 0) {                                                                   \
-            v = ahead;                                                                     \
+            a2 = *p;                                                                       \
             p += nw;                                                                       \
-            ahead = *p;                                                                    \
         } else {                                                                           \
-            v = 0u;                                                                        \
-            if (lane_direct && (torus || (uint64_t)r < (uint64_t)h))                      \
-                v = in[(uint64_t)rw * nw + (uint64_t)cw];                                  \
-            else if (lane_window)                                                          \
-                v = wl_win32_call(in, nw, w, h, torus, r, c);                              \
-            if (++rw == h && torus) rw = 0;                                                \
+            a2 = wv_load_edge(in, nw, w, h, torus, rl, rml, c, lmode, cw, wj, ws, wn);     \
+            WV_NEXT_ROW(rl, rml);                                                          \
         }                                                                                  \
         _Pragma("unroll") for (int g = kk; g >= 1; g--) {                                  \
             const uint32_t x = g == 1 ? v : lat[g - 1];                                    \
@@ -143,17 +176,23 @@ __device__ __forceinline__ uint32_t wv_next(uint32_t x0, uint32_t k, uint32_t y1
             mid[g] = x;                                                                    \
         }                                                                                  \
         if (t >= first_store) {                                                            \
-            if (lane_out) *q = lat[kk];                                                    \
+            if (lane_out) *q = lat[kk] & cm_st;                                            \
             q += nw;                                                                       \
         }                                                                                  \
         r++;                                                                               \
     } while (0)
 
-/* Iterations [t, t_end) of one variant (unrolled 3 times: the row triple rotates). */
+/* Iterations [t, t_end) of one variant, unrolled WV_UNROLL times (3: the row triples and
+ * the load ring rotate without moves; NVRTC builds may define another for tuning). */
+#ifndef WV_UNROLL
+#define WV_UNROLL 3
+#endif
+#define WV_PRAGMA_(x) _Pragma(#x)
+#define WV_UNROLL_PRAGMA(n) WV_PRAGMA_(unroll n)
 #define WV_SEG(t_end, LOAD, ROWM, COLM)                                                    \
     do {                                                                                   \
         const int64_t te_ = (t_end);                                                       \
-        _Pragma("unroll 3") for (; t < te_; t++) WV_ITER(LOAD, ROWM, COLM);               \
+        WV_UNROLL_PRAGMA(WV_UNROLL) for (; t < te_; t++) WV_ITER(LOAD, ROWM, COLM);       \
     } while (0)
 
 /* One task's rows: y0 .. y1-1 of generation K.  fast: every loaded row and column lies
@@ -177,32 +216,55 @@ __device__ __forceinline__ void wave_rows(const uint32_t *__restrict__ in,
     int64_t r = y0 - kk;                    /* the row loaded in this iteration */
     int64_t t = 0;
     uint32_t *q = out + (uint64_t)y0 * nw + (uint64_t)c; /* level K's next stored row */
+    uint32_t a0, a1, a2; /* rows r, r + 1, r + 2 (WV_AHEAD = 3) */
     if (fast) {
         const uint32_t *p = in + (uint64_t)r * nw + (uint64_t)c;
-        uint32_t ahead = *p; /* row r, loaded one iteration early */
-        const int lane_direct = 1, lane_window = 0;
-        int64_t rw = 0, cw = 0;
-        const uint32_t cm = WV_FULL;
-        (void)lane_direct, (void)lane_window, (void)rw, (void)cw, (void)cm;
+        a0 = p[0];
+        a1 = p[nw];
+        a2 = p[2 * nw];
+        p += WV_AHEAD * nw;
+        /* unused by LOAD 0 */
+        int64_t rl = 0, rml = 0, cw = 0, wj = 0;
+        const int lmode = 1;
+        const unsigned ws = 0, wn = 0;
+        const uint32_t cm = WV_FULL, cm_st = WV_FULL;
         WV_SEG(iters, 0, 0, 0);
+        (void)rl, (void)rml, (void)cw, (void)wj, (void)lmode, (void)ws, (void)wn, (void)cm;
         return;
     }
     const uint32_t *p = in;
-    uint32_t ahead = 0u;
-    (void)p, (void)ahead;
-    int64_t rw = torus ? wl_dmod(r, h) : r; /* the row's index in memory */
-    int lane_direct, lane_window;
-    int64_t cw = c;
+    (void)p;
+    int64_t rl = r, rml = torus ? wl_dmod(r, h) : r; /* the next row to load */
+    int lmode = 0;
+    int64_t cw = c, wj = 0;
+    unsigned ws = 0, wn = 32;
+    const uint32_t cm_st = wl_colmask(w, c);
     uint32_t cm = WV_FULL;
-    if (torus) { /* whole words wrap as words when 32 | w; otherwise window loads at the sides */
-        lane_direct = (w & 31) == 0 || (c >= 0 && (c + 1) * 32 <= w);
-        if ((w & 31) == 0) cw = wl_dmod(c, (int64_t)nw);
-        lane_window = !lane_direct;
+    if (torus) {
+        if ((w & 31) == 0) { /* whole words wrap as words */
+            lmode = 1;
+            cw = wl_dmod(c, (int64_t)nw);
+        } else if (c >= 0 && (c + 1) * 32 <= w) {
+            lmode = 1;
+        } else if (w >= 32) {
+            const int64_t x = wl_dmod(c * 32, w);
+            lmode = 2;
+            wj = x >> 5;
+            ws = (unsigned)(x & 31);
+            wn = (unsigned)(w - x < 32 ? w - x : 32);
+        } else {
+            lmode = 3;
+        }
     } else { /* bits past w are 0 in memory; words outside read as 0 */
-        lane_direct = c >= 0 && (uint64_t)c < nw;
-        lane_window = 0;
-        cm = wl_colmask(w, c);
+        lmode = c >= 0 && (uint64_t)c < nw ? 1 : 0;
+        cm = cm_st;
     }
+    a0 = wv_load_edge(in, nw, w, h, torus, rl, rml, c, lmode, cw, wj, ws, wn);
+    WV_NEXT_ROW(rl, rml);
+    a1 = wv_load_edge(in, nw, w, h, torus, rl, rml, c, lmode, cw, wj, ws, wn);
+    WV_NEXT_ROW(rl, rml);
+    a2 = wv_load_edge(in, nw, w, h, torus, rl, rml, c, lmode, cw, wj, ws, wn);
+    WV_NEXT_ROW(rl, rml);
     if (torus) {
         WV_SEG(iters, 1, 0, 0);
         return;
@@ -232,8 +294,8 @@ __device__ __forceinline__ void wave_body(const uint32_t *__restrict__ in,
     const int64_t y0 = chunk * hc, y1 = y0 + hc < h ? y0 + hc : h;
     const int64_t col_lo = (strip * WV_LANES_OUT - 1) * 32; /* lane 0's first cell */
     const int col_edge = !(col_lo >= 0 && col_lo + 32 * 32 <= w);
-    /* the fast path reads rows y0-K .. y1+2K-1 (one row ahead of the last one used) */
-    const int fast = !col_edge && y0 - kk >= 0 && y1 + 2 * kk - 1 < h;
+    /* the fast path reads rows y0-K .. y1+2K-2+WV_AHEAD (loads run ahead of the last row) */
+    const int fast = !col_edge && y0 - kk >= 0 && y1 + 2 * kk - 2 + WV_AHEAD < h;
     const int lane_out = lane >= 1 && lane <= WV_LANES_OUT && (uint64_t)c < nw;
     if (fast)
         wave_rows(in, out, w, h, nw, torus, c, y0, y1, lane_out, 0, birth, survive, rule, kk, 1);
