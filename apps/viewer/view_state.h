@@ -68,6 +68,24 @@ double cam_scale(const camera *c);
 /* The cell under pixel (px, py) (pixel centres). */
 void cam_cell_at(const camera *c, double px, double py, int64_t *x, int64_t *y);
 
+/* viewer.c: the view to render for the camera (one cell larger than the window when
+ * zoomed in; *ox, *oy: the window's offset in it), and adding the generation and
+ * population on show to the plot's history. */
+void make_view(const viewer *v, wl_view *view, uint32_t *ox, uint32_t *oy);
+void record_history(viewer *v);
+
+/* interop.c (CUDA-OpenGL interop, see there).  interop_start turns it on when the engine
+ * has render_gl (unless WL_VIEW_NO_INTEROP is set); interop_render_cells fills cell_tex
+ * from the engine's rendering (on failure it turns interop off, with a message);
+ * interop_overlays draws the overlays (overlay_draw) and, with interop, uploads the rows
+ * that changed into overlay_tex; interop_free deletes the GL objects it made;
+ * interop_texture_setup binds a texture and sets nearest filtering. */
+void interop_start(viewer *v);
+void interop_render_cells(viewer *v);
+void interop_overlays(viewer *v);
+void interop_free(viewer *v);
+void interop_texture_setup(unsigned tex);
+
 /* Overlays drawn on v->screen after the cells: grid lines, grid border, selection,
  * status line, plot, help, message.  Grid lines go on pixels equal to v->bg; the rows
  * written are added to [v->ov_y0, v->ov_y1). */

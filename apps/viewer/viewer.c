@@ -15,16 +15,10 @@
  * the fractional offset, so that dragging moves the picture pixel by pixel.
  *
  * CUDA-OpenGL interop.  When the engine renders into OpenGL buffers (the CUDA engine's
- * render_gl) the cells never come to host memory: the engine draws the view (one cell
- * larger, as above) into a pixel buffer object on the GPU, and glTexSubImage2D fills the
- * cell texture from that buffer (GL_PIXEL_UNPACK_BUFFER; the sub-cell offset is the
- * unpack skip, the view's width the unpack row length), a copy inside the GPU.  Only the
- * overlays are drawn on the host, into a transparent buffer of which only the rows they
- * touch are uploaded, and blended over the cells.  The render needs this thread's GL
- * context and a universe that is not being stepped: sim_render_gl asks the simulation
- * thread to step aside between two chunks (sim.c explains the handshake).  If the first
- * interop render fails (no CUDA device behind this GL context, say), the viewer says so
- * and goes back to snapshots and uploads; WL_VIEW_NO_INTEROP=1 asks for uploads.
+ * render_gl), the cells go from the engine into a pixel buffer object and from there into
+ * the cell texture without passing through host memory, and only the overlays are uploaded
+ * and blended over them (interop.c; sim.c says how the simulation thread steps aside for
+ * the render).  WL_VIEW_NO_INTEROP=1 asks for the upload path.
  */
 #define _POSIX_C_SOURCE 200809L
 
@@ -149,7 +143,7 @@ static int resize_buffers(viewer *v, uint32_t w, uint32_t h) {
 /* The view to render for the current camera: the window itself when zoomed out, one
  * cell more each way when zoomed in (for sub-cell panning: *ox, *oy are the pixels to
  * skip at the top-left). */
-static void make_view(const viewer *v, wl_view *view, uint32_t *ox, uint32_t *oy) {
+void make_view(const viewer *v, wl_view *view, uint32_t *ox, uint32_t *oy) {
     memset(view, 0, sizeof *view);
     view->zoom = v->cam.zoom;
     view->alive = COL_ALIVE;
@@ -197,138 +191,11 @@ static void render_image(viewer *v) {
     blit(v, v->image, v->image_view.width, v->image_view.height, ox, oy);
 }
 
-/* ---- OpenGL interop -------------------------------------------------------------------- */
-
-/* OpenGL 1.5 buffer entry points, through SDL (the GL 1.1 library exports no more). */
-static PFNGLGENBUFFERSPROC p_gen_buffers;
-static PFNGLBINDBUFFERPROC p_bind_buffer;
-static PFNGLBUFFERDATAPROC p_buffer_data;
-static PFNGLDELETEBUFFERSPROC p_delete_buffers;
-
-static void texture_setup(unsigned tex) {
-    glBindTexture(GL_TEXTURE_2D, tex);
-    glTexParameteri(GL_TEXTURE_2D, GL_TEXTURE_MIN_FILTER, GL_NEAREST);
-    glTexParameteri(GL_TEXTURE_2D, GL_TEXTURE_MAG_FILTER, GL_NEAREST);
-}
-
-/* Turns interop on when the engine has it (the first render decides whether it works). */
-static void gl_interop_start(viewer *v) {
-    const char *no = getenv("WL_VIEW_NO_INTEROP");
-    if (!sim_can_render_gl(v->sim) || (no && *no && strcmp(no, "0") != 0)) return;
-    p_gen_buffers = (PFNGLGENBUFFERSPROC)SDL_GL_GetProcAddress("glGenBuffers");
-    p_bind_buffer = (PFNGLBINDBUFFERPROC)SDL_GL_GetProcAddress("glBindBuffer");
-    p_buffer_data = (PFNGLBUFFERDATAPROC)SDL_GL_GetProcAddress("glBufferData");
-    p_delete_buffers = (PFNGLDELETEBUFFERSPROC)SDL_GL_GetProcAddress("glDeleteBuffers");
-    if (!p_gen_buffers || !p_bind_buffer || !p_buffer_data || !p_delete_buffers) {
-        fprintf(stderr, "warplife view: no OpenGL buffer objects; uploading frames\n");
-        return;
-    }
-    GLuint tex;
-    glGenTextures(1, &tex);
-    v->overlay_tex = tex;
-    texture_setup(tex);
-    glTexImage2D(GL_TEXTURE_2D, 0, GL_RGBA8, (GLsizei)v->w, (GLsizei)v->h, 0, GL_RGBA,
-                 GL_UNSIGNED_BYTE, NULL);
-    v->gl_mode = 1;
-    v->bg = 0;
-    v->ov_y0 = 0; /* clear and upload the whole overlay once */
-    v->ov_y1 = (int)v->h;
-    sim_set_gl_mode(v->sim, 1);
-}
-
-/* Back to snapshots and uploads (interop failed: `why`). */
-static void gl_interop_stop(viewer *v, const char *why) {
-    fprintf(stderr, "warplife view: CUDA-OpenGL interop failed (%s); uploading frames instead\n",
-            why);
-    sim_set_gl_mode(v->sim, 0);
-    v->gl_mode = 0;
-    v->bg = COL_DEAD;
-    if (v->pbo) {
-        GLuint b = v->pbo;
-        p_delete_buffers(1, &b);
-    }
-    v->pbo = 0;
-    v->pbo_bytes = 0;
-    v->dirty = 1;
-}
-
-/* Makes the PBO hold at least `bytes` (a new buffer object when it must grow, so that the
- * engine registers the new storage). */
-static int ensure_pbo(viewer *v, size_t bytes) {
-    if (v->pbo && v->pbo_bytes >= bytes) return 0;
-    GLuint b = v->pbo;
-    if (b) p_delete_buffers(1, &b);
-    p_gen_buffers(1, &b);
-    p_bind_buffer(GL_PIXEL_UNPACK_BUFFER, b);
-    p_buffer_data(GL_PIXEL_UNPACK_BUFFER, (GLsizeiptr)bytes, NULL, GL_STREAM_DRAW);
-    p_bind_buffer(GL_PIXEL_UNPACK_BUFFER, 0);
-    v->pbo = b;
-    v->pbo_bytes = bytes;
-    return glGetError() == GL_NO_ERROR ? 0 : -1;
-}
-
-static void record_history(viewer *v);
-
-/* Interop: the engine renders the view into the PBO, the cell texture is filled from it. */
-static void render_cells_gl(viewer *v) {
-    wl_view view;
-    uint32_t ox, oy;
-    make_view(v, &view, &ox, &oy);
-    if (ensure_pbo(v, (size_t)view.width * view.height * 4)) {
-        gl_interop_stop(v, "cannot allocate the pixel buffer object");
-        return;
-    }
-    wl_status st;
-    uint64_t gen, pop;
-    int new_gen;
-    if (!sim_render_gl(v->sim, &view, v->pbo, &st, &gen, &pop, &new_gen))
-        return; /* the simulation is busy: the texture keeps the last picture */
-    if (st) {
-        gl_interop_stop(v, wl_last_error());
-        return;
-    }
-    if (new_gen || gen != v->generation || pop != v->population) {
-        v->generation = gen;
-        v->population = pop;
-        record_history(v);
-    }
-    glBindTexture(GL_TEXTURE_2D, v->cell_tex);
-    glPixelStorei(GL_UNPACK_ROW_LENGTH, (GLint)view.width);
-    glPixelStorei(GL_UNPACK_SKIP_PIXELS, (GLint)ox);
-    glPixelStorei(GL_UNPACK_SKIP_ROWS, (GLint)oy);
-    p_bind_buffer(GL_PIXEL_UNPACK_BUFFER, v->pbo);
-    glTexSubImage2D(GL_TEXTURE_2D, 0, 0, 0, (GLsizei)v->w, (GLsizei)v->h, GL_RGBA,
-                    GL_UNSIGNED_BYTE, (const void *)0);
-    p_bind_buffer(GL_PIXEL_UNPACK_BUFFER, 0);
-    glPixelStorei(GL_UNPACK_ROW_LENGTH, 0);
-    glPixelStorei(GL_UNPACK_SKIP_PIXELS, 0);
-    glPixelStorei(GL_UNPACK_SKIP_ROWS, 0);
-}
-
-/* Draws the overlays into v->screen; with interop, on a transparent buffer (cleared where
- * the last frame drew) of which only the rows that changed are uploaded. */
-static void draw_overlays(viewer *v) {
-    if (!v->gl_mode) {
-        overlay_draw(v);
-        return;
-    }
-    int l0 = v->ov_y0, l1 = v->ov_y1; /* rows the last frame drew */
-    if (l1 > l0) memset(v->screen + (size_t)l0 * v->w, 0, (size_t)(l1 - l0) * v->w * 4);
-    v->ov_y0 = (int)v->h;
-    v->ov_y1 = 0;
-    overlay_draw(v);
-    int y0 = l0 < v->ov_y0 ? l0 : v->ov_y0, y1 = l1 > v->ov_y1 ? l1 : v->ov_y1;
-    if (y1 <= y0) return;
-    glBindTexture(GL_TEXTURE_2D, v->overlay_tex);
-    glTexSubImage2D(GL_TEXTURE_2D, 0, 0, y0, (GLsizei)v->w, (GLsizei)(y1 - y0), GL_RGBA,
-                    GL_UNSIGNED_BYTE, v->screen + (size_t)y0 * v->w);
-}
-
 /* Renders the cells of the current snapshot into v->screen. */
 static void render_cells(viewer *v) {
     if (v->gl_mode) {
-        render_cells_gl(v);
-        if (v->gl_mode) return;
+        interop_render_cells(v);
+        if (v->gl_mode) return; /* else interop failed just now: snapshots from here on */
     }
     if (sim_render_mode(v->sim)) {
         render_image(v);
@@ -372,7 +239,7 @@ static void present(viewer *v) {
         quad();
         return;
     }
-    quad(); /* the cells, filled from the PBO in render_cells_gl */
+    quad(); /* the cells, filled from the PBO in interop_render_cells */
     glBindTexture(GL_TEXTURE_2D, v->overlay_tex);
     glEnable(GL_BLEND);
     glBlendFunc(GL_SRC_ALPHA, GL_ONE_MINUS_SRC_ALPHA);
@@ -575,8 +442,7 @@ static void handle_event(viewer *v, input *in, const SDL_Event *e) {
 
 /* ---- the loop ------------------------------------------------------------------------- */
 
-/* Adds the generation and population on show to the plot's history. */
-static void record_history(viewer *v) {
+void record_history(viewer *v) {
     if (!v->hist_n || v->hist_gen[(v->hist_head + HISTORY - 1) % HISTORY] != v->generation) {
         if (v->hist_n && v->generation < v->hist_gen[(v->hist_head + HISTORY - 1) % HISTORY])
             v->hist_n = 0; /* reset: start the plot again */
@@ -665,7 +531,7 @@ int wl_viewer_run(const wl_viewer_options *o, wl_universe *u) {
     glGenTextures(1, &tex);
     v.cell_tex = tex;
     v.bg = COL_DEAD;
-    texture_setup(tex);
+    interop_texture_setup(tex);
     glPixelStorei(GL_UNPACK_ALIGNMENT, 1);
     int ww, wh;
     SDL_GL_GetDrawableSize(win, &ww, &wh);
@@ -689,7 +555,7 @@ int wl_viewer_run(const wl_viewer_options *o, wl_universe *u) {
         center_on(&v, o->center_given ? (double)o->cx + 0.5 : (double)r.x + (double)r.w / 2.0,
                   o->center_given ? (double)o->cy + 0.5 : (double)r.y + (double)r.h / 2.0);
     }
-    gl_interop_start(&v);
+    interop_start(&v);
     if (o->run) sim_set_running(v.sim, 1);
 
     double t_start = now(), t_rate = t_start;
@@ -720,7 +586,7 @@ int wl_viewer_run(const wl_viewer_options *o, wl_universe *u) {
         double t0 = now();
         render_cells(&v);
         double t1 = now();
-        draw_overlays(&v);
+        interop_overlays(&v);
         double t2 = now();
         present(&v);
         double t3 = now();
@@ -769,7 +635,7 @@ int wl_viewer_run(const wl_viewer_options *o, wl_universe *u) {
     take_snapshot(&v);
     if (o->screenshot) {
         render_cells(&v);
-        draw_overlays(&v);
+        interop_overlays(&v);
         present(&v);
         if (screenshot(&v, o->screenshot)) rc = 3;
     }
@@ -809,14 +675,7 @@ done:
     free(in.edits);
     script_free(&sc);
     glDeleteTextures(1, &tex);
-    if (v.overlay_tex) {
-        GLuint ot = v.overlay_tex;
-        glDeleteTextures(1, &ot);
-    }
-    if (v.pbo) {
-        GLuint b = v.pbo;
-        p_delete_buffers(1, &b);
-    }
+    interop_free(&v);
     SDL_GL_DeleteContext(gl);
     SDL_DestroyWindow(win);
     SDL_Quit();
