@@ -25,45 +25,51 @@
 
 #include "lop3net.h"
 
+#include <stdarg.h>
 #include <stdio.h>
 #include <stdlib.h>
 #include <string.h>
 
-/* Appends printf-formatted text at *n (snprintf's truncation: *n may pass len). */
-#define APPEND(buf, len, n, ...)                                                           \
-    do {                                                                                   \
-        if ((size_t)*(n) < (len)) *(n) += snprintf((buf) + *(n), (len) - (size_t)*(n), __VA_ARGS__); \
-        else *(n) += 1;                                                                    \
-    } while (0)
+/* Appends printf-formatted text to buf at offset *n and advances *n by the text's full
+ * length, as snprintf counts it: after a truncation *n >= len, which the callers check once
+ * at the end. */
+static void WL_PRINTF(4, 5) append(char *buf, size_t len, int *n, const char *fmt, ...) {
+    va_list ap;
+    va_start(ap, fmt);
+    int m = (size_t)*n < len ? vsnprintf(buf + *n, len - (size_t)*n, fmt, ap)
+                             : vsnprintf(NULL, 0, fmt, ap);
+    va_end(ap);
+    if (m > 0) *n += m;
+}
 
 /* Appends the minterm of sum t (0..9) to buf at *n. */
 static void minterm(char *buf, size_t len, int *n, int t) {
     const char *p0 = (t & 1) ? "s0" : "~s0";
     if (t >= 8) {
-        APPEND(buf, len, n, "(s3 & %s)", p0);
+        append(buf, len, n, "(s3 & %s)", p0);
         return;
     }
     const char *p1 = (t & 2) ? "s1" : "~s1";
     const char *p2 = (t & 4) ? "s2" : "~s2";
-    if (t >= 2) APPEND(buf, len, n, "(%s & %s & %s)", p2, p1, p0);
-    else APPEND(buf, len, n, "(~s3 & %s & %s & %s)", p2, p1, p0);
+    if (t >= 2) append(buf, len, n, "(%s & %s & %s)", p2, p1, p0);
+    else append(buf, len, n, "(~s3 & %s & %s & %s)", p2, p1, p0);
 }
 
 /* Appends "(m_a | m_b | ...)" for the sums whose bit is set in `set`, or `zero`. */
 static void sumset(char *buf, size_t len, int *n, unsigned set, const char *zero) {
     if (!set) {
-        APPEND(buf, len, n, "%s", zero);
+        append(buf, len, n, "%s", zero);
         return;
     }
-    APPEND(buf, len, n, "(");
+    append(buf, len, n, "(");
     int first = 1;
     for (int t = 0; t <= 9; t++) {
         if (!((set >> t) & 1u)) continue;
-        if (!first) APPEND(buf, len, n, " | ");
+        if (!first) append(buf, len, n, " | ");
         minterm(buf, len, n, t);
         first = 0;
     }
-    APPEND(buf, len, n, ")");
+    append(buf, len, n, ")");
 }
 
 /* Appends the expression "both | (~c & only_b) | (c & only_s)" over s0..s3 and c. */
@@ -73,11 +79,11 @@ static void rule_expr(uint16_t birth, uint16_t survive, const char *zero, char *
     unsigned kept = ((unsigned)survive << 1) & 0x3FEu; /* live centre: sum = neighbours + 1 */
     unsigned both = born & kept, only_b = born & ~kept, only_s = kept & ~born;
     sumset(buf, len, n, both, zero);
-    APPEND(buf, len, n, " | (~c & ");
+    append(buf, len, n, " | (~c & ");
     sumset(buf, len, n, only_b, zero);
-    APPEND(buf, len, n, ") | (c & ");
+    append(buf, len, n, ") | (c & ");
     sumset(buf, len, n, only_s, zero);
-    APPEND(buf, len, n, ")");
+    append(buf, len, n, ")");
 }
 
 /* Appends the body statements of WL_RULE5 (without line continuations; the caller adds
@@ -89,11 +95,11 @@ static void rule5_body(uint16_t birth, uint16_t survive, char *buf, size_t len, 
     const char *nosynth = getenv("WL_OPENCL_NO_SYNTH"); /* testing: the fallbacks below */
     int use_synth = !(nosynth && *nosynth && strcmp(nosynth, "0") != 0);
     if (use_synth && wl_lop3_synth(birth, survive, &net) == WL_OK && wl_lop3_check(&net)) {
-        APPEND(buf, len, n, "/* lop3net.c: %d gates */\n", net.n);
+        append(buf, len, n, "/* lop3net.c: %d gates */\n", net.n);
         if (net.n > 0) {
-            APPEND(buf, len, n, "uint ");
-            for (int i = 0; i < net.n; i++) APPEND(buf, len, n, "%st%d", i ? ", " : "", i);
-            APPEND(buf, len, n, ";\n");
+            append(buf, len, n, "uint ");
+            for (int i = 0; i < net.n; i++) append(buf, len, n, "%st%d", i ? ", " : "", i);
+            append(buf, len, n, ";\n");
         }
         int m = wl_lop3_emit(&net, "LOP3", names, "t", "n_", (size_t)*n < len ? buf + *n : NULL,
                              (size_t)*n < len ? len - (size_t)*n : 0);
@@ -101,13 +107,13 @@ static void rule5_body(uint16_t birth, uint16_t survive, char *buf, size_t len, 
             *n += m;
             return;
         }
-        APPEND(buf, len, n, "/* wl_lop3_emit failed: fallback */\n");
+        append(buf, len, n, "/* wl_lop3_emit failed: fallback */\n");
     } else {
         wl_clear_error();
     }
     if ((birth & 0x1FF) == 0x008 && (survive & 0x1FF) == 0x00C) {
         /* Life: with m = y1 + k + 2 y2 (T = x0 + 2 m), alive = x0 ? [m == 1] : c & [m == 2]. */
-        APPEND(buf, len, n,
+        append(buf, len, n,
                "/* B3/S23 by hand: e = [m == 1], f = [m == 2], m = y1 + k + 2 y2 */\n"
                "uint e, f, g;\n"
                "LOP3(e, (y1_), (k_), (y2_), 0x14);\n"
@@ -116,24 +122,24 @@ static void rule5_body(uint16_t birth, uint16_t survive, char *buf, size_t len, 
                "LOP3(n_, (x0_), e, g, 0xEA);\n");
         return;
     }
-    APPEND(buf, len, n,
+    append(buf, len, n,
            "/* minterms of T's planes */\n"
            "uint c = (c_), s0 = (x0_), s1 = (k_) ^ (y1_), cr = (k_) & (y1_);\n"
            "uint s2 = cr ^ (y2_), s3 = cr & (y2_);\n"
            "n_ = ");
     rule_expr(birth, survive, "0u", buf, len, n);
-    APPEND(buf, len, n, ";\n");
+    append(buf, len, n, ";\n");
 }
 
 wl_status wlocl_rule_code(uint16_t birth, uint16_t survive, char *buf, size_t len) {
     int n = 0;
-    APPEND(buf, len, &n,
+    append(buf, len, &n,
            "/* generated by ocl_rule.c: birth mask 0x%03x, survive mask 0x%03x */\n"
            "ulong wl_rule_eval(ulong s0, ulong s1, ulong s2, ulong s3, ulong c) {\n"
            "    return ",
            (unsigned)birth, (unsigned)survive);
     rule_expr(birth, survive, "0UL", buf, len, &n);
-    APPEND(buf, len, &n, ";\n}\n");
+    append(buf, len, &n, ";\n}\n");
     /* WL_RULE5 as a macro (LOP3 is defined later, in wl_opencl_lop3v.cl): the body's lines
      * get a backslash continuation each. */
     char body[4096];
@@ -142,12 +148,12 @@ wl_status wlocl_rule_code(uint16_t birth, uint16_t survive, char *buf, size_t le
     if (bn < 0 || (size_t)bn >= sizeof body)
         return wl_error(WL_ERR_INVALID, "OpenCL rule network does not fit in %zu bytes",
                         sizeof body);
-    APPEND(buf, len, &n, "#define WL_RULE5(n_, x0_, k_, y1_, y2_, c_) do { \\\n");
+    append(buf, len, &n, "#define WL_RULE5(n_, x0_, k_, y1_, y2_, c_) do { \\\n");
     for (const char *p = body; *p; p++) {
-        if (*p == '\n') APPEND(buf, len, &n, " \\\n");
-        else APPEND(buf, len, &n, "%c", *p);
+        if (*p == '\n') append(buf, len, &n, " \\\n");
+        else append(buf, len, &n, "%c", *p);
     }
-    APPEND(buf, len, &n, "} while (0)\n");
+    append(buf, len, &n, "} while (0)\n");
     if (n < 0 || (size_t)n >= len)
         return wl_error(WL_ERR_INVALID, "OpenCL rule code does not fit in %zu bytes", len);
     return WL_OK;

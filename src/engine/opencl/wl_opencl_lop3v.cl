@@ -1,8 +1,8 @@
 /*
  * wl_opencl_lop3v.cl - the opencl engine's fastest GPU kernel, wl_lop3v (`lop3v`, and `best`
- * on GPUs): the CUDA engine's `lop3v` design (src/engine/cuda/cuda_lop3v.cu) in OpenCL C.  Placed after wl_opencl.cl (whose
- * win64 / vrow / vword helpers it uses) and after the generated rule prefix (ocl_rule.c),
- * which defines the macro WL_RULE5.
+ * on GPUs): the CUDA engine's `lop3v` design (src/engine/cuda/cuda_lop3v.cu) in OpenCL C.
+ * Placed after wl_opencl.cl (whose win64 / vrow / vword helpers it uses) and after the
+ * generated rule prefix (ocl_rule.c), which defines the macro WL_RULE5.
  *
  * What it computes: up to GENS generations of an outer-totalistic rule per launch (the host
  * passes k <= GENS), on a torus or a bounded grid.
@@ -163,7 +163,8 @@ wl_lop3v(__global const ulong *in, __global ulong *out64, long w, long h, long n
 #if WL_BUNROLL
 #pragma unroll
 #endif
-        for (int i = 0; i < WL_BNR; i++) v[i + 1] = (uint)vword(in, nw, w, h, torus, r0 + i, 32 * c);
+        for (int i = 0; i < WL_BNR; i++)
+            v[i + 1] = (uint)vword(in, nw, w, h, torus, r0 + i, 32 * c);
     }
     const int needmask = !torus && !inside;
 #if !WL_NV
@@ -227,7 +228,8 @@ wl_lop3v(__global const ulong *in, __global ulong *out64, long w, long h, long n
         for (int i = 1; i <= WL_BNR; i++) {
             const int bl = ly * WL_BNR + i - 1; /* row within the tile */
             const long y = r0 + i - 1;
-            if (bl >= WL_BGENS && bl < WL_BWB * WL_BNR - WL_BGENS && y < h) o[y * nw32 + c] = v[i] & cm;
+            if (bl >= WL_BGENS && bl < WL_BWB * WL_BNR - WL_BGENS && y < h)
+                o[y * nw32 + c] = v[i] & cm;
         }
     }
 }
