@@ -208,6 +208,30 @@ static void test_errors(void) {
     unsetenv("WL_OPENCL_OPTIONS");
     c.kernel = NULL;
 
+    /* lop3v on a device with little local memory: LY (not set) halves until the portable
+     * build's tile fits (32 lanes x 64 rows x LY: 33 KiB at LY 4, 16.6 KiB at LY 2), the
+     * result still equal to ref; with 1000 bytes nothing fits and the message says so. */
+    setenv("WL_OPENCL_NV", "0", 1);
+    setenv("WL_OPENCL_LX", "32", 1);
+    setenv("WL_OPENCL_ROWS", "64", 1);
+    setenv("WL_OPENCL_GENS", "8", 1);
+    setenv("WL_OPENCL_LOCAL_MEM", "20000", 1);
+    compare_once("lop3v, 20000 bytes of local memory", "lop3v", WL_TOPOLOGY_TORUS, 200, 150,
+                 "B3/S23", 45, 12345);
+    setenv("WL_OPENCL_LOCAL_MEM", "1000", 1);
+    c.kernel = "lop3v";
+    s = wl_universe_create(&c, &u);
+    WL_CHECK(s == WL_ERR_INVALID && strstr(wl_last_error(), "local memory"),
+             "lop3v in 1000 bytes: got %s (%s)", wl_status_str(s), wl_last_error());
+    wl_universe_free(u);
+    u = NULL;
+    c.kernel = NULL;
+    unsetenv("WL_OPENCL_NV");
+    unsetenv("WL_OPENCL_LX");
+    unsetenv("WL_OPENCL_ROWS");
+    unsetenv("WL_OPENCL_GENS");
+    unsetenv("WL_OPENCL_LOCAL_MEM");
+
     c.device = 100000;
     s = wl_universe_create(&c, &u);
     WL_CHECK(s == WL_ERR_UNAVAILABLE && strstr(wl_last_error(), "does not exist"),

@@ -25,6 +25,8 @@
  *          WL_OPENCL_UNROLL  1: row loops unrolled (default on GPUs), 0: rolled (CPUs)
  *          WL_OPENCL_MAXRREG register cap on NVIDIA (-cl-nv-maxrregcount; 0: none)
  *          WL_OPENCL_NV=0    the portable build on NVIDIA too (no inline PTX)
+ *          WL_OPENCL_LOCAL_MEM  bytes of local memory to use at most (default: the device's;
+ *                            without WL_OPENCL_LY, LY halves until the tile fits)
  *   wide:  WL_OPENCL_WIDE_LX, _LY, _ROWS, _GENS, _UNROLL (NR > 2 GENS, GENS <= 63; UNROLL 2
  *          also unrolls the generation loop: PoCL takes over 10 minutes to compile it)
  *   WL_OPENCL_OPTIONS extra clBuildProgram options (e.g. "-cl-nv-verbose"), appended
@@ -157,15 +159,29 @@ static wl_status tile_params_lop3v(ocl_engine *e) {
                         "OpenCL: WL_OPENCL_LY x WL_OPENCL_ROWS (%d x %d) must exceed twice "
                         "WL_OPENCL_GENS (%d)",
                         e->ly, e->nr, e->gens);
-    /* local memory: edge rows [2][LY][2][LX] (NVIDIA) or all rows [LY * NR + 2][LX] */
-    cl_ulong local = e->nv ? (cl_ulong)4 * (cl_ulong)e->ly * (cl_ulong)e->lx * 4
-                           : ((cl_ulong)e->ly * (cl_ulong)e->nr + 2) * (cl_ulong)e->lx * 4;
-    if (local > e->dev.local_mem)
+    /* local memory: edge rows [2][LY][2][LX] (NVIDIA) or all rows [LY * NR + 2][LX].  The
+     * portable build's default (8 x 40 rows: 41 KiB) exceeds the 32 KiB some GPUs have: then,
+     * unless LY was asked for, fewer items are stacked (as long as the halo rule holds). */
+    int cap = 0; /* WL_OPENCL_LOCAL_MEM: use at most this many bytes (tests: a small GPU) */
+    s = env_int("WL_OPENCL_LOCAL_MEM", 0, 0, 1 << 30, &cap);
+    if (s) return s;
+    cl_ulong have = e->dev.local_mem, local = 0;
+    if (cap > 0 && (cl_ulong)cap < have) have = (cl_ulong)cap;
+    const char *ly_env = getenv("WL_OPENCL_LY");
+    int ly_fixed = ly_env && *ly_env;
+    for (;;) {
+        local = e->nv ? (cl_ulong)4 * (cl_ulong)e->ly * (cl_ulong)e->lx * 4
+                      : ((cl_ulong)e->ly * (cl_ulong)e->nr + 2) * (cl_ulong)e->lx * 4;
+        if (local <= have || ly_fixed || e->ly <= 1 || (e->ly / 2) * e->nr <= 2 * e->gens)
+            break;
+        e->ly /= 2;
+    }
+    if (local > have)
         return wl_error(WL_ERR_INVALID,
-                        "OpenCL: tile %d x %d x %d needs %llu bytes of local memory; the "
-                        "device has %llu",
+                        "OpenCL: tile %d x %d x %d needs %llu bytes of local memory; %llu "
+                        "are available (the device's, or WL_OPENCL_LOCAL_MEM)",
                         e->lx, e->ly, e->nr, (unsigned long long)local,
-                        (unsigned long long)e->dev.local_mem);
+                        (unsigned long long)have);
     return WL_OK;
 }
 
