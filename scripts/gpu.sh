@@ -4,7 +4,7 @@
 # writes every log under $OUT (default ./gpu-out).  The last thing it prints is a short
 # summary table.
 #
-# usage: scripts/gpu.sh [all|test|bench|quick|opencl|lop3v|wave]   (default all)
+# usage: scripts/gpu.sh [all|test|bench|quick|opencl|lop3v|wave|wavetune]   (default all)
 #   test   build + test_engines --gpu (every cuda kernel vs ref, cell by cell)
 #   bench  build + benchmarks
 #   quick  build + test + the 65536^2 lop3 benchmark only
@@ -13,6 +13,9 @@
 #   wave   build + tests of wave and best (NVRTC rules, the mask fallback with
 #          WL_CUDA_NO_NVRTC=1, every Life K) + the 65536^2 benchmarks of wave against lop3v
 #          (K, topologies, odd size, rules with NVRTC compile times)
+#   wavetune  build + a sweep of wave's tuning knobs on B3/S23 (NVRTC builds with other
+#          unrolling / register caps, fixed chunk heights) and Nsight Compute's warp-state and
+#          scheduler sections for wave and lop3v (ncu.txt)
 #   opencl build + the OpenCL engine's GPU run (src/engine/opencl/gpu_opencl.sh, logs in
 #          $OUT/opencl); WL_GPU_OPENCL=1 adds it to `all`
 # WL_GPU_QUICK_TEST=1 runs test_engines --quick.
@@ -49,6 +52,7 @@ LIB=$(find "$BUILD" -name libwlcuda.a | head -1)
 if command -v cuobjdump >/dev/null && [ -n "$LIB" ]; then
   kns="k_lop3_life k_lop3v_life"
   [ "$MODE" = wave ] && kns="k_wave_life16" # $OUT returns at most 8 files
+  [ "$MODE" = wavetune ] && kns=""
   for kn in $kns; do
     cuobjdump -sass "$LIB" 2>&1 | awk -v k="Function : .*${kn}P" '$0 ~ k {f=1; next} /Function :/{f=0} f' >"$OUT/sass_$kn.txt"
     grep -oE '^ +/\*[0-9a-f]{4}\*/ +[A-Z0-9_.]+' "$OUT/sass_$kn.txt" | awk -v k=$kn '{sub(/\..*/,"",$2); n[$2]++; t++}
@@ -87,10 +91,10 @@ fi
 # ---- wave: tests of the wavefront kernel (compiled Life, NVRTC rules, fallback) ----------
 if [ "$MODE" = wave ]; then
   t0=$(date +%s)
-  (cd "$ROOT/tests" && timeout 240 "$TE" --gpu -e cuda -k wave,best) >"$OUT/test.log" 2>&1
+  (cd "$ROOT/tests" && timeout 240 "$TE" --gpu -e cuda -k wave,best,lop3v) >"$OUT/test.log" 2>&1
   rc=$?
   grep -E "failed|FAIL|mismatch" "$OUT/test.log" | head -10
-  note "test_engines --gpu -e cuda -k wave,best: rc=$rc in $(( $(date +%s) - t0 )) s: $(grep -E '^test_engines: [0-9]+ passed' "$OUT/test.log" | tail -1)"
+  note "test_engines --gpu -e cuda -k wave,best,lop3v: rc=$rc in $(( $(date +%s) - t0 )) s: $(grep -E '^test_engines: [0-9]+ passed' "$OUT/test.log" | tail -1)"
   for k in 8 12; do
     (cd "$ROOT/tests" && WL_CUDA_WAVE_K=$k timeout 100 "$TE" --gpu -e cuda -k wave -r life,highlife,b0) >>"$OUT/test_k.log" 2>&1
     rc=$?
@@ -128,20 +132,37 @@ fi
 if [ "$MODE" = wave ]; then
   B=65536x65536
   export WL_CUDA_VERBOSE=1 # NVRTC compile times on stderr (bench_stderr.log)
-  bench bench.txt --engine cuda --kernel lop3v,wave --size $B --generations 1024 --runs 5 --torus
-  for k in 8 12; do
-    WL_CUDA_WAVE_K=$k bench bench.txt --engine cuda --kernel wave --size $B --generations 1024 --runs 3 --torus
-  done
-  bench bench.txt --engine cuda --kernel lop3v,wave --size $B --generations 1024 --runs 5 --bounded
-  bench bench.txt --engine cuda --kernel wave --size 65519x65521 --generations 1024 --runs 3 --torus
-  bench bench.txt --engine cuda --kernel wave --size 65519x65521 --generations 1024 --runs 3 --bounded
+  bench bench.txt --engine cuda --kernel best,lop3v,wave --size $B --generations 1024 --runs 5 --torus
+  WL_CUDA_WAVE_HC=512 bench bench.txt --engine cuda --kernel wave --size $B --generations 1024 --runs 3 --torus
+  bench bench.txt --engine cuda --kernel best,wave --size $B --generations 1024 --runs 3 --bounded
+  bench bench.txt --engine cuda --kernel best,wave --size 65519x65521 --generations 1024 --runs 3 --torus
+  bench bench.txt --engine cuda --kernel best --size 65519x65521 --generations 1024 --runs 3 --bounded
   for r in B36/S23 B2/S B34/S34 B3678/S34678 B368/S245 B3/S238; do
-    bench bench.txt --engine cuda --kernel lop3v,wave --rule $r --size $B --generations 1024 --runs 3 --torus
+    bench bench.txt --engine cuda --kernel best --rule $r --size $B --generations 1024 --runs 3 --torus
   done
-  WL_CUDA_WAVE_K=12 bench bench.txt --engine cuda --kernel wave --rule B3678/S34678 --size $B --generations 1024 --runs 3 --torus
+  bench bench.txt --engine cuda --kernel best,wave --rule B36/S23 --size $B --generations 1024 --runs 3 --bounded
+  bench bench.txt --engine cuda --kernel best --rule B34/S34 --size $B --generations 1024 --runs 3 --bounded
   bench bench.txt --engine cuda --kernel wave --size 16384x16384 --time 0.3 --runs 3 --torus --verify
-  bench bench.txt --engine cuda --kernel wave --rule B36/S23 --size 16384x16384 --time 0.3 --runs 3 --bounded --verify
   unset WL_CUDA_VERBOSE
+fi
+
+if [ "$MODE" = wavetune ]; then
+  B="--engine cuda --kernel wave --size 65536x65536 --generations 1024 --runs 3 --torus"
+  export WL_CUDA_VERBOSE=1
+  bench bench.txt $B
+  for v in "" "-DWV_UNROLL=2" "-DWV_UNROLL=1" "-DWV_UNROLL=6"; do
+    WL_CUDA_WAVE_RTC_LIFE=1 WL_CUDA_WAVE_DEFS="$v" bench bench.txt $B
+  done
+  WL_CUDA_WAVE_RTC_LIFE=1 WL_CUDA_WAVE_MINB=1 bench bench.txt $B
+  WL_CUDA_WAVE_RTC_LIFE=1 WL_CUDA_WAVE_K=12 WL_CUDA_WAVE_MINB=2 bench bench.txt $B
+  for hc in 512 1024 2048; do WL_CUDA_WAVE_HC=$hc bench bench.txt $B; done
+  unset WL_CUDA_VERBOSE
+  if command -v ncu >/dev/null; then
+    S="--section LaunchStats --section Occupancy --section WarpStateStats --section SchedulerStats --section ComputeWorkloadAnalysis --section InstructionStats"
+    timeout 200 ncu $S -k regex:k_wave_life16 -c 1 "$WL" bench $B --generations 16 --runs 1 >"$OUT/ncu.txt" 2>&1
+    timeout 200 ncu $S -k regex:k_lop3v_life -c 1 "$WL" bench --engine cuda --kernel lop3v --size 65536x65536 --generations 16 --runs 1 >>"$OUT/ncu.txt" 2>&1
+    note "ncu: $(grep -cE 'Section' "$OUT/ncu.txt") sections in ncu.txt"
+  fi
 fi
 
 # ---- benchmarks -----------------------------------------------------------------------

@@ -27,9 +27,9 @@
  *   - occupancy: __launch_bounds__ with a minimum of MINB blocks per SM caps the registers
  *     (80 for the default: 24 warps per SM).  Uncapped, nvcc used 150-255 registers and the
  *     kernel ran 15-20% slower;
- *   - fewer instructions for Life: LIFE_GENERATION below uses 10 LOP3, 2 funnel shifts and 2
- *     shuffles per 32 cells (the SASS of the hot loop has 10.3 LOP3 per row, the mask code
- *     included) where the pair logic compiles to about 13 LOP3;
+ *   - fewer instructions for Life: LIFE_GENERATION below uses 9 LOP3 (10 before the 3-gate
+ *     rule network), 2 funnel shifts and 2 shuffles per 32 cells, where the pair logic
+ *     compiles to about 13 LOP3;
  *   - a short unrolled row loop (one generation of NR rows, about 500 instructions), so the
  *     hot loop stays in the instruction cache.
  * The price is one __syncthreads per generation and four shared-memory accesses per thread
@@ -70,32 +70,32 @@
     } while (0)
 
 /* One generation of B3/S23 on rows lo..hi-1 in place in v[] (rows lo-1 and hi are read, not
- * written), 8 LOP3 per row after the horizontal sums.  With (s_j, c_j) the horizontal sum of
+ * written), 7 LOP3 per row after the horizontal sums.  With (s_j, c_j) the horizontal sum of
  * row j, the 9-cell total of row i is T = S + 2 Cs with S = s_{i-1} + s_i + s_{i+1} = x0 + 2k
  * and Cs = c_{i-1} + c_i + c_{i+1} = y1 + 2 y2 (two full adders: XOR3 and majority each), so
- * T = x0 + 2 (y1 + k) + 4 y2 and, with m = y1 + k + 2 y2:
- *   alive = T == 3 | (centre & T == 4) = x0 ? [m == 1] : centre & [m == 2];
- *   e = [m == 1] = (y1 ^ k) & ~y2                          (lut 0x14 of y1, k, y2)
- *   f = [m == 2] = y2 ? ~(y1 | k) : y1 & k                 (lut 0x42 of y1, k, y2)
- *   g = f & centre & ~x0                                   (lut 0x40 of f, centre, x0)
- *   next = (x0 & e) | g                                    (lut 0xEA of x0, e, g)
- * (checked against the rule on all 512 neighbourhoods when it was written). */
+ * T = x0 + 2m with m = k + y1 + 2 y2, and alive = T == 3 | (centre & T == 4) takes 3 LOP3
+ * (the network wl_lop3_synth finds, src/core/lop3net.c; cuda_wave.cuh explains it):
+ *   t0 = [m == 0 or m == 2]                  (lut 0x43 of k, y1, y2)
+ *   t1 = x0 ? !t0 : t0 & centre              (lut 0x2C of t0, x0, centre)
+ *   next = t1 & !(x0 & y2)                   (lut 0x70 of t1, x0, y2)
+ * It relies on a live centre never having T = 0.  Until 2026-11-22 05:50 this was a
+ * hand-placed 4-LOP3 network (an earlier search had missed the 3-gate ones that use that
+ * don't-care); all 512 neighbourhoods checked. */
 #define LIFE_GENERATION(lo, hi)                                                            \
     do {                                                                                   \
         uint32_t sa, ca, sb, cb; /* horizontal sums of rows i-1 and i */                   \
         HSUM3(v[(lo) - 1], sa, ca);                                                        \
         HSUM3(v[(lo)], sb, cb);                                                            \
         _Pragma("unroll") for (int i = (lo); i < (hi); i++) {                              \
-            uint32_t sn, cn, x0, k, y1, y2, e, f, g, n;                                    \
+            uint32_t sn, cn, x0, k, y1, y2, t0, t1, n;                                     \
             HSUM3(v[i + 1], sn, cn); /* row i+1, old value */                              \
             LOP3_ASM(x0, sa, sb, sn, 0x96);                                                \
             LOP3_ASM(k, sa, sb, sn, 0xE8);                                                 \
             LOP3_ASM(y1, ca, cb, cn, 0x96);                                                \
             LOP3_ASM(y2, ca, cb, cn, 0xE8);                                                \
-            LOP3_ASM(e, y1, k, y2, 0x14);                                                  \
-            LOP3_ASM(f, y1, k, y2, 0x42);                                                  \
-            LOP3_ASM(g, f, v[i], x0, 0x40);                                                \
-            LOP3_ASM(n, x0, e, g, 0xEA);                                                   \
+            LOP3_ASM(t0, k, y1, y2, 0x43);                                                 \
+            LOP3_ASM(t1, t0, x0, v[i], 0x2C);                                              \
+            LOP3_ASM(n, t1, x0, y2, 0x70);                                                 \
             v[i] = n;                                                                      \
             sa = sb;                                                                       \
             ca = cb;                                                                       \

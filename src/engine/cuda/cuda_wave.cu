@@ -11,11 +11,12 @@
  * normally run a kernel compiled at run time by NVRTC with the rule as a fixed LOP3 network
  * (cuda_rtc.cu); the mask kernel is the fallback when NVRTC is missing or fails.
  *
- * Chunk height.  All tasks cost the same, so the launch runs in whole waves of the GPU's
+ * Chunk height.  Tasks cost about the same, so the launch runs in waves of the GPU's
  * resident warps.  The host tries every number of chunks per strip C (up to a few waves'
- * worth) and keeps the one with the least  waves(C) x (Hc(C) + 3K): the time of the slowest
- * warp, halo and pipeline drain included (e.g. 65536^2, 69 strips, 16 resident warps per SM
- * on 132 SMs: C = 30, Hc = 2185, one wave of 2070 warps, 2% recomputed rows).
+ * worth) and keeps the one with the least  (waves(C) + 1/2) x (Hc(C) + 3K): whole waves of
+ * tasks, halo and pipeline drain included, plus half a task of tail (edge tasks run slower
+ * and SMs finish unevenly; one wave of tall chunks measured 4% slower than 9 waves of
+ * 512-row chunks, whose recomputed rows are 9%).  WL_CUDA_WAVE_HC forces a height (tuning).
  */
 #include "cuda_common.cuh"
 #include "cuda_wave.cuh"
@@ -109,7 +110,10 @@ static int64_t plan_chunk(int64_t h, int64_t strips, int64_t r, int kk) {
         int64_t hc = (h + cc - 1) / cc;
         int64_t chunks = (h + hc - 1) / hc;
         int64_t waves = (strips * chunks + r - 1) / r;
-        double cost = (double)waves * (double)(hc + 3 * kk);
+        /* + half a task: the launch's tail (edge tasks are slower, SMs finish unevenly);
+         * one wave of 4370-row chunks measured 3.23e13 against 3.35e13 for 9 waves of 512
+         * rows (H100, B3/S23, 65536^2 torus) */
+        double cost = ((double)waves + 0.5) * (double)(hc + 3 * kk);
         if (best < 0 || cost < best) {
             best = cost;
             best_hc = hc;
@@ -124,6 +128,8 @@ extern "C" wl_status wlcu_wave_step(wlcu_ctx *c) {
     int64_t strips = (int64_t)((c->nw + WV_LANES_OUT - 1) / WV_LANES_OUT);
     int64_t resident = c->wave_resident > 0 ? c->wave_resident : 1024;
     int64_t hc = plan_chunk(h, strips, resident, kk);
+    const char *force = getenv("WL_CUDA_WAVE_HC"); /* tuning: a fixed chunk height */
+    if (force && atoll(force) > 0) hc = atoll(force) < h ? atoll(force) : h;
     int64_t chunks = (h + hc - 1) / hc;
     int64_t warps = strips * chunks;
     int64_t blocks = (warps + WV_WARPS - 1) / WV_WARPS;

@@ -32,8 +32,8 @@
  * recomputed including the pipeline drain, 1-3% for the shapes the host picks), against
  * lop3v's 320/288 rows and its __syncthreads per generation.
  *
- * Per 32 cells per generation (B3/S23): 2 SHFL + 2 SHF + 10 LOP3, i.e. 12 instructions on
- * the LOP3/SHF pipe; other rules: 2 SHF + 6 LOP3 + the rule network (4..7 LOP3).
+ * Per 32 cells per generation (B3/S23): 2 SHFL + 2 SHF + 9 LOP3, i.e. 11 instructions on
+ * the LOP3/SHF pipe; other rules: 2 SHF + 6 LOP3 + the rule network (2..7 LOP3).
  * Memory: one load and (1/1.03) store per 32 cells per K generations.
  *
  * Edges (a warp-uniform branch picks the loop).  Tasks whose loaded rows and columns all lie
@@ -76,19 +76,22 @@
     } while (0)
 
 /* The next state of 32 cells from the vertical adder outputs: the 9-cell total is
- * T = x0 + 2 (k + y1) + 4 y2, ctr the cell.  rule 1: B3/S23 by hand (4 LOP3; see
- * cuda_lop3v.cu's LIFE_GENERATION for the derivation), rule 2: the macro WV_RULE(x0, k, y1,
- * y2, ctr, n) (NVRTC), rule 0: run-time masks on the planes of T. */
+ * T = x0 + 2 (k + y1) + 4 y2, ctr the cell.  rule 1: B3/S23 (3 LOP3), rule 2: the macro
+ * WV_RULE(x0, k, y1, y2, ctr, n) (NVRTC), rule 0: run-time masks on the planes of T. */
 __device__ __forceinline__ uint32_t wv_next(uint32_t x0, uint32_t k, uint32_t y1, uint32_t y2,
                                             uint32_t ctr, unsigned birth, unsigned survive,
                                             const int rule) {
     uint32_t n;
     if (rule == 1) {
-        uint32_t e, f, g;
-        WV_LOP3(e, y1, k, y2, 0x14); /* m == 1, m = y1 + k + 2 y2 */
-        WV_LOP3(f, y1, k, y2, 0x42); /* m == 2 */
-        WV_LOP3(g, f, ctr, x0, 0x40);
-        WV_LOP3(n, x0, e, g, 0xEA);
+        /* B3/S23 in 3 gates (found by wl_lop3_synth, src/core/lop3net.c; checked on all 512
+         * neighbourhoods).  With m = k + y1 + 2 y2 (T = x0 + 2m): t0 = [m == 0 or m == 2],
+         * t1 = x0 ? !t0 : t0 & ctr, n = t1 & !(x0 & y2).  x0 = 1: y2 = 0 and m != 0, 2, i.e.
+         * m == 1, T == 3; x0 = 0: ctr & (m == 0 or 2), where m == 0 cannot have a live centre
+         * (T >= ctr), so T == 4 with a live centre.  One gate fewer than lop3v's hand network. */
+        uint32_t t0, t1;
+        WV_LOP3(t0, k, y1, y2, 0x43);
+        WV_LOP3(t1, t0, x0, ctr, 0x2C);
+        WV_LOP3(n, t1, x0, y2, 0x70);
 #ifdef WV_RULE
     } else if (rule == 2) {
         WV_RULE(x0, k, y1, y2, ctr, n);
@@ -136,7 +139,8 @@ __device__ __forceinline__ uint32_t wv_load_edge(const uint32_t *__restrict__ in
 }
 
 /* One iteration of the wavefront: take row r (loaded WV_AHEAD iterations ago) and load row
- * r + WV_AHEAD (LOAD 0: the fast path's pointer; 1: wv_load_edge), run the K levels (ROWM:
+ * r + WV_AHEAD (LOAD 0: a plain pointer; 2: the same, masked by lane; 1: wv_load_edge),
+ * run the K levels (ROWM:
  * clear output rows outside [0, h); COLM: clear columns outside the grid), and store level
  * K's row once it is exact (masked to the grid's columns: a torus's partial last word is
  * computed from wrapped cells, but memory past column w - 1 must stay 0). */
@@ -148,6 +152,9 @@ __device__ __forceinline__ uint32_t wv_load_edge(const uint32_t *__restrict__ in
         a1 = a2;                                                                           \
         if (LOAD == 0) {                                                                   \
             a2 = *p;                                                                       \
+            p += nw;                                                                       \
+        } else if (LOAD == 2) {                                                            \
+            a2 = *p & lmask;                                                               \
             p += nw;                                                                       \
         } else {                                                                           \
             a2 = wv_load_edge(in, nw, w, h, torus, rl, rml, c, lmode, cw, wj, ws, wn);     \
@@ -196,9 +203,11 @@ __device__ __forceinline__ uint32_t wv_load_edge(const uint32_t *__restrict__ in
     } while (0)
 
 /* One task's rows: y0 .. y1-1 of generation K.  fast: every loaded row and column lies
- * inside the grid (plain loads, no masks); else guarded loads and, on a bounded grid, the
- * row masks in the first and last iterations (where some level's output row lies outside
- * [0, h)) and the column mask in strips that reach past the grid's sides. */
+ * inside the grid.  Plain pointer loads for those and for every task of a torus whose width
+ * is a multiple of 32; guarded loads for the sides of other tori; on a bounded grid guarded
+ * loads everywhere, row masks in the first and last iterations (where a loaded row or some
+ * level's output row lies outside [0, h)), and the column mask in strips that reach past
+ * the grid's sides. */
 __device__ __forceinline__ void wave_rows(const uint32_t *__restrict__ in,
                                           uint32_t *__restrict__ out, int64_t w, int64_t h,
                                           uint64_t nw, int torus, int64_t c, int64_t y0,
@@ -217,23 +226,6 @@ __device__ __forceinline__ void wave_rows(const uint32_t *__restrict__ in,
     int64_t t = 0;
     uint32_t *q = out + (uint64_t)y0 * nw + (uint64_t)c; /* level K's next stored row */
     uint32_t a0, a1, a2; /* rows r, r + 1, r + 2 (WV_AHEAD = 3) */
-    if (fast) {
-        const uint32_t *p = in + (uint64_t)r * nw + (uint64_t)c;
-        a0 = p[0];
-        a1 = p[nw];
-        a2 = p[2 * nw];
-        p += WV_AHEAD * nw;
-        /* unused by LOAD 0 */
-        int64_t rl = 0, rml = 0, cw = 0, wj = 0;
-        const int lmode = 1;
-        const unsigned ws = 0, wn = 0;
-        const uint32_t cm = WV_FULL, cm_st = WV_FULL;
-        WV_SEG(iters, 0, 0, 0);
-        (void)rl, (void)rml, (void)cw, (void)wj, (void)lmode, (void)ws, (void)wn, (void)cm;
-        return;
-    }
-    const uint32_t *p = in;
-    (void)p;
     int64_t rl = r, rml = torus ? wl_dmod(r, h) : r; /* the next row to load */
     int lmode = 0;
     int64_t cw = c, wj = 0;
@@ -265,14 +257,43 @@ __device__ __forceinline__ void wave_rows(const uint32_t *__restrict__ in,
     WV_NEXT_ROW(rl, rml);
     a2 = wv_load_edge(in, nw, w, h, torus, rl, rml, c, lmode, cw, wj, ws, wn);
     WV_NEXT_ROW(rl, rml);
-    if (torus) {
+    if (fast || (torus && (w & 31) == 0)) {
+        /* plain pointer loads: every lane's word is a whole word of the grid and no mask is
+         * needed; on a torus the pointer goes back to row 0 when the loads pass row h - 1
+         * (the edge tasks of a torus whose width is a multiple of 32 run this loop too, so
+         * they cost what the inner ones do) */
+        const uint32_t *p = in + (uint64_t)rml * nw + (uint64_t)cw;
+        const uint32_t lmask = WV_FULL;
+        while (t < iters) {
+            int64_t t_end = t + (h - rml); /* the iteration whose load would be row h */
+            if (t_end > iters) t_end = iters;
+            rml += t_end - t;
+            WV_SEG(t_end, 0, 0, 0);
+            if (rml == h) {
+                rml = 0;
+                p = in + (uint64_t)cw;
+            }
+        }
+        (void)lmask;
+        return;
+    }
+    const uint32_t *p = in;
+    uint32_t lmask = 0u;
+    if (torus) { /* width not a multiple of 32: window loads for the lanes at the sides */
         WV_SEG(iters, 1, 0, 0);
         return;
     }
-    /* bounded: row masks while some level's output row is < 0 (r < 2K - 1) or >= h (r > h) */
+    /* bounded: guarded loads and row masks while some level's output row is < 0 (r < 2K - 1)
+     * or >= h (r > h) or the loaded row lies outside [0, h); plain loads in between */
     int64_t t_top = 3 * kk - 1 - y0, t_bot = h + 1 - y0 + kk;
+    const int64_t t_lo = -rl, t_hi = h - rl; /* loads of rows 0 and h, counted from t = 0 */
+    if (t_top < t_lo) t_top = t_lo;
+    if (t_bot > t_hi) t_bot = t_hi;
     t_top = t_top < 0 ? 0 : t_top > iters ? iters : t_top;
     t_bot = t_bot < t_top ? t_top : t_bot > iters ? iters : t_bot;
+    /* (plain loads masked by lane in the middle segment, LOAD 2, measured slower on an H100:
+     * 2.09e13 against 2.68e13 CUpS for B3/S23 at 65536^2; not understood, so guarded loads) */
+    (void)p, (void)lmask;
     WV_SEG(t_top, 1, 1, 1);
     if (col_edge) WV_SEG(t_bot, 1, 0, 1);
     else WV_SEG(t_bot, 1, 0, 0);
