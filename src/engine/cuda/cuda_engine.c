@@ -5,8 +5,8 @@
  * (wlcuda.h), which check every CUDA call and launch.
  *
  * Kernels (the first is the default):
- *   best       the fastest kernel for the rule: lop3v for B3/S23, wave or lop3v for the
- *              other outer-totalistic rules (best_totalistic), lut6x3 otherwise;
+ *   best       the fastest kernel for the rule: lop3v for B3/S23, wave for the other
+ *              outer-totalistic rules (best_totalistic), lut6x3 otherwise;
  *   wave       wavefront temporal blocking: one warp streams a strip of rows through K
  *              register-resident generations, no shared memory (cuda_wave.cuh); rules other
  *              than B3/S23 compiled at run time by NVRTC (cuda_rtc.cu);
@@ -45,15 +45,12 @@ static const int kernel_ids[] = {-1,
                                  WLCU_K_NAIVE};
 
 /* The kernel `best` runs for an outer-totalistic rule: the fastest verified on an H100
- * (docs/BENCHMARKS.md, CUDA section "wave"): lop3v for B3/S23 (3.40e13 against wave's
- * 3.23-3.35e13); wave for the other rules on a torus whose width is a multiple of 32 (its
- * NVRTC kernels beat lop3v by 1.2-3.8x there); on bounded grids and other tori wave's edge
- * tasks are slow (B3/S23: 2.1e13 bounded, 1.9e13 odd torus), so there lop3v keeps the rules
- * it has compiled in and wave takes the others (lop3v's run-time masks: ~0.9e13). */
-static int best_totalistic(const wl_config *cfg, uint16_t birth, uint16_t survive) {
-    if (birth == 0x8 && survive == 0xC) return WLCU_K_LOP3V;
-    if (cfg->topology == WL_TOPOLOGY_TORUS && cfg->width % 32 == 0) return WLCU_K_WAVE;
-    return wlcu_lop3_variant(birth, survive) >= 0 ? WLCU_K_LOP3V : WLCU_K_WAVE;
+ * (docs/BENCHMARKS.md, CUDA section "wave", 2026-11-22 05:59 UTC): lop3v for B3/S23 (3.39e13
+ * CUpS at 65536^2 against wave's 3.32e13 on a torus, 3.37e13 / 3.21e13 bounded), wave for
+ * every other rule (its NVRTC kernels: 2.66e13-3.55e13 on a torus; B36/S23 bounded 2.70e13
+ * against lop3v's compiled-in 2.28e13; lop3v's run-time masks ~0.9e13). */
+static int best_totalistic(uint16_t birth, uint16_t survive) {
+    return birth == 0x8 && survive == 0xC ? WLCU_K_LOP3V : WLCU_K_WAVE;
 }
 
 typedef struct cuda_engine {
@@ -92,7 +89,7 @@ static wl_status cuda_create(const wl_config *cfg, const char *kernel, void **ct
         if (strcmp(kernel_names[i], kernel) == 0) id = kernel_ids[i];
     uint16_t birth = 0, survive = 0;
     int totalistic = wl_rule_is_totalistic(&cfg->rule, &birth, &survive);
-    if (id < 0) id = totalistic ? best_totalistic(cfg, birth, survive) : WLCU_K_LUT6X3;
+    if (id < 0) id = totalistic ? best_totalistic(birth, survive) : WLCU_K_LUT6X3;
     if ((id == WLCU_K_LOP3 || id == WLCU_K_LOP3V || id == WLCU_K_WAVE ||
          id == WLCU_K_BITCOUNT) &&
         !totalistic) {

@@ -18,8 +18,8 @@
  * moves one cell per generation, so after K generations rows K .. WB*NR-K-1 of lanes 1..30 are
  * exact and are the rows written.
  *
- * Why it is faster than lop3 (H100, B3/S23, 65536^2 torus: 2.14e13 -> 3.07e13 CUpS;
- * docs/BENCHMARKS.md has the steps):
+ * Why it is faster than lop3 (H100, B3/S23, 65536^2 torus: 2.14e13 -> 3.07e13 CUpS, 3.39e13
+ * with the 3-LOP3 rule network; docs/BENCHMARKS.md has the steps):
  *   - less recomputed halo: lop3 keeps a 64-row tile in one warp and updates rows 1..62 in
  *     every generation, 62 rows computed per 48 written (1.29x).  Here the default tile is
  *     8 warps x 40 rows = 320 rows, 304 written for K = 8 (1.05x), 288 for K = 16 (1.11x),

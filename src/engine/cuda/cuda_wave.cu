@@ -5,9 +5,10 @@
  * barrier) is in cuda_wave.cuh, whose essay explains the layout, the skewed levels and the
  * halo; this file picks the instance and the chunk height.
  *
- * Instances: B3/S23 with hand-placed LOP3 logic for K = 8, 12, 16 (WL_CUDA_WAVE_K picks one
- * for tuning; the default is the fastest verified on an H100, docs/BENCHMARKS.md), and a
- * run-time mask evaluator (K = 8) for every other outer-totalistic rule.  Other rules
+ * Instances: B3/S23 (3-LOP3 rule network) for K = 8, 12, 16 (WL_CUDA_WAVE_K picks one for
+ * tuning; 16 is the default: 8 and 12 measured within 1% of it on an H100, and 16 has the
+ * least halo and spills nothing), and a run-time mask evaluator (K = 8) for every other
+ * outer-totalistic rule.  Other rules
  * normally run a kernel compiled at run time by NVRTC with the rule as a fixed LOP3 network
  * (cuda_rtc.cu); the mask kernel is the fallback when NVRTC is missing or fails.
  *
@@ -15,8 +16,10 @@
  * resident warps.  The host tries every number of chunks per strip C (up to a few waves'
  * worth) and keeps the one with the least  (waves(C) + 1/2) x (Hc(C) + 3K): whole waves of
  * tasks, halo and pipeline drain included, plus half a task of tail (edge tasks run slower
- * and SMs finish unevenly; one wave of tall chunks measured 4% slower than 9 waves of
- * 512-row chunks, whose recomputed rows are 9%).  WL_CUDA_WAVE_HC forces a height (tuning).
+ * and SMs finish unevenly: one wave of tall chunks measured 3-4% slower than 7-9 waves of
+ * 512-613-row chunks, whose recomputed rows are 8-9%; e.g. 65536^2 with K = 16 and 8
+ * resident warps per SM: Hc = 613, 107 chunks, 7383 tasks in 7 waves).  WL_CUDA_WAVE_HC
+ * forces a height (tuning).
  */
 #include "cuda_common.cuh"
 #include "cuda_wave.cuh"
@@ -110,9 +113,10 @@ static int64_t plan_chunk(int64_t h, int64_t strips, int64_t r, int kk) {
         int64_t hc = (h + cc - 1) / cc;
         int64_t chunks = (h + hc - 1) / hc;
         int64_t waves = (strips * chunks + r - 1) / r;
-        /* + half a task: the launch's tail (edge tasks are slower, SMs finish unevenly);
-         * one wave of 4370-row chunks measured 3.23e13 against 3.35e13 for 9 waves of 512
-         * rows (H100, B3/S23, 65536^2 torus) */
+        /* + half a task: the launch's tail (edge tasks are slower, SMs finish unevenly).
+         * H100, B3/S23, 65536^2 torus: one wave of 4370-row chunks (the model without the
+         * half task) 3.23e13, 9 waves of 512 rows 3.35e13 (05:50 UTC); this model's choice,
+         * 7 waves of 613 rows, 3.32e13 against 3.25e13 for 512 rows (05:59 UTC) */
         double cost = ((double)waves + 0.5) * (double)(hc + 3 * kk);
         if (best < 0 || cost < best) {
             best = cost;
