@@ -78,7 +78,7 @@
  *   t0 = [m == 0 or m == 2]                  (lut 0x43 of k, y1, y2)
  *   t1 = x0 ? !t0 : t0 & centre              (lut 0x2C of t0, x0, centre)
  *   next = t1 & !(x0 & y2)                   (lut 0x70 of t1, x0, y2)
- * It relies on a live centre never having T = 0.  Until 2026-11-22 05:50 this was a
+ * It relies on a live centre never having T = 0.  Until 2026-11-22 05:55 this was a
  * hand-placed 4-LOP3 network (an earlier search had missed the 3-gate ones that use that
  * don't-care); all 512 neighbourhoods checked. */
 #define LIFE_GENERATION(lo, hi)                                                            \

@@ -115,7 +115,7 @@ static int64_t plan_chunk(int64_t h, int64_t strips, int64_t r, int kk) {
         int64_t waves = (strips * chunks + r - 1) / r;
         /* + half a task: the launch's tail (edge tasks are slower, SMs finish unevenly).
          * H100, B3/S23, 65536^2 torus: one wave of 4370-row chunks (the model without the
-         * half task) 3.23e13, 9 waves of 512 rows 3.35e13 (05:50 UTC); this model's choice,
+         * half task) 3.23e13, 9 waves of 512 rows 3.35e13 (05:55 UTC); this model's choice,
          * 7 waves of 613 rows, 3.32e13 against 3.25e13 for 512 rows (05:59 UTC) */
         double cost = ((double)waves + 0.5) * (double)(hc + 3 * kk);
         if (best < 0 || cost < best) {
