@@ -168,8 +168,8 @@ fi
 # ---- benchmarks -----------------------------------------------------------------------
 if [ "$MODE" = all ] || [ "$MODE" = bench ] || [ "$MODE" = quick ]; then
   B=65536x65536
-  bench bench.txt --engine cuda --kernel best,lop3 --size $B --generations 1024 --runs 5 --torus
-  bench bench.txt --engine cuda --kernel best,lop3 --size $B --generations 1024 --runs 5 --bounded
+  bench bench.txt --engine cuda --kernel best,wave,lop3 --size $B --generations 1024 --runs 5 --torus
+  bench bench.txt --engine cuda --kernel best,wave,lop3 --size $B --generations 1024 --runs 5 --bounded
   if [ "$MODE" != quick ]; then
     bench bench.txt --engine cuda --kernel bitcount,lut6x3,patch16 --size $B --generations 256 --runs 3 --torus
     bench bench.txt --engine cuda --kernel bitcount,lut6x3,patch16 --size $B --generations 256 --runs 3 --bounded
