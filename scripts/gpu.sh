@@ -18,6 +18,11 @@
 #          scheduler sections for wave and lop3v (ncu.txt)
 #   opencl build + the OpenCL engine's GPU run (src/engine/opencl/gpu_opencl.sh, logs in
 #          $OUT/opencl); WL_GPU_OPENCL=1 adds it to `all`
+# `all` and `test` also run the other GPU-side tests of the same build: test_rows (row
+# strips of every cuda layout), test_stream (stream:cuda, out-of-core, against ref) and the
+# NVRTC cache check (a rule compiled once, then loaded from the cache by a second process);
+# with .dev-gl/ carried (binaries built on a machine with EGL/SDL2 headers, see
+# scripts/gpu_gl.sh) `all` also runs the CUDA-OpenGL interop test and viewer comparison.
 # WL_GPU_QUICK_TEST=1 runs test_engines --quick.
 # Environment: WL_GPU_JOBS (build jobs, default 16), WL_GPU_BUILD (build dir).
 set -u
@@ -37,7 +42,7 @@ note "device: $(nvidia-smi --query-gpu=name,memory.total,clocks.max.sm,driver_ve
 t0=$(date +%s)
 if ! { cmake -S "$ROOT" -B "$BUILD" -DCMAKE_BUILD_TYPE=Release -DWL_ENABLE_CUDA=ON \
          -DWL_ENABLE_OPENCL=OFF -DWL_ENABLE_MPI=OFF -DWL_ENABLE_VIEWER=OFF &&
-       cmake --build "$BUILD" -j"$JOBS" --target warplife test_engines; } >"$OUT/build.log" 2>&1; then
+       cmake --build "$BUILD" -j"$JOBS" --target warplife test_engines test_rows test_stream; } >"$OUT/build.log" 2>&1; then
   tail -40 "$OUT/build.log"
   note "BUILD FAILED (see build.log)"
   exit 1
@@ -165,6 +170,31 @@ if [ "$MODE" = wavetune ]; then
   fi
 fi
 
+# ---- the other GPU-side tests of this build ---------------------------------------------
+if [ "$MODE" = all ] || [ "$MODE" = test ]; then
+  for t in test_rows test_stream; do
+    TB=$(find "$BUILD" -name $t -type f -perm -u+x | head -1)
+    [ -n "$TB" ] || { note "$t: not built"; continue; }
+    t0=$(date +%s)
+    (cd "$ROOT/tests" && timeout 200 "$TB") >"$OUT/$t.log" 2>&1
+    rc=$?
+    grep -E "FAIL|mismatch" "$OUT/$t.log" | head -5
+    note "$t: rc=$rc in $(( $(date +%s) - t0 )) s: $(grep -E 'passed' "$OUT/$t.log" | tail -1)"
+  done
+  # NVRTC cache: the first process compiles a rule's kernel, the second loads it
+  export WL_CACHE_DIR=$OUT/rtc-cache
+  rm -rf "$WL_CACHE_DIR"
+  "$WL" soup 1024x1024 -s 7 -q -o "$OUT/soup.rle"
+  for i in 1 2; do
+    t0=$(date +%s.%N)
+    WL_CUDA_VERBOSE=1 "$WL" run "$OUT/soup.rle" --engine cuda --kernel best --rule B36/S23 \
+      --torus 4096x4096 -m 100 >"$OUT/rtc_$i.log" 2>&1
+    rc=$?
+    note "NVRTC cache, process $i: rc=$rc, $(awk -v a="$t0" -v b="$(date +%s.%N)" 'BEGIN{printf "%.2f", b-a}') s wall; $(grep -iE 'nvrtc|cache|compiled' "$OUT/rtc_$i.log" | head -2 | tr '\n' ' ')"
+  done
+  unset WL_CACHE_DIR
+fi
+
 # ---- benchmarks -----------------------------------------------------------------------
 if [ "$MODE" = all ] || [ "$MODE" = bench ] || [ "$MODE" = quick ]; then
   B=65536x65536
@@ -195,6 +225,13 @@ fi
 OCL=$ROOT/src/engine/opencl/gpu_opencl.sh
 if [ -f "$OCL" ] && { [ "$MODE" = opencl ] || { [ "$MODE" = all ] && [ -n "${WL_GPU_OPENCL:-}" ]; }; }; then
   bash "$OCL" "$OUT/opencl" 2>&1 | tee -a "$SUMMARY" | tail -5
+fi
+
+# ---- CUDA-OpenGL interop (binaries carried in .dev-gl: the machine lacks GL headers) ----
+if [ "$MODE" = all ] && [ -x "$ROOT/.dev-gl/test_gl_interop" ]; then
+  (cd "$ROOT" && OUT="$OUT/gl" bash scripts/gpu_gl.sh .dev-gl/test_gl_interop .dev-gl/warplife \
+     .dev-gl/lib) >"$OUT/gl.log" 2>&1
+  note "gl interop: rc=$? $(grep -E 'passed|differ' "$OUT/gl.log" | tail -3 | tr '\n' ' ')"
 fi
 
 # ---- summary (last) ---------------------------------------------------------------------
