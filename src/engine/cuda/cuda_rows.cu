@@ -46,32 +46,12 @@ __global__ void k_rows_mask(uint32_t *rows, uint64_t n, uint64_t nw, uint32_t ma
         rows[i * nw + nw - 1] &= mask;
 }
 
-/* Byte layout rows y0.. (W bytes each) -> n bit rows of nw words. */
-__global__ void k_rows_bytes_to_bits(const uint8_t *bytes, uint32_t *bits, uint64_t w,
-                                     uint64_t n, uint64_t nw) {
-    for (uint64_t i = blockIdx.x * (uint64_t)blockDim.x + threadIdx.x; i < nw * n;
-         i += (uint64_t)gridDim.x * blockDim.x) {
-        uint64_t y = i / nw, j = i % nw;
-        const uint8_t *in = bytes + y * w + j * 32;
-        unsigned m = (unsigned)((w - j * 32) < 32 ? (w - j * 32) : 32);
-        uint32_t v = 0;
-        for (unsigned b = 0; b < m; b++) v |= (uint32_t)(in[b] & 1u) << b;
-        bits[i] = v;
-    }
-}
-
-/* n bit rows -> byte layout rows (only the W real cells of each row are written). */
-__global__ void k_rows_bits_to_bytes(const uint32_t *bits, uint8_t *bytes, uint64_t w,
-                                     uint64_t n, uint64_t nw) {
-    for (uint64_t i = blockIdx.x * (uint64_t)blockDim.x + threadIdx.x; i < nw * n;
-         i += (uint64_t)gridDim.x * blockDim.x) {
-        uint64_t y = i / nw, j = i % nw;
-        uint32_t v = bits[i];
-        uint8_t *out = bytes + y * w + j * 32;
-        unsigned m = (unsigned)((w - j * 32) < 32 ? (w - j * 32) : 32);
-        for (unsigned b = 0; b < m; b++) out[b] = (uint8_t)((v >> b) & 1u);
-    }
-}
+/* The byte layout's conversions are cuda_device.cu's whole-grid kernels (one thread per
+ * 32-bit word, any number of rows): a strip is a smaller grid that starts y0 rows in. */
+__global__ void k_bytes_to_bits(const uint8_t *bytes, uint32_t *bits, uint64_t w, uint64_t h,
+                                uint64_t nw);
+__global__ void k_bits_to_bytes(const uint32_t *bits, uint8_t *bytes, uint64_t w, uint64_t h,
+                                uint64_t nw);
 
 /* Patch layout -> n bit rows starting at grid row y0: one thread per output word. */
 __global__ void k_rows_patch_to_bits(const uint16_t *p, uint32_t *bits, uint64_t w, uint64_t y0,
@@ -144,7 +124,7 @@ extern "C" wl_status wlcu_store_rows(void *ctx, uint64_t y0, uint64_t n, uint64_
     uint32_t *tmp = NULL;
     WLCU_CHECK(cudaMalloc((void **)&tmp, row_bytes * (size_t)n));
     if (c->layout == WLCU_BYTES)
-        k_rows_bytes_to_bits<<<wlcu_blocks(nw * n, ROWS_THREADS), ROWS_THREADS>>>(
+        k_bytes_to_bits<<<wlcu_blocks(nw * n, ROWS_THREADS), ROWS_THREADS>>>(
             (const uint8_t *)c->cur + y0 * c->w, tmp, c->w, n, nw);
     else
         k_rows_patch_to_bits<<<wlcu_blocks(nw * n, ROWS_THREADS), ROWS_THREADS>>>(
@@ -184,7 +164,7 @@ extern "C" wl_status wlcu_load_rows(void *ctx, uint64_t y0, uint64_t n, const ui
                                  cudaMemcpyHostToDevice);
     if (e == cudaSuccess) {
         if (c->layout == WLCU_BYTES) {
-            k_rows_bits_to_bytes<<<wlcu_blocks(nw * n, ROWS_THREADS), ROWS_THREADS>>>(
+            k_bits_to_bytes<<<wlcu_blocks(nw * n, ROWS_THREADS), ROWS_THREADS>>>(
                 tmp, (uint8_t *)c->cur + y0 * c->w, c->w, n, nw);
         } else {
             uint64_t by0 = y0 / 4, nby = (y0 + n - 1) / 4 - by0 + 1;
