@@ -17,12 +17,13 @@
 #          unrolling / register caps, fixed chunk heights) and Nsight Compute's warp-state and
 #          scheduler sections for wave and lop3v (ncu.txt)
 #   opencl build + the OpenCL engine's GPU run (src/engine/opencl/gpu_opencl.sh, logs in
-#          $OUT/opencl); WL_GPU_OPENCL=1 adds it to `all`
+#          $OUT/opencl); WL_GPU_OPENCL=1 adds it to `all` and `bench`
 # `all` and `test` also run the other GPU-side tests of the same build: test_rows (row
 # strips of every cuda layout), test_stream (stream:cuda, out-of-core, against ref) and the
 # NVRTC cache check (a rule compiled once, then loaded from the cache by a second process);
 # with .dev-gl/ carried (binaries built on a machine with EGL/SDL2 headers, see
-# scripts/gpu_gl.sh) `all` also runs the CUDA-OpenGL interop test and viewer comparison.
+# scripts/gpu_gl.sh) `all` and `test` also run the CUDA-OpenGL interop test and the viewer
+# comparison.
 # WL_GPU_QUICK_TEST=1 runs test_engines --quick.
 # Environment: WL_GPU_JOBS (build jobs, default 16), WL_GPU_BUILD (build dir).
 set -u
@@ -223,12 +224,14 @@ fi
 
 # ---- the OpenCL engine's part (its own script, its own build folder) ---------------------
 OCL=$ROOT/src/engine/opencl/gpu_opencl.sh
-if [ -f "$OCL" ] && { [ "$MODE" = opencl ] || { [ "$MODE" = all ] && [ -n "${WL_GPU_OPENCL:-}" ]; }; }; then
-  bash "$OCL" "$OUT/opencl" 2>&1 | tee -a "$SUMMARY" | tail -5
+if [ -f "$OCL" ] && { [ "$MODE" = opencl ] || { [ -n "${WL_GPU_OPENCL:-}" ] &&
+                      { [ "$MODE" = all ] || [ "$MODE" = bench ]; }; }; }; then
+  # cuda `best` beside it from this script's own build (no second CUDA build)
+  WL_OPENCL_CUDA_WL=$WL bash "$OCL" "$OUT/opencl" 2>&1 | tee -a "$SUMMARY" | tail -5
 fi
 
 # ---- CUDA-OpenGL interop (binaries carried in .dev-gl: the machine lacks GL headers) ----
-if [ "$MODE" = all ] && [ -x "$ROOT/.dev-gl/test_gl_interop" ]; then
+if { [ "$MODE" = all ] || [ "$MODE" = test ]; } && [ -x "$ROOT/.dev-gl/test_gl_interop" ]; then
   (cd "$ROOT" && OUT="$OUT/gl" bash scripts/gpu_gl.sh .dev-gl/test_gl_interop .dev-gl/warplife \
      .dev-gl/lib) >"$OUT/gl.log" 2>&1
   note "gl interop: rc=$? $(grep -E 'passed|differ' "$OUT/gl.log" | tail -3 | tr '\n' ' ')"

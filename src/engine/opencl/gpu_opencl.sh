@@ -14,6 +14,7 @@
 # If the driver's ICD file is missing but libnvidia-opencl.so.1 exists, one is written under
 # /tmp and OCL_ICD_VENDORS points there.
 # Environment: WL_GPU_JOBS (build jobs, default 16), WL_OPENCL_BENCH_SIZE (default 65536x65536),
+# WL_OPENCL_CUDA_WL (a CUDA-enabled warplife for cuda `best` beside opencl: no CUDA build),
 # WL_OPENCL_WITH_CUDA=0 (build without CUDA, e.g. to try this script on a CPU with PoCL),
 # WL_OPENCL_SWEEP=0 (leave out the sweep of lop3v tile shapes).
 set -u
@@ -71,7 +72,8 @@ if ! { cmake -S "$ROOT" -B "$BUILD" -DCMAKE_BUILD_TYPE=Release -DWL_ENABLE_CUDA=
 fi
 say "build: ok in $(( $(date +%s) - t0 )) s"
 CUDA_PID=
-if [ "$CUDA_ON" = ON ] && command -v nvcc >/dev/null 2>&1; then
+WLC=${WL_OPENCL_CUDA_WL:-} # a CUDA-enabled warplife built elsewhere (scripts/gpu.sh's)
+if [ -z "$WLC" ] && [ "$CUDA_ON" = ON ] && command -v nvcc >/dev/null 2>&1; then
   { cmake -S "$ROOT" -B "$BUILD-cuda" -DCMAKE_BUILD_TYPE=Release -DWL_ENABLE_CUDA=ON \
       -DWL_ENABLE_OPENCL=OFF -DWL_ENABLE_MPI=OFF -DWL_ENABLE_VIEWER=OFF &&
     cmake --build "$BUILD-cuda" -j"$JOBS" --target warplife; } >"$OUTDIR/opencl_cuda_build.txt" 2>&1 &
@@ -98,7 +100,6 @@ say "test_opencl: rc=$? $(grep -E '^test_opencl: ' "$OUTDIR/opencl_test2.txt" | 
 grep -E "tile|FAIL" "$OUTDIR/opencl_test2.txt" | head -20 | sed 's/^/opencl:   /'
 
 # ---- benchmarks ---------------------------------------------------------------------------
-WLC=
 if [ -n "$CUDA_PID" ]; then
   if wait "$CUDA_PID"; then WLC=$(find "$BUILD-cuda" -name warplife -type f -perm -u+x | head -1)
   else tail -5 "$OUTDIR/opencl_cuda_build.txt"; say "CUDA build failed: no cuda figures"; fi
