@@ -27,6 +27,7 @@
 #include "cuda_common.cuh"
 #include "cuda_rtc_src.h" /* generated: WLCU_WIN_SRC, WLCU_WAVE_SRC */
 #include "cuda_wave.cuh"  /* WV_WARPS */
+#include "rtc_cache.h"    /* the disk cache of compiled cubins */
 
 #include <cuda.h> /* driver API types only: the functions are reached through the runtime */
 #include <dlfcn.h>
@@ -35,6 +36,7 @@
 #include <string.h>
 #include <stdlib.h>
 #include <time.h>
+#include <unistd.h> /* unlink */
 
 /* lop3net.h (wl_lop3_net) comes through wlcuda.h */
 
@@ -52,8 +54,11 @@ static struct {
     nvrtc_res (*cubin_size)(nvrtc_prog, size_t *);
     nvrtc_res (*cubin)(nvrtc_prog, char *);
     nvrtc_res (*destroy)(nvrtc_prog *);
+    nvrtc_res (*version)(int *, int *);
+    int nv_major, nv_minor; /* NVRTC's version (part of the disk cache key) */
     CUresult (*load)(CUmodule *, const void *);
     CUresult (*get_fn)(CUfunction *, CUmodule, const char *);
+    CUresult (*unload)(CUmodule);
     CUresult (*launch)(CUfunction, unsigned, unsigned, unsigned, unsigned, unsigned, unsigned,
                        unsigned, CUstream, void **, void **);
     CUresult (*occupancy)(int *, CUfunction, int, size_t);
@@ -96,9 +101,12 @@ static int api_open(void) {
     SYM(cubin_size, "nvrtcGetCUBINSize")
     SYM(cubin, "nvrtcGetCUBIN")
     SYM(destroy, "nvrtcDestroyProgram")
+    SYM(version, "nvrtcVersion")
 #undef SYM
+    if (api.version(&api.nv_major, &api.nv_minor) != 0) api.nv_major = api.nv_minor = -1;
     if (!driver_fn("cuModuleLoadData", (void **)&api.load) ||
         !driver_fn("cuModuleGetFunction", (void **)&api.get_fn) ||
+        !driver_fn("cuModuleUnload", (void **)&api.unload) ||
         !driver_fn("cuLaunchKernel", (void **)&api.launch) ||
         !driver_fn("cuOccupancyMaxActiveBlocksPerMultiprocessor", (void **)&api.occupancy))
         return 0;
@@ -246,6 +254,86 @@ static double now_s(void) {
     return (double)ts.tv_sec + 1e-9 * (double)ts.tv_nsec;
 }
 
+/* ---- the disk cache (rtc_cache.c) ---- */
+
+/* The cache directory, looked up once per process (lock held): 1 when the cache is on. */
+static int disk_state; /* 0 not looked up, 1 on, -1 off */
+static char disk_dir_s[4096];
+static int disk_dir(int verbose) {
+    if (!disk_state) {
+        char why[4096 + 64];
+        disk_state = wl_rtc_cache_dir(disk_dir_s, sizeof disk_dir_s, why, sizeof why) ? 1 : -1;
+        if (disk_state < 0 && verbose)
+            fprintf(stderr, "warplife: cuda wave: NVRTC disk cache off (%s): compiling every "
+                            "rule in every process\n", why);
+    }
+    return disk_state > 0;
+}
+
+/* The cache key: everything that decides the cubin.  The format tag changes when what
+ * cuda_rtc.cu does with the image changes (the kernel's name, its parameters); the source
+ * carries the rule network, K, the launch bounds and the embedded .cuh text; the options
+ * carry the arch (sm_XY) and any tuning defines. */
+static void rtc_key(wl_rtc_key *k, const char *src, const char *const *opts, int n_opts) {
+    char ver[96];
+    int drv = 0;
+    if (cudaDriverGetVersion(&drv) != cudaSuccess) {
+        cudaGetLastError();
+        drv = 0;
+    }
+    wl_rtc_key_init(k);
+    wl_rtc_key_add_str(k, "warplife wave_rule cubin 1: wv_rule_kernel(in, out, w, h, nw, "
+                          "torus, strips, chunks, hc, birth, survive)");
+    wl_rtc_key_add_str(k, src);
+    for (int i = 0; i < n_opts; i++) wl_rtc_key_add_str(k, opts[i]);
+    snprintf(ver, sizeof ver, "nvrtc %d.%d driver %d", api.nv_major, api.nv_minor, drv);
+    wl_rtc_key_add_str(k, ver);
+}
+
+/* Loads a cubin and finds the kernel; 1 on success (on failure no module is left loaded). */
+static int load_image(const void *img, CUfunction *fn) {
+    CUmodule mod = NULL;
+    if (api.load(&mod, img) != CUDA_SUCCESS) return 0;
+    if (api.get_fn(fn, mod, "wv_rule_kernel") != CUDA_SUCCESS) {
+        api.unload(mod);
+        return 0;
+    }
+    return 1;
+}
+
+/* Compiles src with NVRTC; *cubin (malloc'd, caller frees) and its size *n on success. */
+static wl_status nvrtc_compile(const char *src, const char *const *opts, int n_opts,
+                               char **cubin, size_t *n) {
+    *cubin = NULL;
+    *n = 0;
+    nvrtc_prog prog = NULL;
+    wl_status st = WL_OK;
+    if (api.create(&prog, src, "wave_rule.cu", 0, NULL, NULL) != 0)
+        return wl_error(WL_ERR_DEVICE, "CUDA wave: nvrtcCreateProgram failed");
+    int rc = api.compile(prog, n_opts, opts);
+    if (rc != 0) {
+        size_t n_log = 0;
+        api.log_size(prog, &n_log);
+        char *log = (char *)malloc(n_log + 1);
+        if (log) {
+            log[0] = 0;
+            api.log(prog, log);
+            log[n_log] = 0;
+        }
+        st = wl_error(WL_ERR_DEVICE, "CUDA wave: NVRTC compile error %d: %.400s", rc,
+                      log ? log : "(no log)");
+        free(log);
+    }
+    if (!st && (api.cubin_size(prog, n) != 0 || !(*cubin = (char *)malloc(*n)) ||
+                api.cubin(prog, *cubin) != 0)) {
+        free(*cubin);
+        *cubin = NULL;
+        st = wl_error(WL_ERR_DEVICE, "CUDA wave: no CUBIN from NVRTC");
+    }
+    api.destroy(&prog);
+    return st;
+}
+
 /* Compiles and loads the kernel for (c->birth, c->survive, kk); lock held. */
 static wl_status build(wlcu_ctx *c, int kk, CUfunction *fn, int *per_sm) {
     uint32_t table, care;
@@ -298,44 +386,56 @@ static wl_status build(wlcu_ctx *c, int kk, CUfunction *fn, int *per_sm) {
     for (char *tok = strtok(defs, " "); tok && n_opts < 8; tok = strtok(NULL, " "))
         opts[n_opts++] = tok;
     double t0 = now_s();
-    nvrtc_prog prog = NULL;
-    wl_status st = WL_OK;
-    if (api.create(&prog, src, "wave_rule.cu", 0, NULL, NULL) != 0) {
-        free(src);
-        return wl_error(WL_ERR_DEVICE, "CUDA wave: nvrtcCreateProgram failed");
-    }
-    int rc = api.compile(prog, n_opts, opts);
-    if (rc != 0) {
-        size_t n = 0;
-        api.log_size(prog, &n);
-        char *log = (char *)malloc(n + 1);
-        if (log) {
-            log[0] = 0;
-            api.log(prog, log);
-            log[n] = 0;
+    wl_rtc_key key;
+    rtc_key(&key, src, opts, n_opts);
+    char path[4096 + 64];
+    int disk = disk_dir(c->verbose) && wl_rtc_cache_path(disk_dir_s, &key, path, sizeof path);
+    int cached = 0;
+    if (disk) {
+        size_t n_img = 0;
+        void *img = wl_rtc_cache_read(path, &key, &n_img);
+        if (img) {
+            cached = load_image(img, fn);
+            if (!cached) { /* a verified file the driver rejects: drop it, compile afresh */
+                unlink(path);
+                if (c->verbose)
+                    fprintf(stderr, "warplife: cuda wave: the driver rejected cached %s; "
+                                    "recompiling\n", path);
+            }
+            free(img);
         }
-        st = wl_error(WL_ERR_DEVICE, "CUDA wave: NVRTC compile error %d: %.400s", rc,
-                      log ? log : "(no log)");
-        free(log);
     }
-    char *cubin = NULL;
-    size_t n_cubin = 0;
-    if (!st && (api.cubin_size(prog, &n_cubin) != 0 || !(cubin = (char *)malloc(n_cubin)) ||
-                api.cubin(prog, cubin) != 0))
-        st = wl_error(WL_ERR_DEVICE, "CUDA wave: no CUBIN from NVRTC");
-    api.destroy(&prog);
+    if (!cached) {
+        char *cubin = NULL;
+        size_t n_cubin = 0;
+        wl_status st = nvrtc_compile(src, opts, n_opts, &cubin, &n_cubin);
+        if (!st && !load_image(cubin, fn))
+            st = wl_error(WL_ERR_DEVICE, "CUDA wave: loading the NVRTC module failed");
+        /* only an image this driver has just loaded is written to the disk cache */
+        if (!st && disk && !wl_rtc_cache_write(path, &key, cubin, n_cubin) && c->verbose)
+            fprintf(stderr, "warplife: cuda wave: could not write the NVRTC cache entry %s\n",
+                    path);
+        free(cubin);
+        if (st) {
+            free(src);
+            return st;
+        }
+    }
     free(src);
-    CUmodule mod = NULL;
-    if (!st && (api.load(&mod, cubin) != CUDA_SUCCESS ||
-                api.get_fn(fn, mod, "wv_rule_kernel") != CUDA_SUCCESS))
-        st = wl_error(WL_ERR_DEVICE, "CUDA wave: loading the NVRTC module failed");
-    free(cubin);
-    if (!st && api.occupancy(per_sm, *fn, 32 * WV_WARPS, 0) != CUDA_SUCCESS) *per_sm = 1;
-    if (!st && c->verbose)
-        fprintf(stderr, "warplife: cuda wave: B/S masks 0x%x/0x%x: %d-gate %s network, NVRTC "
-                        "compile + load %.3f s, %d blocks per SM\n",
-                c->birth, c->survive, net.n, from, now_s() - t0, *per_sm);
-    return st;
+    if (api.occupancy(per_sm, *fn, 32 * WV_WARPS, 0) != CUDA_SUCCESS) *per_sm = 1;
+    if (c->verbose) {
+        double dt = now_s() - t0;
+        if (cached)
+            fprintf(stderr, "warplife: cuda wave: B/S masks 0x%x/0x%x K %d: %d-gate %s network, "
+                            "loaded from cache %s in %.3f s, %d blocks per SM\n",
+                    c->birth, c->survive, kk, net.n, from, path, dt, *per_sm);
+        else
+            fprintf(stderr, "warplife: cuda wave: B/S masks 0x%x/0x%x K %d: %d-gate %s network, "
+                            "compiled in %.3f s (NVRTC + load; %s%s), %d blocks per SM\n",
+                    c->birth, c->survive, kk, net.n, from, dt,
+                    disk ? "cached as " : "disk cache off", disk ? path : "", *per_sm);
+    }
+    return WL_OK;
 }
 
 extern "C" wl_status wlcu_rtc_wave(wlcu_ctx *c, int kk, void **fn, int *per_sm) {
