@@ -2,7 +2,7 @@
  * test_rtc_cache.c - the on-disk cache of NVRTC-compiled kernels (src/engine/cuda/rtc_cache.c)
  * without a GPU: the key (same parts, same key; any changed byte or moved part boundary, a
  * different key), the directory rules (WL_CACHE_DIR, "off", XDG_CACHE_HOME, HOME, mode 0700,
- * an impossible directory), and entries: a random payload written and read back byte for
+ * a group/world-writable directory refused, an impossible directory), and entries: a random payload written and read back byte for
  * byte, then rejected after every kind of damage (each header byte flipped, random payload
  * bytes flipped, truncations, an appended byte, a foreign key), overwritten atomically with
  * no temporary file left behind.  Everything happens under a fresh mkdtemp directory.
@@ -135,6 +135,12 @@ static void test_dir(const char *root) {
     WL_CHECK(strcmp(dir, want) == 0, "dir %s, want %s", dir, want);
     WL_CHECK(stat(want, &st) == 0 && S_ISDIR(st.st_mode) && (st.st_mode & 0777) == 0700,
              "%s not made with mode 0700", want);
+    chmod(want, 0777); /* others could plant a cubin: refused */
+    WL_CHECK(!wl_rtc_cache_dir(dir, sizeof dir, why, sizeof why), "world-writable dir accepted");
+    chmod(want, 0720);
+    WL_CHECK(!wl_rtc_cache_dir(dir, sizeof dir, why, sizeof why), "group-writable dir accepted");
+    chmod(want, 0755);
+    WL_CHECK(wl_rtc_cache_dir(dir, sizeof dir, why, sizeof why), "0755 dir refused: %s", why);
     setenv("WL_CACHE_DIR", "off", 1);
     WL_CHECK(!wl_rtc_cache_dir(dir, sizeof dir, why, sizeof why), "WL_CACHE_DIR=off is on");
     WL_CHECK(strstr(why, "off") != NULL, "reason for off: %s", why);

@@ -23,8 +23,9 @@
  * one, or the complete new one.  No fsync: a file cut short by a crash fails verification.
  *
  * Directory: $WL_CACHE_DIR ("off" disables the cache), else $XDG_CACHE_HOME/warplife, else
- * $HOME/.cache/warplife, made with mode 0700.  Every failure here is silent (the caller
- * notes it under verbose) and only means compiling again.
+ * $HOME/.cache/warplife, made with mode 0700; refused when it belongs to another user or
+ * others may write to it (a planted cubin would run on the GPU).  Every failure here is
+ * silent (the caller notes it under verbose) and only means compiling again.
  */
 #define _POSIX_C_SOURCE 200809L
 #include "rtc_cache.h"
@@ -142,6 +143,14 @@ int wl_rtc_cache_dir(char *dir, size_t cap, char *why, size_t why_cap) {
     }
     if (access(dir, W_OK | X_OK) != 0) {
         say(why, why_cap, "directory %s is not writable", dir);
+        return 0;
+    }
+    /* a cached cubin runs on the GPU as is: a directory someone else can write to could be
+     * planted with one (the checksum only catches damage), so such a directory is refused */
+    struct stat st;
+    if (stat(dir, &st) != 0 || st.st_uid != geteuid() || (st.st_mode & (S_IWGRP | S_IWOTH))) {
+        say(why, why_cap, "directory %s is not private (another owner, or group/other "
+                          "writable)", dir);
         return 0;
     }
     return 1;

@@ -31,7 +31,8 @@ void wl_rtc_key_add_str(wl_rtc_key *k, const char *s);
  * (XDG_CACHE_HOME absolute), else $HOME/.cache/warplife; created (parents too) with mode
  * 0700 when missing.  Writes it to dir (cap bytes) and returns 1; returns 0 when the cache
  * is off (WL_CACHE_DIR=off), no directory can be named (no HOME) or made, or it is not a
- * writable directory, with the reason in why (why_cap bytes; why may be NULL). */
+ * writable directory of the effective user that group and others cannot write to, with the
+ * reason in why (why_cap bytes; why may be NULL). */
 int wl_rtc_cache_dir(char *dir, size_t cap, char *why, size_t why_cap);
 
 /* The entry file of key k in dir: "<dir>/wave-<32 hex digits>.cubin".  Returns 1, or 0
