@@ -252,8 +252,32 @@ static void remove_tree(const char *path) {
     }
 }
 
-int main(void) {
+/* --garble PATH (a device check, not a test): replaces the payload of the entry at PATH by
+ * random bytes under the same key with a valid checksum, i.e. an entry that passes
+ * verification and that the driver must reject (cuda_rtc.cu then deletes and recompiles). */
+static int garble(const char *path) {
+    size_t n = 0;
+    unsigned char *file = slurp(path, &n);
+    if (!file || n <= HDR) {
+        fprintf(stderr, "test_rtc_cache: %s is no cache entry\n", path);
+        free(file);
+        return 1;
+    }
+    wl_rtc_key k = {{0, 0}};
+    for (int i = 0; i < 8; i++) {
+        k.h[0] |= (uint64_t)file[8 + i] << (8 * i);
+        k.h[1] |= (uint64_t)file[16 + i] << (8 * i);
+    }
+    for (size_t i = HDR; i < n; i++) file[i] = (unsigned char)next_rand();
+    int ok = wl_rtc_cache_write(path, &k, file + HDR, n - HDR);
+    free(file);
+    fprintf(stderr, "test_rtc_cache: %s %s\n", path, ok ? "garbled" : "could not be rewritten");
+    return !ok;
+}
+
+int main(int argc, char **argv) {
     rng = wl_test_seed() | 1;
+    if (argc == 3 && strcmp(argv[1], "--garble") == 0) return garble(argv[2]);
     const char *tmp = getenv("TMPDIR");
     char root[256]; /* short: the paths built under it must fit in 1024 bytes */
     snprintf(root, sizeof root, "%s/wl-rtc-cache-XXXXXX", tmp && *tmp ? tmp : "/tmp");
