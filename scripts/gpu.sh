@@ -43,7 +43,7 @@ note "device: $(nvidia-smi --query-gpu=name,memory.total,clocks.max.sm,driver_ve
 t0=$(date +%s)
 if ! { cmake -S "$ROOT" -B "$BUILD" -DCMAKE_BUILD_TYPE=Release -DWL_ENABLE_CUDA=ON \
          -DWL_ENABLE_OPENCL=OFF -DWL_ENABLE_MPI=OFF -DWL_ENABLE_VIEWER=OFF &&
-       cmake --build "$BUILD" -j"$JOBS" --target warplife test_engines test_rows test_stream; } >"$OUT/build.log" 2>&1; then
+       cmake --build "$BUILD" -j"$JOBS" --target warplife test_engines test_rows test_stream test_rtc_cache; } >"$OUT/build.log" 2>&1; then
   tail -40 "$OUT/build.log"
   note "BUILD FAILED (see build.log)"
   exit 1
@@ -182,16 +182,27 @@ if [ "$MODE" = all ] || [ "$MODE" = test ]; then
     grep -E "FAIL|mismatch" "$OUT/$t.log" | head -5
     note "$t: rc=$rc in $(( $(date +%s) - t0 )) s: $(grep -E 'passed' "$OUT/$t.log" | tail -1)"
   done
-  # NVRTC cache: the first process compiles a rule's kernel, the second loads it
+  # NVRTC disk cache: a rule compiled by one process is loaded by the next; a corrupted
+  # entry (checksum) or one the driver rejects (test_rtc_cache --garble) is recompiled;
+  # WL_CACHE_DIR=off compiles.  Every run's population must equal the cpu engine's.
   export WL_CACHE_DIR=$OUT/rtc-cache
   rm -rf "$WL_CACHE_DIR"
   "$WL" soup 1024x1024 -s 7 -q -o "$OUT/soup.rle"
-  for i in 1 2; do
+  RUN=(run "$OUT/soup.rle" --rule B36/S23 --torus 4096x4096 -m 1000 --popcount -q)
+  want=$("$WL" "${RUN[@]}" --engine cpu 2>&1)
+  TRC=$(find "$BUILD" -name test_rtc_cache -type f -perm -u+x | head -1)
+  for step in first second flipped garbled off; do
+    f=$(ls "$WL_CACHE_DIR"/*.cubin 2>/dev/null | head -1)
+    case $step in
+      flipped) [ -n "$f" ] && printf Z | dd of="$f" bs=1 seek=4000 conv=notrunc 2>/dev/null ;;
+      garbled) [ -n "$f" ] && [ -n "$TRC" ] && "$TRC" --garble "$f" >/dev/null 2>&1 ;;
+    esac
     t0=$(date +%s.%N)
-    WL_CUDA_VERBOSE=1 "$WL" run "$OUT/soup.rle" --engine cuda --kernel best --rule B36/S23 \
-      --torus 4096x4096 -m 100 >"$OUT/rtc_$i.log" 2>&1
+    got=$( { [ $step = off ] && export WL_CACHE_DIR=off; WL_CUDA_VERBOSE=1 "$WL" "${RUN[@]}" \
+             --engine cuda --kernel best; } 2>"$OUT/rtc_$step.log")
     rc=$?
-    note "NVRTC cache, process $i: rc=$rc, $(awk -v a="$t0" -v b="$(date +%s.%N)" 'BEGIN{printf "%.2f", b-a}') s wall; $(grep -iE 'nvrtc|cache|compiled' "$OUT/rtc_$i.log" | head -2 | tr '\n' ' ')"
+    same=no; [ "$got" = "$want" ] && same=yes
+    note "NVRTC cache, $step run: rc=$rc, population as cpu: $same, $(awk -v a="$t0" -v b="$(date +%s.%N)" 'BEGIN{printf "%.2f", b-a}') s wall; $(grep -iE 'compiled in|loaded from|rejected|cache' "$OUT/rtc_$step.log" | head -2 | cut -c1-160 | tr '\n' ' ')"
   done
   unset WL_CACHE_DIR
 fi
