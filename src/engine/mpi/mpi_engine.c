@@ -329,6 +329,16 @@ static wl_status setup(mpi_ctx *c, const wl_engine_ops *inner) {
     if (err != MPI_SUCCESS) return mpi_fail(err, "communicator set-up");
     wl_status s = settings(c, inner);
     if (s) return s;
+    /* An inner engine that cannot run here (cuda without a GPU) makes the engine
+     * unavailable on every rank, before anything is allocated for it. */
+    if (inner->probe && (s = inner->probe()) != WL_OK) {
+        char why[256];
+        snprintf(why, sizeof why, "%s", wl_last_error());
+        s = wl_error(WL_ERR_UNAVAILABLE, "mpi engine: inner engine '%s' cannot run here: %s",
+                     c->inner_name, why);
+    }
+    s = agree(c, s, "the inner engine's probe");
+    if (s) return s;
     int device = c->cfg.device;
     if (strcmp(c->inner_name, "cuda") == 0 && (s = pick_device(c, &device))) return s;
     mpi_band_of(c, c->rank, &c->r0, &c->rows);
