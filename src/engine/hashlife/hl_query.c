@@ -1,7 +1,8 @@
 /*
  * hl_query.c - what HashLife answers about its quadtree without stepping it: exact
  * population and bounding box (wl_bigint, any size), conversion from and to dense patterns,
- * single cells, and rendering a view.
+ * single cells, and rendering a view (zoomed out at any origin in time linear in the
+ * distinct nodes seen: see the essay above hl_render's part, "---- rendering").
  *
  * Every query walks the shared DAG once per distinct node: populations of nodes up to
  * level 30 (which fit in 62 bits) are cached per node in popcache (filled on demand, reset
@@ -401,11 +402,148 @@ wl_status hl_set_cell(void *ctx, int64_t x, int64_t y, int alive) {
 
 /* ---- rendering --------------------------------------------------------------------------- */
 
+/*
+ * Rendering a view.  At zoom >= 0 a cell covers 2^zoom x 2^zoom pixels: the walk descends to
+ * the leaves that meet the view and paints their live cells.  At zoom < 0 a pixel is a block
+ * of 2^s x 2^s cells (s = -zoom), lit when any cell of the block is alive; the blocks of the
+ * view start at (v->x + m 2^s, v->y + l 2^s) for whole m, l: the pixel grid's lines.
+ *
+ * Nodes bigger than a pixel (level k > s) are split into their children as usual; the walk
+ * visits O(view area / pixel area) such positions.  A node of level k <= s is at most one
+ * pixel wide, so at most one vertical and one horizontal grid line cross it and it touches
+ * at most 2 x 2 pixels.  Where does the line cross?  Nodes of level k sit at multiples of
+ * 2^k and the lines at v->x + m 2^s, with 2^k dividing 2^s, so the vertical line crosses
+ * EVERY level-k node at the same offset
+ *
+ *     cx_k = v->x mod 2^k   (a floor modulo: v->x & (2^k - 1) in two's complement),
+ *
+ * 0 meaning that no line crosses (the node starts on a line); likewise cy_k.  Hence "which
+ * of the four parts of node n cut at (cx_k, cy_k) hold a live cell" (4 bits, part (qx, qy)
+ * is bit 2 qy + qx, qx = 0 left of the cut, 1 right of it; with cx_k = 0 everything is on
+ * the right) depends on the node alone during one render, and is memoised per node index
+ * in a small map that lives for one call (the level is fixed by the node; no node is made
+ * or collected while rendering, so indices stay valid).
+ *
+ * The bits of a level-k node come from its children's: the cut falls in the left column of
+ * children when cx_k < 2^(k-1) (at offset cx_k) and in the right one otherwise (at offset
+ * cx_k - 2^(k-1)); either way the offset inside the child is cx_k mod 2^(k-1) = cx_{k-1},
+ * so the children of that column answer with their own memoised bits, whose qx is the
+ * node's.  A child of the other column lies wholly on one side (qx = its column), and a
+ * child in neither the cut column nor the cut row contributes "any live cell" = child is
+ * not the canonical empty node, without being visited.  A leaf answers with four masks.  A
+ * node crossed by no line (cx_k = cy_k = 0) answers "non-empty" at once, so aligned views
+ * cost what they did.
+ *
+ * The walk then paints a node of level k <= s in O(1): each set bit lights the pixel that
+ * holds the part's first cell.  The total work is O(view positions of nodes bigger than a
+ * pixel + distinct nodes of level <= s below them), where the earlier renderer, which only
+ * stopped at nodes inside one pixel, split every node straddling a grid line down to the
+ * leaves and so paid for the length of all grid lines in cells (minutes to hours for a
+ * breeder at generation 2^40 viewed at an unaligned origin).
+ *
+ * Coordinates are __int128 (roots up to level 120); the cuts are below 2^62 (s <= 62).
+ */
+
+#define HL_RENDER_MAX_SHIFT 62 /* zoom >= -62: a pixel is at most 2^62 cells wide */
+
+/* A map from node index to the 4 part bits, open addressing, grown at load 1/2. */
+typedef struct part_map {
+    uint32_t *keys; /* 0 = empty slot (no node has index 0) */
+    uint8_t *vals;
+    uint32_t mask, used;
+} part_map;
+
+static uint32_t part_slot(uint32_t k, uint32_t mask) { return (k * 2654435761u) & mask; }
+
+static int part_map_init(part_map *m, uint32_t slots) {
+    m->mask = slots - 1;
+    m->used = 0;
+    m->keys = calloc(slots, sizeof *m->keys);
+    m->vals = malloc(slots);
+    return m->keys && m->vals;
+}
+
+static void part_map_free(part_map *m) {
+    free(m->keys);
+    free(m->vals);
+}
+
+/* The stored bits of node k, or -1. */
+static int part_map_get(const part_map *m, uint32_t k) {
+    for (uint32_t i = part_slot(k, m->mask); m->keys[i]; i = (i + 1) & m->mask)
+        if (m->keys[i] == k) return m->vals[i];
+    return -1;
+}
+
+/* Stores the bits of node k (not yet in the map); 0 when out of memory. */
+static int part_map_put(part_map *m, uint32_t k, uint8_t bits) {
+    if ((m->used + 1) * 2 > m->mask + 1) {
+        part_map n; /* node indices < 2^28 (HL_INDEX_BITS): the size stays below 2^30 */
+        if (!part_map_init(&n, 2 * (m->mask + 1))) {
+            part_map_free(&n);
+            return 0;
+        }
+        for (uint32_t i = 0; i <= m->mask; i++)
+            if (m->keys[i]) part_map_put(&n, m->keys[i], m->vals[i]);
+        part_map_free(m);
+        *m = n;
+    }
+    uint32_t i = part_slot(k, m->mask);
+    while (m->keys[i]) i = (i + 1) & m->mask;
+    m->keys[i] = k;
+    m->vals[i] = bits;
+    m->used++;
+    return 1;
+}
+
 typedef struct render_job {
     const wl_view *v;
     uint32_t *rgba;
     int shift; /* cells per pixel = 2^shift when zoom < 0, else 0 */
+    /* zoom < 0: where the grid lines cut a node of level k (see above), k <= shift */
+    uint64_t cutx[HL_RENDER_MAX_SHIFT + 1], cuty[HL_RENDER_MAX_SHIFT + 1];
+    part_map parts;
+    int failed; /* out of memory in the map */
 } render_job;
+
+/* Part bits of a leaf cut at (cx, cy), both in 0..7. */
+static unsigned leaf_parts(uint64_t b, uint64_t cx, uint64_t cy) {
+    const uint64_t cols = ((1ull << cx) - 1) * 0x0101010101010101ull; /* columns x < cx */
+    const uint64_t rows = (1ull << (8 * cy)) - 1;                    /* rows y < cy */
+    return (unsigned)((b & cols & rows) != 0) | (unsigned)((b & ~cols & rows) != 0) << 1 |
+           (unsigned)((b & cols & ~rows) != 0) << 2 | (unsigned)((b & ~cols & ~rows) != 0) << 3;
+}
+
+/* Part bits of node n (level k <= shift) cut at (cutx[k], cuty[k]); 0 after a failure. */
+static unsigned node_parts(hl_ctx *h, render_job *j, uint32_t n, int k) {
+    if (n == h->empty[k]) return 0;
+    const uint64_t cx = j->cutx[k], cy = j->cuty[k];
+    if (cx == 0 && cy == 0) return 8; /* no line crosses: all in part (1, 1) */
+    if (k == HL_LEAF_LEVEL) return leaf_parts(hl_leaf_bits(h, n), cx, cy);
+    int memo = part_map_get(&j->parts, n);
+    if (memo >= 0) return (unsigned)memo;
+    const uint64_t half = 1ull << (k - 1);
+    const unsigned colc = cx >= half, rowc = cy >= half; /* the children the lines cross */
+    unsigned out = 0;
+    for (unsigned i = 0; i < 4; i++) {
+        unsigned ix = i & 1, iy = i >> 1;
+        uint32_t c = h->nodes[n].c[i];
+        if (c == h->empty[k - 1]) continue;
+        if (ix != colc && iy != rowc) {
+            out |= 1u << (2 * iy + ix); /* wholly in one part */
+            continue;
+        }
+        unsigned b = node_parts(h, j, c, k - 1);
+        for (unsigned q = 0; q < 4; q++) {
+            if (!(b >> q & 1)) continue;
+            unsigned qx = ix == colc ? (q & 1) : ix, qy = iy == rowc ? (q >> 1) : iy;
+            out |= 1u << (2 * qy + qx);
+        }
+    }
+    if (j->failed) return 0;
+    if (!part_map_put(&j->parts, n, (uint8_t)out)) j->failed = 1;
+    return out;
+}
 
 static void light(const render_job *j, i128 cx, i128 cy) {
     const wl_view *v = j->v;
@@ -418,23 +556,25 @@ static void light(const render_job *j, i128 cx, i128 cy) {
             for (i128 px = xa; px < xb; px++)
                 j->rgba[(size_t)py * v->width + (size_t)px] = v->alive;
     } else {
-        i128 px = dx >> j->shift, py = dy >> j->shift;
+        i128 px = dx >> j->shift, py = dy >> j->shift; /* arithmetic shift: floor */
         if (px >= 0 && py >= 0 && px < v->width && py < v->height)
             j->rgba[(size_t)py * v->width + (size_t)px] = v->alive;
     }
 }
 
-static void render_node(hl_ctx *h, const render_job *j, uint32_t n, int k, i128 x, i128 y,
+static void render_node(hl_ctx *h, render_job *j, uint32_t n, int k, i128 x, i128 y,
                         i128 vx1, i128 vy1) {
-    if (n == h->empty[k]) return;
+    if (n == h->empty[k] || j->failed) return;
     i128 size = (i128)1 << k;
     const wl_view *v = j->v;
     if (x + size <= v->x || y + size <= v->y || x >= vx1 || y >= vy1) return;
-    /* a node inside one pixel lights it */
-    if (v->zoom < 0 && k <= j->shift &&
-        ((x - v->x) >> j->shift) == ((x + size - 1 - v->x) >> j->shift) &&
-        ((y - v->y) >> j->shift) == ((y + size - 1 - v->y) >> j->shift)) {
-        light(j, x, y);
+    if (v->zoom < 0 && k <= j->shift) {
+        /* at most 2 x 2 pixels: light those whose part holds a live cell */
+        unsigned b = node_parts(h, j, n, k);
+        for (unsigned q = 0; q < 4; q++)
+            if (b >> q & 1)
+                light(j, x + ((q & 1) ? (i128)j->cutx[k] : 0),
+                      y + ((q >> 1) ? (i128)j->cuty[k] : 0));
         return;
     }
     if (k == HL_LEAF_LEVEL) {
@@ -453,19 +593,38 @@ wl_status hl_render(void *ctx, const wl_view *v, uint32_t *rgba) {
     hl_ctx *h = ctx;
     if (h->root_level > HL_POS_MAX_LEVEL)
         return wl_error(WL_ERR_TOO_BIG, "hashlife: universe too wide to render");
-    if (v->zoom < -62 || v->zoom > 30)
+    if (v->zoom < -HL_RENDER_MAX_SHIFT || v->zoom > 30)
         return wl_error(WL_ERR_INVALID, "hashlife: zoom %d out of range", v->zoom);
     for (size_t i = 0; i < (size_t)v->width * v->height; i++) rgba[i] = v->dead;
-    render_job j = {v, rgba, v->zoom < 0 ? -v->zoom : 0};
+    render_job *j = malloc(sizeof *j);
+    if (!j) return wl_error(WL_ERR_NOMEM, "hashlife: out of memory (render)");
+    j->v = v;
+    j->rgba = rgba;
+    j->shift = v->zoom < 0 ? -v->zoom : 0;
+    j->failed = 0;
+    for (int k = 0; k <= j->shift; k++) {
+        uint64_t mask = (1ull << k) - 1; /* floor modulo 2^k of a two's complement value */
+        j->cutx[k] = (uint64_t)v->x & mask;
+        j->cuty[k] = (uint64_t)v->y & mask;
+    }
+    enum { PART_MAP_SLOTS = 1024 }; /* first size; grows by doubling */
+    if (!part_map_init(&j->parts, PART_MAP_SLOTS)) {
+        part_map_free(&j->parts);
+        free(j);
+        return wl_error(WL_ERR_NOMEM, "hashlife: out of memory (render)");
+    }
     i128 vx1, vy1;
     if (v->zoom >= 0) {
         vx1 = v->x + (((i128)v->width + ((i128)1 << v->zoom) - 1) >> v->zoom);
         vy1 = v->y + (((i128)v->height + ((i128)1 << v->zoom) - 1) >> v->zoom);
     } else {
-        vx1 = v->x + ((i128)v->width << j.shift);
-        vy1 = v->y + ((i128)v->height << j.shift);
+        vx1 = v->x + ((i128)v->width << j->shift);
+        vy1 = v->y + ((i128)v->height << j->shift);
     }
     i128 half = (i128)1 << (h->root_level - 1);
-    render_node(h, &j, h->root, h->root_level, -half, -half, vx1, vy1);
-    return WL_OK;
+    render_node(h, j, h->root, h->root_level, -half, -half, vx1, vy1);
+    int failed = j->failed;
+    part_map_free(&j->parts);
+    free(j);
+    return failed ? wl_error(WL_ERR_NOMEM, "hashlife: out of memory (render)") : WL_OK;
 }
