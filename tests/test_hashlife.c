@@ -12,7 +12,11 @@
  *    cells, and malformed files;
  *  - a memory limit that forces garbage collection mid-run (same answer), one too small
  *    (WL_ERR_NOMEM, universe unchanged), interruption through cfg->poll (consistent
- *    universe at the reported generation), B0 refused, cell access and rendering.
+ *    universe at the reported generation), B0 refused, cell access and rendering;
+ *  - zoomed-out rendering at origins on no pixel grid: random soups (near the origin and
+ *    2^44 away) against a naive rendering and the snapshot renderer; a 2^T-wide lattice
+ *    (T up to 56, the case that was exponential before) against its exact image at zooms
+ *    down to -40; the Gosper gun at 30 * 2^20 against itself one zoom finer.
  *
  * Usage: test_hashlife [--quick]   (WL_TEST_QUICK=1 = --quick: fewer random cases)
  */
@@ -558,6 +562,269 @@ static void b0_and_cells(void) {
     wl_universe_free(u);
 }
 
+/* ---- zoomed-out rendering at unaligned origins ----------------------------------------- */
+
+static int64_t floor_div(int64_t a, int64_t b) { /* b > 0 */
+    return a / b - (a % b < 0);
+}
+
+/* Random views around a stepped random soup placed near the origin or far from it (up to
+ * +-2^44): zooms -8..2 with origins on no particular grid, odd and even sizes, each compared
+ * pixel by pixel with a naive rendering of the stored pattern's live cells (a pixel is lit
+ * iff one of them falls in its block) and with the snapshot renderer (src/render). */
+static void render_unaligned(void) {
+    wl_rule life;
+    wl_rule_life(&life);
+    int patterns = quick ? 3 : 8, views = quick ? 25 : 60;
+    uint32_t *img = malloc(80 * 80 * sizeof *img), *want = malloc(80 * 80 * sizeof *want),
+             *snapimg = malloc(80 * 80 * sizeof *snapimg);
+    int64_t(*live)[2] = NULL;
+    for (int pi = 0; pi < patterns && img && want && snapimg; pi++) {
+        wl_universe *u = make_hl(&life, 0);
+        if (!u) break;
+        int far = pi & 1;
+        int64_t ox = far ? (int64_t)(wl_splitmix64(&rng) % (1ull << 45)) - (1ll << 44) : 0;
+        int64_t oy = far ? (int64_t)(wl_splitmix64(&rng) % (1ull << 45)) - (1ll << 44) : 0;
+        int side = 20 + (int)(wl_splitmix64(&rng) % 100);
+        wl_pattern *p = wl_pattern_new();
+        wl_rect r = {ox - (int64_t)(wl_splitmix64(&rng) % 64), oy - (int64_t)(wl_splitmix64(&rng) % 64),
+                     (uint64_t)side, (uint64_t)(side + (int)(wl_splitmix64(&rng) % 31))};
+        WL_CHECK_OK(wl_pattern_random(p, &r, 0.05 + 0.4 * (double)(wl_splitmix64(&rng) % 100) / 100,
+                                      wl_splitmix64(&rng)));
+        WL_CHECK_OK(wl_universe_load(u, p, NULL));
+        WL_CHECK_OK(wl_universe_step(u, wl_splitmix64(&rng) % 60));
+        wl_pattern *st = NULL;
+        wl_snapshot *snap = NULL;
+        WL_CHECK_OK(wl_universe_store(u, &st));
+        wl_rect b;
+        if (!st || !wl_pattern_bounds(st, &b)) goto next; /* died out: nothing to draw */
+        WL_CHECK_OK(wl_pattern_snapshot(st, &snap));
+        /* the live cells, once */
+        size_t n = 0;
+        free(live);
+        live = malloc(wl_pattern_population(st) * sizeof *live);
+        if (!live) goto next;
+        for (int64_t y = b.y; y < b.y + (int64_t)b.h; y++)
+            for (int64_t x = b.x; x < b.x + (int64_t)b.w; x++)
+                if (wl_pattern_get(st, x, y)) {
+                    live[n][0] = x;
+                    live[n][1] = y;
+                    n++;
+                }
+        int bad = 0;
+        for (int vi = 0; vi < views; vi++) {
+            wl_view v;
+            v.zoom = 2 - (int)(wl_splitmix64(&rng) % 11); /* 2..-8, mostly zoomed out */
+            int sh = v.zoom < 0 ? -v.zoom : 0;
+            v.width = 1 + (uint32_t)(wl_splitmix64(&rng) % 80);
+            v.height = 1 + (uint32_t)(wl_splitmix64(&rng) % 80);
+            v.alive = 0xFFFFFFFFu;
+            v.dead = 0xFF000000u;
+            /* a cell of the pattern's box (or near it) lands on a random pixel, at a random
+             * place inside that pixel's block */
+            int64_t span = (int64_t)1 << sh;
+            int64_t fx = b.x - 8 + (int64_t)(wl_splitmix64(&rng) % (b.w + 16));
+            int64_t fy = b.y - 8 + (int64_t)(wl_splitmix64(&rng) % (b.h + 16));
+            if (v.zoom >= 0) {
+                v.x = fx - (int64_t)(wl_splitmix64(&rng) % ((v.width >> v.zoom) + 1));
+                v.y = fy - (int64_t)(wl_splitmix64(&rng) % ((v.height >> v.zoom) + 1));
+            } else {
+                v.x = fx - (int64_t)(wl_splitmix64(&rng) % ((uint64_t)v.width * span));
+                v.y = fy - (int64_t)(wl_splitmix64(&rng) % ((uint64_t)v.height * span));
+            }
+            size_t np = (size_t)v.width * v.height;
+            for (size_t i = 0; i < np; i++) want[i] = v.dead;
+            for (size_t i = 0; i < n; i++) {
+                int64_t px, py;
+                if (v.zoom >= 0) {
+                    int64_t cx = live[i][0] - v.x, cy = live[i][1] - v.y;
+                    if (cx < 0 || cy < 0) continue;
+                    for (int64_t yy = cy << v.zoom; yy < (cy + 1) << v.zoom; yy++)
+                        for (int64_t xx = cx << v.zoom; xx < (cx + 1) << v.zoom; xx++)
+                            if (xx < v.width && yy < v.height)
+                                want[(size_t)yy * v.width + (size_t)xx] = v.alive;
+                    continue;
+                }
+                px = floor_div(live[i][0] - v.x, span);
+                py = floor_div(live[i][1] - v.y, span);
+                if (px >= 0 && py >= 0 && px < v.width && py < v.height)
+                    want[(size_t)py * v.width + (size_t)px] = v.alive;
+            }
+            WL_CHECK_OK(wl_universe_render(u, &v, img));
+            WL_CHECK_OK(wl_snapshot_render(snap, &v, snapimg));
+            int same = memcmp(img, want, np * sizeof *img) == 0;
+            int same_snap = memcmp(snapimg, want, np * sizeof *img) == 0;
+            WL_CHECK(same, "unaligned render: pattern %d view %d: origin (%lld, %lld) zoom %d "
+                     "%ux%u differs from the naive rendering", pi, vi, (long long)v.x,
+                     (long long)v.y, v.zoom, v.width, v.height);
+            WL_CHECK(same_snap, "unaligned render: the snapshot renderer differs at (%lld, "
+                     "%lld) zoom %d %ux%u", (long long)v.x, (long long)v.y, v.zoom, v.width,
+                     v.height);
+            if (!same && ++bad > 3) break;
+        }
+    next:
+        wl_snapshot_free(snap);
+        wl_pattern_free(st);
+        wl_pattern_free(p);
+        wl_universe_free(u);
+    }
+    free(live);
+    free(img);
+    free(want);
+    free(snapimg);
+}
+
+/* Whether [lo, hi) contains a value congruent to r modulo 16. */
+static int has_residue(int64_t lo, int64_t hi, int64_t r) {
+    if (lo >= hi) return 0;
+    int64_t first = lo + ((r - lo) % 16 + 16) % 16;
+    return first < hi;
+}
+
+/* The case that made the former renderer split nodes down to the leaves along every pixel
+ * grid line: a square 2^T cells wide (T = 20..56) filled with a lattice of period 16 (one
+ * live cell per 16 x 16 tile, at a random place), written as a macrocell file of T - 2
+ * lines, rendered at zooms -1..-40 from origins on no grid.  The expected image is exact: a
+ * pixel is lit iff its block, cut to the square, holds a column and a row of the lattice.
+ * Before, a view 48 pixels wide at zoom -30 walked about 2^36 cells of grid line. */
+static void render_dense_square(void) {
+    char dir[] = "/tmp/test_hashlife_sq_XXXXXX";
+    if (!mkdtemp(dir)) {
+        WL_CHECK(0, "mkdtemp failed");
+        return;
+    }
+    char path[256];
+    snprintf(path, sizeof path, "%s/sq.mc", dir);
+    wl_rule life;
+    wl_rule_life(&life);
+    uint32_t *img = malloc(48 * 48 * sizeof *img);
+    for (int rep = 0; rep < (quick ? 2 : 5) && img; rep++) {
+        int T = 20 + (int)(wl_splitmix64(&rng) % 37);
+        int a = (int)(wl_splitmix64(&rng) % 8), bb = (int)(wl_splitmix64(&rng) % 8);
+        int q4 = (int)(wl_splitmix64(&rng) % 4), qr = (int)(wl_splitmix64(&rng) % 4);
+        /* lines: 1 leaf, 2 level 4 (the leaf in quadrant q4), 3.. levels 5..T (four copies),
+         * then a level T+1 root with the square in quadrant qr */
+        char *text = malloc(64 * (size_t)(T + 4));
+        if (!text) break;
+        int len = sprintf(text, "[M2] (test)\n#R B3/S23\n");
+        for (int y = 0; y <= bb; y++) {
+            for (int x = 0; x <= a && y == bb; x++) text[len++] = x == a ? '*' : '.';
+            text[len++] = '$';
+        }
+        text[len++] = '\n';
+        len += sprintf(text + len, "4 %d %d %d %d\n", q4 == 0, q4 == 1, q4 == 2, q4 == 3);
+        for (int k = 5; k <= T; k++) {
+            int c = k - 3; /* the line of level k - 1 */
+            len += sprintf(text + len, "%d %d %d %d %d\n", k, c, c, c, c);
+        }
+        int sq = T - 2; /* the square's line */
+        len += sprintf(text + len, "%d %d %d %d %d\n", T + 1, qr == 0 ? sq : 0, qr == 1 ? sq : 0,
+                       qr == 2 ? sq : 0, qr == 3 ? sq : 0);
+        write_text(path, text);
+        free(text);
+        wl_universe *u = make_hl(&life, 0);
+        if (!u) break;
+        WL_CHECK_OK(wl_universe_load_file(u, path, NULL));
+        /* the root (level T + 1) is centred on the origin */
+        int64_t side = (int64_t)1 << T;
+        int64_t x0 = -side + (qr & 1) * side, y0 = -side + (qr >> 1) * side;
+        int64_t rx = x0 + (q4 & 1) * 8 + a, ry = y0 + (q4 >> 1) * 8 + bb; /* a lattice cell */
+        uint64_t tiles = (uint64_t)1 << (2 * (T - 4));
+        WL_CHECK(pop_u64(u) == (T < 36 ? tiles : UINT64_MAX), "dense square: population");
+        int bad = 0;
+        for (int vi = 0; vi < (quick ? 30 : 80); vi++) {
+            int s = 1 + (int)(wl_splitmix64(&rng) % 40);
+            if (vi % 3 == 0) s = 10 + (int)(wl_splitmix64(&rng) % 7); /* -10..-16 often */
+            wl_view v = {0, 0, -s, 1 + (uint32_t)(wl_splitmix64(&rng) % 48),
+                         1 + (uint32_t)(wl_splitmix64(&rng) % 48), 0xFFFFFFFFu, 0xFF000000u};
+            int64_t span = (int64_t)1 << s;
+            /* a corner or edge point of the square, or any point of it, on a random pixel */
+            int64_t fx = x0 + (int64_t)(wl_splitmix64(&rng) % 3) * (side / 2);
+            int64_t fy = y0 + (int64_t)(wl_splitmix64(&rng) % 3) * (side / 2);
+            if (vi % 4 == 1) {
+                fx = x0 + (int64_t)(wl_splitmix64(&rng) % (uint64_t)side);
+                fy = y0 + (int64_t)(wl_splitmix64(&rng) % (uint64_t)side);
+            }
+            v.x = fx - (int64_t)(wl_splitmix64(&rng) % ((uint64_t)v.width * (uint64_t)span));
+            v.y = fy - (int64_t)(wl_splitmix64(&rng) % ((uint64_t)v.height * (uint64_t)span));
+            WL_CHECK_OK(wl_universe_render(u, &v, img));
+            int same = 1;
+            for (uint32_t py = 0; py < v.height; py++) {
+                int64_t ylo = v.y + (int64_t)py * span, yhi = ylo + span;
+                ylo = ylo > y0 ? ylo : y0;
+                yhi = yhi < y0 + side ? yhi : y0 + side;
+                int rowhit = has_residue(ylo, yhi, ry);
+                for (uint32_t px = 0; px < v.width; px++) {
+                    int64_t xlo = v.x + (int64_t)px * span, xhi = xlo + span;
+                    xlo = xlo > x0 ? xlo : x0;
+                    xhi = xhi < x0 + side ? xhi : x0 + side;
+                    int on = rowhit && has_residue(xlo, xhi, rx);
+                    if (img[py * v.width + px] != (on ? v.alive : v.dead)) same = 0;
+                }
+            }
+            WL_CHECK(same, "dense square 2^%d: view (%lld, %lld) zoom %d %ux%u differs", T,
+                     (long long)v.x, (long long)v.y, v.zoom, v.width, v.height);
+            if (!same && ++bad > 3) break;
+        }
+        wl_universe_free(u);
+    }
+    free(img);
+    unlink(path);
+    rmdir(dir);
+}
+
+/* The Gosper gun at generation 30 * 2^20 (its glider stream 7.8 million cells long),
+ * rendered at zooms -10..-16 from unaligned origins: each image must be the OR of the 2 x 2
+ * pixel groups of the image at one zoom finer from the same origin (blocks halve exactly). */
+static void render_gun_zooms(void) {
+    wl_pattern *p = NULL;
+    WL_CHECK_OK(wl_pattern_read_mem(gun_rle, strlen(gun_rle), "gun", &p));
+    wl_rule life;
+    wl_rule_life(&life);
+    wl_universe *u = p ? make_hl(&life, 0) : NULL;
+    enum { W = 61, H = 47 }; /* odd sizes */
+    uint32_t *img = malloc(W * H * sizeof *img), *fine = malloc(4 * W * H * sizeof *fine);
+    if (u && img && fine) {
+        WL_CHECK_OK(wl_universe_load(u, p, NULL));
+        WL_CHECK_OK(wl_universe_step(u, 30ull << 20));
+        wl_bigint bx[4];
+        bounds_of(u, bx);
+        int64_t xmax = big_i64(&bx[2]), ymax = big_i64(&bx[3]);
+        int lit_total = 0;
+        for (int s = 10; s <= 16; s++) {
+            int64_t span = (int64_t)1 << s;
+            /* somewhere along the glider stream, which runs from the gun to (xmax, ymax) */
+            int64_t t = (int64_t)(wl_splitmix64(&rng) % 1000);
+            wl_view v = {xmax / 1000 * t - (int64_t)(wl_splitmix64(&rng) % (W * span)),
+                         ymax / 1000 * t - (int64_t)(wl_splitmix64(&rng) % (H * span)), -s, W, H,
+                         0xFFFFFFFFu, 0xFF000000u};
+            wl_view vf = v;
+            vf.zoom = -(s - 1);
+            vf.width = 2 * W;
+            vf.height = 2 * H;
+            WL_CHECK_OK(wl_universe_render(u, &v, img));
+            WL_CHECK_OK(wl_universe_render(u, &vf, fine));
+            int same = 1;
+            for (int py = 0; py < H; py++)
+                for (int px = 0; px < W; px++) {
+                    int on = 0;
+                    for (int d = 0; d < 4; d++)
+                        on |= fine[(size_t)(2 * py + (d >> 1)) * vf.width + 2 * px + (d & 1)] ==
+                              v.alive;
+                    lit_total += on;
+                    if (img[py * W + px] != (on ? v.alive : v.dead)) same = 0;
+                }
+            WL_CHECK(same, "gun at 30*2^20: zoom %d at (%lld, %lld) is not the OR of zoom %d",
+                     -s, (long long)v.x, (long long)v.y, -(s - 1));
+        }
+        WL_CHECK(lit_total > 0, "gun at 30*2^20: the views along the stream show gliders");
+    }
+    free(img);
+    free(fine);
+    wl_universe_free(u);
+    wl_pattern_free(p);
+}
+
 int main(int argc, char **argv) {
     for (int i = 1; i < argc; i++)
         if (strcmp(argv[i], "--quick") == 0) quick = 1;
@@ -575,5 +842,8 @@ int main(int argc, char **argv) {
     memory_limit();
     interruption();
     b0_and_cells();
+    render_unaligned();
+    render_dense_square();
+    render_gun_zooms();
     return wl_test_finish("test_hashlife");
 }

@@ -441,6 +441,9 @@ wl_status hl_set_cell(void *ctx, int64_t x, int64_t y, int alive) {
  * leaves and so paid for the length of all grid lines in cells (minutes to hours for a
  * breeder at generation 2^40 viewed at an unaligned origin).
  *
+ * The one node not at a multiple of its size is the root, centred on the origin: the walk
+ * starts at its four children.
+ *
  * Coordinates are __int128 (roots up to level 120); the cuts are below 2^62 (s <= 62).
  */
 
@@ -621,8 +624,14 @@ wl_status hl_render(void *ctx, const wl_view *v, uint32_t *rgba) {
         vx1 = v->x + ((i128)v->width << j->shift);
         vy1 = v->y + ((i128)v->height << j->shift);
     }
-    i128 half = (i128)1 << (h->root_level - 1);
-    render_node(h, j, h->root, h->root_level, -half, -half, vx1, vy1);
+    /* The root (level L) is centred on the origin, at -2^(L-1): not a multiple of 2^L, so
+     * the cut offsets above do not hold for it; its children (at -2^(L-1) and 0) are. */
+    int L = h->root_level; /* >= 4: a root is never a lone leaf */
+    i128 half = (i128)1 << (L - 1);
+    if (h->root != h->empty[L])
+        for (int i = 0; i < 4; i++)
+            render_node(h, j, h->nodes[h->root].c[i], L - 1, -half + (i & 1) * half,
+                        -half + (i >> 1) * half, vx1, vy1);
     int failed = j->failed;
     part_map_free(&j->parts);
     free(j);
