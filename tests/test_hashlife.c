@@ -729,8 +729,9 @@ static void render_dense_square(void) {
         int64_t side = (int64_t)1 << T;
         int64_t x0 = -side + (qr & 1) * side, y0 = -side + (qr >> 1) * side;
         int64_t rx = x0 + (q4 & 1) * 8 + a, ry = y0 + (q4 >> 1) * 8 + bb; /* a lattice cell */
-        uint64_t tiles = (uint64_t)1 << (2 * (T - 4));
-        WL_CHECK(pop_u64(u) == (T < 36 ? tiles : UINT64_MAX), "dense square: population");
+        /* one live cell per 16 x 16 tile: 4^(T - 4) (beyond 2^64 pop_u64 says UINT64_MAX) */
+        uint64_t tiles = T < 36 ? (uint64_t)1 << (2 * (T - 4)) : UINT64_MAX;
+        WL_CHECK(pop_u64(u) == tiles, "dense square: population");
         int bad = 0;
         for (int vi = 0; vi < (quick ? 30 : 80); vi++) {
             int s = 1 + (int)(wl_splitmix64(&rng) % 40);
