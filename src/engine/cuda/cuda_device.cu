@@ -146,23 +146,9 @@ __global__ void k_bits_to_patch(const uint32_t *bits, uint16_t *p, uint64_t w, u
     }
 }
 
-__global__ void k_patch_to_bits(const uint16_t *p, uint32_t *bits, uint64_t w, uint64_t h,
-                                uint64_t nw, uint64_t bw) {
-    for (uint64_t i = blockIdx.x * (uint64_t)blockDim.x + threadIdx.x; i < nw * h;
-         i += (uint64_t)gridDim.x * blockDim.x) {
-        uint64_t y = i / nw, j = i % nw;
-        uint32_t v = 0;
-        for (unsigned k = 0; k < 8; k++) {
-            uint64_t bx = j * 8 + k;
-            if (bx >= bw) break;
-            unsigned nib = (p[(y / 4) * bw + bx] >> (4 * (y % 4))) & 15u;
-            v |= (uint32_t)nib << (4 * k);
-        }
-        uint64_t x0 = j * 32;
-        if (w - x0 < 32) v &= (1u << (unsigned)(w - x0)) - 1u;
-        bits[i] = v;
-    }
-}
+/* patches -> bits: one thread per 32-bit word; cuda_rows.cu's row strips use it too. */
+__global__ void k_rows_patch_to_bits(const uint16_t *p, uint32_t *bits, uint64_t w, uint64_t y0,
+                                     uint64_t n, uint64_t nw, uint64_t bw);
 
 extern "C" wl_status wlcu_bits_to_layout(wlcu_ctx *c, const uint32_t *bits, void *dst) {
     uint64_t nw = (c->w + 31) / 32;
@@ -187,8 +173,8 @@ extern "C" wl_status wlcu_layout_to_bits(wlcu_ctx *c, const void *src, uint32_t 
                                                               c->h, nw);
         WLCU_CHECK_LAUNCH("bytes_to_bits");
     } else if (c->layout == WLCU_PATCH) {
-        k_patch_to_bits<<<wlcu_blocks(nw * c->h, 256), 256>>>((const uint16_t *)src, bits, c->w,
-                                                              c->h, nw, c->bw);
+        k_rows_patch_to_bits<<<wlcu_blocks(nw * c->h, 256), 256>>>(
+            (const uint16_t *)src, bits, c->w, 0, c->h, nw, c->bw);
         WLCU_CHECK_LAUNCH("patch_to_bits");
     } else if (bits != src) {
         WLCU_CHECK(cudaMemcpy(bits, src, c->buf_bytes, cudaMemcpyDeviceToDevice));

@@ -53,7 +53,8 @@ __global__ void k_bytes_to_bits(const uint8_t *bytes, uint32_t *bits, uint64_t w
 __global__ void k_bits_to_bytes(const uint32_t *bits, uint8_t *bytes, uint64_t w, uint64_t h,
                                 uint64_t nw);
 
-/* Patch layout -> n bit rows starting at grid row y0: one thread per output word. */
+/* Patch layout -> n bit rows starting at grid row y0: one thread per output word (also the
+ * whole-grid conversion of cuda_device.cu, with y0 = 0 and n = H). */
 __global__ void k_rows_patch_to_bits(const uint16_t *p, uint32_t *bits, uint64_t w, uint64_t y0,
                                      uint64_t n, uint64_t nw, uint64_t bw) {
     for (uint64_t i = blockIdx.x * (uint64_t)blockDim.x + threadIdx.x; i < nw * n;
