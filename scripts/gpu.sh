@@ -80,7 +80,7 @@ if [ "$MODE" = all ] || [ "$MODE" = test ] || [ "$MODE" = quick ]; then
 fi
 
 # ---- lop3v: tests and benchmarks of the vertically stacked kernel against lop3 -----------
-LOP3V_SHAPES="40x8x8p 32x8x8m 32x16x8m 32x8x16m 40x8x16r 40x16x8 48x8x16"
+LOP3V_SHAPES="40x8x8p 32x8x8m 32x16x8m 32x8x16m 40x8x16r 40x16x8 48x8x16 40x24x16 32x32x16 40x16x16"
 if [ "$MODE" = lop3v ]; then
   t0=$(date +%s)
   (cd "$ROOT/tests" && timeout 200 "$TE" --gpu -e cuda -k best,lop3,lop3v) >"$OUT/test.log" 2>&1

@@ -50,7 +50,7 @@
 #define V_MINB 3         /* default: blocks per SM to make room for (8 warps x 3: 80 registers) */
 #define V_K 8            /* default generations per launch (K <= 32: garbage stays in lanes 0, 31) */
 #define V_NR_MAX 48      /* the largest NR compiled */
-#define V_WB_MAX 16      /* the largest WB compiled (shared exchange buffer size) */
+#define V_WB_MAX 32      /* the largest WB compiled (shared exchange buffer size) */
 #define V_LANES_OUT 30   /* lanes 1..30 are written */
 
 /* d = the 3-input logic function with truth table `lut` of a, b, c (one LOP3): bit
@@ -205,6 +205,11 @@ LOP3V_KERNEL_SHAPE(k_lop3v_life_32x8x16m, M(3), M(2) | M(3), 1, 32, 8, 16, 4)
 LOP3V_KERNEL_SHAPE(k_lop3v_life_40x8x16r, M(3), M(2) | M(3), 1, 40, 8, 16, 3)
 LOP3V_KERNEL_SHAPE(k_lop3v_life_40x16x8, M(3), M(2) | M(3), 1, 40, 16, 8, 1)
 LOP3V_KERNEL_SHAPE(k_lop3v_life_48x8x16, M(3), M(2) | M(3), 1, 48, 8, 16, 2)
+/* Taller tiles: one block of 16-32 warps per SM (the register cap then comes from the block
+ * size alone: 65536 / (32 * WB) registers), 2K recomputed rows out of WB * NR. */
+LOP3V_KERNEL_SHAPE(k_lop3v_life_40x24x16, M(3), M(2) | M(3), 1, 40, 24, 16, 1)
+LOP3V_KERNEL_SHAPE(k_lop3v_life_32x32x16, M(3), M(2) | M(3), 1, 32, 32, 16, 1)
+LOP3V_KERNEL_SHAPE(k_lop3v_life_40x16x16, M(3), M(2) | M(3), 1, 40, 16, 16, 1)
 
 static const struct {
     const char *name;
@@ -218,6 +223,9 @@ static const struct {
     {"40x8x16r", 40, 8, 16, k_lop3v_life_40x8x16r},
     {"40x16x8", 40, 16, 8, k_lop3v_life_40x16x8},
     {"48x8x16", 48, 8, 16, k_lop3v_life_48x8x16},
+    {"40x24x16", 40, 24, 16, k_lop3v_life_40x24x16},
+    {"32x32x16", 32, 32, 16, k_lop3v_life_32x32x16},
+    {"40x16x16", 40, 16, 16, k_lop3v_life_40x16x16},
 };
 #define N_SHAPES ((int)(sizeof life_shapes / sizeof life_shapes[0]))
 
