@@ -9,7 +9,6 @@
 #include "internal.h"
 #include "wltest.h"
 
-#include <dirent.h>
 #include <stdlib.h>
 #include <string.h>
 #include <sys/stat.h>
@@ -409,17 +408,6 @@ static void test_gzip(unsigned long long seed) {
     wl_pattern_free(p);
 }
 
-/* Number of entries in a directory other than . and .. */
-static int dir_entries(const char *dir) {
-    DIR *d = opendir(dir);
-    int n = 0;
-    if (!d) return -1;
-    for (struct dirent *e; (e = readdir(d));)
-        if (strcmp(e->d_name, ".") && strcmp(e->d_name, "..")) n++;
-    closedir(d);
-    return n;
-}
-
 static void test_files(unsigned long long seed) {
     char dir[] = "/tmp/wl_test_io_dir_XXXXXX";
     WL_CHECK(mkdtemp(dir) != NULL, "mkdtemp");
@@ -449,18 +437,19 @@ static void test_files(unsigned long long seed) {
         WL_CHECK_OK(wl_pattern_write_file(p, path, exts[i].fmt, -1));
         unlink(path);
     }
-    WL_CHECK(dir_entries(dir) == 0, "files left in %s", dir);
+    WL_CHECK(wl_test_dir_entries(dir) == 0, "files left in %s", dir);
     /* Writing into a missing directory fails and leaves nothing behind. */
     snprintf(path, sizeof path, "%s/missing/p.rle", dir);
     WL_CHECK(wl_pattern_write_file(p, path, WL_FORMAT_AUTO, -1) != WL_OK, "missing dir");
     WL_CHECK(strstr(wl_last_error(), "missing") != NULL, "message: %s", wl_last_error());
-    WL_CHECK(dir_entries(dir) == 0, "missing dir: files left");
+    WL_CHECK(wl_test_dir_entries(dir) == 0, "missing dir: files left");
     /* Renaming onto a directory fails after the data was written: the temporary file is
      * removed. */
     snprintf(path, sizeof path, "%s/sub", dir);
     mkdir(path, 0700);
     WL_CHECK(wl_write_file_atomic(path, "abc", 3) == WL_ERR_IO, "rename onto a directory");
-    WL_CHECK(dir_entries(dir) == 1, "rename failure left %d entries", dir_entries(dir));
+    WL_CHECK(wl_test_dir_entries(dir) == 1, "rename failure left %d entries",
+             wl_test_dir_entries(dir));
     rmdir(path);
     /* wl_read_file: contents, NUL terminator, missing files. */
     snprintf(path, sizeof path, "%s/data", dir);

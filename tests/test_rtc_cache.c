@@ -78,16 +78,6 @@ static int rejected(const char *path, const wl_rtc_key *k) {
     return p == NULL && n == 0;
 }
 
-static int entries_in(const char *dir) { /* files in dir, . and .. excluded */
-    DIR *d = opendir(dir);
-    int n = 0;
-    if (!d) return -1;
-    for (struct dirent *e; (e = readdir(d));)
-        if (strcmp(e->d_name, ".") && strcmp(e->d_name, "..")) n++;
-    closedir(d);
-    return n;
-}
-
 static void test_key(void) {
     wl_rtc_key a, b;
     char src[256];
@@ -185,7 +175,8 @@ static void test_entries(const char *root) {
     WL_CHECK(wl_rtc_cache_write(path, &k, pay, n), "write failed");
     WL_CHECK(reads_back(path, &k, pay, n), "payload of %zu bytes did not read back", n);
     WL_CHECK(rejected(path, &other), "read with another key");
-    WL_CHECK(entries_in(dir) == 1, "%d files after one write (temporary left?)", entries_in(dir));
+    WL_CHECK(wl_test_dir_entries(dir) == 1, "%d files after one write (temporary left?)",
+             wl_test_dir_entries(dir));
     size_t fn = 0;
     unsigned char *file = slurp(path, &fn);
     WL_CHECK(file && fn == n + HDR, "file of %zu bytes for %zu of payload", fn, n);
@@ -223,7 +214,8 @@ static void test_entries(const char *root) {
     for (size_t i = 0; i < n; i++) pay[i] = (unsigned char)next_rand();
     WL_CHECK(wl_rtc_cache_write(path, &k, pay, n), "overwrite failed");
     WL_CHECK(reads_back(path, &k, pay, n), "overwritten payload did not read back");
-    WL_CHECK(entries_in(dir) == 1, "%d files after overwrite", entries_in(dir));
+    WL_CHECK(wl_test_dir_entries(dir) == 1, "%d files after overwrite",
+             wl_test_dir_entries(dir));
     /* writes that cannot happen fail cleanly */
     WL_CHECK(!wl_rtc_cache_write(path, &k, pay, 0), "an empty payload was written");
     char nodir[1300];

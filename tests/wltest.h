@@ -36,6 +36,22 @@ static unsigned long wl_test_passed, wl_test_failed;
                  wl_last_error());                                                          \
     } while (0)
 
+#ifdef _POSIX_C_SOURCE
+#include <dirent.h>
+#include <string.h>
+/* For tests that define _POSIX_C_SOURCE: the number of entries in a directory other than
+ * . and .., or -1 if it cannot be opened (temporary files left behind, cache entries). */
+static inline int wl_test_dir_entries(const char *dir) {
+    DIR *d = opendir(dir);
+    int n = 0;
+    if (!d) return -1;
+    for (struct dirent *e; (e = readdir(d));)
+        if (strcmp(e->d_name, ".") && strcmp(e->d_name, "..")) n++;
+    closedir(d);
+    return n;
+}
+#endif
+
 static inline int wl_test_finish(const char *name) {
     printf("%s: %lu passed, %lu failed\n", name, wl_test_passed, wl_test_failed);
     return wl_test_failed ? 1 : 0;

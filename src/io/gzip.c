@@ -24,6 +24,15 @@ int wl_is_gzip(const void *data, size_t len) {
 /* Chunk for zlib calls: avail_in/avail_out are 32-bit. */
 #define GZ_CHUNK ((size_t)1 << 30)
 
+/* Hands zlib the next chunk of the input once it has used up the last one. */
+static void gz_feed(z_stream *z, const unsigned char **in, size_t *in_left) {
+    if (z->avail_in || !*in_left) return;
+    z->next_in = (unsigned char *)(uintptr_t)*in;
+    z->avail_in = (uInt)(*in_left < GZ_CHUNK ? *in_left : GZ_CHUNK);
+    *in += z->avail_in;
+    *in_left -= z->avail_in;
+}
+
 wl_status wl_gunzip(const void *data, size_t len, const char *name, char **out,
                     size_t *out_len) {
     uint64_t cap_limit = wl_physical_memory() / 4;
@@ -42,12 +51,7 @@ wl_status wl_gunzip(const void *data, size_t len, const char *name, char **out,
     size_t in_left = len;
     int r = Z_OK;
     for (;;) {
-        if (z.avail_in == 0 && in_left) {
-            z.next_in = (unsigned char *)(uintptr_t)in;
-            z.avail_in = (uInt)(in_left < GZ_CHUNK ? in_left : GZ_CHUNK);
-            in += z.avail_in;
-            in_left -= z.avail_in;
-        }
+        gz_feed(&z, &in, &in_left);
         if (n == cap) {
             if (cap >= cap_limit) {
                 st = wl_error(WL_ERR_TOO_BIG, "%s: inflated data larger than %llu bytes", name,
@@ -112,12 +116,7 @@ wl_status wl_gzip(const void *data, size_t len, char **out, size_t *out_len) {
     size_t in_left = len;
     int r = Z_OK;
     while (buf && r != Z_STREAM_END && r != Z_STREAM_ERROR) {
-        if (z.avail_in == 0 && in_left) {
-            z.next_in = (unsigned char *)(uintptr_t)in;
-            z.avail_in = (uInt)(in_left < GZ_CHUNK ? in_left : GZ_CHUNK);
-            in += z.avail_in;
-            in_left -= z.avail_in;
-        }
+        gz_feed(&z, &in, &in_left);
         if (n == cap) {
             char *nb = cap > SIZE_MAX / 2 ? NULL : realloc(buf, cap * 2);
             if (!nb) {

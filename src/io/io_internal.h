@@ -84,6 +84,8 @@ wl_status wl_io_store_comments(wl_pattern *p, wl_iobuf *comments);
 /* Length of the line starting at s[pos] (up to, not including, '\n'; a '\r' before the
  * '\n' is excluded too). */
 size_t wl_io_line_len(const char *s, size_t len, size_t pos);
+/* The start of the line after the one holding pos (just past its '\n'), or len. */
+size_t wl_io_next_line(const char *s, size_t len, size_t pos);
 
 /* Parses a signed decimal integer at s[*pos] (after optional spaces); returns 0 if there
  * is none or it overflows (then *overflow is set to 1 when it was digits). */

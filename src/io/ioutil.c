@@ -141,6 +141,11 @@ size_t wl_io_line_len(const char *s, size_t len, size_t pos) {
     return n;
 }
 
+size_t wl_io_next_line(const char *s, size_t len, size_t pos) {
+    const char *nl = pos < len ? memchr(s + pos, '\n', len - pos) : NULL;
+    return nl ? (size_t)(nl - s) + 1 : len;
+}
+
 int wl_io_parse_i64(const char *s, size_t end, size_t *pos, int64_t *out, int *overflow) {
     size_t i = *pos;
     while (i < end && (s[i] == ' ' || s[i] == '\t')) i++;

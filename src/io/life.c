@@ -108,9 +108,7 @@ wl_status wl_life105_read(const char *s, size_t len, const char *name, wl_patter
             if (e) goto done;
             row++;
         }
-        pos += wl_io_line_len(s, len, pos);
-        while (pos < len && s[pos] != '\n') pos++;
-        if (pos < len) pos++;
+        pos = wl_io_next_line(s, len, pos);
     }
     e = wl_io_store_comments(p, &comments);
 done:
@@ -157,9 +155,7 @@ wl_status wl_life106_read(const char *s, size_t len, const char *name, wl_patter
                 goto done;
             }
         }
-        pos += wl_io_line_len(s, len, pos);
-        while (pos < len && s[pos] != '\n') pos++;
-        if (pos < len) pos++;
+        pos = wl_io_next_line(s, len, pos);
     }
     e = wl_io_store_comments(p, &comments);
 done:

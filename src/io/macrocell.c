@@ -368,9 +368,7 @@ wl_status wl_macrocell_read(const char *s, size_t len, const char *name, wl_patt
                                wl_io_describe(c, n, 0, what));
             goto done;
         }
-        pos += wl_io_line_len(s, len, pos);
-        while (pos < len && s[pos] != '\n') pos++;
-        if (pos < len) pos++;
+        pos = wl_io_next_line(s, len, pos);
     }
     e = place(&rd);
     if (!e) e = wl_io_store_comments(p, &comments);

@@ -35,9 +35,7 @@ wl_status wl_plaintext_read(const char *s, size_t len, const char *name, wl_patt
             if (e) goto done;
             y++;
         }
-        pos += n;
-        while (pos < len && s[pos] != '\n') pos++;
-        if (pos < len) pos++;
+        pos = wl_io_next_line(s, len, pos);
         line++;
     }
     e = wl_io_store_comments(p, &comments);

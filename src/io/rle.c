@@ -365,9 +365,7 @@ wl_status wl_rle_read(const char *s, size_t len, const char *name, wl_pattern *p
         size_t i = pos;
         while (i < pos + n && is_space(s[i])) i++;
         if (i == pos + n) { /* blank line */
-            pos += n;
-            while (pos < len && s[pos] != '\n') pos++;
-            if (pos < len) pos++;
+            pos = wl_io_next_line(s, len, pos);
             line++;
             line_start = pos;
             continue;
@@ -375,9 +373,7 @@ wl_status wl_rle_read(const char *s, size_t len, const char *name, wl_pattern *p
         if (s[pos] == '#') {
             e = comment_line(&st, pos, n, line, 1);
             if (e) goto done;
-            pos += n;
-            while (pos < len && s[pos] != '\n') pos++;
-            if (pos < len) pos++;
+            pos = wl_io_next_line(s, len, pos);
             line++;
             line_start = pos;
             continue;
@@ -391,9 +387,7 @@ wl_status wl_rle_read(const char *s, size_t len, const char *name, wl_pattern *p
             if (e) goto done;
             e = reserve_declared(&st, w, h, line);
             if (e) goto done;
-            pos += n;
-            while (pos < len && s[pos] != '\n') pos++;
-            if (pos < len) pos++;
+            pos = wl_io_next_line(s, len, pos);
             line++;
             line_start = pos;
             continue; /* comment lines may follow the header */

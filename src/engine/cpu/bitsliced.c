@@ -60,9 +60,10 @@ int cpu_circuit_build(const wl_rule *r, cpu_circuit *c) {
     return 1;
 }
 
-static inline uint64_t next_state(const cpu_circuit *c, uint64_t x0, uint64_t k0, uint64_t q,
-                                  uint64_t m, uint64_t alive) {
-    if (c->life) {
+/* life: c->life, passed as a literal by the caller so that the branch folds away. */
+static inline uint64_t next_state(const cpu_circuit *c, int life, uint64_t x0, uint64_t k0,
+                                  uint64_t q, uint64_t m, uint64_t alive) {
+    if (life) {
         uint64_t t1 = ~m & (q ^ k0);
         uint64_t t2 = (~m & q & k0) | (m & ~(q | k0));
         return (x0 & t1) | (alive & ~x0 & t2);
@@ -91,33 +92,11 @@ static inline void hsum(const uint64_t *row, size_t i, uint64_t *s0, uint64_t *s
     *s1 = (l & w) | (r & lw);
 }
 
-void cpu_gen_rows_bitsliced(const uint64_t *in, uint64_t *out, size_t pitch, size_t bw,
-                            size_t lo, size_t hi, int wrap, const uint64_t *colmask,
-                            const cpu_kernel_data *kd) {
-    (void)wrap; /* the driver refreshes the pads (cpu_tiler_config.wraps == 0) */
-    const cpu_circuit *c = &kd->circ;
-    if (c->life) {
-        /* the same loop with the Life circuit inlined (next_state's branch is hoisted) */
-        for (size_t rb = lo; rb < hi; rb += ROW_BLOCK)
-        for (size_t i = 0; i < bw; i++) {
-            size_t rend = hi - rb < ROW_BLOCK ? hi : rb + ROW_BLOCK;
-            uint64_t cm = colmask ? colmask[i] : ~(uint64_t)0;
-            uint64_t a0, a1, b0, b1, c0, c1;
-            hsum(in + (rb - 1) * pitch, i, &a0, &a1);
-            hsum(in + rb * pitch, i, &b0, &b1);
-            for (size_t r = rb; r < rend; r++) {
-                hsum(in + (r + 1) * pitch, i, &c0, &c1);
-                uint64_t x0 = a0 ^ b0 ^ c0, k0 = (a0 & b0) | (c0 & (a0 ^ b0));
-                uint64_t q = a1 ^ b1 ^ c1, m = (a1 & b1) | (c1 & (a1 ^ b1));
-                uint64_t alive = in[r * pitch + i];
-                uint64_t t1 = ~m & (q ^ k0);
-                uint64_t t2 = (~m & q & k0) | (m & ~(q | k0));
-                out[r * pitch + i] = ((x0 & t1) | (alive & ~x0 & t2)) & cm;
-                a0 = b0, a1 = b1, b0 = c0, b1 = c1;
-            }
-        }
-        return;
-    }
+/* The row loop; `life` is a literal at both call sites below, so each inlined copy has its
+ * rule evaluation specialised (Life's circuit, or the general table) with no branch inside. */
+static inline void gen_rows(const uint64_t *in, uint64_t *out, size_t pitch, size_t bw,
+                            size_t lo, size_t hi, const uint64_t *colmask, const cpu_circuit *c,
+                            const int life) {
     for (size_t rb = lo; rb < hi; rb += ROW_BLOCK)
     for (size_t i = 0; i < bw; i++) {
         size_t rend = hi - rb < ROW_BLOCK ? hi : rb + ROW_BLOCK;
@@ -129,8 +108,16 @@ void cpu_gen_rows_bitsliced(const uint64_t *in, uint64_t *out, size_t pitch, siz
             hsum(in + (r + 1) * pitch, i, &c0, &c1);
             uint64_t x0 = a0 ^ b0 ^ c0, k0 = (a0 & b0) | (c0 & (a0 ^ b0));
             uint64_t q = a1 ^ b1 ^ c1, m = (a1 & b1) | (c1 & (a1 ^ b1));
-            out[r * pitch + i] = next_state(c, x0, k0, q, m, in[r * pitch + i]) & cm;
+            out[r * pitch + i] = next_state(c, life, x0, k0, q, m, in[r * pitch + i]) & cm;
             a0 = b0, a1 = b1, b0 = c0, b1 = c1;
         }
     }
+}
+
+void cpu_gen_rows_bitsliced(const uint64_t *in, uint64_t *out, size_t pitch, size_t bw,
+                            size_t lo, size_t hi, int wrap, const uint64_t *colmask,
+                            const cpu_kernel_data *kd) {
+    (void)wrap; /* the driver refreshes the pads (cpu_tiler_config.wraps == 0) */
+    if (kd->circ.life) gen_rows(in, out, pitch, bw, lo, hi, colmask, &kd->circ, 1);
+    else gen_rows(in, out, pitch, bw, lo, hi, colmask, &kd->circ, 0);
 }
