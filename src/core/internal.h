@@ -108,7 +108,9 @@ enum {
     WL_CAP_TORUS = 1u << 0,
     WL_CAP_BOUNDED = 1u << 1,
     WL_CAP_PLANE = 1u << 2,
-    WL_CAP_ANY_RULE = 1u << 3 /* every rule, B0 included, on its topologies */
+    WL_CAP_ANY_RULE = 1u << 3, /* every rule, B0 included, on its topologies */
+    WL_CAP_DEVICE = 1u << 4    /* the universe lives in a device's memory (GPU engines):
+                                  wl_config.gpu_memory applies, see src/engine/stream */
 };
 
 /* An engine: a table of functions plus a context pointer made by create().  Slots marked

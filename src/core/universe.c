@@ -56,11 +56,12 @@ static const wl_engine_ops *resolve_auto(const wl_config *cfg) {
 }
 
 /* Out-of-core (src/engine/stream): returns the stream engine when cfg->gpu_memory is set,
- * e is a GPU grid engine and the universe's two bit-packed buffers (2 x ceil(W/8) x H
- * bytes) exceed the limit; NULL otherwise (the engine is then used as it is). */
+ * e keeps its universe in device memory (WL_CAP_DEVICE) and the universe's two bit-packed
+ * buffers (2 x ceil(W/8) x H bytes) exceed the limit; NULL otherwise (the engine is then
+ * used as it is). */
 static const wl_engine_ops *stream_for(const wl_config *cfg, const wl_engine_ops *e) {
     if (!cfg->gpu_memory || cfg->topology == WL_TOPOLOGY_PLANE) return NULL;
-    if (strcmp(e->name, "cuda") != 0 && strcmp(e->name, "opencl") != 0) return NULL;
+    if (!(e->caps & WL_CAP_DEVICE)) return NULL;
     uint64_t row = (cfg->width + 7) / 8, half = cfg->gpu_memory / 2;
     if (cfg->height <= half / row) return NULL; /* 2 x row x H <= limit: fits */
     return wl_engine_find("stream");

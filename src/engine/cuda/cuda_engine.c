@@ -220,7 +220,7 @@ const wl_engine_ops wl_engine_cuda = {
     .name = "cuda",
     .description = "NVIDIA GPU: bitsliced multi-generation kernel and the kernels of the GPU "
                    "Life papers (byte, table, patch)",
-    .caps = WL_CAP_TORUS | WL_CAP_BOUNDED | WL_CAP_ANY_RULE,
+    .caps = WL_CAP_TORUS | WL_CAP_BOUNDED | WL_CAP_ANY_RULE | WL_CAP_DEVICE,
     .kernels = kernel_names,
     .probe = cuda_probe,
     .create = cuda_create,

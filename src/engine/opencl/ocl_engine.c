@@ -537,7 +537,7 @@ const wl_engine_ops wl_engine_opencl = {
     .description = "OpenCL devices (any vendor, PoCL on CPUs): bitsliced multi-generation "
                    "kernels with a LOP3 network generated per rule, plus table and simple "
                    "kernels",
-    .caps = WL_CAP_TORUS | WL_CAP_BOUNDED | WL_CAP_ANY_RULE,
+    .caps = WL_CAP_TORUS | WL_CAP_BOUNDED | WL_CAP_ANY_RULE | WL_CAP_DEVICE,
     .kernels = kernel_names,
     .probe = ocl_probe,
     .create = ocl_create,
