@@ -210,22 +210,8 @@ extern "C" wl_status wlcu_upload(wlcu_ctx *c, const wl_grid *g) {
 }
 
 extern "C" wl_status wlcu_download(wlcu_ctx *c, wl_grid *g) {
-    uint32_t *bits;
-    wl_status s = bits_view(c, &bits);
-    if (s) return s;
-    uint64_t nw = (c->w + 31) / 32;
-    s = wlcu_layout_to_bits(c, c->cur, bits);
-    cudaError_t e = cudaSuccess;
-    if (!s)
-        e = cudaMemcpy2D(g->words, g->stride * 8, bits, (size_t)nw * 4, (size_t)nw * 4,
-                         (size_t)c->h, cudaMemcpyDeviceToHost);
-    if (c->layout != WLCU_BITS) cudaFree(bits);
-    if (s) return s;
-    WLCU_CHECK(e);
-    /* the host grid has 64-bit rows: clear a 32-bit word past the device row, if any */
-    if (nw & 1)
-        for (uint64_t y = 0; y < c->h; y++) ((uint32_t *)(g->words + y * g->stride))[nw] = 0;
-    return WL_OK;
+    /* the whole grid is the strip of all its rows (cuda_rows.cu: any layout, tails cleared) */
+    return wlcu_store_rows(c, 0, c->h, g->words, g->stride);
 }
 
 /* ---- population ---- */

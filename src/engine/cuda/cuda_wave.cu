@@ -64,6 +64,29 @@ static int env_k(int def) {
     return k == 8 || k == 12 || k == 16 ? k : def;
 }
 
+/* Chunk height for h rows, `strips` strips, r resident warps, K generations (see the essay). */
+static int64_t plan_chunk(int64_t h, int64_t strips, int64_t r, int kk) {
+    int64_t cmax = 8 * r / strips + 8; /* a few waves: more chunks only add halo */
+    if (cmax > h) cmax = h;
+    int64_t best_hc = h;
+    double best = -1;
+    for (int64_t cc = 1; cc <= cmax; cc++) {
+        int64_t hc = (h + cc - 1) / cc;
+        int64_t chunks = (h + hc - 1) / hc;
+        int64_t waves = (strips * chunks + r - 1) / r;
+        /* + half a task: the launch's tail (edge tasks are slower, SMs finish unevenly).
+         * H100, B3/S23, 65536^2 torus: one wave of 4370-row chunks (the model without the
+         * half task) 3.23e13, 9 waves of 512 rows 3.35e13 (05:55 UTC); this model's choice,
+         * 7 waves of 613 rows, 3.32e13 against 3.25e13 for 512 rows (05:59 UTC) */
+        double cost = ((double)waves + 0.5) * (double)(hc + 3 * kk);
+        if (best < 0 || cost < best) {
+            best = cost;
+            best_hc = hc;
+        }
+    }
+    return best_hc;
+}
+
 extern "C" wl_status wlcu_wave_prepare(wlcu_ctx *c) {
     int sms = 0, per_sm = 0;
     WLCU_CHECK(cudaDeviceGetAttribute(&sms, cudaDevAttrMultiProcessorCount, c->device));
@@ -96,6 +119,11 @@ extern "C" wl_status wlcu_wave_prepare(wlcu_ctx *c) {
     }
     if (per_sm < 1) per_sm = 1;
     c->wave_resident = (int64_t)sms * per_sm * WV_WARPS;
+    /* the chunk height depends only on the grid, the kernel and K: planned once here */
+    int64_t h = (int64_t)c->h, strips = (int64_t)((c->nw + WV_LANES_OUT - 1) / WV_LANES_OUT);
+    c->wave_hc = plan_chunk(h, strips, c->wave_resident, c->wave_k);
+    const char *force = getenv("WL_CUDA_WAVE_HC"); /* tuning: a fixed chunk height */
+    if (force && atoll(force) > 0) c->wave_hc = atoll(force) < h ? atoll(force) : h;
     return WL_OK;
 }
 
@@ -103,37 +131,11 @@ extern "C" unsigned wlcu_wave_max_gens(const wlcu_ctx *c) {
     return c->wave_k > 0 ? (unsigned)c->wave_k : 8u;
 }
 
-/* Chunk height for h rows, `strips` strips, r resident warps, K generations (see the essay). */
-static int64_t plan_chunk(int64_t h, int64_t strips, int64_t r, int kk) {
-    int64_t cmax = 8 * r / strips + 8; /* a few waves: more chunks only add halo */
-    if (cmax > h) cmax = h;
-    int64_t best_hc = h;
-    double best = -1;
-    for (int64_t cc = 1; cc <= cmax; cc++) {
-        int64_t hc = (h + cc - 1) / cc;
-        int64_t chunks = (h + hc - 1) / hc;
-        int64_t waves = (strips * chunks + r - 1) / r;
-        /* + half a task: the launch's tail (edge tasks are slower, SMs finish unevenly).
-         * H100, B3/S23, 65536^2 torus: one wave of 4370-row chunks (the model without the
-         * half task) 3.23e13, 9 waves of 512 rows 3.35e13 (05:55 UTC); this model's choice,
-         * 7 waves of 613 rows, 3.32e13 against 3.25e13 for 512 rows (05:59 UTC) */
-        double cost = ((double)waves + 0.5) * (double)(hc + 3 * kk);
-        if (best < 0 || cost < best) {
-            best = cost;
-            best_hc = hc;
-        }
-    }
-    return best_hc;
-}
-
 extern "C" wl_status wlcu_wave_step(wlcu_ctx *c) {
     const int kk = (int)wlcu_wave_max_gens(c);
     int64_t h = (int64_t)c->h, w = (int64_t)c->w;
     int64_t strips = (int64_t)((c->nw + WV_LANES_OUT - 1) / WV_LANES_OUT);
-    int64_t resident = c->wave_resident > 0 ? c->wave_resident : 1024;
-    int64_t hc = plan_chunk(h, strips, resident, kk);
-    const char *force = getenv("WL_CUDA_WAVE_HC"); /* tuning: a fixed chunk height */
-    if (force && atoll(force) > 0) hc = atoll(force) < h ? atoll(force) : h;
+    int64_t hc = c->wave_hc;
     int64_t chunks = (h + hc - 1) / hc;
     int64_t warps = strips * chunks;
     int64_t blocks = (warps + WV_WARPS - 1) / WV_WARPS;

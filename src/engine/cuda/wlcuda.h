@@ -57,6 +57,7 @@ typedef struct wlcu_ctx {
     int wave_k;               /* wave: generations per launch (set by wlcu_wave_prepare) */
     void *wave_fn;            /* wave: NVRTC kernel (CUfunction) for this rule, or NULL */
     int64_t wave_resident;    /* wave: warps the GPU holds at once for the chosen kernel */
+    int64_t wave_hc;          /* wave: rows per chunk (planned once by wlcu_wave_prepare) */
     /* wl_lop3_synth (src/core/lop3net.c), set by cuda_engine.c so that the static library's
      * link pulls it in; NULL: cuda_rtc.cu uses its own structured networks only */
     wl_status (*lop3_synth)(uint16_t birth, uint16_t survive, wl_lop3_net *net);
