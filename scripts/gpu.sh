@@ -16,6 +16,10 @@
 #   wavetune  build + a sweep of wave's tuning knobs on B3/S23 (NVRTC builds with other
 #          unrolling / register caps, fixed chunk heights) and Nsight Compute's warp-state and
 #          scheduler sections for wave and lop3v (ncu.txt)
+#   shapes build + tests and 65536^2 benchmarks (torus, bounded) of the lop3v Life shapes
+#          named in WL_GPU_SHAPES (default: 40x12x16 40x8x16r)
+#   sizes  build + a sweep of grid sizes (256^2 .. 32768^2) over the bitsliced kernels, for
+#          the choice of `best` by size (WL_GPU_SIZES, WL_GPU_KERNELS, WL_GPU_RULES)
 #   opencl build + the OpenCL engine's GPU run (src/engine/opencl/gpu_opencl.sh, logs in
 #          $OUT/opencl); WL_GPU_OPENCL=1 adds it to `all` and `bench`
 # `all` and `test` also run the other GPU-side tests of the same build: test_rows (row
@@ -59,6 +63,7 @@ if command -v cuobjdump >/dev/null && [ -n "$LIB" ]; then
   kns="k_lop3_life k_lop3v_life"
   [ "$MODE" = wave ] && kns="k_wave_life16" # $OUT returns at most 8 files
   [ "$MODE" = wavetune ] && kns=""
+  [ -n "${WL_GPU_SASS:-}" ] && kns=$WL_GPU_SASS
   for kn in $kns; do
     cuobjdump -sass "$LIB" 2>&1 | awk -v k="Function : .*${kn}P" '$0 ~ k {f=1; next} /Function :/{f=0} f' >"$OUT/sass_$kn.txt"
     grep -oE '^ +/\*[0-9a-f]{4}\*/ +[A-Z0-9_.]+' "$OUT/sass_$kn.txt" | awk -v k=$kn '{sub(/\..*/,"",$2); n[$2]++; t++}
@@ -80,13 +85,18 @@ if [ "$MODE" = all ] || [ "$MODE" = test ] || [ "$MODE" = quick ]; then
 fi
 
 # ---- lop3v: tests and benchmarks of the vertically stacked kernel against lop3 -----------
-LOP3V_SHAPES="40x8x8p 32x8x8m 32x16x8m 32x8x16m 40x8x16r 40x16x8 48x8x16 40x24x16 32x32x16 40x16x16"
-if [ "$MODE" = lop3v ]; then
+LOP3V_SHAPES="40x8x8p 32x8x8m 32x16x8m 32x8x16m 40x8x16r 40x16x8 48x8x16 40x24x16 32x32x16 40x16x16 40x12x16 44x12x16"
+if [ "$MODE" = shapes ]; then
+  LOP3V_SHAPES=${WL_GPU_SHAPES:-40x12x16 40x8x16r}
+fi
+if [ "$MODE" = lop3v ] || [ "$MODE" = shapes ]; then
+  [ "$MODE" = shapes ] || {
   t0=$(date +%s)
   (cd "$ROOT/tests" && timeout 200 "$TE" --gpu -e cuda -k best,lop3,lop3v) >"$OUT/test.log" 2>&1
   rc=$?
   grep -E "failed|FAIL|mismatch" "$OUT/test.log" | head -10
   note "test_engines --gpu -e cuda -k best,lop3,lop3v: rc=$rc in $(( $(date +%s) - t0 )) s: $(grep -E '^test_engines: [0-9]+ passed' "$OUT/test.log" | tail -1)"
+  }
   for shape in $LOP3V_SHAPES; do
     (cd "$ROOT/tests" && WL_CUDA_LOP3V=$shape timeout 60 "$TE" --gpu -e cuda -k lop3v -r B3/S23) >>"$OUT/test_shapes.log" 2>&1
     rc=$?
@@ -133,6 +143,21 @@ if [ "$MODE" = lop3v ]; then
     bench bench.txt --engine cuda --kernel lop3,lop3v --rule $r --size $B --generations 1024 --runs 3 --torus
   done
   bench bench.txt --engine cuda --kernel lop3v --size 16384x16384 --time 0.3 --runs 3 --torus --verify
+fi
+if [ "$MODE" = sizes ]; then
+  for r in ${WL_GPU_RULES:-B3/S23 B36/S23}; do
+    for n in ${WL_GPU_SIZES:-256 512 1024 2048 4096 8192 16384 32768}; do
+      bench bench.txt --engine cuda --kernel ${WL_GPU_KERNELS:-best,lop3v,wave,lop3,bitcount} \
+        --rule $r --size ${n}x${n} --time 0.3 --runs 3 --torus
+    done
+  done
+fi
+if [ "$MODE" = shapes ]; then
+  for shape in $LOP3V_SHAPES; do
+    for topo in --torus --bounded; do
+      WL_CUDA_LOP3V=$shape bench bench.txt --engine cuda --kernel lop3v --size 65536x65536 --generations 1024 --runs 5 $topo
+    done
+  done
 fi
 
 if [ "$MODE" = wave ]; then

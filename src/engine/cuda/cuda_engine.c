@@ -5,7 +5,8 @@
  * (wlcuda.h), which check every CUDA call and launch.
  *
  * Kernels (the first is the default):
- *   best       the fastest kernel for the rule: lop3v for B3/S23, wave for the other
+ *   best       the fastest kernel for the rule and grid size: lop3v for B3/S23 on grids of
+ *              2^29 cells or more, wave for smaller Life grids and the other
  *              outer-totalistic rules (best_totalistic), lut6x3 otherwise;
  *   wave       wavefront temporal blocking: one warp streams a strip of rows through K
  *              register-resident generations, no shared memory (cuda_wave.cuh); rules other
@@ -44,13 +45,17 @@ static const int kernel_ids[] = {-1,
                                  WLCU_K_STRIDE,
                                  WLCU_K_NAIVE};
 
-/* The kernel `best` runs for an outer-totalistic rule: the fastest verified on an H100
- * (docs/BENCHMARKS.md, CUDA section "wave", 2026-11-22 05:59 UTC): lop3v for B3/S23 (3.39e13
- * CUpS at 65536^2 against wave's 3.32e13 on a torus, 3.37e13 / 3.21e13 bounded), wave for
- * every other rule (its NVRTC kernels: 2.66e13-3.55e13 on a torus; B36/S23 bounded 2.70e13
- * against lop3v's compiled-in 2.28e13; lop3v's run-time masks ~0.9e13). */
-static int best_totalistic(uint16_t birth, uint16_t survive) {
-    return birth == 0x8 && survive == 0xC ? WLCU_K_LOP3V : WLCU_K_WAVE;
+/* The kernel `best` runs for an outer-totalistic rule on a w x h grid: the fastest verified
+ * on an H100 (docs/BENCHMARKS.md, CUDA sections "wave", 2026-11-22 05:59 UTC, and "best by
+ * grid size", 07:25 UTC): lop3v for B3/S23 on grids of 2^29 cells or more (3.39e13 CUpS at
+ * 65536^2 against wave's 3.32e13 on a torus, 3.37e13 / 3.21e13 bounded; 3.07e13 / 3.01e13 at
+ * 32768^2, equal at 16384^2), wave for smaller Life grids (lop3v's 480-row tiles leave SMs
+ * idle there: 1.94e13 against 1.67e13 at 8192^2, 2.5e12 against 1.3e12 at 2048^2) and for
+ * every other rule at every size (its NVRTC kernels: 2.66e13-3.55e13 at 65536^2; B36/S23
+ * bounded 2.70e13 against lop3v's compiled-in 2.28e13; lop3v's run-time masks ~0.9e13). */
+static int best_totalistic(uint16_t birth, uint16_t survive, uint64_t w, uint64_t h) {
+    int life = birth == 0x8 && survive == 0xC;
+    return life && w * h >= ((uint64_t)1 << 29) ? WLCU_K_LOP3V : WLCU_K_WAVE;
 }
 
 typedef struct cuda_engine {
@@ -89,7 +94,13 @@ static wl_status cuda_create(const wl_config *cfg, const char *kernel, void **ct
         if (strcmp(kernel_names[i], kernel) == 0) id = kernel_ids[i];
     uint16_t birth = 0, survive = 0;
     int totalistic = wl_rule_is_totalistic(&cfg->rule, &birth, &survive);
-    if (id < 0) id = totalistic ? best_totalistic(birth, survive) : WLCU_K_LUT6X3;
+    if (cfg->width > ((uint64_t)1 << 40) || cfg->height > ((uint64_t)1 << 40) ||
+        cfg->width * cfg->height / cfg->width != cfg->height)
+        return wl_error(WL_ERR_TOO_BIG, "CUDA engine: a %llu x %llu grid is too large",
+                        (unsigned long long)cfg->width, (unsigned long long)cfg->height);
+    if (id < 0)
+        id = totalistic ? best_totalistic(birth, survive, cfg->width, cfg->height)
+                        : WLCU_K_LUT6X3;
     if ((id == WLCU_K_LOP3 || id == WLCU_K_LOP3V || id == WLCU_K_WAVE ||
          id == WLCU_K_BITCOUNT) &&
         !totalistic) {
@@ -99,10 +110,6 @@ static wl_status cuda_create(const wl_config *cfg, const char *kernel, void **ct
                     kernel);
         id = WLCU_K_LUT6X3;
     }
-    if (cfg->width > ((uint64_t)1 << 40) || cfg->height > ((uint64_t)1 << 40) ||
-        cfg->width * cfg->height / cfg->width != cfg->height)
-        return wl_error(WL_ERR_TOO_BIG, "CUDA engine: a %llu x %llu grid is too large",
-                        (unsigned long long)cfg->width, (unsigned long long)cfg->height);
     cuda_engine *e = wl_calloc(1, sizeof *e);
     if (!e) return WL_ERR_NOMEM;
     e->dev.w = cfg->width;

@@ -19,13 +19,15 @@
  * exact and are the rows written.
  *
  * Why it is faster than lop3 (H100, B3/S23, 65536^2 torus: 2.14e13 -> 3.07e13 CUpS, 3.39e13
- * with the 3-LOP3 rule network; docs/BENCHMARKS.md has the steps):
+ * with the 3-LOP3 rule network, 3.47e13 with the 40x12x16 Life tile; docs/BENCHMARKS.md has
+ * the steps):
  *   - less recomputed halo: lop3 keeps a 64-row tile in one warp and updates rows 1..62 in
- *     every generation, 62 rows computed per 48 written (1.29x).  Here the default tile is
- *     8 warps x 40 rows = 320 rows, 304 written for K = 8 (1.05x), 288 for K = 16 (1.11x),
- *     while each thread holds only NR + 2 rows;
+ *     every generation, 62 rows computed per 48 written (1.29x).  Here the default tile for
+ *     the other rules is 8 warps x 40 rows = 320 rows, 304 written for K = 8 (1.05x); Life's
+ *     is 12 warps x 40 rows, 448 of 480 written for K = 16 (1.07x); each thread holds only
+ *     NR + 2 rows;
  *   - occupancy: __launch_bounds__ with a minimum of MINB blocks per SM caps the registers
- *     (80 for the default: 24 warps per SM).  Uncapped, nvcc used 150-255 registers and the
+ *     (80 for the defaults: 24 warps per SM).  Uncapped, nvcc used 150-255 registers and the
  *     kernel ran 15-20% slower;
  *   - fewer instructions for Life: LIFE_GENERATION below uses 9 LOP3 (10 before the 3-gate
  *     rule network), 2 funnel shifts and 2 shuffles per 32 cells, where the pair logic
@@ -210,6 +212,10 @@ LOP3V_KERNEL_SHAPE(k_lop3v_life_48x8x16, M(3), M(2) | M(3), 1, 48, 8, 16, 2)
 LOP3V_KERNEL_SHAPE(k_lop3v_life_40x24x16, M(3), M(2) | M(3), 1, 40, 24, 16, 1)
 LOP3V_KERNEL_SHAPE(k_lop3v_life_32x32x16, M(3), M(2) | M(3), 1, 32, 32, 16, 1)
 LOP3V_KERNEL_SHAPE(k_lop3v_life_40x16x16, M(3), M(2) | M(3), 1, 40, 16, 16, 1)
+/* Two blocks of 12 warps per SM (80 registers): 448 of 480 rows written, the default since
+ * 2026-11-22 07:35 (H100: 3.47e13 against 40x8x16r's 3.39e13; docs/BENCHMARKS.md). */
+LOP3V_KERNEL_SHAPE(k_lop3v_life_40x12x16, M(3), M(2) | M(3), 1, 40, 12, 16, 2)
+LOP3V_KERNEL_SHAPE(k_lop3v_life_44x12x16, M(3), M(2) | M(3), 1, 44, 12, 16, 2)
 
 static const struct {
     const char *name;
@@ -226,6 +232,8 @@ static const struct {
     {"40x24x16", 40, 24, 16, k_lop3v_life_40x24x16},
     {"32x32x16", 32, 32, 16, k_lop3v_life_32x32x16},
     {"40x16x16", 40, 16, 16, k_lop3v_life_40x16x16},
+    {"40x12x16", 40, 12, 16, k_lop3v_life_40x12x16},
+    {"44x12x16", 44, 12, 16, k_lop3v_life_44x12x16},
 };
 #define N_SHAPES ((int)(sizeof life_shapes / sizeof life_shapes[0]))
 
@@ -243,7 +251,7 @@ static const struct {
 
 /* The Life shape used when WL_CUDA_LOP3V is not set (a name in life_shapes; the other rules
  * use V_NR x V_WB x V_K): the fastest verified one on an H100 (docs/BENCHMARKS.md). */
-#define V_LIFE_DEFAULT "40x8x16r"
+#define V_LIFE_DEFAULT "40x12x16"
 
 extern "C" int wlcu_lop3v_shape(const char *text) {
     if (!text) text = V_LIFE_DEFAULT;
