@@ -46,11 +46,11 @@ static const int kernel_ids[] = {-1,
                                  WLCU_K_NAIVE};
 
 /* The kernel `best` runs for an outer-totalistic rule on a w x h grid: the fastest verified
- * on an H100 (docs/BENCHMARKS.md, CUDA sections "wave", 2026-11-22 05:59 UTC, and "best by
- * grid size", 07:25 UTC): lop3v for B3/S23 on grids of 2^29 cells or more (3.39e13 CUpS at
- * 65536^2 against wave's 3.32e13 on a torus, 3.37e13 / 3.21e13 bounded; 3.07e13 / 3.01e13 at
- * 32768^2, equal at 16384^2), wave for smaller Life grids (lop3v's 480-row tiles leave SMs
- * idle there: 1.94e13 against 1.67e13 at 8192^2, 2.5e12 against 1.3e12 at 2048^2) and for
+ * on an H100 (docs/BENCHMARKS.md, CUDA sections "wave", 2026-11-22 05:59 UTC, and "Third
+ * session", 07:40 UTC): lop3v for B3/S23 on grids of 2^29 cells or more (3.47e13 CUpS at
+ * 65536^2 against wave's 3.33e13 on a torus, 3.41e13 / 3.21e13 bounded; 3.12e13 / 2.97e13 at
+ * 32768^2), wave for smaller Life grids (lop3v's 480-row tiles leave SMs idle there: 2.45e13
+ * against 2.28e13 at 16384^2, 1.93e13 against 1.27e13 at 8192^2) and for
  * every other rule at every size (its NVRTC kernels: 2.66e13-3.55e13 at 65536^2; B36/S23
  * bounded 2.70e13 against lop3v's compiled-in 2.28e13; lop3v's run-time masks ~0.9e13). */
 static int best_totalistic(uint16_t birth, uint16_t survive, uint64_t w, uint64_t h) {

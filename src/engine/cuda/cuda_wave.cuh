@@ -37,8 +37,8 @@
  * Memory: one load and (1/1.03) store per 32 cells per K generations.
  *
  * Where it stands (H100, 65536^2 torus, 1024 generations; docs/BENCHMARKS.md): B3/S23
- * 3.32e13 CUpS, just under lop3v's 3.39e13 with the same 3-gate rule, so `best` keeps lop3v
- * for Life; every other outer-totalistic rule 2.66e13-3.55e13 through NVRTC (lop3v:
+ * 3.32e13 CUpS, just under lop3v's 3.47e13 with the same 3-gate rule, so `best` keeps lop3v
+ * for Life grids of 2^29 cells or more (wave for smaller ones); every other outer-totalistic rule 2.66e13-3.55e13 through NVRTC (lop3v:
  * 0.85e13-2.71e13), so `best` uses wave for them.  Nsight Compute (the 05:43 version, one wave
  * of tasks): ALU pipe 77% of elapsed cycles, 1.7 of 2 warps active per scheduler, 0.74
  * eligible: the kernel is bound by the LOP3/SHF pipe while its warps run and loses the rest
