@@ -38,12 +38,12 @@
  *
  * Where it stands (H100, 65536^2 torus, 1024 generations; docs/BENCHMARKS.md): B3/S23
  * 3.32e13 CUpS, just under lop3v's 3.47e13 with the same 3-gate rule, so `best` keeps lop3v
- * for Life grids of 2^29 cells or more (wave for smaller ones); every other outer-totalistic rule 2.66e13-3.55e13 through NVRTC (lop3v:
- * 0.85e13-2.71e13), so `best` uses wave for them.  Nsight Compute (the 05:43 version, one wave
- * of tasks): ALU pipe 77% of elapsed cycles, 1.7 of 2 warps active per scheduler, 0.74
- * eligible: the kernel is bound by the LOP3/SHF pipe while its warps run and loses the rest
- * to the launch's tail and dependency stalls with only 2 warps per scheduler (ptxas needs
- * ~230 registers for K = 16).
+ * for Life grids of 2^29 cells or more (wave for smaller ones); every other outer-totalistic
+ * rule 2.66e13-3.55e13 through NVRTC (lop3v: 0.85e13-2.71e13), so `best` uses wave for them.
+ * Nsight Compute (the 05:43 version, one wave of tasks): ALU pipe 77% of elapsed cycles, 1.7
+ * of 2 warps active per scheduler, 0.74 eligible: the kernel is bound by the LOP3/SHF pipe
+ * while its warps run and loses the rest to the launch's tail and dependency stalls with only
+ * 2 warps per scheduler (ptxas needs ~230 registers for K = 16).
  *
  * Edges (a warp-uniform branch picks the loop).  Tasks whose loaded rows and columns all lie
  * inside the grid use plain pointer loads (issued WV_AHEAD = 3 rows ahead) and no
