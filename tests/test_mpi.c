@@ -39,13 +39,7 @@ static wl_pattern *evolve(const char *engine, const char *kernel, const wl_confi
     wl_status s = wl_universe_create(&cfg, &u);
     WL_CHECK_OK(s);
     if (s) return NULL;
-    WL_CHECK_OK(wl_universe_load(u, soup, NULL));
-    if (split && gens > 1) {
-        WL_CHECK_OK(wl_universe_step(u, gens / 3));
-        WL_CHECK_OK(wl_universe_step(u, gens - gens / 3));
-    } else {
-        WL_CHECK_OK(wl_universe_step(u, gens));
-    }
+    wl_test_load_step(u, soup, gens, split);
     WL_CHECK_OK(wl_universe_population(u, pop));
     WL_CHECK_OK(wl_universe_store(u, &out));
     wl_universe_free(u);

@@ -57,13 +57,7 @@ static wl_pattern *evolve(const wl_config *cfg, const wl_pattern *soup, uint64_t
     if (expect_engine)
         WL_CHECK(strcmp(wl_universe_engine(u), expect_engine) == 0, "engine %s, expected %s",
                  wl_universe_engine(u), expect_engine);
-    WL_CHECK_OK(wl_universe_load(u, soup, NULL));
-    if (split && gens > 1) {
-        WL_CHECK_OK(wl_universe_step(u, gens / 3));
-        WL_CHECK_OK(wl_universe_step(u, gens - gens / 3));
-    } else {
-        WL_CHECK_OK(wl_universe_step(u, gens));
-    }
+    wl_test_load_step(u, soup, gens, split);
     wl_pattern *out = NULL;
     WL_CHECK_OK(wl_universe_store(u, &out));
     wl_bigint pop, g;

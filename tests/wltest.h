@@ -52,6 +52,19 @@ static inline int wl_test_dir_entries(const char *dir) {
 }
 #endif
 
+/* Loads `soup` into u and runs gens generations, in two calls (a third, then the rest) when
+ * split, so that engines are also checked across a boundary between steps. */
+static inline void wl_test_load_step(wl_universe *u, const wl_pattern *soup, uint64_t gens,
+                                     int split) {
+    WL_CHECK_OK(wl_universe_load(u, soup, NULL));
+    if (split && gens > 1) {
+        WL_CHECK_OK(wl_universe_step(u, gens / 3));
+        WL_CHECK_OK(wl_universe_step(u, gens - gens / 3));
+    } else {
+        WL_CHECK_OK(wl_universe_step(u, gens));
+    }
+}
+
 static inline int wl_test_finish(const char *name) {
     printf("%s: %lu passed, %lu failed\n", name, wl_test_passed, wl_test_failed);
     return wl_test_failed ? 1 : 0;

@@ -38,8 +38,8 @@ extern "C" unsigned wlcu_gens_per_launch(const wlcu_ctx *c) {
 
 static wl_status alloc_buffers(wlcu_ctx *c) {
     uint64_t cells = c->w * c->h;
+    c->nw = (c->w + 31) / 32; /* every layout: the row strips and bit views use it */
     if (c->layout == WLCU_BITS) {
-        c->nw = (c->w + 31) / 32;
         c->buf_bytes = (size_t)(c->nw * c->h * 4);
     } else if (c->layout == WLCU_BYTES) {
         c->buf_bytes = (size_t)cells;
@@ -151,7 +151,7 @@ __global__ void k_rows_patch_to_bits(const uint16_t *p, uint32_t *bits, uint64_t
                                      uint64_t n, uint64_t nw, uint64_t bw);
 
 extern "C" wl_status wlcu_bits_to_layout(wlcu_ctx *c, const uint32_t *bits, void *dst) {
-    uint64_t nw = (c->w + 31) / 32;
+    uint64_t nw = c->nw;
     if (c->layout == WLCU_BYTES) {
         k_bits_to_bytes<<<wlcu_blocks(nw * c->h, 256), 256>>>(bits, (uint8_t *)dst, c->w, c->h,
                                                               nw);
@@ -167,7 +167,7 @@ extern "C" wl_status wlcu_bits_to_layout(wlcu_ctx *c, const uint32_t *bits, void
 }
 
 extern "C" wl_status wlcu_layout_to_bits(wlcu_ctx *c, const void *src, uint32_t *bits) {
-    uint64_t nw = (c->w + 31) / 32;
+    uint64_t nw = c->nw;
     if (c->layout == WLCU_BYTES) {
         k_bytes_to_bits<<<wlcu_blocks(nw * c->h, 256), 256>>>((const uint8_t *)src, bits, c->w,
                                                               c->h, nw);
@@ -189,7 +189,7 @@ static wl_status bits_view(wlcu_ctx *c, uint32_t **bits) {
         *bits = (uint32_t *)c->cur;
         return WL_OK;
     }
-    uint64_t nw = (c->w + 31) / 32;
+    uint64_t nw = c->nw;
     WLCU_CHECK(cudaMalloc((void **)bits, (size_t)(nw * c->h * 4)));
     return WL_OK;
 }
@@ -198,7 +198,7 @@ extern "C" wl_status wlcu_upload(wlcu_ctx *c, const wl_grid *g) {
     uint32_t *bits;
     wl_status s = bits_view(c, &bits);
     if (s) return s;
-    uint64_t nw = (c->w + 31) / 32;
+    uint64_t nw = c->nw;
     cudaError_t e = cudaMemcpy2D(bits, (size_t)nw * 4, g->words, g->stride * 8, (size_t)nw * 4,
                                  (size_t)c->h, cudaMemcpyHostToDevice);
     if (e == cudaSuccess) s = wlcu_bits_to_layout(c, bits, c->cur);
@@ -230,7 +230,7 @@ extern "C" wl_status wlcu_population(wlcu_ctx *c, uint64_t *pop) {
     uint32_t *bits;
     wl_status s = bits_view(c, &bits);
     if (s) return s;
-    uint64_t nw = (c->w + 31) / 32;
+    uint64_t nw = c->nw;
     s = wlcu_layout_to_bits(c, c->cur, bits);
     if (!s) {
         cudaError_t e = cudaMemset(c->d_count, 0, sizeof(uint64_t));
@@ -279,7 +279,7 @@ extern "C" wl_status wlcu_randomize(wlcu_ctx *c, double density, uint64_t seed) 
     uint32_t *bits;
     wl_status s = bits_view(c, &bits);
     if (s) return s;
-    uint64_t nw = (c->w + 31) / 32;
+    uint64_t nw = c->nw;
     if (density < 0) density = 0;
     double t = density * 4294967296.0;
     uint32_t threshold = t >= 4294967295.0 ? 0xffffffffu : (uint32_t)t;

@@ -196,7 +196,7 @@ static wl_status source_bits(wlcu_ctx *c, gl_state *st, const uint32_t **bits) {
         *bits = (const uint32_t *)c->cur;
         return WL_OK;
     }
-    size_t need = (size_t)(((c->w + 31) / 32) * c->h * 4);
+    size_t need = (size_t)(c->nw * c->h * 4);
     if (st->scratch_bytes < need) {
         cudaFree(st->scratch);
         st->scratch = NULL;
@@ -219,7 +219,7 @@ static unsigned rows_grid(uint64_t h, unsigned by) {
 /* Queues the kernels that draw view v of bits into out. */
 static wl_status launch(const wlcu_ctx *c, const uint32_t *bits, const wl_view *v,
                         uint32_t *out, cudaStream_t stream) {
-    uint64_t nw = (c->w + 31) / 32;
+    uint64_t nw = c->nw;
     int64_t gw = (int64_t)c->w, gh = (int64_t)c->h;
     /* grid column / row of the view's first cell (placement of wl_universe_load) */
     int64_t va = v->x + (int64_t)(c->w / 2), ya = v->y + (int64_t)(c->h / 2);

@@ -94,12 +94,14 @@ __global__ void k_rows_bits_to_patch(const uint32_t *bits, uint16_t *p, uint64_t
     }
 }
 
-static wl_status check_rows(const wlcu_ctx *c, uint64_t y0, uint64_t n, size_t stride) {
+/* Checks a row-strip request and makes the universe's device current on this thread (the
+ * callers return at once when n is 0). */
+static wl_status begin_rows(wlcu_ctx *c, uint64_t y0, uint64_t n, size_t stride) {
     if (y0 > c->h || n > c->h - y0 || stride < (size_t)((c->w + 63) / 64))
         return wl_error(WL_ERR_INVALID, "CUDA engine: rows %llu+%llu (stride %zu) outside a "
                         "%llux%llu grid", (unsigned long long)y0, (unsigned long long)n, stride,
                         (unsigned long long)c->w, (unsigned long long)c->h);
-    return WL_OK;
+    return n ? wlcu_use(c) : WL_OK;
 }
 
 /* Clears the host words of each row past the 4*nw bytes a device row fills. */
@@ -111,10 +113,9 @@ static void clear_host_tails(uint64_t *rows, uint64_t n, size_t stride, uint64_t
 extern "C" wl_status wlcu_store_rows(void *ctx, uint64_t y0, uint64_t n, uint64_t *rows,
                                      size_t stride) {
     wlcu_ctx *c = (wlcu_ctx *)ctx;
-    wl_status s = check_rows(c, y0, n, stride);
+    wl_status s = begin_rows(c, y0, n, stride);
     if (s || !n) return s;
-    if ((s = wlcu_use(c))) return s; /* the universe's device, on this thread */
-    uint64_t nw = (c->w + 31) / 32;
+    uint64_t nw = c->nw;
     size_t row_bytes = (size_t)nw * 4;
     if (c->layout == WLCU_BITS) {
         WLCU_CHECK(cudaMemcpy2D(rows, stride * 8, (const uint32_t *)c->cur + y0 * nw, row_bytes,
@@ -143,10 +144,9 @@ extern "C" wl_status wlcu_store_rows(void *ctx, uint64_t y0, uint64_t n, uint64_
 extern "C" wl_status wlcu_load_rows(void *ctx, uint64_t y0, uint64_t n, const uint64_t *rows,
                                     size_t stride) {
     wlcu_ctx *c = (wlcu_ctx *)ctx;
-    wl_status s = check_rows(c, y0, n, stride);
+    wl_status s = begin_rows(c, y0, n, stride);
     if (s || !n) return s;
-    if ((s = wlcu_use(c))) return s; /* the universe's device, on this thread */
-    uint64_t nw = (c->w + 31) / 32;
+    uint64_t nw = c->nw;
     size_t row_bytes = (size_t)nw * 4;
     uint32_t mask = (c->w & 31) ? (1u << (unsigned)(c->w & 31)) - 1u : 0xffffffffu;
     if (c->layout == WLCU_BITS) {

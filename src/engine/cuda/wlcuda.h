@@ -40,7 +40,7 @@ typedef struct wlcu_ctx {
     int torus;                /* 1 torus, 0 bounded */
     int kernel;               /* enum wlcu_kernel actually run */
     int layout;               /* enum wlcu_layout */
-    uint64_t nw;              /* 32-bit words per row (WLCU_BITS) */
+    uint64_t nw;              /* 32-bit words per row of the bit layout (set for every layout) */
     uint64_t bw, bh;          /* blocks per row / column (WLCU_PATCH) */
     size_t buf_bytes;         /* size of each of cur and nxt */
     void *cur, *nxt;          /* device buffers, swapped after each launch */
