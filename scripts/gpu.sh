@@ -4,7 +4,8 @@
 # writes every log under $OUT (default ./gpu-out).  The last thing it prints is a short
 # summary table.
 #
-# usage: scripts/gpu.sh [all|test|bench|quick|opencl|lop3v|wave|wavetune]   (default all)
+# usage: scripts/gpu.sh [all|test|bench|quick|opencl|lop3v|pair|wave|wavetune|shapes|sizes]
+#        (default all)
 #   test   build + test_engines --gpu (every cuda kernel vs ref, cell by cell)
 #   bench  build + benchmarks
 #   quick  build + test + the 65536^2 lop3 benchmark only
@@ -16,6 +17,9 @@
 #   wavetune  build + a sweep of wave's tuning knobs on B3/S23 (NVRTC builds with other
 #          unrolling / register caps, fixed chunk heights) and Nsight Compute's warp-state and
 #          scheduler sections for wave and lop3v (ncu.txt)
+#   pair   build + tests of lop3p (the pair layout: every rule, NVRTC and the mask fallback,
+#          every Life shape in WL_GPU_PAIR_SHAPES), test_rows, and the 65536^2 benchmarks of
+#          lop3p against lop3v and wave (shapes, topologies, odd size, other rules)
 #   shapes build + tests and 65536^2 benchmarks (torus, bounded) of the lop3v Life shapes
 #          named in WL_GPU_SHAPES (default: 40x12x16 40x8x16r)
 #   sizes  build + a sweep of grid sizes (256^2 .. 32768^2) over the bitsliced kernels, for
@@ -62,6 +66,7 @@ LIB=$(find "$BUILD" -name libwlcuda.a | head -1)
 if command -v cuobjdump >/dev/null && [ -n "$LIB" ]; then
   kns="k_lop3_life k_lop3v_life"
   [ "$MODE" = wave ] && kns="k_wave_life16" # $OUT returns at most 8 files
+  [ "$MODE" = pair ] && kns="k_pair_life_40x12"
   [ "$MODE" = wavetune ] && kns=""
   [ -n "${WL_GPU_SASS:-}" ] && kns=$WL_GPU_SASS
   for kn in $kns; do
@@ -103,6 +108,28 @@ if [ "$MODE" = lop3v ] || [ "$MODE" = shapes ]; then
     note "  WL_CUDA_LOP3V=$shape -k lop3v -r B3/S23: rc=$rc $(grep -E '^test_engines: [0-9]+ passed' "$OUT/test_shapes.log" | tail -1)"
   done
   grep -E "failed|FAIL|mismatch" "$OUT/test_shapes.log" | head -10
+fi
+# ---- pair: tests of lop3p (compiled Life shapes, NVRTC rules, fallback) -------------------
+PAIR_SHAPES=${WL_GPU_PAIR_SHAPES:-40x12 32x12 28x16 24x20 20x16}
+if [ "$MODE" = pair ]; then
+  t0=$(date +%s)
+  (cd "$ROOT/tests" && timeout 240 "$TE" --gpu -e cuda -k lop3p,best) >"$OUT/test.log" 2>&1
+  rc=$?
+  grep -E "failed|FAIL|mismatch" "$OUT/test.log" | head -10
+  note "test_engines --gpu -e cuda -k lop3p,best: rc=$rc in $(( $(date +%s) - t0 )) s: $(grep -E '^test_engines: [0-9]+ passed' "$OUT/test.log" | tail -1)"
+  for shape in $PAIR_SHAPES; do
+    (cd "$ROOT/tests" && WL_CUDA_LOP3P=$shape timeout 60 "$TE" --gpu -e cuda -k lop3p -r B3/S23) >>"$OUT/test_k.log" 2>&1
+    rc=$?
+    note "  WL_CUDA_LOP3P=$shape -k lop3p -r B3/S23: rc=$rc $(grep -E '^test_engines: [0-9]+ passed' "$OUT/test_k.log" | tail -1)"
+  done
+  (cd "$ROOT/tests" && WL_CUDA_NO_NVRTC=1 timeout 100 "$TE" --gpu -e cuda -k lop3p -r highlife,seeds,daynight,b0) >>"$OUT/test_k.log" 2>&1
+  rc=$?
+  note "  WL_CUDA_NO_NVRTC=1 -k lop3p (mask fallback): rc=$rc $(grep -E '^test_engines: [0-9]+ passed' "$OUT/test_k.log" | tail -1)"
+  grep -E "failed|FAIL|mismatch" "$OUT/test_k.log" | head -10
+  TB=$(find "$BUILD" -name test_rows -type f -perm -u+x | head -1)
+  (cd "$ROOT/tests" && timeout 200 "$TB") >"$OUT/test_rows.log" 2>&1
+  note "test_rows: rc=$? $(grep -E 'passed' "$OUT/test_rows.log" | tail -1)"
+  grep -E "FAIL|mismatch" "$OUT/test_rows.log" | head -5
 fi
 # ---- wave: tests of the wavefront kernel (compiled Life, NVRTC rules, fallback) ----------
 if [ "$MODE" = wave ]; then
@@ -151,6 +178,25 @@ if [ "$MODE" = sizes ]; then
         --rule $r --size ${n}x${n} --time 0.3 --runs 3 --torus
     done
   done
+fi
+if [ "$MODE" = pair ]; then
+  B=65536x65536
+  export WL_CUDA_VERBOSE=1 # NVRTC compile times on stderr (bench_stderr.log)
+  bench bench.txt --engine cuda --kernel lop3p,lop3v,wave --size $B --generations 1024 --runs 5 --torus
+  bench bench.txt --engine cuda --kernel lop3p,lop3v --size $B --generations 1024 --runs 5 --bounded
+  for shape in $PAIR_SHAPES; do
+    WL_CUDA_LOP3P=$shape bench bench.txt --engine cuda --kernel lop3p --size $B --generations 1024 --runs 3 --torus
+  done
+  bench bench.txt --engine cuda --kernel lop3p --size 65519x65521 --generations 1024 --runs 3 --torus
+  bench bench.txt --engine cuda --kernel lop3p --size 65519x65521 --generations 1024 --runs 3 --bounded
+  for r in B36/S23 B3678/S34678 B2/S B368/S245 B34/S34 B3/S238; do
+    bench bench.txt --engine cuda --kernel lop3p,wave --rule $r --size $B --generations 1024 --runs 3 --torus
+  done
+  for n in 8192 16384 32768; do
+    bench bench.txt --engine cuda --kernel lop3p,wave --size ${n}x${n} --time 0.3 --runs 3 --torus
+  done
+  bench bench.txt --engine cuda --kernel lop3p --size 16384x16384 --time 0.3 --runs 3 --torus --verify
+  unset WL_CUDA_VERBOSE
 fi
 if [ "$MODE" = shapes ]; then
   for shape in $LOP3V_SHAPES; do

@@ -1,13 +1,16 @@
 /*
  * cuda_device.cu - the device side of the CUDA engine that is not a stepping kernel: the
- * probe, buffers, upload and download, conversions between the bit layout and the byte and
- * patch layouts, the population count, the soup generator, timing with events and the copy
+ * probe, buffers, upload and download, conversions between the bit layout and the byte,
+ * patch and pair layouts, the population count, the soup generator, timing with events and the copy
  * bandwidth measurement behind the benchmark's floor.
  *
  * Upload/download: the host wl_grid holds rows of 64-bit little-endian words, which are
  * byte for byte the 32-bit words of the device bit layout (WLCU_BITS), so one strided
- * cudaMemcpy2D moves a grid; the byte and patch layouts are made from the bit layout by a
- * conversion kernel on the device (one thread per 32 cells / per block).
+ * cudaMemcpy2D moves a grid; the byte, patch and pair layouts are made from the bit layout
+ * by a conversion kernel on the device (one thread per 32 cells / per block / per pair).
+ * The pair layout converts through the universe's other buffer (nxt, which holds nothing
+ * between launches and is at least as large as the bit layout), so a universe that fills
+ * the GPU's memory needs no third buffer to be loaded, counted or saved.
  *
  * Soup: cell i (row-major index) is alive when a 32-bit hash of (seed, i) falls below
  * density * 2^32, so the soup is reproducible for a seed and made entirely on the GPU.
@@ -39,8 +42,11 @@ extern "C" unsigned wlcu_gens_per_launch(const wlcu_ctx *c) {
 static wl_status alloc_buffers(wlcu_ctx *c) {
     uint64_t cells = c->w * c->h;
     c->nw = (c->w + 31) / 32; /* every layout: the row strips and bit views use it */
+    c->np = (c->w + 63) / 64;
     if (c->layout == WLCU_BITS) {
         c->buf_bytes = (size_t)(c->nw * c->h * 4);
+    } else if (c->layout == WLCU_PAIRS) {
+        c->buf_bytes = (size_t)(c->np * c->h * 8);
     } else if (c->layout == WLCU_BYTES) {
         c->buf_bytes = (size_t)cells;
     } else {
@@ -80,6 +86,7 @@ extern "C" wl_status wlcu_init(wlcu_ctx *c, int device) {
         return wlcu_lut_init(c);
     if (c->kernel == WLCU_K_LUT6X3 || c->kernel == WLCU_K_BITCOUNT) return wlcu_bits_init(c);
     if (c->kernel == WLCU_K_WAVE) return wlcu_wave_prepare(c);
+    if (c->kernel == WLCU_K_LOP3P) return wlcu_pair_prepare(c);
     return WL_OK;
 }
 
@@ -160,6 +167,8 @@ extern "C" wl_status wlcu_bits_to_layout(wlcu_ctx *c, const uint32_t *bits, void
         k_bits_to_patch<<<wlcu_blocks(c->bw * c->bh, 256), 256>>>(
             bits, (uint16_t *)dst, c->w, c->h, nw, c->bw, c->bh);
         WLCU_CHECK_LAUNCH("bits_to_patch");
+    } else if (c->layout == WLCU_PAIRS) {
+        return wlcu_pairs_from_bits(c, bits, dst, c->h);
     } else if (bits != dst) {
         WLCU_CHECK(cudaMemcpy(dst, bits, c->buf_bytes, cudaMemcpyDeviceToDevice));
     }
@@ -176,22 +185,29 @@ extern "C" wl_status wlcu_layout_to_bits(wlcu_ctx *c, const void *src, uint32_t 
         k_rows_patch_to_bits<<<wlcu_blocks(nw * c->h, 256), 256>>>(
             (const uint16_t *)src, bits, c->w, 0, c->h, nw, c->bw);
         WLCU_CHECK_LAUNCH("patch_to_bits");
+    } else if (c->layout == WLCU_PAIRS) {
+        return wlcu_pairs_to_bits(c, src, bits, c->h);
     } else if (bits != src) {
         WLCU_CHECK(cudaMemcpy(bits, src, c->buf_bytes, cudaMemcpyDeviceToDevice));
     }
     return WL_OK;
 }
 
-/* A temporary bit-layout buffer for the byte and patch layouts (the bit layout itself uses
- * its current buffer in place). */
+/* A bit-layout buffer for the whole grid: the current buffer itself for the bit layout, the
+ * other buffer for the pair layout, a temporary one for the byte and patch layouts (freed
+ * by bits_done). */
 static wl_status bits_view(wlcu_ctx *c, uint32_t **bits) {
-    if (c->layout == WLCU_BITS) {
-        *bits = (uint32_t *)c->cur;
+    if (c->layout == WLCU_BITS || c->layout == WLCU_PAIRS) {
+        *bits = (uint32_t *)(c->layout == WLCU_BITS ? c->cur : c->nxt);
         return WL_OK;
     }
     uint64_t nw = c->nw;
     WLCU_CHECK(cudaMalloc((void **)bits, (size_t)(nw * c->h * 4)));
     return WL_OK;
+}
+
+static void bits_done(wlcu_ctx *c, uint32_t *bits) {
+    if (c->layout == WLCU_BYTES || c->layout == WLCU_PATCH) cudaFree(bits);
 }
 
 extern "C" wl_status wlcu_upload(wlcu_ctx *c, const wl_grid *g) {
@@ -202,7 +218,7 @@ extern "C" wl_status wlcu_upload(wlcu_ctx *c, const wl_grid *g) {
     cudaError_t e = cudaMemcpy2D(bits, (size_t)nw * 4, g->words, g->stride * 8, (size_t)nw * 4,
                                  (size_t)c->h, cudaMemcpyHostToDevice);
     if (e == cudaSuccess) s = wlcu_bits_to_layout(c, bits, c->cur);
-    if (c->layout != WLCU_BITS) cudaFree(bits);
+    bits_done(c, bits);
     WLCU_CHECK(e);
     if (s) return s;
     WLCU_CHECK(cudaDeviceSynchronize());
@@ -228,15 +244,21 @@ __global__ void k_popcount(const uint32_t *bits, uint64_t n, unsigned long long 
 
 extern "C" wl_status wlcu_population(wlcu_ctx *c, uint64_t *pop) {
     uint32_t *bits;
-    wl_status s = bits_view(c, &bits);
-    if (s) return s;
-    uint64_t nw = c->nw;
-    s = wlcu_layout_to_bits(c, c->cur, bits);
+    wl_status s = WL_OK;
+    uint64_t words = c->nw * c->h;
+    if (c->layout == WLCU_PAIRS) { /* the same cells in other words: count them in place */
+        bits = (uint32_t *)c->cur;
+        words = 2 * c->np * c->h;
+    } else {
+        s = bits_view(c, &bits);
+        if (s) return s;
+        s = wlcu_layout_to_bits(c, c->cur, bits);
+    }
     if (!s) {
         cudaError_t e = cudaMemset(c->d_count, 0, sizeof(uint64_t));
         if (e == cudaSuccess) {
-            k_popcount<<<wlcu_blocks(nw * c->h, 256 * 8), 256>>>(
-                bits, nw * c->h, (unsigned long long *)c->d_count);
+            k_popcount<<<wlcu_blocks(words, 256 * 8), 256>>>(bits, words,
+                                                            (unsigned long long *)c->d_count);
             e = cudaGetLastError();
         }
         if (e == cudaSuccess)
@@ -245,7 +267,7 @@ extern "C" wl_status wlcu_population(wlcu_ctx *c, uint64_t *pop) {
             s = wl_error(WL_ERR_DEVICE, "CUDA: population count failed: %s",
                          cudaGetErrorString(e));
     }
-    if (c->layout != WLCU_BITS) cudaFree(bits);
+    if (c->layout != WLCU_PAIRS) bits_done(c, bits);
     return s;
 }
 
@@ -289,7 +311,7 @@ extern "C" wl_status wlcu_randomize(wlcu_ctx *c, double density, uint64_t seed) 
                                                  (uint32_t)(mix >> 32));
     cudaError_t e = cudaGetLastError();
     if (e == cudaSuccess && c->layout != WLCU_BITS) s = wlcu_bits_to_layout(c, bits, c->cur);
-    if (c->layout != WLCU_BITS) cudaFree(bits);
+    bits_done(c, bits);
     if (e != cudaSuccess)
         return wl_error(WL_ERR_DEVICE, "CUDA: soup kernel failed: %s", cudaGetErrorString(e));
     if (s) return s;
@@ -319,6 +341,11 @@ extern "C" wl_status wlcu_advance(wlcu_ctx *c, uint64_t gens) {
             k = wlcu_wave_max_gens(c);
             if (gens >= k) s = wlcu_wave_step(c);
             else s = wlcu_bits_step(c, WLCU_K_BITCOUNT), k = 1;
+            break;
+        case WLCU_K_LOP3P: /* the pair layout: the remainder is one shorter launch */
+            k = wlcu_pair_max_gens(c);
+            if (gens < k) k = (unsigned)gens;
+            s = wlcu_pair_step(c, k);
             break;
         case WLCU_K_BITCOUNT:
         case WLCU_K_LUT6X3: s = wlcu_bits_step(c, c->kernel); break;

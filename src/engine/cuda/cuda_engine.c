@@ -14,6 +14,9 @@
  *   lop3       bitsliced, several generations per launch in registers (cuda_lop3.cu);
  *   lop3v      the same row logic on a taller tile split between the warps of a block, edge
  *              rows exchanged through shared memory every generation (cuda_lop3v.cu);
+ *   lop3p      lop3v's tile on the pair layout (even and odd cells in separate words: one
+ *              funnel shift per 64 cells), rules other than B3/S23 compiled at run time by
+ *              NVRTC (cuda_pair.cuh, cuda_pair.cu);
  *   bitcount   bitsliced, one generation per launch (cuda_bits.cu);
  *   lut6x3     bit per cell, 6x3 -> 4 cells table (cuda_bits.cu);
  *   patch16    4x4 blocks as 16-bit words, 4x4 -> 2x2 table (cuda_lut.cu);
@@ -29,13 +32,15 @@
 #include <stdlib.h>
 #include <string.h>
 
-static const char *const kernel_names[] = {"best",   "wave",    "lop3",   "lop3v",
-                                           "bitcount", "lut6x3", "patch16", "lut4x4",
-                                           "lut4x4-64", "shared", "stride", "naive", NULL};
+static const char *const kernel_names[] = {"best",     "wave",   "lop3",    "lop3v",
+                                           "lop3p",    "bitcount", "lut6x3", "patch16",
+                                           "lut4x4",   "lut4x4-64", "shared", "stride",
+                                           "naive",    NULL};
 static const int kernel_ids[] = {-1,
                                  WLCU_K_WAVE,
                                  WLCU_K_LOP3,
                                  WLCU_K_LOP3V,
+                                 WLCU_K_LOP3P,
                                  WLCU_K_BITCOUNT,
                                  WLCU_K_LUT6X3,
                                  WLCU_K_PATCH16,
@@ -74,6 +79,7 @@ static int layout_of(int kernel) {
     case WLCU_K_BITCOUNT:
     case WLCU_K_LUT6X3: return WLCU_BITS;
     case WLCU_K_PATCH16: return WLCU_PATCH;
+    case WLCU_K_LOP3P: return WLCU_PAIRS;
     default: return WLCU_BYTES;
     }
 }
@@ -101,7 +107,7 @@ static wl_status cuda_create(const wl_config *cfg, const char *kernel, void **ct
     if (id < 0)
         id = totalistic ? best_totalistic(birth, survive, cfg->width, cfg->height)
                         : WLCU_K_LUT6X3;
-    if ((id == WLCU_K_LOP3 || id == WLCU_K_LOP3V || id == WLCU_K_WAVE ||
+    if ((id == WLCU_K_LOP3 || id == WLCU_K_LOP3V || id == WLCU_K_WAVE || id == WLCU_K_LOP3P ||
          id == WLCU_K_BITCOUNT) &&
         !totalistic) {
         if (cfg->verbose)

@@ -21,6 +21,9 @@
  * conversion kernel: bytes are packed/unpacked 32 cells per thread; patches (4x4 blocks)
  * are read per output word on store, and on load one thread rewrites a whole 16-bit patch
  * (only the nibbles of rows inside the strip), so no two threads write the same word.
+ * WLCU_PAIRS strips convert through the universe's other buffer (nxt: scratch between
+ * launches, large enough for the whole grid in the bit layout), a pair per thread on load
+ * and a bit-layout word per thread on store (cuda_pair.cu).
  *
  * Host memory.  Copies from pageable memory go through the driver's own staging buffer; the
  * mpi engine gives pinned buffers (wlcu_host_alloc) so that the strip moves by DMA at full
@@ -124,6 +127,15 @@ extern "C" wl_status wlcu_store_rows(void *ctx, uint64_t y0, uint64_t n, uint64_
         return WL_OK;
     }
     uint32_t *tmp = NULL;
+    if (c->layout == WLCU_PAIRS) {
+        tmp = (uint32_t *)c->nxt;
+        s = wlcu_pairs_to_bits(c, (const uint2 *)c->cur + y0 * c->np, tmp, n);
+        if (s) return s;
+        WLCU_CHECK(cudaMemcpy2D(rows, stride * 8, tmp, row_bytes, row_bytes, (size_t)n,
+                                cudaMemcpyDeviceToHost));
+        clear_host_tails(rows, n, stride, nw);
+        return WL_OK;
+    }
     WLCU_CHECK(cudaMalloc((void **)&tmp, row_bytes * (size_t)n));
     if (c->layout == WLCU_BYTES)
         k_bytes_to_bits<<<wlcu_blocks(nw * n, ROWS_THREADS), ROWS_THREADS>>>(
@@ -149,14 +161,16 @@ extern "C" wl_status wlcu_load_rows(void *ctx, uint64_t y0, uint64_t n, const ui
     uint64_t nw = c->nw;
     size_t row_bytes = (size_t)nw * 4;
     uint32_t mask = (c->w & 31) ? (1u << (unsigned)(c->w & 31)) - 1u : 0xffffffffu;
-    if (c->layout == WLCU_BITS) {
-        uint32_t *dst = (uint32_t *)c->cur + y0 * nw;
+    if (c->layout == WLCU_BITS || c->layout == WLCU_PAIRS) {
+        /* the pair layout: through nxt, then converted into the strip's rows */
+        uint32_t *dst = c->layout == WLCU_BITS ? (uint32_t *)c->cur + y0 * nw : (uint32_t *)c->nxt;
         WLCU_CHECK(cudaMemcpy2D(dst, row_bytes, rows, stride * 8, row_bytes, (size_t)n,
                                 cudaMemcpyHostToDevice));
         if (mask != 0xffffffffu) {
             k_rows_mask<<<wlcu_blocks(n, ROWS_THREADS), ROWS_THREADS>>>(dst, n, nw, mask);
             WLCU_CHECK_LAUNCH("rows_mask");
         }
+        if (c->layout == WLCU_PAIRS) return wlcu_pairs_from_bits(c, dst, (uint2 *)c->cur + y0 * c->np, n);
         return WL_OK;
     }
     uint32_t *tmp = NULL;

@@ -1,7 +1,8 @@
 /*
- * cuda_rtc.cu - run-time compiled `wave` kernels: one per outer-totalistic rule, its rule
- * logic a fixed network of LOP3 gates, compiled by NVRTC for the device's architecture,
- * loaded with the driver API and cached per (device, rule, K) for the life of the process.
+ * cuda_rtc.cu - run-time compiled `wave` and `lop3p` kernels: one per outer-totalistic rule
+ * and family, its rule logic a fixed network of LOP3 gates, compiled by NVRTC for the
+ * device's architecture, loaded with the driver API and cached per (device, family, rule, K,
+ * tile) for the life of the process.
  *
  * Why: the wave kernel's rule step takes the five bit planes (x0, k, y1, y2, ctr) of the
  * vertical adders (9-cell total T = x0 + 2 (k + y1) + 4 y2) to the next state.  With
@@ -19,10 +20,11 @@
  * cudaGetDriverEntryPointByVersion.  Any failure (no NVRTC, a compile error, no entry point)
  * is returned as an error; the caller falls back to the run-time mask kernel.
  *
- * Source text: cuda_win.cuh and cuda_wave.cuh embedded by CMake (embed_cuh.cmake) as
- * strings, preceded by the WV_RULE macro (the network, one WV_LOP3 per gate) and followed by
- * one extern "C" kernel.  The build's nvcc compiles exactly the same two files for the
- * compiled-in Life kernel, so the two paths share every line but the rule.
+ * Source text: cuda_win.cuh and cuda_wave.cuh (and cuda_pair.cuh for lop3p) embedded by
+ * CMake (embed_cuh.cmake) as strings, preceded by the WV_RULE macro (the network, one
+ * WV_LOP3 per gate) and followed by one extern "C" kernel.  The build's nvcc compiles
+ * exactly the same files for the compiled-in Life kernels, so the two paths share every line
+ * but the rule.
  *
  * Where the compile time goes (NVRTC 13.0, sm_90, K = 16, measured on the CPU with
  * --fdevice-time-trace; the H100 machine took 2.9-4.8 s per rule): the C++ front end
@@ -44,7 +46,7 @@
  * WL_CUDA_VERBOSE=1 prints per rule "compiled in X s" or "loaded from cache PATH in X s".
  */
 #include "cuda_common.cuh"
-#include "cuda_rtc_src.h" /* generated: WLCU_WIN_SRC, WLCU_WAVE_SRC */
+#include "cuda_rtc_src.h" /* generated: WLCU_WIN_SRC, WLCU_WAVE_SRC, WLCU_PAIR_SRC */
 #include "cuda_wave.cuh"  /* WV_WARPS */
 #include "rtc_cache.h"    /* the disk cache of compiled cubins */
 
@@ -231,7 +233,7 @@ static void emit_rule(const wl_lop3_net *n, char *buf, size_t cap) {
     for (int i = 0; i < n->n && len < cap; i++) {
         int s[3] = {n->g[i].a, n->g[i].b, n->g[i].c};
         const char *t[3];
-        char tmp[3][8];
+        char tmp[3][16];
         for (int j = 0; j < 3; j++) {
             if (s[j] == WL_LOP3_ZERO) t[j] = "0u";
             else if (s[j] == WL_LOP3_ONES) t[j] = "0xffffffffu";
@@ -259,7 +261,7 @@ static void emit_rule(const wl_lop3_net *n, char *buf, size_t cap) {
 
 #define RTC_CACHE 64 /* rules kept per process; beyond that, the mask kernel */
 static struct rtc_entry {
-    int device, kk;
+    int device, family, kk, nr, wb;
     char defs[128]; /* WL_CUDA_WAVE_DEFS at compile time (tuning builds) */
     uint16_t birth, survive;
     CUfunction fn;
@@ -293,7 +295,8 @@ static int disk_dir(int verbose) {
  * cuda_rtc.cu does with the image changes (the kernel's name, its parameters); the source
  * carries the rule network, K, the launch bounds and the embedded .cuh text; the options
  * carry the arch (sm_XY) and any tuning defines. */
-static void rtc_key(wl_rtc_key *k, const char *src, const char *const *opts, int n_opts) {
+static void rtc_key(wl_rtc_key *k, int family, const char *src, const char *const *opts,
+                    int n_opts) {
     char ver[96];
     int drv = 0;
     if (cudaDriverGetVersion(&drv) != cudaSuccess) {
@@ -301,8 +304,11 @@ static void rtc_key(wl_rtc_key *k, const char *src, const char *const *opts, int
         drv = 0;
     }
     wl_rtc_key_init(k);
-    wl_rtc_key_add_str(k, "warplife wave_rule cubin 1: wv_rule_kernel(in, out, w, h, nw, "
-                          "torus, strips, chunks, hc, birth, survive)");
+    wl_rtc_key_add_str(k, family == WLCU_RTC_PAIR
+                              ? "warplife pair_rule cubin 1: pr_rule_kernel(in, out, w, h, np, "
+                                "torus, groups, total, kk, birth, survive)"
+                              : "warplife wave_rule cubin 1: wv_rule_kernel(in, out, w, h, nw, "
+                                "torus, strips, chunks, hc, birth, survive)");
     wl_rtc_key_add_str(k, src);
     for (int i = 0; i < n_opts; i++) wl_rtc_key_add_str(k, opts[i]);
     snprintf(ver, sizeof ver, "nvrtc %d.%d driver %d", api.nv_major, api.nv_minor, drv);
@@ -310,10 +316,11 @@ static void rtc_key(wl_rtc_key *k, const char *src, const char *const *opts, int
 }
 
 /* Loads a cubin and finds the kernel; 1 on success (on failure no module is left loaded). */
-static int load_image(const void *img, CUfunction *fn) {
+static int load_image(int family, const void *img, CUfunction *fn) {
     CUmodule mod = NULL;
     if (api.load(&mod, img) != CUDA_SUCCESS) return 0;
-    if (api.get_fn(fn, mod, "wv_rule_kernel") != CUDA_SUCCESS) {
+    if (api.get_fn(fn, mod, family == WLCU_RTC_PAIR ? "pr_rule_kernel" : "wv_rule_kernel") !=
+        CUDA_SUCCESS) {
         api.unload(mod);
         return 0;
     }
@@ -328,7 +335,7 @@ static wl_status nvrtc_compile(const char *src, const char *const *opts, int n_o
     nvrtc_prog prog = NULL;
     wl_status st = WL_OK;
     if (api.create(&prog, src, "wave_rule.cu", 0, NULL, NULL) != 0)
-        return wl_error(WL_ERR_DEVICE, "CUDA wave: nvrtcCreateProgram failed");
+        return wl_error(WL_ERR_DEVICE, "CUDA NVRTC: nvrtcCreateProgram failed");
     int rc = api.compile(prog, n_opts, opts);
     if (rc != 0) {
         size_t n_log = 0;
@@ -339,7 +346,7 @@ static wl_status nvrtc_compile(const char *src, const char *const *opts, int n_o
             api.log(prog, log);
             log[n_log] = 0;
         }
-        st = wl_error(WL_ERR_DEVICE, "CUDA wave: NVRTC compile error %d: %.400s", rc,
+        st = wl_error(WL_ERR_DEVICE, "CUDA NVRTC: compile error %d: %.400s", rc,
                       log ? log : "(no log)");
         free(log);
     }
@@ -347,20 +354,54 @@ static wl_status nvrtc_compile(const char *src, const char *const *opts, int n_o
                 api.cubin(prog, *cubin) != 0)) {
         free(*cubin);
         *cubin = NULL;
-        st = wl_error(WL_ERR_DEVICE, "CUDA wave: no CUBIN from NVRTC");
+        st = wl_error(WL_ERR_DEVICE, "CUDA NVRTC: no CUBIN");
     }
     api.destroy(&prog);
     return st;
 }
 
-/* Compiles and loads the kernel for (c->birth, c->survive, kk); lock held. */
-static wl_status build(wlcu_ctx *c, int kk, CUfunction *fn, int *per_sm) {
+/* The kernel definition that follows the embedded sources. */
+static void kernel_text(int family, int kk, int nr, int wb, char *buf, size_t cap) {
+    if (family == WLCU_RTC_PAIR) {
+        /* the compiled-in Life kernels' register budget (cuda_pair.cu: MINB 1) */
+        snprintf(buf, cap,
+                 "extern \"C\" __global__ void __launch_bounds__(32 * %d, 1)\n"
+                 "pr_rule_kernel(const uint2 *in, uint2 *out, int64_t w, int64_t h,\n"
+                 "    uint64_t np, int torus, int64_t groups, int64_t total, int kk,\n"
+                 "    unsigned birth, unsigned survive) {\n"
+                 "  pair_body(in, out, w, h, np, torus, groups, total, kk, birth, survive, 2, "
+                 "%d, %d);\n"
+                 "}\n",
+                 wb, nr, wb);
+        return;
+    }
+    /* the register budgets of the compiled Life kernels of the same K (cuda_wave.cu) */
+    snprintf(buf, cap,
+             "extern \"C\" __global__ void __launch_bounds__(32 * WV_WARPS, %d)\n"
+             "wv_rule_kernel(const uint32_t *in, uint32_t *out, int64_t w, int64_t h,\n"
+             "    uint64_t nw, int torus, int64_t strips, int64_t chunks, int64_t hc,\n"
+             "    unsigned birth, unsigned survive) {\n"
+             "  wave_body(in, out, w, h, nw, torus, strips, chunks, hc, birth, survive, 2, %d);\n"
+             "}\n",
+             getenv("WL_CUDA_WAVE_MINB") ? atoi(getenv("WL_CUDA_WAVE_MINB"))
+             : kk > 12                  ? 2
+             : kk > 8                   ? 3
+                                        : 4,
+             kk);
+}
+
+/* Compiles and loads the kernel of `family` for (c->birth, c->survive, kk, nr, wb); lock
+ * held. */
+static wl_status build(wlcu_ctx *c, int family, int kk, int nr, int wb, CUfunction *fn,
+                       int *per_sm) {
+    const char *fam = family == WLCU_RTC_PAIR ? "lop3p" : "wave";
     uint32_t table, care;
     rule_table(c->birth, c->survive, &table, &care);
     wl_lop3_net net, mine;
     structured_net(table, &mine);
     if (!net_ok(&mine, table, care))
-        return wl_error(WL_ERR_DEVICE, "CUDA wave: internal error: rule network check failed");
+        return wl_error(WL_ERR_DEVICE, "CUDA %s: internal error: rule network check failed",
+                        fam);
     const char *from = "structured";
     if (c->lop3_synth && c->lop3_synth(c->birth, c->survive, &net) == WL_OK &&
         net_ok(&net, table, care) &&
@@ -374,27 +415,17 @@ static wl_status build(wlcu_ctx *c, int kk, CUfunction *fn, int *per_sm) {
     WLCU_CHECK(cudaDeviceGetAttribute(&major, cudaDevAttrComputeCapabilityMajor, c->device));
     WLCU_CHECK(cudaDeviceGetAttribute(&minor, cudaDevAttrComputeCapabilityMinor, c->device));
     static const size_t extra = 4096; /* rule macro + kernel definition */
-    size_t cap = sizeof WLCU_WIN_SRC + sizeof WLCU_WAVE_SRC + extra;
+    size_t cap = sizeof WLCU_WIN_SRC + sizeof WLCU_WAVE_SRC + sizeof WLCU_PAIR_SRC + extra;
     char *src = (char *)malloc(cap);
-    if (!src) return wl_error(WL_ERR_NOMEM, "CUDA wave: out of memory for the kernel source");
+    if (!src)
+        return wl_error(WL_ERR_NOMEM, "CUDA %s: out of memory for the kernel source", fam);
     src[0] = 0;
     emit_rule(&net, src, extra / 2);
     size_t len = strlen(src);
-    len += (size_t)snprintf(src + len, cap - len, "%s\n%s\n", (const char *)WLCU_WIN_SRC,
-                            (const char *)WLCU_WAVE_SRC);
-    /* the register budgets of the compiled Life kernels of the same K (cuda_wave.cu) */
-    snprintf(src + len, cap - len,
-             "extern \"C\" __global__ void __launch_bounds__(32 * WV_WARPS, %d)\n"
-             "wv_rule_kernel(const uint32_t *in, uint32_t *out, int64_t w, int64_t h,\n"
-             "    uint64_t nw, int torus, int64_t strips, int64_t chunks, int64_t hc,\n"
-             "    unsigned birth, unsigned survive) {\n"
-             "  wave_body(in, out, w, h, nw, torus, strips, chunks, hc, birth, survive, 2, %d);\n"
-             "}\n",
-             getenv("WL_CUDA_WAVE_MINB") ? atoi(getenv("WL_CUDA_WAVE_MINB"))
-             : kk > 12                  ? 2
-             : kk > 8                   ? 3
-                                        : 4,
-             kk);
+    len += (size_t)snprintf(src + len, cap - len, "%s\n%s\n%s\n", (const char *)WLCU_WIN_SRC,
+                            (const char *)WLCU_WAVE_SRC,
+                            family == WLCU_RTC_PAIR ? (const char *)WLCU_PAIR_SRC : "");
+    kernel_text(family, kk, nr, wb, src + len, cap - len);
     char arch[32];
     snprintf(arch, sizeof arch, "--gpu-architecture=sm_%d%d", major, minor);
     /* tuning: WL_CUDA_WAVE_DEFS="-DWV_UNROLL=2 ..." adds options (at most 6, space-separated) */
@@ -406,7 +437,7 @@ static wl_status build(wlcu_ctx *c, int kk, CUfunction *fn, int *per_sm) {
         opts[n_opts++] = tok;
     double t0 = now_s();
     wl_rtc_key key;
-    rtc_key(&key, src, opts, n_opts);
+    rtc_key(&key, family, src, opts, n_opts);
     char path[4096 + 64];
     int disk = disk_dir(c->verbose) && wl_rtc_cache_path(disk_dir_s, &key, path, sizeof path);
     int cached = 0;
@@ -414,12 +445,12 @@ static wl_status build(wlcu_ctx *c, int kk, CUfunction *fn, int *per_sm) {
         size_t n_img = 0;
         void *img = wl_rtc_cache_read(path, &key, &n_img);
         if (img) {
-            cached = load_image(img, fn);
+            cached = load_image(family, img, fn);
             if (!cached) { /* a verified file the driver rejects: drop it, compile afresh */
                 unlink(path);
                 if (c->verbose)
-                    fprintf(stderr, "warplife: cuda wave: the driver rejected cached %s; "
-                                    "recompiling\n", path);
+                    fprintf(stderr, "warplife: cuda %s: the driver rejected cached %s; "
+                                    "recompiling\n", fam, path);
             }
             free(img);
         }
@@ -428,14 +459,14 @@ static wl_status build(wlcu_ctx *c, int kk, CUfunction *fn, int *per_sm) {
         char *cubin = NULL;
         size_t n_cubin = 0;
         wl_status st = nvrtc_compile(src, opts, n_opts, &cubin, &n_cubin);
-        if (!st && !load_image(cubin, fn))
-            st = wl_error(WL_ERR_DEVICE, "CUDA wave: loading the NVRTC module failed");
+        if (!st && !load_image(family, cubin, fn))
+            st = wl_error(WL_ERR_DEVICE, "CUDA %s: loading the NVRTC module failed", fam);
         /* only an image this driver has just loaded is written to the disk cache */
         if (!st && disk && !wl_rtc_cache_write(path, &key, cubin, n_cubin)) {
             disk = 0;
             if (c->verbose)
-                fprintf(stderr, "warplife: cuda wave: could not write the NVRTC cache entry "
-                                "%s\n", path);
+                fprintf(stderr, "warplife: cuda %s: could not write the NVRTC cache entry "
+                                "%s\n", fam, path);
         }
         free(cubin);
         if (st) {
@@ -444,23 +475,25 @@ static wl_status build(wlcu_ctx *c, int kk, CUfunction *fn, int *per_sm) {
         }
     }
     free(src);
-    if (api.occupancy(per_sm, *fn, 32 * WV_WARPS, 0) != CUDA_SUCCESS) *per_sm = 1;
+    const int threads = family == WLCU_RTC_PAIR ? 32 * wb : 32 * WV_WARPS;
+    if (api.occupancy(per_sm, *fn, threads, 0) != CUDA_SUCCESS) *per_sm = 1;
     if (c->verbose) {
         double dt = now_s() - t0;
         if (cached)
-            fprintf(stderr, "warplife: cuda wave: B/S masks 0x%x/0x%x K %d: %d-gate %s network, "
+            fprintf(stderr, "warplife: cuda %s: B/S masks 0x%x/0x%x K %d: %d-gate %s network, "
                             "loaded from cache %s in %.3f s, %d blocks per SM\n",
-                    c->birth, c->survive, kk, net.n, from, path, dt, *per_sm);
+                    fam, c->birth, c->survive, kk, net.n, from, path, dt, *per_sm);
         else
-            fprintf(stderr, "warplife: cuda wave: B/S masks 0x%x/0x%x K %d: %d-gate %s network, "
+            fprintf(stderr, "warplife: cuda %s: B/S masks 0x%x/0x%x K %d: %d-gate %s network, "
                             "compiled in %.3f s (NVRTC + load; %s%s), %d blocks per SM\n",
-                    c->birth, c->survive, kk, net.n, from, dt,
+                    fam, c->birth, c->survive, kk, net.n, from, dt,
                     disk ? "cached as " : "not cached", disk ? path : "", *per_sm);
     }
     return WL_OK;
 }
 
-extern "C" wl_status wlcu_rtc_wave(wlcu_ctx *c, int kk, void **fn, int *per_sm) {
+extern "C" wl_status wlcu_rtc_kernel(wlcu_ctx *c, int family, int kk, int nr, int wb,
+                                     void **fn, int *per_sm) {
     *fn = NULL;
     pthread_mutex_lock(&rtc_lock);
     wl_status s = WL_OK;
@@ -471,27 +504,31 @@ extern "C" wl_status wlcu_rtc_wave(wlcu_ctx *c, int kk, void **fn, int *per_sm) 
         snprintf(defs_now + strlen(defs_now), sizeof defs_now - strlen(defs_now), " minb%s",
                  getenv("WL_CUDA_WAVE_MINB"));
     if (!api_open()) {
-        s = wl_error(WL_ERR_UNAVAILABLE, "CUDA wave: %s", api.why);
+        s = wl_error(WL_ERR_UNAVAILABLE, "CUDA NVRTC: %s", api.why);
         goto done;
     }
     for (int i = 0; i < n_cache; i++)
-        if (cache[i].device == c->device && cache[i].kk == kk && cache[i].birth == c->birth &&
+        if (cache[i].device == c->device && cache[i].family == family && cache[i].kk == kk &&
+            cache[i].nr == nr && cache[i].wb == wb && cache[i].birth == c->birth &&
             cache[i].survive == c->survive && strcmp(cache[i].defs, defs_now) == 0) {
             *fn = (void *)cache[i].fn;
             *per_sm = cache[i].per_sm;
             goto done;
         }
     if (n_cache == RTC_CACHE) {
-        s = wl_error(WL_ERR_UNAVAILABLE, "CUDA wave: %d rules compiled already", RTC_CACHE);
+        s = wl_error(WL_ERR_UNAVAILABLE, "CUDA NVRTC: %d kernels compiled already", RTC_CACHE);
         goto done;
     }
     {
         CUfunction f = NULL;
         int ps = 1;
-        s = build(c, kk, &f, &ps);
+        s = build(c, family, kk, nr, wb, &f, &ps);
         if (!s) {
             cache[n_cache].device = c->device;
+            cache[n_cache].family = family;
             cache[n_cache].kk = kk;
+            cache[n_cache].nr = nr;
+            cache[n_cache].wb = wb;
             snprintf(cache[n_cache].defs, sizeof cache[n_cache].defs, "%s", defs_now);
             cache[n_cache].birth = c->birth;
             cache[n_cache].survive = c->survive;
@@ -515,7 +552,7 @@ extern "C" wl_status wlcu_rtc_launch(void *fn, unsigned blocks, unsigned threads
 #endif
     CUresult r = api.launch((CUfunction)fn, blocks, 1, 1, threads, 1, 1, 0, stream, args, NULL);
     if (r != CUDA_SUCCESS)
-        return wl_error(WL_ERR_DEVICE, "CUDA: cuLaunchKernel of the wave rule kernel failed (%d)",
+        return wl_error(WL_ERR_DEVICE, "CUDA: cuLaunchKernel of an NVRTC rule kernel failed (%d)",
                         (int)r);
     return WL_OK;
 }

@@ -102,7 +102,8 @@ extern "C" wl_status wlcu_wave_prepare(wlcu_ctx *c) {
         const char *off = getenv("WL_CUDA_NO_NVRTC");
         wl_status s = WL_ERR_UNAVAILABLE;
         if (!(off && *off && *off != '0'))
-            s = wlcu_rtc_wave(c, env_k(WAVE_RTC_K), &c->wave_fn, &per_sm);
+            s = wlcu_rtc_kernel(c, WLCU_RTC_WAVE, env_k(WAVE_RTC_K), 0, 0, &c->wave_fn,
+                                &per_sm);
         if (s == WL_OK) {
             c->wave_k = env_k(WAVE_RTC_K);
         } else {

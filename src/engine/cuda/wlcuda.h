@@ -11,6 +11,9 @@
  *   WLCU_BYTES  byte per cell (0 or 1), row-major, W bytes per row.
  *   WLCU_PATCH  a 4x4 block of cells per 16-bit word, ceil(W/4) x ceil(H/4) words; bit
  *               4r + c of block (bx, by) is cell (4bx + c, 4by + r); cells past the grid 0.
+ *   WLCU_PAIRS  bit per cell in pairs of 32-bit words (E, O), np = ceil(W/64) pairs per
+ *               row: bit k of E of pair p is cell (64p + 2k, y), bit k of O is cell
+ *               (64p + 2k + 1, y); cells past column W-1 are zero (cuda_pair.cuh).
  */
 #ifndef WL_CUDA_H
 #define WL_CUDA_H
@@ -29,10 +32,14 @@ enum wlcu_kernel {
     WLCU_K_STRIDE,
     WLCU_K_NAIVE,
     WLCU_K_LOP3V,
-    WLCU_K_WAVE
+    WLCU_K_WAVE,
+    WLCU_K_LOP3P
 };
 
-enum wlcu_layout { WLCU_BITS = 0, WLCU_BYTES, WLCU_PATCH };
+enum wlcu_layout { WLCU_BITS = 0, WLCU_BYTES, WLCU_PATCH, WLCU_PAIRS };
+
+/* The kernel families cuda_rtc.cu compiles per rule with NVRTC. */
+enum wlcu_rtc_family { WLCU_RTC_WAVE = 0, WLCU_RTC_PAIR };
 
 typedef struct wlcu_ctx {
     int device;
@@ -42,6 +49,7 @@ typedef struct wlcu_ctx {
     int layout;               /* enum wlcu_layout */
     uint64_t nw;              /* 32-bit words per row of the bit layout (set for every layout) */
     uint64_t bw, bh;          /* blocks per row / column (WLCU_PATCH) */
+    uint64_t np;              /* pairs per row (WLCU_PAIRS) */
     size_t buf_bytes;         /* size of each of cur and nxt */
     void *cur, *nxt;          /* device buffers, swapped after each launch */
     void *table;              /* device lookup table (lut kernels), NULL otherwise */
@@ -58,6 +66,9 @@ typedef struct wlcu_ctx {
     void *wave_fn;            /* wave: NVRTC kernel (CUfunction) for this rule, or NULL */
     int64_t wave_resident;    /* wave: warps the GPU holds at once for the chosen kernel */
     int64_t wave_hc;          /* wave: rows per chunk (planned once by wlcu_wave_prepare) */
+    void *pair_fn;            /* lop3p: NVRTC kernel (CUfunction) for this rule, or NULL */
+    int pair_shape;           /* lop3p: index of the compiled Life shape, -1 for other rules */
+    int pair_nr, pair_wb, pair_k; /* lop3p: rows per warp, warps per block, gens per launch */
     /* wl_lop3_synth (src/core/lop3net.c), set by cuda_engine.c so that the static library's
      * link pulls it in; NULL: cuda_rtc.cu uses its own structured networks only */
     wl_status (*lop3_synth)(uint16_t birth, uint16_t survive, wl_lop3_net *net);
@@ -117,11 +128,24 @@ int wlcu_lop3v_shape(const char *text);
 wl_status wlcu_wave_prepare(wlcu_ctx *c);
 wl_status wlcu_wave_step(wlcu_ctx *c);
 unsigned wlcu_wave_max_gens(const wlcu_ctx *c);
-/* cuda_rtc.cu: the wave kernel for c's rule compiled by NVRTC with K = kk (cached per
- * process); *fn = CUfunction, *per_sm = resident blocks per SM.  WL_ERR_UNAVAILABLE when
- * NVRTC or the driver entry points are missing, WL_ERR_DEVICE when compiling or loading
- * fails: the caller then uses another kernel.  launch: cuLaunchKernel on the default stream. */
-wl_status wlcu_rtc_wave(wlcu_ctx *c, int kk, void **fn, int *per_sm);
+/* cuda_pair.cu: the lop3p kernel on the pair layout.  prepare picks the instance for c's
+ * rule (compiled-in Life, NVRTC, or run-time masks) once, after wlcu_init; step launches
+ * `gens` (1 .. wlcu_pair_max_gens) generations from cur to nxt. */
+wl_status wlcu_pair_prepare(wlcu_ctx *c);
+wl_status wlcu_pair_step(wlcu_ctx *c, unsigned gens);
+unsigned wlcu_pair_max_gens(const wlcu_ctx *c);
+/* n rows of the bit layout (nw words per row) <-> n rows of the pair layout (np pairs per
+ * row); source and destination must not overlap. */
+wl_status wlcu_pairs_from_bits(wlcu_ctx *c, const uint32_t *bits, void *pairs, uint64_t n);
+wl_status wlcu_pairs_to_bits(wlcu_ctx *c, const void *pairs, uint32_t *bits, uint64_t n);
+/* cuda_rtc.cu: the kernel of `family` for c's rule compiled by NVRTC with K = kk (wave) or
+ * a tile of nr rows x wb warps (pair; K is then the largest kk a launch takes), cached per
+ * process and on disk; *fn = CUfunction, *per_sm = resident blocks per SM.
+ * WL_ERR_UNAVAILABLE when NVRTC or the driver entry points are missing, WL_ERR_DEVICE when
+ * compiling or loading fails: the caller then uses another kernel.  launch: cuLaunchKernel
+ * on the default stream. */
+wl_status wlcu_rtc_kernel(wlcu_ctx *c, int family, int kk, int nr, int wb, void **fn,
+                          int *per_sm);
 wl_status wlcu_rtc_launch(void *fn, unsigned blocks, unsigned threads, void **args);
 /* Makes c->device current on the calling thread (every engine entry point calls it). */
 wl_status wlcu_use(wlcu_ctx *c);

@@ -1,0 +1,244 @@
+/*
+ * cuda_pair.cuh - the `lop3p` kernel body: lop3v's stacked-warp temporal blocking on the
+ * pair layout (WLCU_PAIRS), where a horizontal neighbour costs one funnel shift per 64 cells
+ * instead of two per 32.  Compiled twice, like cuda_wave.cuh (whose LOP3 macro and rule step
+ * wv_next it uses): by nvcc (cuda_pair.cu: B3/S23 and the run-time mask kernel) and, as
+ * embedded text after cuda_win.cuh and cuda_wave.cuh, by NVRTC (cuda_rtc.cu: one kernel per
+ * other outer-totalistic rule, its logic the WV_RULE network).
+ *
+ * The pair layout (wlcuda.h).  A row is np = ceil(W/64) pairs of 32-bit words (E, O): bit k
+ * of E is cell 64p + 2k, bit k of O is cell 64p + 2k + 1.  So the cell left of every odd cell
+ * is the even cell at the same bit (O's left neighbour word is E itself) and the cell right of
+ * every even cell is O at the same bit; only O's right neighbour (E >> 1, with the next
+ * pair's bit 0) and E's left neighbour (O << 1, with the previous pair's bit 31) need a
+ * funnel shift and a shuffle.  Per 64 cells the horizontal 3-sums (s + 2c = left + centre +
+ * right) take 2 SHFL + 2 SHF + 4 LOP3, against 4 SHFL + 4 SHF + 4 LOP3 in the bit layout:
+ * B3/S23 costs 9 LOP3 + 1 SHF per 32 cells instead of 9 + 2.
+ *
+ * Work split (as lop3v, cuda_lop3v.cu): a block of WB warps owns a tile of 32 pair columns
+ * by WB * NR rows; warp w holds NR rows, lane l pair column c = 30 * group + l - 1, in
+ * registers e[1..NR], o[1..NR]; e/o[0] and e/o[NR+1] are the rows just above and below the
+ * warp's slice, read before every generation from the neighbouring warps' edge rows in shared
+ * memory (double-buffered by generation parity: one barrier per generation).  Lanes 0 and 31
+ * and kk rows at the tile's top and bottom are the halo, recomputed rather than exchanged: the
+ * garbage entering at the tile's edges moves one cell per generation, so after kk <= 32
+ * generations lanes 1..30 (64 cells each) of rows kk .. WB*NR-kk-1 are exact and written.
+ * kk is a run-time argument: the host runs whole launches of K generations and one shorter
+ * launch for the remainder (no other kernel knows the layout).
+ *
+ * Edges.  Tiles whose rows and pairs all lie inside the grid load with plain 8-byte loads;
+ * the others through wl_pwin64 (the 64 cells from virtual column 64c of virtual row r:
+ * wrapped on a torus, dead outside a bounded grid), a bounded tile also clears rows and
+ * columns outside the grid after every generation, and every store is masked to the grid's
+ * columns (memory past column W-1 stays 0, which the population count relies on).
+ */
+#ifndef WL_CUDA_PAIR_CUH
+#define WL_CUDA_PAIR_CUH
+
+#ifndef __CUDACC_RTC__
+#include "cuda_wave.cuh" /* WV_LOP3, WV_FULL, wv_next */
+#endif
+
+#define PR_LANES_OUT 30 /* lanes 1..30 are written */
+#define PR_NR_MAX 48    /* the most rows per warp compiled */
+#define PR_WB_MAX 24    /* the most warps per block (size of the edge-row buffer) */
+
+/* ---- the pair layout's window loader ---- */
+
+/* Word j of row `row` in the bit layout (bit i = cell 32j + i), read from the pair layout:
+ * the even and odd cells of one half of pair j/2 interleaved. */
+__device__ __forceinline__ uint32_t wl_pair_spread16(uint32_t x) {
+    x &= 0xFFFFu;
+    x = (x | (x << 8)) & 0x00FF00FFu;
+    x = (x | (x << 4)) & 0x0F0F0F0Fu;
+    x = (x | (x << 2)) & 0x33333333u;
+    return (x | (x << 1)) & 0x55555555u;
+}
+__device__ __forceinline__ uint32_t wl_pair_even16(uint32_t x) { /* inverse of spread16 */
+    x &= 0x55555555u;
+    x = (x | (x >> 1)) & 0x33333333u;
+    x = (x | (x >> 2)) & 0x0F0F0F0Fu;
+    x = (x | (x >> 4)) & 0x00FF00FFu;
+    return (x | (x >> 8)) & 0x0000FFFFu;
+}
+__device__ __forceinline__ uint32_t wl_pair_bitword(const uint2 *row, uint64_t j) {
+    const uint2 p = row[j >> 1];
+    const unsigned sh = (unsigned)(j & 1) * 16;
+    return wl_pair_spread16(p.x >> sh) | wl_pair_spread16(p.y >> sh) << 1;
+}
+/* Bit-layout words lo (cells 0..31) and hi (32..63) -> one pair. */
+__device__ __forceinline__ uint2 wl_pair_from_bits(uint32_t lo, uint32_t hi) {
+    return make_uint2(wl_pair_even16(lo) | wl_pair_even16(hi) << 16,
+                      wl_pair_even16(lo >> 1) | wl_pair_even16(hi >> 1) << 16);
+}
+
+/* n (1..32) cells of a row starting at column x, x + n <= W, in bit order (zero above bit
+ * n-1); nb = ceil(W/32) words in the bit view.  Relies on the zero padding. */
+__device__ __forceinline__ uint32_t wl_pair_bits_at(const uint2 *row, uint64_t nb, uint64_t x,
+                                                    unsigned n) {
+    const uint64_t j = x >> 5;
+    const uint32_t lo = wl_pair_bitword(row, j);
+    const uint32_t hi = j + 1 < nb ? wl_pair_bitword(row, j + 1) : 0u;
+    const uint32_t v = __funnelshift_r(lo, hi, (unsigned)(x & 31));
+    return n >= 32 ? v : (v & ((1u << n) - 1u));
+}
+
+/* The 32 cells from column x (0 <= x < W) of a torus row, wrapping past W-1 (wl_win32's
+ * loop on the pair layout). */
+__device__ __forceinline__ uint32_t wl_pair_wrap32(const uint2 *row, int64_t w, int64_t x) {
+    const uint64_t nb = (uint64_t)(w + 31) / 32;
+    uint32_t v = 0;
+    unsigned pos = 0;
+    while (pos < 32) { /* at most two pieces unless the grid is narrower than a word */
+        uint64_t n = (uint64_t)(w - x);
+        if (n > 32 - pos) n = 32 - pos;
+        v |= wl_pair_bits_at(row, nb, (uint64_t)x, (unsigned)n) << pos;
+        pos += (unsigned)n;
+        x = 0;
+    }
+    return v;
+}
+
+/* The 64 cells from virtual column 64c of virtual row r as a pair (np pairs per row). */
+static __device__ __noinline__ uint2 wl_pwin64(const uint2 *g, uint64_t np, int64_t w,
+                                               int64_t h, int torus, int64_t r, int64_t c) {
+    if (r < 0 || r >= h) {
+        if (!torus) return make_uint2(0u, 0u);
+        r = wl_dmod(r, h);
+    }
+    const uint2 *row = g + (uint64_t)r * np;
+    const int64_t x = c * 64;
+    if (x >= 0 && x + 64 <= w) return row[c]; /* a whole pair inside */
+    if (!torus) return (x < 0 || x >= w) ? make_uint2(0u, 0u) : row[c]; /* padding is 0 */
+    if ((w & 63) == 0) return row[wl_dmod(c, (int64_t)np)]; /* whole pairs wrap as pairs */
+    return wl_pair_from_bits(wl_pair_wrap32(row, w, wl_dmod(x, w)),
+                             wl_pair_wrap32(row, w, wl_dmod(x + 32, w)));
+}
+
+/* Masks of the real cells of pair c (even cells in .x, odd in .y). */
+__device__ __forceinline__ uint2 wl_pair_colmask(int64_t w, int64_t c) {
+    const int64_t left = w - c * 64; /* cells of the row from this pair's first on */
+    if (c < 0 || left <= 0) return make_uint2(0u, 0u);
+    if (left >= 64) return make_uint2(WV_FULL, WV_FULL);
+    const unsigned ne = (unsigned)(left + 1) / 2, no = (unsigned)left / 2; /* < 32 */
+    return make_uint2(ne >= 32 ? WV_FULL : (1u << ne) - 1u, (1u << no) - 1u);
+}
+
+/* ---- one generation ---- */
+
+/* Horizontal 3-sums of a row's pair (E, O): sE + 2 cE for the even cells, sO + 2 cO for the
+ * odd ones. */
+#define PR_HSUM(E, O, sE, cE, sO, cO)                                                      \
+    do {                                                                                   \
+        const uint32_t l_ = __shfl_up_sync(WV_FULL, (O), 1);   /* cell 64p - 1: bit 31 */  \
+        const uint32_t r_ = __shfl_down_sync(WV_FULL, (E), 1); /* cell 64p + 64: bit 0 */  \
+        const uint32_t le_ = __funnelshift_l(l_, (O), 1);      /* left of the even cells */ \
+        const uint32_t ro_ = __funnelshift_r((E), r_, 1);      /* right of the odd cells */ \
+        WV_LOP3(sE, le_, (E), (O), 0x96);                                                  \
+        WV_LOP3(cE, le_, (E), (O), 0xE8);                                                  \
+        WV_LOP3(sO, (E), (O), ro_, 0x96);                                                  \
+        WV_LOP3(cO, (E), (O), ro_, 0xE8);                                                  \
+    } while (0)
+
+/* Next state of one word from the horizontal sums of its row (b), the row above (a) and
+ * below (n): the vertical full adders (4 LOP3), then the rule (wv_next). */
+#define PR_VERT(sa, ca, sb, cb, sn, cn, ctr, nx)                                           \
+    do {                                                                                   \
+        uint32_t x0_, k_, y1_, y2_;                                                        \
+        WV_LOP3(x0_, sa, sb, sn, 0x96);                                                    \
+        WV_LOP3(k_, sa, sb, sn, 0xE8);                                                     \
+        WV_LOP3(y1_, ca, cb, cn, 0x96);                                                    \
+        WV_LOP3(y2_, ca, cb, cn, 0xE8);                                                    \
+        nx = wv_next(x0_, k_, y1_, y2_, (ctr), birth, survive, rule);                      \
+    } while (0)
+
+/* The kernel body: one block tile after another (one per block unless the grid is capped). */
+__device__ __forceinline__ void pair_body(const uint2 *__restrict__ in, uint2 *__restrict__ out,
+                                          int64_t w, int64_t h, uint64_t np, int torus,
+                                          int64_t groups, int64_t total, int kk,
+                                          unsigned birth, unsigned survive, const int rule,
+                                          const int nr, const int wb) {
+    /* edge rows: [parity][warp][0 = top row, 1 = bottom row][lane] */
+    __shared__ uint2 edge[2][PR_WB_MAX][2][32];
+    const int lane = threadIdx.x & 31, warp = threadIdx.x >> 5;
+    const int64_t out_rows = (int64_t)wb * nr - 2 * kk; /* rows written per tile */
+    int ph = 0;
+    uint32_t e[PR_NR_MAX + 2], o[PR_NR_MAX + 2];
+    for (int64_t tile = blockIdx.x; tile < total; tile += gridDim.x) {
+        const int64_t band = tile / groups, grp = tile % groups;
+        const int64_t c = grp * PR_LANES_OUT + lane - 1;
+        const int64_t r0 = band * out_rows - kk + (int64_t)warp * nr; /* row of e/o[1] */
+        const int64_t col_lo = (grp * PR_LANES_OUT - 1) * 64;
+        const int inside = r0 >= 0 && r0 + nr <= h && col_lo >= 0 && col_lo + 32 * 64 <= w;
+        if (inside) {
+            const uint2 *p = in + (uint64_t)r0 * np + (uint64_t)c;
+#pragma unroll
+            for (int i = 0; i < nr; i++) {
+                const uint2 v = p[(uint64_t)i * np];
+                e[i + 1] = v.x;
+                o[i + 1] = v.y;
+            }
+        } else {
+#pragma unroll
+            for (int i = 0; i < nr; i++) {
+                const uint2 v = wl_pwin64(in, np, w, h, torus, r0 + i, c);
+                e[i + 1] = v.x;
+                o[i + 1] = v.y;
+            }
+        }
+        const int needmask = !torus && !inside;
+        const uint2 cm = wl_pair_colmask(w, c);
+#pragma unroll 1
+        for (int g = 0; g < kk; g++) {
+            edge[ph][warp][0][lane] = make_uint2(e[1], o[1]);
+            edge[ph][warp][1][lane] = make_uint2(e[nr], o[nr]);
+            __syncthreads();
+            const uint2 above = warp > 0 ? edge[ph][warp - 1][1][lane] : make_uint2(0u, 0u);
+            const uint2 below = warp < wb - 1 ? edge[ph][warp + 1][0][lane] : make_uint2(0u, 0u);
+            e[0] = above.x;
+            o[0] = above.y;
+            e[nr + 1] = below.x;
+            o[nr + 1] = below.y;
+            ph ^= 1;
+            uint32_t saE, caE, saO, caO, sbE, cbE, sbO, cbO;
+            PR_HSUM(e[0], o[0], saE, caE, saO, caO);
+            PR_HSUM(e[1], o[1], sbE, cbE, sbO, cbO);
+#pragma unroll
+            for (int i = 1; i <= nr; i++) {
+                uint32_t snE, cnE, snO, cnO, nE, nO;
+                PR_HSUM(e[i + 1], o[i + 1], snE, cnE, snO, cnO); /* row i+1, old value */
+                PR_VERT(saE, caE, sbE, cbE, snE, cnE, e[i], nE);
+                PR_VERT(saO, caO, sbO, cbO, snO, cnO, o[i], nO);
+                e[i] = nE;
+                o[i] = nO;
+                saE = sbE;
+                caE = cbE;
+                sbE = snE;
+                cbE = cnE;
+                saO = sbO;
+                caO = cbO;
+                sbO = snO;
+                cbO = cnO;
+            }
+            if (needmask) { /* a bounded grid's ghost cells stay dead */
+#pragma unroll
+                for (int i = 1; i <= nr; i++) {
+                    const int in_rows = (uint64_t)(r0 + i - 1) < (uint64_t)h;
+                    e[i] &= in_rows ? cm.x : 0u;
+                    o[i] &= in_rows ? cm.y : 0u;
+                }
+            }
+        }
+        if (lane >= 1 && lane <= PR_LANES_OUT && (uint64_t)c < np) {
+#pragma unroll
+            for (int i = 1; i <= nr; i++) {
+                const int bl = warp * nr + i - 1; /* row within the tile */
+                const int64_t y = r0 + i - 1;
+                if (bl >= kk && bl < wb * nr - kk && y < h)
+                    out[(uint64_t)y * np + (uint64_t)c] = make_uint2(e[i] & cm.x, o[i] & cm.y);
+            }
+        }
+    }
+}
+
+#endif
