@@ -51,9 +51,11 @@ static const struct {
 #define N_SHAPES ((int)(sizeof life_shapes / sizeof life_shapes[0]))
 #define PAIR_MASKS_NR 16
 #define PAIR_MASKS_WB 12
-/* Shape of the NVRTC rule kernels (their networks have 2..7 gates against Life's 3). */
-#define PAIR_RTC_NR 32
-#define PAIR_RTC_WB 12
+/* Shape of the NVRTC rule kernels (networks of 2..7 gates against Life's 3; WL_CUDA_LOP3P_RTC
+ * for tuning).  H100, 65536^2 torus (docs/BENCHMARKS.md): 28 x 16 the fastest or within 1%
+ * of it for the six rules measured, 32 x 12 1-4% slower. */
+#define PAIR_RTC_NR 28
+#define PAIR_RTC_WB 16
 
 /* "NRxWB" -> its index in life_shapes, or -1. */
 static int shape_of(const char *text) {
@@ -76,12 +78,18 @@ extern "C" wl_status wlcu_pair_prepare(wlcu_ctx *c) {
     const char *off = getenv("WL_CUDA_NO_NVRTC");
     wl_status s = WL_ERR_UNAVAILABLE;
     int per_sm = 0;
+    int nr = PAIR_RTC_NR, wb = PAIR_RTC_WB;
+    const char *shape = getenv("WL_CUDA_LOP3P_RTC"); /* tuning: "NRxWB" of the NVRTC kernels */
+    if (!(shape && sscanf(shape, "%dx%d", &nr, &wb) == 2 && nr >= 2 && nr <= PR_NR_MAX &&
+          wb >= 1 && wb <= PR_WB_MAX && wb * nr > 2 * PAIR_K)) {
+        nr = PAIR_RTC_NR;
+        wb = PAIR_RTC_WB;
+    }
     if (!(off && *off && *off != '0'))
-        s = wlcu_rtc_kernel(c, WLCU_RTC_PAIR, PAIR_K, PAIR_RTC_NR, PAIR_RTC_WB, &c->pair_fn,
-                            &per_sm);
+        s = wlcu_rtc_kernel(c, WLCU_RTC_PAIR, PAIR_K, nr, wb, &c->pair_fn, &per_sm);
     if (s == WL_OK) {
-        c->pair_nr = PAIR_RTC_NR;
-        c->pair_wb = PAIR_RTC_WB;
+        c->pair_nr = nr;
+        c->pair_wb = wb;
         return WL_OK;
     }
     if (c->verbose)

@@ -138,14 +138,17 @@ static int api_open(void) {
 /* ---- the rule network ---- */
 
 /* Truth table of the rule over r = ctr<<4 | y2<<3 | y1<<2 | k<<1 | x0 (lop3net.h's order);
- * *care: the reachable rows (a live centre implies T >= 1). */
+ * *care: the reachable rows (a live centre implies T >= 1, a dead one T <= 8), the same as
+ * wl_lop3_table's.  (Until 2026-11-22 this table also cared about T = 9 with a dead centre,
+ * so every lop3net network that used that don't-care failed net_ok and the structured
+ * network ran instead: B3678/S34678 with 7 gates instead of 3, B36/S23 with 6 instead of 4.) */
 static void rule_table(uint16_t birth, uint16_t survive, uint32_t *table, uint32_t *care) {
     *table = *care = 0;
     for (unsigned r = 0; r < 32; r++) {
         unsigned x0 = r & 1, k = (r >> 1) & 1, y1 = (r >> 2) & 1, y2 = (r >> 3) & 1,
                  ctr = r >> 4;
         unsigned t = x0 + 2 * (k + y1) + 4 * y2;
-        if (ctr && t == 0) continue;
+        if ((ctr && t == 0) || (!ctr && t == 9)) continue;
         *care |= 1u << r;
         unsigned alive = ctr ? (survive >> (t - 1)) & 1u : (birth >> t) & 1u;
         *table |= alive << r;
