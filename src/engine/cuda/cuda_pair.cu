@@ -114,7 +114,9 @@ extern "C" wl_status wlcu_pair_step(wlcu_ctx *c, unsigned gens) {
     const int nr = c->pair_nr, wb = c->pair_wb;
     int64_t w = (int64_t)c->w, h = (int64_t)c->h;
     uint64_t np = c->np;
-    int64_t groups = (int64_t)((np + PR_LANES_OUT - 1) / PR_LANES_OUT);
+    /* np / 31 + 1 groups: when 31 divides np the last pair's upper half is lane 0's of one
+     * more group (cuda_pair.cuh) */
+    int64_t groups = (int64_t)(np / PR_STRIDE + 1);
     int64_t out_rows = (int64_t)wb * nr - 2 * kk;
     int64_t total = groups * ((h + out_rows - 1) / out_rows); /* block tiles */
     int64_t blocks = total < 65535 * 256 ? total : 65535 * 256; /* the blocks loop beyond */

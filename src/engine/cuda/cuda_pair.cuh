@@ -16,13 +16,20 @@
  * B3/S23 costs 9 LOP3 + 1 SHF per 32 cells instead of 9 + 2.
  *
  * Work split (as lop3v, cuda_lop3v.cu): a block of WB warps owns a tile of 32 pair columns
- * by WB * NR rows; warp w holds NR rows, lane l pair column c = 30 * group + l - 1, in
+ * by WB * NR rows; warp w holds NR rows, lane l pair column c = 31 * group + l - 1, in
  * registers e[1..NR], o[1..NR]; e/o[0] and e/o[NR+1] are the rows just above and below the
  * warp's slice, read before every generation from the neighbouring warps' edge rows in shared
- * memory (double-buffered by generation parity: one barrier per generation).  Lanes 0 and 31
- * and kk rows at the tile's top and bottom are the halo, recomputed rather than exchanged: the
- * garbage entering at the tile's edges moves one cell per generation, so after kk <= 32
- * generations lanes 1..30 (64 cells each) of rows kk .. WB*NR-kk-1 are exact and written.
+ * memory (double-buffered by generation parity: one barrier per generation).  kk rows at the
+ * tile's top and bottom are the vertical halo, recomputed rather than exchanged.  Sideways,
+ * the garbage entering at lane 0's left and lane 31's right (their shuffles wrap inside the
+ * warp) moves one cell per generation, so after kk <= 32 generations it has reached only
+ * the outer half of those lanes' 64 cells: lanes 1..30 are exact, lane 0 in its upper half
+ * (cells 32..63: the upper 16 bits of E and of O) and lane 31 in its lower half.  So
+ * neighbouring tiles overlap by ONE pair column, not two: lane 31 of group g and lane 0 of
+ * group g+1 hold the same pair and store its lower and upper 16-bit halves (separate
+ * halfwords: no two blocks write the same bytes).  31 pair columns per tile instead of 30:
+ * 65536 wide, 34 tiles per row of tiles instead of 35 (1.5% faster on an H100, measured
+ * twice against the same kernel with 30).  Rows kk .. WB*NR-kk-1 are stored.
  * kk is a run-time argument: the host runs whole launches of K generations and one shorter
  * launch for the remainder (no other kernel knows the layout).
  *
@@ -39,7 +46,7 @@
 #include "cuda_wave.cuh" /* WV_LOP3, WV_FULL, wv_next */
 #endif
 
-#define PR_LANES_OUT 30 /* lanes 1..30 are written */
+#define PR_STRIDE 31    /* pair columns per tile: lanes 1..30 and halves of lanes 0 and 31 */
 #define PR_NR_MAX 48    /* the most rows per warp compiled */
 #define PR_WB_MAX 24    /* the most warps per block (size of the edge-row buffer) */
 
@@ -166,9 +173,9 @@ __device__ __forceinline__ void pair_body(const uint2 *__restrict__ in, uint2 *_
     uint32_t e[PR_NR_MAX + 2], o[PR_NR_MAX + 2];
     for (int64_t tile = blockIdx.x; tile < total; tile += gridDim.x) {
         const int64_t band = tile / groups, grp = tile % groups;
-        const int64_t c = grp * PR_LANES_OUT + lane - 1;
+        const int64_t c = grp * PR_STRIDE + lane - 1;
         const int64_t r0 = band * out_rows - kk + (int64_t)warp * nr; /* row of e/o[1] */
-        const int64_t col_lo = (grp * PR_LANES_OUT - 1) * 64;
+        const int64_t col_lo = (grp * PR_STRIDE - 1) * 64;
         const int inside = r0 >= 0 && r0 + nr <= h && col_lo >= 0 && col_lo + 32 * 64 <= w;
         if (inside) {
             const uint2 *p = in + (uint64_t)r0 * np + (uint64_t)c;
@@ -229,13 +236,23 @@ __device__ __forceinline__ void pair_body(const uint2 *__restrict__ in, uint2 *_
                 }
             }
         }
-        if (lane >= 1 && lane <= PR_LANES_OUT && (uint64_t)c < np) {
+        if ((uint64_t)c < np) {
 #pragma unroll
             for (int i = 1; i <= nr; i++) {
                 const int bl = warp * nr + i - 1; /* row within the tile */
                 const int64_t y = r0 + i - 1;
-                if (bl >= kk && bl < wb * nr - kk && y < h)
-                    out[(uint64_t)y * np + (uint64_t)c] = make_uint2(e[i] & cm.x, o[i] & cm.y);
+                if (bl >= kk && bl < wb * nr - kk && y < h) {
+                    uint2 *q = out + (uint64_t)y * np + (uint64_t)c;
+                    const uint32_t ve = e[i] & cm.x, vo = o[i] & cm.y;
+                    if (lane >= 1 && lane <= 30) {
+                        *q = make_uint2(ve, vo);
+                    } else { /* halfwords 0 and 2 (lane 31) or 1 and 3 (lane 0) of the pair */
+                        uint16_t *q16 = (uint16_t *)q + (lane == 0);
+                        const unsigned sh = lane == 0 ? 16u : 0u;
+                        q16[0] = (uint16_t)(ve >> sh);
+                        q16[2] = (uint16_t)(vo >> sh);
+                    }
+                }
             }
         }
     }
