@@ -37,6 +37,10 @@ PAIR_KERNEL(k_pair_life_32x12, 1, 32, 12)
 PAIR_KERNEL(k_pair_life_28x16, 1, 28, 16)
 PAIR_KERNEL(k_pair_life_24x20, 1, 24, 20)
 PAIR_KERNEL(k_pair_life_20x16, 1, 20, 16)
+PAIR_KERNEL(k_pair_life_48x10, 1, 48, 10)
+PAIR_KERNEL(k_pair_life_44x11, 1, 44, 11)
+PAIR_KERNEL(k_pair_life_56x9, 1, 56, 9)
+PAIR_KERNEL(k_pair_life_64x8, 1, 64, 8)
 PAIR_KERNEL(k_pair_masks, 0, 16, 12) /* the ~25-instruction mask evaluator: a short tile */
 
 static const struct {
@@ -46,7 +50,9 @@ static const struct {
 } life_shapes[] = {
     {"40x12", 40, 12, k_pair_life_40x12}, {"32x12", 32, 12, k_pair_life_32x12},
     {"28x16", 28, 16, k_pair_life_28x16}, {"24x20", 24, 20, k_pair_life_24x20},
-    {"20x16", 20, 16, k_pair_life_20x16},
+    {"20x16", 20, 16, k_pair_life_20x16}, {"48x10", 48, 10, k_pair_life_48x10},
+    {"44x11", 44, 11, k_pair_life_44x11}, {"56x9", 56, 9, k_pair_life_56x9},
+    {"64x8", 64, 8, k_pair_life_64x8},
 };
 #define N_SHAPES ((int)(sizeof life_shapes / sizeof life_shapes[0]))
 #define PAIR_MASKS_NR 16
