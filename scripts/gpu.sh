@@ -64,7 +64,7 @@ TE=$(find "$BUILD" -name test_engines -type f -perm -u+x | head -1)
 # ---- instruction mix of the lop3 kernel (Life specialisation) ----------------------------
 LIB=$(find "$BUILD" -name libwlcuda.a | head -1)
 if command -v cuobjdump >/dev/null && [ -n "$LIB" ]; then
-  kns="k_lop3_life k_lop3v_life"
+  kns="k_lop3v_life k_pair_life_40x12"
   [ "$MODE" = wave ] && kns="k_wave_life16" # $OUT returns at most 8 files
   [ "$MODE" = pair ] && kns="k_pair_life_40x12"
   [ "$MODE" = wavetune ] && kns=""
@@ -110,7 +110,7 @@ if [ "$MODE" = lop3v ] || [ "$MODE" = shapes ]; then
   grep -E "failed|FAIL|mismatch" "$OUT/test_shapes.log" | head -10
 fi
 # ---- pair: tests of lop3p (compiled Life shapes, NVRTC rules, fallback) -------------------
-PAIR_SHAPES=${WL_GPU_PAIR_SHAPES:-40x12 32x12 28x16 24x20 20x16}
+PAIR_SHAPES=${WL_GPU_PAIR_SHAPES:-40x12 32x12 28x16 24x20 64x8}
 if [ "$MODE" = pair ]; then
   t0=$(date +%s)
   (cd "$ROOT/tests" && timeout 240 "$TE" --gpu -e cuda -k lop3p,best) >"$OUT/test.log" 2>&1
@@ -281,8 +281,8 @@ fi
 # ---- benchmarks -----------------------------------------------------------------------
 if [ "$MODE" = all ] || [ "$MODE" = bench ] || [ "$MODE" = quick ]; then
   B=65536x65536
-  bench bench.txt --engine cuda --kernel best,wave,lop3 --size $B --generations 1024 --runs 5 --torus
-  bench bench.txt --engine cuda --kernel best,wave,lop3 --size $B --generations 1024 --runs 5 --bounded
+  bench bench.txt --engine cuda --kernel best,lop3p,lop3v,wave,lop3 --size $B --generations 1024 --runs 5 --torus
+  bench bench.txt --engine cuda --kernel best,lop3p,lop3v,wave,lop3 --size $B --generations 1024 --runs 5 --bounded
   if [ "$MODE" != quick ]; then
     bench bench.txt --engine cuda --kernel bitcount,lut6x3,patch16 --size $B --generations 256 --runs 3 --torus
     bench bench.txt --engine cuda --kernel bitcount,lut6x3,patch16 --size $B --generations 256 --runs 3 --bounded
@@ -291,6 +291,7 @@ if [ "$MODE" = all ] || [ "$MODE" = bench ] || [ "$MODE" = quick ]; then
     bench bench.txt --engine cuda --kernel best,bitcount --size 65519x65521 --generations 1024 --runs 3 --torus
     bench bench.txt --engine cuda --kernel best,bitcount --size 65519x65521 --generations 1024 --runs 3 --bounded
     bench bench.txt --engine cuda --size 16384x16384 --time 0.3 --runs 3 --torus --verify
+    bench bench.txt --engine cuda --size 8192x8192 --time 0.3 --runs 3 --torus --verify
     # other outer-totalistic rules (compiled-in specialisations, and the run-time evaluator)
     for r in B36/S23 B3678/S34678 B2/S B368/S245 B34/S34 B3/S238; do
       bench bench.txt --engine cuda --kernel best --rule $r --size $B --generations 1024 --runs 3 --torus

@@ -5,9 +5,9 @@
  * (wlcuda.h), which check every CUDA call and launch.
  *
  * Kernels (the first is the default):
- *   best       the fastest kernel for the rule and grid size: lop3v for B3/S23 on grids of
- *              2^29 cells or more, wave for smaller Life grids and the other
- *              outer-totalistic rules (best_totalistic), lut6x3 otherwise;
+ *   best       the fastest kernel for the rule and grid size: lop3p for outer-totalistic
+ *              rules on grids of 2^28 cells or more, wave on smaller ones
+ *              (best_totalistic), lut6x3 for other rules;
  *   wave       wavefront temporal blocking: one warp streams a strip of rows through K
  *              register-resident generations, no shared memory (cuda_wave.cuh); rules other
  *              than B3/S23 compiled at run time by NVRTC (cuda_rtc.cu);
@@ -51,16 +51,14 @@ static const int kernel_ids[] = {-1,
                                  WLCU_K_NAIVE};
 
 /* The kernel `best` runs for an outer-totalistic rule on a w x h grid: the fastest verified
- * on an H100 (docs/BENCHMARKS.md, CUDA sections "wave", 2026-11-22 05:59 UTC, and "Third
- * session", 07:40 UTC): lop3v for B3/S23 on grids of 2^29 cells or more (3.47e13 CUpS at
- * 65536^2 against wave's 3.33e13 on a torus, 3.41e13 / 3.21e13 bounded; 3.12e13 / 2.97e13 at
- * 32768^2), wave for smaller Life grids (lop3v's 480-row tiles leave SMs idle there: 2.45e13
- * against 2.28e13 at 16384^2, 1.93e13 against 1.27e13 at 8192^2) and for
- * every other rule at every size (its NVRTC kernels: 2.66e13-3.55e13 at 65536^2; B36/S23
- * bounded 2.70e13 against lop3v's compiled-in 2.28e13; lop3v's run-time masks ~0.9e13). */
-static int best_totalistic(uint16_t birth, uint16_t survive, uint64_t w, uint64_t h) {
-    int life = birth == 0x8 && survive == 0xC;
-    return life && w * h >= ((uint64_t)1 << 29) ? WLCU_K_LOP3V : WLCU_K_WAVE;
+ * on an H100 (docs/BENCHMARKS.md, CUDA section "Fourth session", 2026-11-22 08:50 UTC):
+ * lop3p on grids of 2^28 cells or more (B3/S23 at 65536^2: 4.17e13 CUpS against lop3v's
+ * 3.47e13 and wave's 3.32e13; 3.58e13 against wave's 2.98e13 at 32768^2, 2.66e13 against
+ * 2.45e13 at 16384^2; B36/S23 and B3678/S34678 within 2% of wave at 16384^2 and 9-35%
+ * faster above), wave below (lop3p's 448 x 1984-cell tiles leave SMs idle on small grids:
+ * B3/S23 1.59e13 against 1.94e13 at 8192^2, 1.0e12 against 2.5e12 at 2048^2). */
+static int best_totalistic(uint64_t w, uint64_t h) {
+    return w * h >= ((uint64_t)1 << 28) ? WLCU_K_LOP3P : WLCU_K_WAVE;
 }
 
 typedef struct cuda_engine {
@@ -105,8 +103,7 @@ static wl_status cuda_create(const wl_config *cfg, const char *kernel, void **ct
         return wl_error(WL_ERR_TOO_BIG, "CUDA engine: a %llu x %llu grid is too large",
                         (unsigned long long)cfg->width, (unsigned long long)cfg->height);
     if (id < 0)
-        id = totalistic ? best_totalistic(birth, survive, cfg->width, cfg->height)
-                        : WLCU_K_LUT6X3;
+        id = totalistic ? best_totalistic(cfg->width, cfg->height) : WLCU_K_LUT6X3;
     if ((id == WLCU_K_LOP3 || id == WLCU_K_LOP3V || id == WLCU_K_WAVE || id == WLCU_K_LOP3P ||
          id == WLCU_K_BITCOUNT) &&
         !totalistic) {

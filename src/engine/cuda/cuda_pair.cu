@@ -8,10 +8,14 @@
  *
  * Tile shape NR x WB (rows per warp x warps per block): each thread keeps 2 (NR + 2) words of
  * rows in registers, so the Life kernel's 40 x 12 takes 168 registers and one block of 12
- * warps per SM; 448 of 480 rows and 30 of 32 lanes are written.  Measured on an H100 with a
- * prototype (docs/BENCHMARKS.md, "Fourth session"): 40 x 12 3.68e13 CUpS, 32 x 12 3.65e13,
- * 28 x 16 3.62e13, 24 x 20 3.56e13, 20 x 24 (80 registers, 24 warps) 3.46e13; 48 x 10
- * 2.94e13 and 44 x 11 3.41e13 (longer unrolled loops than the instruction cache holds).
+ * warps per SM; 448 of 480 rows and 31 of 32 pair columns are written.  B3/S23 with the
+ * two-row network, H100, 65536^2 torus, 1024 generations (docs/BENCHMARKS.md, "Fourth
+ * session"): 40 x 12 4.17e13 CUpS, 28 x 16 4.16e13, 32 x 12 4.09e13, 24 x 20 4.07e13, 64 x 8
+ * (255 registers) 4.03e13; also measured and dropped: 20 x 16 3.91e13, 44 x 11 3.86e13,
+ * 48 x 10 3.53e13, 56 x 9 3.23e13 (unrolled generation loops longer than the instruction
+ * cache holds, it seems: 64 x 8 has a longer one and is fast, so it is not only length).
+ * A persistent grid whose blocks prefetch their next tile into shared memory with cp.async
+ * was 3-5% slower and was dropped.
  */
 #include "cuda_common.cuh"
 #include "cuda_pair.cuh"
@@ -36,10 +40,6 @@ PAIR_KERNEL(k_pair_life_40x12, 1, 40, 12)
 PAIR_KERNEL(k_pair_life_32x12, 1, 32, 12)
 PAIR_KERNEL(k_pair_life_28x16, 1, 28, 16)
 PAIR_KERNEL(k_pair_life_24x20, 1, 24, 20)
-PAIR_KERNEL(k_pair_life_20x16, 1, 20, 16)
-PAIR_KERNEL(k_pair_life_48x10, 1, 48, 10)
-PAIR_KERNEL(k_pair_life_44x11, 1, 44, 11)
-PAIR_KERNEL(k_pair_life_56x9, 1, 56, 9)
 PAIR_KERNEL(k_pair_life_64x8, 1, 64, 8)
 PAIR_KERNEL(k_pair_masks, 0, 16, 12) /* the ~25-instruction mask evaluator: a short tile */
 
@@ -50,8 +50,6 @@ static const struct {
 } life_shapes[] = {
     {"40x12", 40, 12, k_pair_life_40x12}, {"32x12", 32, 12, k_pair_life_32x12},
     {"28x16", 28, 16, k_pair_life_28x16}, {"24x20", 24, 20, k_pair_life_24x20},
-    {"20x16", 20, 16, k_pair_life_20x16}, {"48x10", 48, 10, k_pair_life_48x10},
-    {"44x11", 44, 11, k_pair_life_44x11}, {"56x9", 56, 9, k_pair_life_56x9},
     {"64x8", 64, 8, k_pair_life_64x8},
 };
 #define N_SHAPES ((int)(sizeof life_shapes / sizeof life_shapes[0]))
