@@ -283,6 +283,37 @@ static void check_hand_network(void) {
              "the cuda engine's hand network is wrong on %d neighbourhoods here", wrong);
 }
 
+/* The two-row B3/S23 network of the cuda engine's lop3p kernel (cuda_pair.cuh, PR_LIFE2),
+ * gate for gate: rows i and i+1 from the horizontal sums s + 2c of rows i-1 (a), i (b),
+ * i+1 (n), i+2 (d) and the two centres, checked here on every reachable input (a live
+ * centre's own row sum is at least 1); the GPU tests compare the kernel with ref. */
+static unsigned lop3(unsigned a, unsigned b, unsigned c, unsigned lut) {
+    return (lut >> (4 * a + 2 * b + c)) & 1u;
+}
+
+static void check_two_row_network(void) {
+    int wrong = 0, cases = 0;
+    for (unsigned m = 0; m < 1024; m++) {
+        unsigned sa = m & 1, ca = (m >> 1) & 1, sb = (m >> 2) & 1, cb = (m >> 3) & 1;
+        unsigned sn = (m >> 4) & 1, cn = (m >> 5) & 1, sd = (m >> 6) & 1, cd = (m >> 7) & 1;
+        unsigned xi = (m >> 8) & 1, xj = (m >> 9) & 1;
+        unsigned hb = sb + 2 * cb, hn = sn + 2 * cn;
+        if ((xi && hb == 0) || (xj && hn == 0)) continue; /* unreachable */
+        unsigned ti = sa + 2 * ca + hb + hn, tj = hb + hn + sd + 2 * cd;
+        unsigned g1 = lop3(cb, sn, cn, 0xE8), g2 = lop3(cb, sn, cn, 0xB2);
+        unsigned g3 = lop3(sb, sn, g2, 0xE8);
+        unsigned g4 = lop3(sa, sb, sn, 0x96), g5 = lop3(sa, g2, g3, 0xE8);
+        unsigned ni = lop3(xi, g4, lop3(ca, g1, g5, 0xE9), 0x54);
+        unsigned g8 = lop3(sd, sb, sn, 0x96), g9 = lop3(sd, g2, g3, 0xE8);
+        unsigned nj = lop3(xj, g8, lop3(cd, g1, g9, 0xE9), 0x54);
+        wrong += ni != (ti == 3 || (xi && ti == 4));
+        wrong += nj != (tj == 3 || (xj && tj == 4));
+        cases++;
+    }
+    WL_CHECK(cases == 784 && wrong == 0,
+             "the two-row Life network is wrong on %d of %d reachable inputs", wrong, cases);
+}
+
 static void check_bad_arguments(void) {
     static const char *const names[WL_LOP3_INPUTS] = {"x0", "k", "y1", "y2", "ctr"};
     WL_CHECK(wl_lop3_synth(0x8, 0xC, NULL) == WL_ERR_INVALID, "NULL net accepted");
@@ -383,6 +414,7 @@ int main(int argc, char **argv) {
     printf("\n");
 
     check_hand_network();
+    check_two_row_network();
     check_emit();
     check_bad_arguments();
     return wl_test_finish("test_lop3net");

@@ -108,7 +108,7 @@ static void test_key(void) {
     WL_CHECK(!same_key(&c, &d), "moving a part boundary does not change the key");
     char path[256];
     WL_CHECK(wl_rtc_cache_path("/x", &a, path, sizeof path), "path does not fit");
-    WL_CHECK(strlen(path) == strlen("/x/wave-.cubin") + 32 && strncmp(path, "/x/wave-", 8) == 0,
+    WL_CHECK(strlen(path) == strlen("/x/rule-.cubin") + 32 && strncmp(path, "/x/rule-", 8) == 0,
              "unexpected entry name %s", path);
     WL_CHECK(!wl_rtc_cache_path("/x", &a, path, 20), "a path too long for its buffer fit");
 }

@@ -1,6 +1,7 @@
 /*
- * cuda_lop3.cu - the bitsliced multi-generation kernel (`lop3`; `best` is now `lop3v`, which
- * runs the same row logic on a taller tile of stacked warps: cuda_lop3v.cu).
+ * cuda_lop3.cu - the bitsliced multi-generation kernel (`lop3`; lop3v runs the same row logic
+ * on a taller tile of stacked warps, cuda_lop3v.cu, and lop3p that tile on the pair layout,
+ * cuda_pair.cuh, which is `best` on large grids).
  *
  * What it computes: LOP3_K generations of an outer-totalistic rule per launch (the host does
  * a remainder of fewer than K generations with the one-step bitcount kernel, so that the

@@ -1,9 +1,9 @@
 /*
  * cuda_lop3v.cu - the bitsliced multi-generation kernel with warps stacked vertically
- * (`lop3v`, and `best` for outer-totalistic rules): a tall tile whose rows are split between
- * the warps of a block, which exchange their edge rows through shared memory once per
- * generation; B3/S23 with hand-placed LOP3 logic, other rules with lop3's row logic
- * (cuda_lop3.cuh).
+ * (`lop3v`; lop3p runs this design on the pair layout, cuda_pair.cuh): a tall tile whose
+ * rows are split between the warps of a block, which exchange their edge rows through shared
+ * memory once per generation; B3/S23 with hand-placed LOP3 logic, other rules with lop3's
+ * row logic (cuda_lop3.cuh).
  *
  * What it computes: K generations of an outer-totalistic rule per launch (the host does a
  * remainder of fewer than K generations with the one-step bitcount kernel).

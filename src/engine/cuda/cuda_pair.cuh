@@ -12,8 +12,18 @@
  * every even cell is O at the same bit; only O's right neighbour (E >> 1, with the next
  * pair's bit 0) and E's left neighbour (O << 1, with the previous pair's bit 31) need a
  * funnel shift and a shuffle.  Per 64 cells the horizontal 3-sums (s + 2c = left + centre +
- * right) take 2 SHFL + 2 SHF + 4 LOP3, against 4 SHFL + 4 SHF + 4 LOP3 in the bit layout:
- * B3/S23 costs 9 LOP3 + 1 SHF per 32 cells instead of 9 + 2.
+ * right) take 2 SHFL + 2 SHF + 4 LOP3, against 4 SHFL + 4 SHF + 4 LOP3 in the bit layout.
+ *
+ * B3/S23 two rows at a time (PR_LIFE2).  The vertical adders and the rule cost 7 LOP3 per
+ * row in lop3v; rows i and i+1 share the sum of their own two rows' horizontal sums, and an
+ * 11-gate network for both rows (3 shared gates, 4 of each row's own) replaces the 14.  So
+ * Life costs 7.5 LOP3 + 1 SHF per 32 cells here, against 9 + 2 in lop3v: 8.5 operations on
+ * the LOP3/SHF pipe instead of 11, which the kernel is bound by.  Other rules: the per-row
+ * vertical adders and their WV_RULE network, 6 LOP3 + 1 SHF + the network's gates.
+ *
+ * Where it stands (H100, 65536^2, 1024 generations, docs/BENCHMARKS.md "Fourth session"):
+ * B3/S23 4.17e13 CUpS on a torus and 4.15e13 bounded (lop3v 3.47e13 / 3.41e13); the other
+ * outer-totalistic rules measured 3.38e13-3.94e13.
  *
  * Work split (as lop3v, cuda_lop3v.cu): a block of WB warps owns a tile of 32 pair columns
  * by WB * NR rows; warp w holds NR rows, lane l pair column c = 31 * group + l - 1, in

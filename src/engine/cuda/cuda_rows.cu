@@ -170,7 +170,8 @@ extern "C" wl_status wlcu_load_rows(void *ctx, uint64_t y0, uint64_t n, const ui
             k_rows_mask<<<wlcu_blocks(n, ROWS_THREADS), ROWS_THREADS>>>(dst, n, nw, mask);
             WLCU_CHECK_LAUNCH("rows_mask");
         }
-        if (c->layout == WLCU_PAIRS) return wlcu_pairs_from_bits(c, dst, (uint2 *)c->cur + y0 * c->np, n);
+        if (c->layout == WLCU_PAIRS)
+            return wlcu_pairs_from_bits(c, dst, (uint2 *)c->cur + y0 * c->np, n);
         return WL_OK;
     }
     uint32_t *tmp = NULL;

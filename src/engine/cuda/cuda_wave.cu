@@ -1,9 +1,10 @@
 /*
  * cuda_wave.cu - the `wave` kernel's compiled-in instances and host launcher (`best` for
- * outer-totalistic rules).  The kernel itself (wavefront temporal blocking: one warp streams
- * a strip of rows through K register-resident generation levels, no shared memory, no
- * barrier) is in cuda_wave.cuh, whose essay explains the layout, the skewed levels and the
- * halo; this file picks the instance and the chunk height.
+ * outer-totalistic rules on grids of fewer than 2^28 cells).  The kernel itself (wavefront
+ * temporal blocking: one warp streams a strip of rows through K register-resident
+ * generation levels, no shared memory, no barrier) is in cuda_wave.cuh, whose essay explains
+ * the layout, the skewed levels and the halo; this file picks the instance and the chunk
+ * height.
  *
  * Instances: B3/S23 (3-LOP3 rule network) for K = 8, 12, 16 (WL_CUDA_WAVE_K picks one for
  * tuning; 16 is the default: 8 and 12 measured within 1% of it on an H100, and 16 has the

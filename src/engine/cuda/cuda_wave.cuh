@@ -37,9 +37,10 @@
  * Memory: one load and (1/1.03) store per 32 cells per K generations.
  *
  * Where it stands (H100, 65536^2 torus, 1024 generations; docs/BENCHMARKS.md): B3/S23
- * 3.32e13 CUpS, just under lop3v's 3.47e13 with the same 3-gate rule, so `best` keeps lop3v
- * for Life grids of 2^29 cells or more (wave for smaller ones); every other outer-totalistic
- * rule 2.66e13-3.55e13 through NVRTC (lop3v: 0.85e13-2.71e13), so `best` uses wave for them.
+ * 3.32e13 CUpS, under lop3p's 4.17e13 (the pair layout and a two-row Life network,
+ * cuda_pair.cuh); every other outer-totalistic rule 3.1e13-3.55e13 through NVRTC, under
+ * lop3p's NVRTC kernels too.  So `best` runs lop3p on grids of 2^28 cells or more and wave
+ * on smaller ones, where its chunks fill the GPU and lop3p's tall tiles do not.
  * Nsight Compute (the 05:43 version, one wave of tasks): ALU pipe 77% of elapsed cycles, 1.7
  * of 2 warps active per scheduler, 0.74 eligible: the kernel is bound by the LOP3/SHF pipe
  * while its warps run and loses the rest to the launch's tail and dependency stalls with only

@@ -12,11 +12,12 @@
  * directory), so a non-cryptographic hash is enough.  Each part's length is hashed before
  * its bytes so that parts cannot slide into each other.
  *
- * File: "<dir>/wave-<h0 hex><h1 hex>.cubin", a 48-byte header then the payload.  Header,
- * little endian whatever the host: magic "WLRTCv1\0" (8 bytes), key h[0], h[1], payload
- * length, and the payload's two hashes (8 bytes each).  A read checks all of them and the
- * file's size; any mismatch (truncation, a flipped byte, a foreign file) makes the read
- * return nothing, and the caller recompiles and overwrites the entry.
+ * File: "<dir>/rule-<h0 hex><h1 hex>.cubin" (a wave or lop3p kernel of one rule), a 48-byte
+ * header then the payload.  Header, little endian whatever the host: magic "WLRTCv1\0" (8
+ * bytes), key h[0], h[1], payload length, and the payload's two hashes (8 bytes each).  A
+ * read checks all of them and the file's size; any mismatch (truncation, a flipped byte, a
+ * foreign file) makes the read return nothing, and the caller recompiles and overwrites the
+ * entry.
  *
  * Writes are atomic: the entry goes to a mkstemp file in the same directory, which is then
  * renamed over the final name, so a reader (another process) sees either no file, the old
@@ -157,7 +158,7 @@ int wl_rtc_cache_dir(char *dir, size_t cap, char *why, size_t why_cap) {
 }
 
 int wl_rtc_cache_path(const char *dir, const wl_rtc_key *k, char *path, size_t cap) {
-    int n = snprintf(path, cap, "%s/wave-%016llx%016llx.cubin", dir,
+    int n = snprintf(path, cap, "%s/rule-%016llx%016llx.cubin", dir,
                      (unsigned long long)k->h[0], (unsigned long long)k->h[1]);
     return n >= 0 && (size_t)n < cap;
 }

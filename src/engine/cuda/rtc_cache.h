@@ -35,7 +35,7 @@ void wl_rtc_key_add_str(wl_rtc_key *k, const char *s);
  * reason in why (why_cap bytes; why may be NULL). */
 int wl_rtc_cache_dir(char *dir, size_t cap, char *why, size_t why_cap);
 
-/* The entry file of key k in dir: "<dir>/wave-<32 hex digits>.cubin".  Returns 1, or 0
+/* The entry file of key k in dir: "<dir>/rule-<32 hex digits>.cubin".  Returns 1, or 0
  * when it does not fit in cap bytes. */
 int wl_rtc_cache_path(const char *dir, const wl_rtc_key *k, char *path, size_t cap);
 
