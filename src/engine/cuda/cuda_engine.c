@@ -51,7 +51,7 @@ static const int kernel_ids[] = {-1,
                                  WLCU_K_NAIVE};
 
 /* The kernel `best` runs for an outer-totalistic rule on a w x h grid: the fastest verified
- * on an H100 (docs/BENCHMARKS.md, CUDA section "Fourth session", 2026-11-22 08:50 UTC):
+ * on an H100 (docs/BENCHMARKS.md, CUDA section "Fourth session", 2026-11-22 08:34 UTC):
  * lop3p on grids of 2^28 cells or more (B3/S23 at 65536^2: 4.17e13 CUpS against lop3v's
  * 3.47e13 and wave's 3.32e13; 3.58e13 against wave's 2.98e13 at 32768^2, 2.66e13 against
  * 2.45e13 at 16384^2; B36/S23 and B3678/S34678 within 2% of wave at 16384^2 and 9-35%

@@ -173,9 +173,9 @@ __device__ __forceinline__ uint2 wl_pair_colmask(int64_t w, int64_t c) {
  * i (b), i+1 (n) and i+2 (d) and the two centres xi, xj: 11 LOP3 instead of 2 x 7.  The
  * rows share V = H(i) + H(i+1), whose parts three gates compute once (g1..g3); each row then
  * needs 4 gates of its own.  Found by a SAT-based exact synthesis (2026-11-22, CaDiCaL on a
- * CNF of the 2-output, 10-input problem: 11 gates satisfiable; 12 without the sharing) and
- * checked on all 784 reachable combinations (a live centre's row sum is at least 1); the
- * test programs check it against the reference engine like every kernel. */
+ * CNF of the 2-output, 10-input problem), checked on all 784 reachable combinations (a live
+ * centre's row sum is at least 1) by tests/test_lop3net.c; the GPU tests compare the kernel
+ * with the reference engine like every kernel. */
 #define PR_LIFE2(sa, ca, sb, cb, sn, cn, sd, cd, xi, xj, ni, nj)                           \
     do {                                                                                   \
         uint32_t g1_, g2_, g3_, g4_, g5_, g6_, g8_, g9_, g10_;                             \
