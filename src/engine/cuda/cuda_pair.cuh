@@ -104,15 +104,10 @@ __device__ __forceinline__ uint32_t wl_pair_bits_at(const uint2 *row, uint64_t n
  * loop on the pair layout). */
 __device__ __forceinline__ uint32_t wl_pair_wrap32(const uint2 *row, int64_t w, int64_t x) {
     const uint64_t nb = (uint64_t)(w + 31) / 32;
-    uint32_t v = 0;
-    unsigned pos = 0;
-    while (pos < 32) { /* at most two pieces unless the grid is narrower than a word */
-        uint64_t n = (uint64_t)(w - x);
-        if (n > 32 - pos) n = 32 - pos;
-        v |= wl_pair_bits_at(row, nb, (uint64_t)x, (unsigned)n) << pos;
-        pos += (unsigned)n;
-        x = 0;
-    }
+    uint32_t v;
+#define WL_PAIR_READ_(x_, n_) wl_pair_bits_at(row, nb, x_, n_)
+    WL_WRAP32(v, w, x, WL_PAIR_READ_);
+#undef WL_PAIR_READ_
     return v;
 }
 
@@ -192,6 +187,20 @@ __device__ __forceinline__ uint2 wl_pair_colmask(int64_t w, int64_t c) {
         WV_LOP3(nj, xj, g8_, g10_, 0x54);                                                  \
     } while (0)
 
+/* The window of horizontal sums moves down: (s1, c1) becomes the row above the next row to
+ * update (a), (s2, c2) that row itself (b); E and O words. */
+#define PR_SLIDE(s1E, c1E, s1O, c1O, s2E, c2E, s2O, c2O)                                   \
+    do {                                                                                   \
+        saE = (s1E);                                                                       \
+        caE = (c1E);                                                                       \
+        saO = (s1O);                                                                       \
+        caO = (c1O);                                                                       \
+        sbE = (s2E);                                                                       \
+        cbE = (c2E);                                                                       \
+        sbO = (s2O);                                                                       \
+        cbO = (c2O);                                                                       \
+    } while (0)
+
 /* The kernel body: one block tile after another (one per block unless the grid is capped). */
 __device__ __forceinline__ void pair_body(const uint2 *__restrict__ in, uint2 *__restrict__ out,
                                           int64_t w, int64_t h, uint64_t np, int torus,
@@ -255,14 +264,7 @@ __device__ __forceinline__ void pair_body(const uint2 *__restrict__ in, uint2 *_
                     e[i + 1] = n1;
                     o[i] = m0;
                     o[i + 1] = m1;
-                    saE = snE;
-                    caE = cnE;
-                    sbE = sdE;
-                    cbE = cdE;
-                    saO = snO;
-                    caO = cnO;
-                    sbO = sdO;
-                    cbO = cdO;
+                    PR_SLIDE(snE, cnE, snO, cnO, sdE, cdE, sdO, cdO);
                 }
             } else {
 #pragma unroll
@@ -273,14 +275,7 @@ __device__ __forceinline__ void pair_body(const uint2 *__restrict__ in, uint2 *_
                     PR_VERT(saO, caO, sbO, cbO, snO, cnO, o[i], nO);
                     e[i] = nE;
                     o[i] = nO;
-                    saE = sbE;
-                    caE = cbE;
-                    sbE = snE;
-                    cbE = cnE;
-                    saO = sbO;
-                    caO = cbO;
-                    sbO = snO;
-                    cbO = cnO;
+                    PR_SLIDE(sbE, cbE, sbO, cbO, snE, cnE, snO, cnO);
                 }
             }
             if (needmask) { /* a bounded grid's ghost cells stay dead */

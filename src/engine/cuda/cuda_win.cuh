@@ -51,6 +51,24 @@ __device__ __forceinline__ uint32_t wl_bits_at(const uint32_t *row, uint64_t nw,
     return n >= 32 ? v : (v & ((1u << n) - 1u));
 }
 
+/* v = the 32 cells from column x0 (0 <= x0 < w) of a torus row, wrapping past column w-1:
+ * READ(x, n) gives the n cells from column x (x + n <= w) in the low bits, zero above.  At
+ * most two pieces unless the grid is narrower than a word.  (Shared by the bit layout's
+ * window below and the pair layout's, cuda_pair.cuh.) */
+#define WL_WRAP32(v, w, x0, READ)                                                          \
+    do {                                                                                   \
+        int64_t x_ = (x0);                                                                 \
+        unsigned pos_ = 0;                                                                 \
+        (v) = 0;                                                                           \
+        while (pos_ < 32) {                                                                \
+            uint64_t n_ = (uint64_t)((w) - x_);                                            \
+            if (n_ > 32 - pos_) n_ = 32 - pos_;                                            \
+            (v) |= READ((uint64_t)x_, (unsigned)n_) << pos_;                               \
+            pos_ += (unsigned)n_;                                                          \
+            x_ = 0;                                                                        \
+        }                                                                                  \
+    } while (0)
+
 /* The 32 cells starting at virtual column 32*c of virtual row r (see the header comment). */
 static __device__ __noinline__ uint32_t wl_win32_call(const uint32_t *g, uint64_t nw, int64_t w,
                                                int64_t h, int torus, int64_t r, int64_t c);
@@ -64,16 +82,10 @@ __device__ __forceinline__ uint32_t wl_win32(const uint32_t *g, uint64_t nw, int
     int64_t x = c * 32;
     if (x >= 0 && x + 32 <= w) return row[c]; /* the fast path: a whole word inside */
     if (!torus) return (x < 0 || x >= w) ? 0u : row[c]; /* partial last word: padding is 0 */
-    x = wl_dmod(x, w);
-    uint32_t v = 0;
-    unsigned pos = 0;
-    while (pos < 32) { /* at most two pieces unless the grid is narrower than a word */
-        uint64_t n = (uint64_t)(w - x);
-        if (n > 32 - pos) n = 32 - pos;
-        v |= wl_bits_at(row, nw, (uint64_t)x, (unsigned)n) << pos;
-        pos += (unsigned)n;
-        x = 0;
-    }
+    uint32_t v;
+#define WL_WIN32_READ_(x_, n_) wl_bits_at(row, nw, x_, n_)
+    WL_WRAP32(v, w, wl_dmod(x, w), WL_WIN32_READ_);
+#undef WL_WIN32_READ_
     return v;
 }
 
