@@ -1,8 +1,8 @@
 /*
  * cuda_device.cu - the device side of the CUDA engine that is not a stepping kernel: the
  * probe, buffers, upload and download, conversions between the bit layout and the byte,
- * patch and pair layouts, the population count, the soup generator, timing with events and the copy
- * bandwidth measurement behind the benchmark's floor.
+ * patch and pair layouts, the population count, the soup generator, timing with events and
+ * the copy bandwidth measurement behind the benchmark's floor.
  *
  * Upload/download: the host wl_grid holds rows of 64-bit little-endian words, which are
  * byte for byte the 32-bit words of the device bit layout (WLCU_BITS), so one strided
@@ -267,7 +267,7 @@ extern "C" wl_status wlcu_population(wlcu_ctx *c, uint64_t *pop) {
             s = wl_error(WL_ERR_DEVICE, "CUDA: population count failed: %s",
                          cudaGetErrorString(e));
     }
-    if (c->layout != WLCU_PAIRS) bits_done(c, bits);
+    bits_done(c, bits);
     return s;
 }
 

@@ -163,7 +163,8 @@ extern "C" wl_status wlcu_load_rows(void *ctx, uint64_t y0, uint64_t n, const ui
     uint32_t mask = (c->w & 31) ? (1u << (unsigned)(c->w & 31)) - 1u : 0xffffffffu;
     if (c->layout == WLCU_BITS || c->layout == WLCU_PAIRS) {
         /* the pair layout: through nxt, then converted into the strip's rows */
-        uint32_t *dst = c->layout == WLCU_BITS ? (uint32_t *)c->cur + y0 * nw : (uint32_t *)c->nxt;
+        uint32_t *dst =
+            c->layout == WLCU_BITS ? (uint32_t *)c->cur + y0 * nw : (uint32_t *)c->nxt;
         WLCU_CHECK(cudaMemcpy2D(dst, row_bytes, rows, stride * 8, row_bytes, (size_t)n,
                                 cudaMemcpyHostToDevice));
         if (mask != 0xffffffffu) {
