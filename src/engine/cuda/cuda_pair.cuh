@@ -45,7 +45,8 @@
  *
  * Edges.  Tiles whose rows and pairs all lie inside the grid load with plain 8-byte loads;
  * the others through wl_pwin64 (the 64 cells from virtual column 64c of virtual row r:
- * wrapped on a torus, dead outside a bounded grid), a bounded tile also clears rows and
+ * wrapped on a torus, dead outside a bounded grid; on a torus whose width is not a multiple
+ * of 64 a window is two pairs funnel-shifted, plus the row's first pair at the wrap), a bounded tile also clears rows and
  * columns outside the grid after every generation, and every store is masked to the grid's
  * columns (memory past column W-1 stays 0, which the population count relies on).
  */
@@ -111,6 +112,43 @@ __device__ __forceinline__ uint32_t wl_pair_wrap32(const uint2 *row, int64_t w, 
     return v;
 }
 
+/* v << s for s in 0..32 (0 for 32). */
+__device__ __forceinline__ uint32_t wl_pair_shl(uint32_t v, unsigned s) {
+    return s >= 32 ? 0u : v << s;
+}
+
+/* The 64 cells from column x (0 <= x < W) of a torus row as a pair, for W >= 64: the two
+ * pairs that hold cells x .. x+63 funnel-shifted by half the offset (an odd offset swaps the
+ * roles of E and O), and, when the window passes column W-1, the row's first pair shifted in
+ * at window position n = W - x (memory past column W-1 is 0, so the pieces just OR). */
+__device__ __forceinline__ uint2 wl_pair_window(const uint2 *row, uint64_t np, int64_t w,
+                                                int64_t x) {
+    const uint64_t p = (uint64_t)x >> 6;
+    const unsigned o = (unsigned)(x & 63);
+    const uint2 a = row[p], b = p + 1 < np ? row[p + 1] : make_uint2(0u, 0u);
+    uint32_t ve, vo; /* window cell 2k is bit k of ve, cell 2k + 1 bit k of vo */
+    if (o & 1) {     /* window cell 0 is an odd cell of the row */
+        ve = __funnelshift_rc(a.y, b.y, o >> 1);
+        vo = __funnelshift_rc(a.x, b.x, (o + 1) >> 1);
+    } else {
+        ve = __funnelshift_rc(a.x, b.x, o >> 1);
+        vo = __funnelshift_rc(a.y, b.y, o >> 1);
+    }
+    const int64_t n = w - x; /* cells before the wrap */
+    if (n < 64) {
+        const uint2 z = row[0];
+        const unsigned m = (unsigned)n;
+        if (m & 1) { /* column 0 lands on an odd window cell */
+            ve |= wl_pair_shl(z.y, (m + 1) >> 1);
+            vo |= wl_pair_shl(z.x, m >> 1);
+        } else {
+            ve |= wl_pair_shl(z.x, m >> 1);
+            vo |= wl_pair_shl(z.y, m >> 1);
+        }
+    }
+    return make_uint2(ve, vo);
+}
+
 /* The 64 cells from virtual column 64c of virtual row r as a pair (np pairs per row). */
 static __device__ __noinline__ uint2 wl_pwin64(const uint2 *g, uint64_t np, int64_t w,
                                                int64_t h, int torus, int64_t r, int64_t c) {
@@ -123,6 +161,8 @@ static __device__ __noinline__ uint2 wl_pwin64(const uint2 *g, uint64_t np, int6
     if (x >= 0 && x + 64 <= w) return row[c]; /* a whole pair inside */
     if (!torus) return (x < 0 || x >= w) ? make_uint2(0u, 0u) : row[c]; /* padding is 0 */
     if ((w & 63) == 0) return row[wl_dmod(c, (int64_t)np)]; /* whole pairs wrap as pairs */
+    if (w >= 64) return wl_pair_window(row, np, w, wl_dmod(x, w));
+    /* narrower than a pair: 32 cells at a time through the bit view, as often as they wrap */
     return wl_pair_from_bits(wl_pair_wrap32(row, w, wl_dmod(x, w)),
                              wl_pair_wrap32(row, w, wl_dmod(x + 32, w)));
 }
