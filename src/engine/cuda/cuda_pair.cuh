@@ -63,8 +63,7 @@
 
 /* ---- the pair layout's window loader ---- */
 
-/* Word j of row `row` in the bit layout (bit i = cell 32j + i), read from the pair layout:
- * the even and odd cells of one half of pair j/2 interleaved. */
+/* The low 16 bits of x to the even bits of the result (bit i -> bit 2i), and back. */
 __device__ __forceinline__ uint32_t wl_pair_spread16(uint32_t x) {
     x &= 0xFFFFu;
     x = (x | (x << 8)) & 0x00FF00FFu;
@@ -72,13 +71,15 @@ __device__ __forceinline__ uint32_t wl_pair_spread16(uint32_t x) {
     x = (x | (x << 2)) & 0x33333333u;
     return (x | (x << 1)) & 0x55555555u;
 }
-__device__ __forceinline__ uint32_t wl_pair_even16(uint32_t x) { /* inverse of spread16 */
+__device__ __forceinline__ uint32_t wl_pair_even16(uint32_t x) {
     x &= 0x55555555u;
     x = (x | (x >> 1)) & 0x33333333u;
     x = (x | (x >> 2)) & 0x0F0F0F0Fu;
     x = (x | (x >> 4)) & 0x00FF00FFu;
     return (x | (x >> 8)) & 0x0000FFFFu;
 }
+/* Word j of row `row` in the bit layout (bit i = cell 32j + i), read from the pair layout:
+ * the even and odd cells of one half of pair j/2 interleaved. */
 __device__ __forceinline__ uint32_t wl_pair_bitword(const uint2 *row, uint64_t j) {
     const uint2 p = row[j >> 1];
     const unsigned sh = (unsigned)(j & 1) * 16;
