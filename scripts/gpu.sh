@@ -78,14 +78,23 @@ if command -v cuobjdump >/dev/null && [ -n "$LIB" ]; then
 fi
 
 # ---- tests ----------------------------------------------------------------------------
-if [ "$MODE" = all ] || [ "$MODE" = test ] || [ "$MODE" = quick ]; then
+# te LOG SECONDS [VAR=VALUE ...] ARGS...: test_engines ARGS in tests/ with those variables set,
+# output appended to $OUT/LOG; notes the exit status, the time and the pass/fail count.
+te() {
+  local log=$OUT/$1 secs=$2 envs=() t0
+  shift 2
+  while [[ "${1:-}" == *=* ]]; do envs+=("$1"); shift; done
   t0=$(date +%s)
+  (cd "$ROOT/tests" && env "${envs[@]}" timeout "$secs" "$TE" "$@") >>"$log" 2>&1
+  local rc=$?
+  note "  ${envs[*]:+${envs[*]} }test_engines $*: rc=$rc in $(( $(date +%s) - t0 )) s: $(grep -E '^test_engines: [0-9]+ passed' "$log" | tail -1)"
+}
+fails() { grep -E "failed|FAIL|mismatch" "$OUT/$1" | head -"${2:-10}"; } # fails LOG [N]
+if [ "$MODE" = all ] || [ "$MODE" = test ] || [ "$MODE" = quick ]; then
   targs="--gpu -e cuda"
   [ -n "${WL_GPU_QUICK_TEST:-}" ] && targs="$targs --quick"
-  (cd "$ROOT/tests" && timeout 300 "$TE" $targs) >"$OUT/test.log" 2>&1
-  rc=$?
-  grep -E "failed|FAIL|mismatch" "$OUT/test.log" | head -20
-  note "test_engines $targs: rc=$rc in $(( $(date +%s) - t0 )) s: $(grep -E '^test_engines: [0-9]+ passed' "$OUT/test.log" | tail -1)"
+  te test.log 300 $targs
+  fails test.log 20
   grep -c "^skipped" "$OUT/test.log" | sed 's/^/  skip notes: /' | tee -a "$SUMMARY"
 fi
 
@@ -96,36 +105,24 @@ if [ "$MODE" = shapes ]; then
 fi
 if [ "$MODE" = lop3v ] || [ "$MODE" = shapes ]; then
   if [ "$MODE" = lop3v ]; then
-    t0=$(date +%s)
-    (cd "$ROOT/tests" && timeout 200 "$TE" --gpu -e cuda -k best,lop3,lop3v) >"$OUT/test.log" 2>&1
-    rc=$?
-    grep -E "failed|FAIL|mismatch" "$OUT/test.log" | head -10
-    note "test_engines --gpu -e cuda -k best,lop3,lop3v: rc=$rc in $(( $(date +%s) - t0 )) s: $(grep -E '^test_engines: [0-9]+ passed' "$OUT/test.log" | tail -1)"
+    te test.log 200 --gpu -e cuda -k best,lop3,lop3v
+    fails test.log
   fi
   for shape in $LOP3V_SHAPES; do
-    (cd "$ROOT/tests" && WL_CUDA_LOP3V=$shape timeout 60 "$TE" --gpu -e cuda -k lop3v -r B3/S23) >>"$OUT/test_shapes.log" 2>&1
-    rc=$?
-    note "  WL_CUDA_LOP3V=$shape -k lop3v -r B3/S23: rc=$rc $(grep -E '^test_engines: [0-9]+ passed' "$OUT/test_shapes.log" | tail -1)"
+    te test_shapes.log 60 WL_CUDA_LOP3V=$shape --gpu -e cuda -k lop3v -r B3/S23
   done
-  grep -E "failed|FAIL|mismatch" "$OUT/test_shapes.log" | head -10
+  fails test_shapes.log
 fi
 # ---- pair: tests of lop3p (compiled Life shapes, NVRTC rules, fallback) -------------------
 PAIR_SHAPES=${WL_GPU_PAIR_SHAPES:-40x12 32x12 28x16 24x20 64x8}
 if [ "$MODE" = pair ]; then
-  t0=$(date +%s)
-  (cd "$ROOT/tests" && timeout 240 "$TE" --gpu -e cuda -k lop3p,best) >"$OUT/test.log" 2>&1
-  rc=$?
-  grep -E "failed|FAIL|mismatch" "$OUT/test.log" | head -10
-  note "test_engines --gpu -e cuda -k lop3p,best: rc=$rc in $(( $(date +%s) - t0 )) s: $(grep -E '^test_engines: [0-9]+ passed' "$OUT/test.log" | tail -1)"
+  te test.log 240 --gpu -e cuda -k lop3p,best
+  fails test.log
   for shape in $PAIR_SHAPES; do
-    (cd "$ROOT/tests" && WL_CUDA_LOP3P=$shape timeout 60 "$TE" --gpu -e cuda -k lop3p -r B3/S23) >>"$OUT/test_k.log" 2>&1
-    rc=$?
-    note "  WL_CUDA_LOP3P=$shape -k lop3p -r B3/S23: rc=$rc $(grep -E '^test_engines: [0-9]+ passed' "$OUT/test_k.log" | tail -1)"
+    te test_k.log 60 WL_CUDA_LOP3P=$shape --gpu -e cuda -k lop3p -r B3/S23
   done
-  (cd "$ROOT/tests" && WL_CUDA_NO_NVRTC=1 timeout 100 "$TE" --gpu -e cuda -k lop3p -r highlife,seeds,daynight,b0) >>"$OUT/test_k.log" 2>&1
-  rc=$?
-  note "  WL_CUDA_NO_NVRTC=1 -k lop3p (mask fallback): rc=$rc $(grep -E '^test_engines: [0-9]+ passed' "$OUT/test_k.log" | tail -1)"
-  grep -E "failed|FAIL|mismatch" "$OUT/test_k.log" | head -10
+  te test_k.log 100 WL_CUDA_NO_NVRTC=1 --gpu -e cuda -k lop3p -r highlife,seeds,daynight,b0
+  fails test_k.log
   TB=$(find "$BUILD" -name test_rows -type f -perm -u+x | head -1)
   (cd "$ROOT/tests" && timeout 200 "$TB") >"$OUT/test_rows.log" 2>&1
   note "test_rows: rc=$? $(grep -E 'passed' "$OUT/test_rows.log" | tail -1)"
@@ -133,20 +130,13 @@ if [ "$MODE" = pair ]; then
 fi
 # ---- wave: tests of the wavefront kernel (compiled Life, NVRTC rules, fallback) ----------
 if [ "$MODE" = wave ]; then
-  t0=$(date +%s)
-  (cd "$ROOT/tests" && timeout 240 "$TE" --gpu -e cuda -k wave,best,lop3v) >"$OUT/test.log" 2>&1
-  rc=$?
-  grep -E "failed|FAIL|mismatch" "$OUT/test.log" | head -10
-  note "test_engines --gpu -e cuda -k wave,best,lop3v: rc=$rc in $(( $(date +%s) - t0 )) s: $(grep -E '^test_engines: [0-9]+ passed' "$OUT/test.log" | tail -1)"
+  te test.log 240 --gpu -e cuda -k wave,best,lop3v
+  fails test.log
   for k in 8 12; do
-    (cd "$ROOT/tests" && WL_CUDA_WAVE_K=$k timeout 100 "$TE" --gpu -e cuda -k wave -r life,highlife,b0) >>"$OUT/test_k.log" 2>&1
-    rc=$?
-    note "  WL_CUDA_WAVE_K=$k -k wave -r life,highlife,b0: rc=$rc $(grep -E '^test_engines: [0-9]+ passed' "$OUT/test_k.log" | tail -1)"
+    te test_k.log 100 WL_CUDA_WAVE_K=$k --gpu -e cuda -k wave -r life,highlife,b0
   done
-  (cd "$ROOT/tests" && WL_CUDA_NO_NVRTC=1 timeout 100 "$TE" --gpu -e cuda -k wave -r highlife,seeds,daynight,b0) >>"$OUT/test_k.log" 2>&1
-  rc=$?
-  note "  WL_CUDA_NO_NVRTC=1 -k wave (mask fallback): rc=$rc $(grep -E '^test_engines: [0-9]+ passed' "$OUT/test_k.log" | tail -1)"
-  grep -E "failed|FAIL|mismatch" "$OUT/test_k.log" | head -10
+  te test_k.log 100 WL_CUDA_NO_NVRTC=1 --gpu -e cuda -k wave -r highlife,seeds,daynight,b0
+  fails test_k.log
 fi
 bench() { # bench LOGNAME ARGS...: runs warplife bench, keeps the table lines
   local log=$OUT/$1

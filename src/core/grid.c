@@ -30,6 +30,15 @@ void wl_grid_free(wl_grid *g) {
     memset(g, 0, sizeof *g);
 }
 
+wl_status wl_grid_check_rows(const char *who, uint64_t w, uint64_t h, uint64_t y0, uint64_t n,
+                             size_t stride) {
+    if (y0 > h || n > h - y0 || stride < (size_t)((w + 63) / 64))
+        return wl_error(WL_ERR_INVALID,
+                        "%s: rows %llu+%llu (stride %zu) outside a %llux%llu grid", who, (unsigned long long)y0, (unsigned long long)n, stride,
+                        (unsigned long long)w, (unsigned long long)h);
+    return WL_OK;
+}
+
 uint64_t wl_grid_population(const wl_grid *g) {
     uint64_t n = 0;
     for (uint64_t i = 0; i < g->h * g->stride; i++) n += (uint64_t)__builtin_popcountll(g->words[i]);

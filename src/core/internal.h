@@ -84,6 +84,11 @@ typedef struct wl_grid {
 /* Allocates a zeroed grid with stride (w + 63) / 64 (64-byte aligned). */
 wl_status wl_grid_alloc(wl_grid *g, uint64_t w, uint64_t h);
 void wl_grid_free(wl_grid *g);
+/* Checks a row-strip request (store_rows / load_rows) on a w x h grid: rows y0 .. y0+n-1
+ * inside the grid and `stride` words per row enough for wl_grid's layout.  WL_OK, or
+ * WL_ERR_INVALID with a message that starts with `who` (the engine). */
+wl_status wl_grid_check_rows(const char *who, uint64_t w, uint64_t h, uint64_t y0, uint64_t n,
+                             size_t stride);
 static inline int wl_grid_get(const wl_grid *g, uint64_t x, uint64_t y) {
     return (int)((g->words[y * g->stride + (x >> 6)] >> (x & 63)) & 1u);
 }

@@ -279,17 +279,9 @@ static wl_status store_grid(void *v, wl_grid *g) {
  * from wl_grid rows of `stride` words.  The bit kernels hold exactly wl_grid's rows, so a
  * strip is one memcpy per row (tail bits masked on load, as in load_grid); the byte and
  * nibble kernels convert cell by cell. */
-static wl_status check_rows(const cpu_ctx *c, uint64_t y0, uint64_t n, size_t stride) {
-    if (y0 > c->h || n > c->h - y0 || stride < c->S)
-        return wl_error(WL_ERR_INVALID, "cpu engine: rows %llu+%llu (stride %zu) outside a "
-                        "%llux%llu grid", (unsigned long long)y0, (unsigned long long)n, stride,
-                        (unsigned long long)c->w, (unsigned long long)c->h);
-    return WL_OK;
-}
-
 static wl_status store_rows(void *v, uint64_t y0, uint64_t n, uint64_t *rows, size_t stride) {
     cpu_ctx *c = v;
-    wl_status s = check_rows(c, y0, n, stride);
+    wl_status s = wl_grid_check_rows("cpu engine", c->w, c->h, y0, n, stride);
     if (s) return s;
     for (uint64_t i = 0; i < n; i++) {
         uint64_t *dst = rows + (size_t)i * stride;
@@ -307,7 +299,7 @@ static wl_status store_rows(void *v, uint64_t y0, uint64_t n, uint64_t *rows, si
 static wl_status load_rows(void *v, uint64_t y0, uint64_t n, const uint64_t *rows,
                            size_t stride) {
     cpu_ctx *c = v;
-    wl_status s = check_rows(c, y0, n, stride);
+    wl_status s = wl_grid_check_rows("cpu engine", c->w, c->h, y0, n, stride);
     if (s) return s;
     if (c->byte) {
         cpu_byte_load_rows(c->byte, y0, n, rows, stride);

@@ -70,7 +70,6 @@ static int shape_of(const char *text) {
 
 extern "C" wl_status wlcu_pair_prepare(wlcu_ctx *c) {
     c->pair_fn = NULL;
-    c->pair_k = PAIR_K;
     if (c->birth == 0x8 && c->survive == 0xC) { /* B3/S23: compiled in */
         int s = shape_of(getenv("WL_CUDA_LOP3P")); /* tuning: another tile shape */
         c->pair_shape = s >= 0 ? s : 0;
@@ -108,7 +107,8 @@ extern "C" wl_status wlcu_pair_prepare(wlcu_ctx *c) {
 }
 
 extern "C" unsigned wlcu_pair_max_gens(const wlcu_ctx *c) {
-    return c->pair_k > 0 ? (unsigned)c->pair_k : PAIR_K;
+    (void)c; /* every instance: PAIR_K */
+    return PAIR_K;
 }
 
 extern "C" wl_status wlcu_pair_step(wlcu_ctx *c, unsigned gens) {

@@ -100,11 +100,8 @@ __global__ void k_rows_bits_to_patch(const uint32_t *bits, uint16_t *p, uint64_t
 /* Checks a row-strip request and makes the universe's device current on this thread (the
  * callers return at once when n is 0). */
 static wl_status begin_rows(wlcu_ctx *c, uint64_t y0, uint64_t n, size_t stride) {
-    if (y0 > c->h || n > c->h - y0 || stride < (size_t)((c->w + 63) / 64))
-        return wl_error(WL_ERR_INVALID, "CUDA engine: rows %llu+%llu (stride %zu) outside a "
-                        "%llux%llu grid", (unsigned long long)y0, (unsigned long long)n, stride,
-                        (unsigned long long)c->w, (unsigned long long)c->h);
-    return n ? wlcu_use(c) : WL_OK;
+    wl_status s = wl_grid_check_rows("CUDA engine", c->w, c->h, y0, n, stride);
+    return s || !n ? s : wlcu_use(c);
 }
 
 /* Clears the host words of each row past the 4*nw bytes a device row fills. */
@@ -120,22 +117,19 @@ extern "C" wl_status wlcu_store_rows(void *ctx, uint64_t y0, uint64_t n, uint64_
     if (s || !n) return s;
     uint64_t nw = c->nw;
     size_t row_bytes = (size_t)nw * 4;
-    if (c->layout == WLCU_BITS) {
-        WLCU_CHECK(cudaMemcpy2D(rows, stride * 8, (const uint32_t *)c->cur + y0 * nw, row_bytes,
-                                row_bytes, (size_t)n, cudaMemcpyDeviceToHost));
-        clear_host_tails(rows, n, stride, nw);
-        return WL_OK;
-    }
-    uint32_t *tmp = NULL;
-    if (c->layout == WLCU_PAIRS) {
-        tmp = (uint32_t *)c->nxt;
-        s = wlcu_pairs_to_bits(c, (const uint2 *)c->cur + y0 * c->np, tmp, n);
-        if (s) return s;
-        WLCU_CHECK(cudaMemcpy2D(rows, stride * 8, tmp, row_bytes, row_bytes, (size_t)n,
+    if (c->layout == WLCU_BITS || c->layout == WLCU_PAIRS) {
+        const uint32_t *src = (const uint32_t *)c->cur + y0 * nw;
+        if (c->layout == WLCU_PAIRS) { /* converted into nxt first */
+            s = wlcu_pairs_to_bits(c, (const uint2 *)c->cur + y0 * c->np, (uint32_t *)c->nxt, n);
+            if (s) return s;
+            src = (const uint32_t *)c->nxt;
+        }
+        WLCU_CHECK(cudaMemcpy2D(rows, stride * 8, src, row_bytes, row_bytes, (size_t)n,
                                 cudaMemcpyDeviceToHost));
         clear_host_tails(rows, n, stride, nw);
         return WL_OK;
     }
+    uint32_t *tmp = NULL;
     WLCU_CHECK(cudaMalloc((void **)&tmp, row_bytes * (size_t)n));
     if (c->layout == WLCU_BYTES)
         k_bytes_to_bits<<<wlcu_blocks(nw * n, ROWS_THREADS), ROWS_THREADS>>>(

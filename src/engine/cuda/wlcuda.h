@@ -68,7 +68,7 @@ typedef struct wlcu_ctx {
     int64_t wave_hc;          /* wave: rows per chunk (planned once by wlcu_wave_prepare) */
     void *pair_fn;            /* lop3p: NVRTC kernel (CUfunction) for this rule, or NULL */
     int pair_shape;           /* lop3p: index of the compiled Life shape, -1 for other rules */
-    int pair_nr, pair_wb, pair_k; /* lop3p: rows per warp, warps per block, gens per launch */
+    int pair_nr, pair_wb;     /* lop3p: rows per warp, warps per block */
     /* wl_lop3_synth (src/core/lop3net.c), set by cuda_engine.c so that the static library's
      * link pulls it in; NULL: cuda_rtc.cu uses its own structured networks only */
     wl_status (*lop3_synth)(uint16_t birth, uint16_t survive, wl_lop3_net *net);

@@ -132,18 +132,10 @@ static wl_status ref_store_grid(void *vctx, wl_grid *g) {
 /* Row strips (the mpi engine's halo exchange): rows y0 .. y0+n-1 to / from wl_grid rows at
  * `stride` words per row.  Only the rows' cells are touched; the torus halo is refilled
  * from them before the next generation anyway. */
-static wl_status check_rows(const ref_ctx *c, uint64_t y0, uint64_t n, size_t stride) {
-    if (y0 > c->h || n > c->h - y0 || stride < (size_t)((c->w + 63) / 64))
-        return wl_error(WL_ERR_INVALID, "engine 'ref': rows %llu+%llu (stride %zu) outside a "
-                        "%llux%llu grid", (unsigned long long)y0, (unsigned long long)n, stride,
-                        (unsigned long long)c->w, (unsigned long long)c->h);
-    return WL_OK;
-}
-
 static wl_status ref_store_rows(void *vctx, uint64_t y0, uint64_t n, uint64_t *rows,
                                 size_t stride) {
     ref_ctx *c = vctx;
-    wl_status s = check_rows(c, y0, n, stride);
+    wl_status s = wl_grid_check_rows("engine 'ref'", c->w, c->h, y0, n, stride);
     if (s) return s;
     for (uint64_t i = 0; i < n; i++) {
         const uint8_t *row = cell(c, c->cur, 0, y0 + i);
@@ -158,7 +150,7 @@ static wl_status ref_store_rows(void *vctx, uint64_t y0, uint64_t n, uint64_t *r
 static wl_status ref_load_rows(void *vctx, uint64_t y0, uint64_t n, const uint64_t *rows,
                                size_t stride) {
     ref_ctx *c = vctx;
-    wl_status s = check_rows(c, y0, n, stride);
+    wl_status s = wl_grid_check_rows("engine 'ref'", c->w, c->h, y0, n, stride);
     if (s) return s;
     for (uint64_t i = 0; i < n; i++) {
         uint8_t *row = cell(c, c->cur, 0, y0 + i);
