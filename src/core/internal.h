@@ -107,6 +107,43 @@ wl_status wl_grid_to_pattern(const wl_grid *g, const wl_rule *rule, wl_pattern *
 /* Number of live cells of a grid. */
 uint64_t wl_grid_population(const wl_grid *g);
 
+/* ---- thread pool (pool.c) ---------------------------------------------------------- */
+
+typedef struct wl_pool wl_pool;
+typedef void (*wl_task_fn)(void *arg, int tid, int nthreads);
+/* Starts n-1 worker threads (the caller is thread 0).  NULL + error on failure. */
+wl_pool *wl_pool_create(int n);
+/* Runs fn(arg, tid, n) on all n threads and returns when every call has returned. */
+void wl_pool_run(wl_pool *p, wl_task_fn fn, void *arg);
+int wl_pool_size(const wl_pool *p);
+void wl_pool_destroy(wl_pool *p);
+
+/* ---- row kernels (what the sparse engine borrows from a grid engine) ---------------- */
+
+/* An engine's kernel data, opaque outside the engine that made it (the cpu engine's is its
+ * cpu_kernel_data). */
+typedef struct wl_rows_data wl_rows_data;
+
+/* One generation of rows [lo, hi) of a buffer of bit rows: out row r from in rows r-1, r,
+ * r+1.  Row r's bw data words start at buf + r * pitch (bit b of word i = column 64 i + b);
+ * `pad` words before and after each row's data belong to the buffer and must be zero
+ * (kernels read them as the dead neighbours of the row's first and last cells; wrap = 0).
+ * colmask (may be NULL) is ANDed into every output word.  bw is a multiple of vw. */
+typedef void (*wl_gen_rows_fn)(const uint64_t *in, uint64_t *out, size_t pitch, size_t bw,
+                               size_t lo, size_t hi, int wrap, const uint64_t *colmask,
+                               const wl_rows_data *kd);
+
+/* A row kernel for one rule, made by an engine's rows_kernel slot and freed by its
+ * rows_kernel_free slot. */
+typedef struct wl_rows_kernel {
+    wl_gen_rows_fn gen_rows;
+    unsigned vw;            /* vector width in words: bw must be a multiple of it */
+    unsigned pad;           /* zero words each side of a row's data */
+    const char *name;       /* the technique, for notes ("avx512", "vpermb", ...) */
+    const wl_rows_data *data;
+    void *owner;            /* the engine's allocation behind data */
+} wl_rows_kernel;
+
 /* ---- engines ----------------------------------------------------------------------- */
 
 enum {
@@ -189,6 +226,12 @@ typedef struct wl_engine_ops {
      * least view->width * view->height * 4 bytes, RGBA like render()) without passing through
      * host memory (CUDA-OpenGL interop).  The caller's GL context must be current. */
     wl_status (*render_gl)(void *ctx, const wl_view *view, unsigned gl_buffer);
+
+    /* -- row kernels (optional: engines whose step is a wl_gen_rows_fn; used by sparse) -- */
+    /* Makes the engine's fastest row kernel for cfg->rule (cfg->kernel may name one of the
+     * engine's kernels; NULL = its default) into *out. */
+    wl_status (*rows_kernel)(const wl_config *cfg, wl_rows_kernel *out);
+    void (*rows_kernel_free)(wl_rows_kernel *k);
 } wl_engine_ops;
 
 /* Benchmark access to a universe's engine (for apps/cli/bench.c and bench/). */
@@ -208,6 +251,7 @@ extern const wl_engine_ops wl_engine_opencl;
 extern const wl_engine_ops wl_engine_hashlife;
 extern const wl_engine_ops wl_engine_mpi;
 extern const wl_engine_ops wl_engine_stream;
+extern const wl_engine_ops wl_engine_sparse;
 
 /* ---- small helpers ----------------------------------------------------------------- */
 

@@ -17,6 +17,9 @@ static const wl_engine_ops *const engines[] = {
 #ifdef WL_HAVE_OPENCL
     &wl_engine_opencl,
 #endif
+#ifdef WL_HAVE_SPARSE_ENGINE
+    &wl_engine_sparse,
+#endif
 #ifdef WL_HAVE_HASHLIFE
     &wl_engine_hashlife,
 #endif

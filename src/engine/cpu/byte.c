@@ -27,11 +27,11 @@ struct cpu_byte {
     int torus;
     uint8_t *cur, *nxt, *zero;
     uint8_t table[512];
-    cpu_pool *pool;
+    wl_pool *pool;
 };
 
 wl_status cpu_byte_create(uint64_t w, uint64_t h, int torus, const wl_rule *r,
-                          cpu_pool *pool, cpu_byte **out) {
+                          wl_pool *pool, cpu_byte **out) {
     *out = NULL;
     if (w > ((uint64_t)1 << 40) / h)
         return wl_error(WL_ERR_TOO_BIG, "cpu byte kernel: %llu x %llu cells is too many bytes",
@@ -140,7 +140,7 @@ static void step_task(void *arg, int tid, int n) {
 }
 
 void cpu_byte_step(cpu_byte *b) {
-    if (b->pool) cpu_pool_run(b->pool, step_task, b);
+    if (b->pool) wl_pool_run(b->pool, step_task, b);
     else step_rows(b, 0, b->h);
     uint8_t *t = b->cur;
     b->cur = b->nxt;

@@ -43,19 +43,25 @@ static const char *const kernel_names[] = {"best",   "byte",      "byte-omp", "l
                                            "lut4x4", "nibble",    "bitsliced", "avx2",
                                            "avx512", "vpermb",    NULL};
 
+/* A bit kernel's row function and the tables it reads (what tile.c and the sparse engine
+ * run). */
+typedef struct cpu_rows {
+    cpu_kernel_data kd;
+    uint8_t *lut6x3, *lut4x4, *table512;
+} cpu_rows;
+
 typedef struct cpu_ctx {
     wl_config cfg;
     enum kernel_id kernel;
     uint64_t w, h;
     size_t S;
     int torus;
-    cpu_pool *pool;
+    wl_pool *pool;
     /* bit kernels */
     uint64_t *cur, *nxt;
     cpu_tiler *tiler;
     unsigned depth;
-    cpu_kernel_data kd;
-    uint8_t *lut6x3, *lut4x4, *table512;
+    cpu_rows rows;
     /* byte / nibble */
     cpu_byte *byte;
     cpu_nibble *nibble;
@@ -87,18 +93,99 @@ static int have_vpermb(void) {
 #endif
 }
 
+/* WL_OK if this CPU has the instructions kernel k needs, else WL_ERR_UNAVAILABLE. */
+static wl_status kernel_usable(enum kernel_id k) {
+    if (k == K_AVX2 && !have_avx2())
+        return wl_error(WL_ERR_UNAVAILABLE,
+                        "cpu kernel avx2: this CPU (or build) has no AVX2 instructions");
+    if (k == K_VPERMB && !have_vpermb())
+        return wl_error(WL_ERR_UNAVAILABLE, "cpu kernel vpermb: this CPU (or build) lacks "
+                                            "AVX-512BW, AVX-512 VBMI or GFNI");
+    if (k == K_AVX512 && !have_avx512())
+        return wl_error(WL_ERR_UNAVAILABLE,
+                        "cpu kernel avx512: this CPU (or build) has no AVX-512F instructions");
+    return WL_OK;
+}
+
+static void rows_free(cpu_rows *r) {
+    free(r->lut6x3);
+    free(r->lut4x4);
+    wl_aligned_free(r->table512);
+    memset(r, 0, sizeof *r);
+}
+
+/* Chooses the row function of bit kernel k for a rule and builds the tables it reads into
+ * *r: outer-totalistic rules run the kernel's bit-sliced logic, other rules the vpermb
+ * lookups where the CPU has them, else lut6x3 (verbose: a note on stderr).  Sets *fn, the
+ * vector width *vw in words, *wraps (the function handles circular rows itself) and, if
+ * tech is non-NULL, the technique's name. */
+static wl_status select_rows(enum kernel_id k, const wl_rule *rule, int verbose, cpu_rows *r,
+                             cpu_gen_rows_fn *fn, unsigned *vw, int *wraps, const char **tech) {
+    const char *name = kernel_names[k];
+    const char *t = "bitsliced";
+    int totalistic = wl_rule_is_totalistic(rule, NULL, NULL);
+    memset(r, 0, sizeof *r);
+    cpu_circuit_build(rule, &r->kd.circ);
+    *fn = cpu_gen_rows_bitsliced;
+    *vw = 1;
+    *wraps = 0;
+    int use_vpermb = k == K_VPERMB || (!totalistic && (k == K_BEST || k == K_AVX512) && have_vpermb());
+    if (use_vpermb) {
+#if defined(WL_CPU_X86_SIMD)
+        r->table512 = cpu_vpermb_table_build(rule);
+        if (!r->table512) return WL_ERR_NOMEM;
+        r->kd.table512 = r->table512;
+        *fn = cpu_gen_rows_vpermb;
+        *vw = 8;
+        t = "vpermb";
+        if (k != K_VPERMB && verbose)
+            fprintf(stderr, "warplife: cpu kernel %s: rule is not outer-totalistic; "
+                            "running the vpermb table kernel instead\n", name);
+#endif
+    } else if (k == K_LUT6X3 || (!totalistic && k != K_LUT4X4)) {
+        r->lut6x3 = cpu_lut6x3_build(rule);
+        if (!r->lut6x3) return WL_ERR_NOMEM;
+        r->kd.lut6x3 = r->lut6x3;
+        *fn = cpu_gen_rows_lut6x3;
+        t = "lut6x3";
+        if (k != K_LUT6X3 && verbose)
+            fprintf(stderr, "warplife: cpu kernel %s: rule is not outer-totalistic; "
+                            "running the lut6x3 table kernel instead\n", name);
+    } else if (k == K_LUT4X4) {
+        r->lut4x4 = cpu_lut4x4_build(rule);
+        if (!r->lut4x4) return WL_ERR_NOMEM;
+        r->kd.lut4x4 = r->lut4x4;
+        *fn = cpu_gen_rows_lut4x4;
+        t = "lut4x4";
+    }
+#if defined(WL_CPU_X86_SIMD)
+    else if (k == K_AVX2 || (k == K_BEST && !have_avx512() && have_avx2())) {
+        *fn = cpu_gen_rows_avx2;
+        *vw = 4;
+        *wraps = 1;
+        t = "avx2";
+    } else if (k == K_AVX512 || (k == K_BEST && have_avx512())) {
+        *fn = cpu_gen_rows_avx512;
+        *vw = 8;
+        *wraps = 1;
+        r->kd.vbmi2 = cpu_avx512_uses_vbmi2();
+        t = "avx512";
+    }
+#endif
+    if (tech) *tech = t;
+    return WL_OK;
+}
+
 static void destroy(void *v) {
     cpu_ctx *c = v;
     if (!c) return;
     cpu_tiler_destroy(c->tiler);
     cpu_byte_destroy(c->byte);
     cpu_nibble_destroy(c->nibble);
-    cpu_pool_destroy(c->pool);
+    wl_pool_destroy(c->pool);
     wl_aligned_free(c->cur);
     wl_aligned_free(c->nxt);
-    free(c->lut6x3);
-    free(c->lut4x4);
-    wl_aligned_free(c->table512);
+    rows_free(&c->rows);
     free(c);
 }
 
@@ -112,15 +199,8 @@ static wl_status create(const wl_config *cfg, const char *kernel, void **out) {
         return wl_error(WL_ERR_UNSUPPORTED, "cpu engine: runs tori and bounded grids only");
     if (!cfg->width || !cfg->height)
         return wl_error(WL_ERR_INVALID, "cpu engine: size must be at least 1x1");
-    if (k == K_AVX2 && !have_avx2())
-        return wl_error(WL_ERR_UNAVAILABLE,
-                        "cpu kernel avx2: this CPU (or build) has no AVX2 instructions");
-    if (k == K_VPERMB && !have_vpermb())
-        return wl_error(WL_ERR_UNAVAILABLE, "cpu kernel vpermb: this CPU (or build) lacks "
-                                            "AVX-512BW, AVX-512 VBMI or GFNI");
-    if (k == K_AVX512 && !have_avx512())
-        return wl_error(WL_ERR_UNAVAILABLE,
-                        "cpu kernel avx512: this CPU (or build) has no AVX-512F instructions");
+    wl_status s = kernel_usable((enum kernel_id)k);
+    if (s) return s;
     cpu_ctx *c = wl_calloc(1, sizeof *c);
     if (!c) return WL_ERR_NOMEM;
     c->cfg = *cfg;
@@ -138,15 +218,13 @@ static wl_status create(const wl_config *cfg, const char *kernel, void **out) {
     if (cfg->width > UINT64_MAX / cfg->height) max_threads = (uint64_t)threads;
     if ((uint64_t)threads > max_threads) threads = (int)max_threads;
     int parallel = k == K_BEST || k == K_BYTE_OMP;
-    wl_status s = WL_OK;
-    c->pool = cpu_pool_create(parallel ? threads : 1);
+    c->pool = wl_pool_create(parallel ? threads : 1);
     if (!c->pool) {
         destroy(c);
         return WL_ERR_NOMEM;
     }
     uint16_t birth = 0, survive = 0;
     int totalistic = wl_rule_is_totalistic(&cfg->rule, &birth, &survive);
-    cpu_circuit_build(&cfg->rule, &c->kd.circ);
 
     if (k == K_BYTE || k == K_BYTE_OMP) {
         s = cpu_byte_create(c->w, c->h, c->torus, &cfg->rule, k == K_BYTE_OMP ? c->pool : NULL,
@@ -177,53 +255,13 @@ static wl_status create(const wl_config *cfg, const char *kernel, void **out) {
     memset(c->cur, 0, bytes);
     memset(c->nxt, 0, bytes);
     cpu_tiler_config tc = {.w = c->w, .h = c->h, .torus = c->torus, .depth = 1,
-                           .cache_bytes = TILE_CACHE_BYTES, .pool = c->pool, .vw = 1,
-                           .kd = &c->kd};
+                           .cache_bytes = TILE_CACHE_BYTES, .pool = c->pool, .vw = 1};
     const char *env = getenv("WL_CPU_TILE_KB"); /* for tuning experiments */
     if (env && atoi(env) > 0) tc.cache_bytes = (size_t)atoi(env) << 10;
-    int use_vpermb = k == K_VPERMB || (!totalistic && (k == K_BEST || k == K_AVX512) && have_vpermb());
-    if (use_vpermb) {
-#if defined(WL_CPU_X86_SIMD)
-        c->table512 = cpu_vpermb_table_build(&cfg->rule);
-        if (!c->table512) { s = WL_ERR_NOMEM; goto fail; }
-        c->kd.table512 = c->table512;
-        tc.gen_rows = cpu_gen_rows_vpermb;
-        tc.vw = 8;
-        if (k != K_VPERMB && cfg->verbose)
-            fprintf(stderr, "warplife: cpu kernel %s: rule is not outer-totalistic; "
-                            "running the vpermb table kernel instead\n", kernel);
-#endif
-    } else if (k == K_LUT6X3 || (!totalistic && k != K_LUT4X4)) {
-        c->lut6x3 = cpu_lut6x3_build(&cfg->rule);
-        if (!c->lut6x3) { s = WL_ERR_NOMEM; goto fail; }
-        c->kd.lut6x3 = c->lut6x3;
-        tc.gen_rows = cpu_gen_rows_lut6x3;
-        if (k != K_LUT6X3 && cfg->verbose)
-            fprintf(stderr, "warplife: cpu kernel %s: rule is not outer-totalistic; "
-                            "running the lut6x3 table kernel instead\n", kernel);
-    } else if (k == K_LUT4X4) {
-        c->lut4x4 = cpu_lut4x4_build(&cfg->rule);
-        if (!c->lut4x4) { s = WL_ERR_NOMEM; goto fail; }
-        c->kd.lut4x4 = c->lut4x4;
-        tc.gen_rows = cpu_gen_rows_lut4x4;
-    } else if (k == K_BITSLICED || k == K_NIBBLE) {
-        tc.gen_rows = cpu_gen_rows_bitsliced;
-    }
-#if defined(WL_CPU_X86_SIMD)
-    else if (k == K_AVX2 || (k == K_BEST && !have_avx512() && have_avx2())) {
-        tc.gen_rows = cpu_gen_rows_avx2;
-        tc.vw = 4;
-        tc.wraps = 1;
-    } else if (k == K_AVX512 || (k == K_BEST && have_avx512())) {
-        tc.gen_rows = cpu_gen_rows_avx512;
-        tc.vw = 8;
-        tc.wraps = 1;
-        c->kd.vbmi2 = cpu_avx512_uses_vbmi2();
-    }
-#endif
-    else {
-        tc.gen_rows = cpu_gen_rows_bitsliced;
-    }
+    s = select_rows((enum kernel_id)k, &cfg->rule, cfg->verbose, &c->rows, &tc.gen_rows, &tc.vw,
+                    &tc.wraps, NULL);
+    if (s) goto fail;
+    tc.kd = &c->rows.kd;
     if (k == K_BEST) {
         tc.depth = BEST_DEPTH;
         const char *d = getenv("WL_CPU_DEPTH"); /* for tuning experiments */
@@ -403,6 +441,44 @@ static wl_status randomize(void *v, double density, uint64_t seed) {
     return WL_OK;
 }
 
+/* The rows_kernel slot: the row function of a bit kernel (cfg->kernel, default best) for
+ * cfg->rule, with its tables, for engines that drive the kernel over their own buffers
+ * (the sparse engine).  Kernels without a row function (byte, byte-omp, nibble) are
+ * refused. */
+static wl_status rows_kernel(const wl_config *cfg, wl_rows_kernel *out) {
+    memset(out, 0, sizeof *out);
+    const char *name = cfg->kernel && *cfg->kernel ? cfg->kernel : kernel_names[0];
+    int k = -1;
+    for (int i = 0; kernel_names[i]; i++)
+        if (strcmp(kernel_names[i], name) == 0) k = i;
+    if (k < 0) return wl_error(WL_ERR_NOT_FOUND, "cpu engine: no kernel '%s'", name);
+    if (k == K_BYTE || k == K_BYTE_OMP || k == K_NIBBLE)
+        return wl_error(WL_ERR_UNSUPPORTED, "cpu kernel %s has no bit-row function", name);
+    wl_status s = kernel_usable((enum kernel_id)k);
+    if (s) return s;
+    cpu_rows *r = wl_calloc(1, sizeof *r);
+    if (!r) return WL_ERR_NOMEM;
+    int wraps;
+    s = select_rows((enum kernel_id)k, &cfg->rule, cfg->verbose, r, &out->gen_rows, &out->vw,
+                    &wraps, &out->name);
+    if (s) {
+        rows_free(r);
+        free(r);
+        return s;
+    }
+    out->pad = CPU_PAD;
+    out->data = &r->kd;
+    out->owner = r;
+    return WL_OK;
+}
+
+static void rows_kernel_free(wl_rows_kernel *k) {
+    if (!k || !k->owner) return;
+    rows_free(k->owner);
+    free(k->owner);
+    memset(k, 0, sizeof *k);
+}
+
 const wl_engine_ops wl_engine_cpu = {
     .name = "cpu",
     .description = "multi-threaded CPU engine: bit-sliced SIMD (AVX-512/AVX2) with temporal "
@@ -418,4 +494,6 @@ const wl_engine_ops wl_engine_cpu = {
     .randomize = randomize,
     .store_rows = store_rows,
     .load_rows = load_rows,
+    .rows_kernel = rows_kernel,
+    .rows_kernel_free = rows_kernel_free,
 };

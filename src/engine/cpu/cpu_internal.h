@@ -27,17 +27,6 @@
 
 #define CPU_PAD 8 /* pad words each side of a tile row: one 512-bit vector */
 
-/* ---- thread pool (pool.c) ---------------------------------------------------------- */
-
-typedef struct cpu_pool cpu_pool;
-typedef void (*cpu_task_fn)(void *arg, int tid, int nthreads);
-/* Starts n-1 worker threads (the caller is thread 0).  NULL + error on failure. */
-cpu_pool *cpu_pool_create(int n);
-/* Runs fn(arg, tid, n) on all n threads and returns when every call has returned. */
-void cpu_pool_run(cpu_pool *p, cpu_task_fn fn, void *arg);
-int cpu_pool_size(const cpu_pool *p);
-void cpu_pool_destroy(cpu_pool *p);
-
 /* ---- rule circuits (bitsliced.c) ---------------------------------------------------- */
 
 /* The next state of an outer-totalistic rule as a function of bit-planes of the 3x3 sum
@@ -96,8 +85,10 @@ int cpu_circuit_build(const wl_rule *r, cpu_circuit *c);
 
 /* ---- tile kernels ------------------------------------------------------------------- */
 
-/* Everything a gen_rows function may need (read-only during a run). */
-typedef struct cpu_kernel_data {
+/* Everything a gen_rows function may need (read-only during a run).  It is the library's
+ * wl_rows_data (internal.h), opaque outside this folder, so that the sparse engine can run
+ * these kernels through the cpu engine's rows_kernel slot. */
+typedef struct wl_rows_data {
     cpu_circuit circ;
     int vbmi2;              /* the AVX-512 kernel may use VBMI2 (cpu_avx512_uses_vbmi2) */
     const uint8_t *lut6x3;  /* 2^18 entries: next state of the 4 middle cells (low nibble) */
@@ -113,9 +104,7 @@ typedef struct cpu_kernel_data {
  * mode on a torus): the row is circular; kernels declared `wraps` in cpu_tiler_config
  * handle it themselves, for the others the driver copies the edge words into the pads
  * before each generation and they may ignore the flag. */
-typedef void (*cpu_gen_rows_fn)(const uint64_t *in, uint64_t *out, size_t pitch, size_t bw,
-                                size_t lo, size_t hi, int wrap, const uint64_t *colmask,
-                                const cpu_kernel_data *kd);
+typedef wl_gen_rows_fn cpu_gen_rows_fn;
 
 void cpu_gen_rows_bitsliced(const uint64_t *in, uint64_t *out, size_t pitch, size_t bw,
                             size_t lo, size_t hi, int wrap, const uint64_t *colmask,
@@ -160,7 +149,7 @@ typedef struct cpu_tiler_config {
     int wraps;         /* gen_rows handles wrap itself (no pad refresh needed) */
     unsigned depth;    /* generations per pass (1..64) */
     size_t cache_bytes; /* budget for one thread's two tile buffers */
-    cpu_pool *pool;    /* threads (may be a pool of 1) */
+    wl_pool *pool;    /* threads (may be a pool of 1) */
 } cpu_tiler_config;
 
 wl_status cpu_tiler_create(const cpu_tiler_config *tc, cpu_tiler **out);
@@ -176,7 +165,7 @@ const char *cpu_tiler_describe(const cpu_tiler *t);
 
 typedef struct cpu_byte cpu_byte;
 wl_status cpu_byte_create(uint64_t w, uint64_t h, int torus, const wl_rule *r,
-                          cpu_pool *pool, cpu_byte **out);
+                          wl_pool *pool, cpu_byte **out);
 void cpu_byte_destroy(cpu_byte *b);
 void cpu_byte_load(cpu_byte *b, const wl_grid *g);
 void cpu_byte_store(const cpu_byte *b, wl_grid *g);

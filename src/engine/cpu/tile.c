@@ -69,7 +69,7 @@ wl_status cpu_tiler_create(const cpu_tiler_config *tc, cpu_tiler **out) {
     t->c = *tc;
     unsigned k = tc->depth;
     t->S = (size_t)((tc->w + 63) / 64);
-    t->nthreads = cpu_pool_size(tc->pool);
+    t->nthreads = wl_pool_size(tc->pool);
     size_t vw = tc->vw;
     size_t rows_fit;
     t->band = tc->w % (64 * vw) == 0;
@@ -289,5 +289,5 @@ void cpu_tiler_pass(cpu_tiler *t, const uint64_t *src, uint64_t *dst, unsigned g
     t->dst = dst;
     t->gens = gens;
     t->next_tile = 0;
-    cpu_pool_run(t->c.pool, pass_task, t);
+    wl_pool_run(t->c.pool, pass_task, t);
 }
