@@ -145,7 +145,7 @@ static const size2 sizes_gpu[] = {{1, 1},   {1, 7},    {7, 1},     {3, 3},    {3
                                   {64, 64}, {65, 33},  {130, 70},  {257, 129}, {1000, 515},
                                   {1031, 1029}, {2048, 1025}, {4099, 67}};
 /* Plane engines: the soup's size (the ref grid adds the margin). */
-static const size2 sizes_plane[] = {{1, 1}, {3, 3}, {7, 1}, {31, 17}, {64, 64}, {65, 33},
+static const size2 sizes_plane[] = {{1, 1}, {3, 3}, {7, 1}, {31, 17}, {64, 64}, {65, 33}, {150, 131},
                                     {100, 37}};
 
 static const uint64_t gens_list[] = {1, 2, 3, 7, 16, 17, 33, 100};

@@ -91,8 +91,11 @@ typedef struct sp_ctx {
     uint64_t **buf;
     size_t pitch, bw_max, buf_words;
     unsigned gens; /* of the current pass */
+    /* statistics (WL_SPARSE_STATS=1 prints them when the universe is freed) */
+    int stats;
+    uint64_t st_passes, st_tiles, st_chunks, st_rows, st_gens;
     size_t next_chunk;
-    wl_status err;
+    wl_status fail; /* why tile_get last returned NULL */
 } sp_ctx;
 
 static inline int box_empty(sp_box b) { return b.lo >= b.hi; }
@@ -133,12 +136,13 @@ static wl_status act_push(sp_ctx *c, sp_tile *t) {
 /* The tile at (tx, ty), created (dead, linked to its neighbours) if missing. */
 static sp_tile *tile_get(sp_ctx *c, int64_t tx, int64_t ty) {
     if (tx > COORD_MAX || tx < -COORD_MAX || ty > COORD_MAX || ty < -COORD_MAX) {
-        wl_error(WL_ERR_TOO_BIG, "sparse engine: the pattern reached 2^62 cells from the "
-                                 "origin, the edge of the engine's plane");
+        c->fail = wl_error(WL_ERR_TOO_BIG, "sparse engine: the pattern reached 2^62 cells "
+                                           "from the origin, the edge of the engine's plane");
         return NULL;
     }
     size_t before = c->map.count;
     sp_tile *t = sp_map_get(&c->map, tx, ty);
+    if (!t) c->fail = WL_ERR_NOMEM;
     if (!t || c->map.count == before) return t;
     for (int d = 0; d < 8; d++) {
         sp_tile *n = sp_map_find(&c->map, tx + DX[d], ty + DY[d]);
@@ -168,7 +172,7 @@ static int tile_dead(const sp_tile *t) {
 /* ---- marking ------------------------------------------------------------------------ */
 
 static wl_status mark(sp_ctx *c, sp_tile *t, int lo, int hi) {
-    if (!t) return WL_ERR_NOMEM; /* error set by tile_get */
+    if (!t) return c->fail; /* error set by tile_get */
     if (lo < 0) lo = 0;
     if (hi > SP_TILE) hi = SP_TILE;
     if (lo >= hi) return WL_OK;
@@ -380,6 +384,14 @@ static wl_status pass(sp_ctx *c, unsigned j) {
     }
     c->gens = j;
     c->next_chunk = 0;
+    if (c->stats) {
+        c->st_passes++;
+        c->st_tiles += c->nq;
+        c->st_chunks += c->nchunks;
+        c->st_gens += j;
+        for (size_t i = 0; i < c->nchunks; i++)
+            c->st_rows += (uint64_t)(c->chunks[i].zhi - c->chunks[i].zlo + j) * j;
+    }
     int parallel = c->nthreads > 1 && c->nq >= PARALLEL_TILES;
     if (parallel) {
         wl_pool_run(c->pool, pass_task, c);
@@ -427,8 +439,6 @@ static wl_status step(void *v, uint64_t generations, uint64_t *done) {
     sp_ctx *c = v;
     uint64_t n = 0;
     *done = 0;
-    if (c->err) return wl_error(c->err, "sparse engine: an earlier failure left the universe "
-                                        "unusable; load a pattern again");
     while (n < generations) {
         uint64_t left = generations - n;
         if (c->nact == 0) break; /* everything still: any number of generations is free */
@@ -439,8 +449,7 @@ static wl_status step(void *v, uint64_t generations, uint64_t *done) {
         }
         unsigned j = left < c->K ? (unsigned)left : c->K;
         wl_status s = pass(c, j);
-        if (s) {
-            c->err = s;
+        if (s) { /* nothing was computed: the universe stays at generation n */
             *done = n;
             return s;
         }
@@ -460,6 +469,12 @@ static wl_status step(void *v, uint64_t generations, uint64_t *done) {
 static void destroy(void *v) {
     sp_ctx *c = v;
     if (!c) return;
+    if (c->stats)
+        fprintf(stderr, "warplife: sparse engine: %llu passes (%llu generations), %llu tile "
+                        "steps, %llu chunk steps, %llu chunk rows computed, %zu tiles now\n",
+                (unsigned long long)c->st_passes, (unsigned long long)c->st_gens,
+                (unsigned long long)c->st_tiles, (unsigned long long)c->st_chunks,
+                (unsigned long long)c->st_rows, c->map.count);
     if (c->inner && c->rk.gen_rows) c->inner->rows_kernel_free(&c->rk);
     if (c->buf)
         for (int i = 0; i < 3 * c->nthreads; i++) wl_aligned_free(c->buf[i]);
@@ -489,6 +504,7 @@ static wl_status create(const wl_config *cfg, const char *kernel, void **out) {
     if (!c) return WL_ERR_NOMEM;
     c->cfg = *cfg;
     c->K = PASS_GENS;
+    c->stats = getenv("WL_SPARSE_STATS") && atoi(getenv("WL_SPARSE_STATS")) > 0;
     const char *env = getenv("WL_SPARSE_PASS"); /* for tuning experiments */
     if (env && atoi(env) >= 2 && atoi(env) <= 64) c->K = (unsigned)atoi(env) & ~1u;
     wl_status s = sp_map_init(&c->map);
@@ -538,7 +554,6 @@ fail:
 static void clear(sp_ctx *c) {
     sp_map_clear(&c->map);
     c->nact = c->n_d2 = 0;
-    c->err = WL_OK;
 }
 
 /* A tile whose cells were set from outside: its history is unknown, so it counts as
@@ -567,7 +582,7 @@ static wl_status load_pattern(void *v, const wl_pattern *p) {
             if (!words[w]) continue;
             sp_tile *t = tile_get(c, tx0 + (int64_t)w, ty);
             if (!t) {
-                s = WL_ERR_NOMEM;
+                s = c->fail;
                 break;
             }
             t->rows[wl_mod(y, SP_TILE)] = words[w];
@@ -679,7 +694,7 @@ static wl_status set_cell(void *v, int64_t x, int64_t y, int alive) {
     sp_ctx *c = v;
     int64_t tx = wl_floordiv(x, SP_TILE), ty = wl_floordiv(y, SP_TILE);
     sp_tile *t = alive ? tile_get(c, tx, ty) : sp_map_find(&c->map, tx, ty);
-    if (!t) return alive ? WL_ERR_NOMEM : WL_OK;
+    if (!t) return alive ? c->fail : WL_OK;
     uint64_t m = (uint64_t)1 << wl_mod(x, SP_TILE);
     uint64_t *row = &t->rows[wl_mod(y, SP_TILE)];
     uint64_t was = *row;

@@ -1,0 +1,340 @@
+/*
+ * test_sparse.c - the sparse engine on the plane: against HashLife on larger soups and
+ * longer runs than test_engines uses (tiles crossed in every direction, growth past many
+ * tiles, generation counts that end mid-pass), under random rules of every kind; sleeping
+ * and waking (a glider hitting a settled field far away, a field of blinkers stepped 10^15
+ * generations at once); and the errors (B0 rules, the edge of the plane).
+ *
+ * test_engines already compares every kernel with `ref` on small soups, and test_classic
+ * checks the R-pentomino, acorn and the Gosper gun on every engine.
+ *
+ * Usage: test_sparse [--quick]   (WL_TEST_QUICK=1 = --quick: fewer and smaller cases)
+ */
+#include "wltest.h"
+
+#include <stdint.h>
+#include <string.h>
+
+static int quick;
+
+static uint64_t mix(uint64_t a, uint64_t b) {
+    uint64_t z = a ^ (b + 0x9E3779B97F4A7C15ull + (a << 6) + (a >> 2));
+    z = (z ^ (z >> 30)) * 0xBF58476D1CE4E5B9ull;
+    z = (z ^ (z >> 27)) * 0x94D049BB133111EBull;
+    return z ^ (z >> 31);
+}
+
+static wl_status make(const char *engine, const char *kernel, const wl_rule *rule,
+                      wl_universe **u) {
+    wl_config cfg;
+    wl_config_init(&cfg);
+    cfg.engine = engine;
+    cfg.kernel = kernel;
+    cfg.topology = WL_TOPOLOGY_PLANE;
+    cfg.rule = *rule;
+    return wl_universe_create(&cfg, u);
+}
+
+/* A random rule without B0: kind 0 outer-totalistic, 1 isotropic (a random table made
+ * symmetric under the 8 rotations and reflections), 2 any table (MAP). */
+static void random_rule(uint64_t seed, int kind, wl_rule *r) {
+    memset(r, 0, sizeof *r);
+    if (kind == 0) {
+        uint64_t bits = mix(seed, 1);
+        for (unsigned idx = 0; idx < 512; idx++) {
+            unsigned n = (unsigned)__builtin_popcount(idx & ~16u), alive = (idx >> 4) & 1;
+            if ((bits >> (alive * 9 + n)) & 1) r->table[idx >> 6] |= (uint64_t)1 << (idx & 63);
+        }
+    } else {
+        for (unsigned idx = 0; idx < 512; idx++) {
+            unsigned rep = idx;
+            if (kind == 1) { /* the smallest index of the neighbourhood's symmetry class */
+                static const int rot[9] = {6, 3, 0, 7, 4, 1, 8, 5, 2}; /* 90 degrees */
+                static const int ref[9] = {2, 1, 0, 5, 4, 3, 8, 7, 6}; /* mirror */
+                unsigned v = idx;
+                for (int m = 0; m < 2; m++) {
+                    for (int k = 0; k < 4; k++) {
+                        unsigned w = 0;
+                        for (int b = 0; b < 9; b++)
+                            if ((v >> (8 - rot[b])) & 1) w |= 1u << (8 - b);
+                        v = w;
+                        if (v < rep) rep = v;
+                    }
+                    unsigned w = 0;
+                    for (int b = 0; b < 9; b++)
+                        if ((v >> (8 - ref[b])) & 1) w |= 1u << (8 - b);
+                    v = w;
+                }
+            }
+            if (mix(seed, rep + 7) & 1) r->table[idx >> 6] |= (uint64_t)1 << (idx & 63);
+        }
+    }
+    r->table[0] &= ~(uint64_t)1; /* no B0 */
+}
+
+/* Compares two universes cell by cell (through their stored patterns), and their
+ * populations and bounds. */
+static void compare(wl_universe *a, wl_universe *b, const char *what) {
+    wl_pattern *pa = NULL, *pb = NULL;
+    WL_CHECK_OK(wl_universe_store(a, &pa));
+    WL_CHECK_OK(wl_universe_store(b, &pb));
+    if (pa && pb)
+        WL_CHECK(wl_pattern_equal_cells(pa, pb), "%s: cells differ (populations %llu, %llu)",
+                 what, (unsigned long long)wl_pattern_population(pa),
+                 (unsigned long long)wl_pattern_population(pb));
+    wl_bigint na, nb;
+    WL_CHECK_OK(wl_universe_population(a, &na));
+    WL_CHECK_OK(wl_universe_population(b, &nb));
+    WL_CHECK(wl_bigint_cmp(&na, &nb) == 0, "%s: populations differ", what);
+    wl_bigint ba[4], bb[4];
+    int ea, eb;
+    WL_CHECK_OK(wl_universe_bounds(a, &ba[0], &ba[1], &ba[2], &ba[3], &ea));
+    WL_CHECK_OK(wl_universe_bounds(b, &bb[0], &bb[1], &bb[2], &bb[3], &eb));
+    WL_CHECK(ea == eb, "%s: one is empty, the other not", what);
+    if (!ea && !eb)
+        for (int i = 0; i < 4; i++) WL_CHECK(wl_bigint_cmp(&ba[i], &bb[i]) == 0, "%s: bound %d", what, i);
+    wl_pattern_free(pa);
+    wl_pattern_free(pb);
+}
+
+/* Random soups under random rules, stepped in uneven chunks, against HashLife. */
+static void test_soups(uint64_t seed) {
+    static const char *const kernels[] = {"best", "bitsliced", "lut6x3"};
+    int cases = quick ? 6 : 24;
+    for (int i = 0; i < cases; i++) {
+        uint64_t cs = mix(seed, (uint64_t)i);
+        wl_rule rule;
+        int kind = i % 4 == 3 ? 0 : i % 3;
+        if (i % 4 == 3) wl_rule_life(&rule);
+        else random_rule(cs, kind, &rule);
+        uint64_t w = 40 + mix(cs, 2) % (quick ? 80 : 160), h = 40 + mix(cs, 3) % (quick ? 80 : 160);
+        int64_t x0 = (int64_t)(mix(cs, 4) % 1000) - 500, y0 = (int64_t)(mix(cs, 5) % 1000) - 500;
+        if (i % 5 == 4) x0 += (int64_t)1 << 40, y0 -= (int64_t)1 << 41; /* far from the origin */
+        double density = 0.1 + 0.5 * (double)(mix(cs, 6) % 1000) / 1000.0;
+        const char *kernel = kernels[i % 3];
+        wl_pattern *soup = wl_pattern_new();
+        wl_rect r = {x0, y0, w, h};
+        WL_CHECK_OK(wl_pattern_random(soup, &r, density, cs));
+        wl_universe *sp = NULL, *hl = NULL;
+        wl_status s = make("sparse", kernel, &rule, &sp);
+        if (s == WL_ERR_UNAVAILABLE) { /* e.g. a kernel this CPU lacks */
+            printf("skipped: sparse/%s: %s\n", kernel, wl_last_error());
+            wl_pattern_free(soup);
+            continue;
+        }
+        WL_CHECK_OK(s);
+        WL_CHECK_OK(make("hashlife", NULL, &rule, &hl));
+        if (!sp || !hl) {
+            wl_universe_free(sp);
+            wl_universe_free(hl);
+            wl_pattern_free(soup);
+            continue;
+        }
+        WL_CHECK_OK(wl_universe_load(sp, soup, NULL));
+        WL_CHECK_OK(wl_universe_load(hl, soup, NULL));
+        /* chunks that end mid-pass: odd, even, one, and long ones */
+        uint64_t steps[5] = {1 + mix(cs, 7) % 37, 1, 2 + mix(cs, 8) % 64, 16, 50 + mix(cs, 9) % 100};
+        int nsteps = quick ? 3 : 5;
+        for (int k = 0; k < nsteps; k++) {
+            WL_CHECK_OK(wl_universe_step(sp, steps[k]));
+            WL_CHECK_OK(wl_universe_step(hl, steps[k]));
+            char what[320], rt[WL_RULE_TEXT_MAX];
+            wl_rule_format(&rule, rt, sizeof rt);
+            snprintf(what, sizeof what, "case %d (%s, kernel %s, %llux%llu at %lld,%lld, step %d)",
+                     i, rt, kernel, (unsigned long long)w, (unsigned long long)h,
+                     (long long)x0, (long long)y0, k);
+            compare(sp, hl, what);
+        }
+        wl_universe_free(sp);
+        wl_universe_free(hl);
+        wl_pattern_free(soup);
+    }
+}
+
+/* Adds an RLE-like picture ('o' alive) at (x, y). */
+static void draw(wl_pattern *p, int64_t x, int64_t y, const char *const *rows, int n) {
+    for (int j = 0; j < n; j++)
+        for (int i = 0; rows[j][i]; i++)
+            if (rows[j][i] == 'o') wl_pattern_set(p, x + i, y + j, 1);
+}
+
+/* Gliders leaving in all four diagonal directions: each moves one cell diagonally every
+ * four generations, so the bounds after 4n generations are known exactly. */
+static void test_growth(void) {
+    static const char *const se[] = {".o.", "..o", "ooo"}; /* moves +x +y */
+    static const char *const sw[] = {".o.", "o..", "ooo"};
+    static const char *const ne[] = {"ooo", "..o", ".o."};
+    static const char *const nw[] = {"ooo", "o..", ".o."};
+    wl_pattern *p = wl_pattern_new();
+    draw(p, 10, 10, se, 3);
+    draw(p, -13, 10, sw, 3);
+    draw(p, 10, -13, ne, 3);
+    draw(p, -13, -13, nw, 3);
+    wl_rule life;
+    wl_rule_life(&life);
+    wl_universe *u = NULL;
+    WL_CHECK_OK(make("sparse", NULL, &life, &u));
+    if (!u) return;
+    WL_CHECK_OK(wl_universe_load(u, p, NULL));
+    uint64_t n = 2500; /* 625 cells, about ten tiles, in each direction */
+    WL_CHECK_OK(wl_universe_step(u, 4 * n));
+    wl_bigint b[4], pop;
+    int empty;
+    WL_CHECK_OK(wl_universe_bounds(u, &b[0], &b[1], &b[2], &b[3], &empty));
+    int64_t v[4] = {0};
+    for (int i = 0; i < 4; i++) wl_bigint_to_i64(&b[i], &v[i]);
+    WL_CHECK(!empty && v[0] == -13 - (int64_t)n && v[1] == -13 - (int64_t)n &&
+                 v[2] == 12 + (int64_t)n && v[3] == 12 + (int64_t)n,
+             "gliders: bounds %lld,%lld .. %lld,%lld", (long long)v[0], (long long)v[1],
+             (long long)v[2], (long long)v[3]);
+    WL_CHECK_OK(wl_universe_population(u, &pop));
+    uint64_t pv = 0;
+    wl_bigint_to_u64(&pop, &pv);
+    WL_CHECK(pv == 20, "gliders: population %llu, expected 20", (unsigned long long)pv);
+    wl_universe_free(u);
+    wl_pattern_free(p);
+}
+
+/* Sleeping and waking.  A field of blocks and blinkers settles at once and sleeps; a
+ * glider launched from 400 cells away must wake it and wreck part of it, exactly as
+ * HashLife computes.  Then a field of blinkers alone is stepped 10^15 + 1 generations: a
+ * sparse engine that did not sleep would take days. */
+static void test_sleep_wake(void) {
+    static const char *const block[] = {"oo", "oo"};
+    static const char *const blinker[] = {"ooo"};
+    static const char *const glider[] = {".o.", "..o", "ooo"};
+    wl_pattern *p = wl_pattern_new();
+    for (int j = 0; j < 8; j++)
+        for (int i = 0; i < 8; i++) draw(p, 400 + 9 * i, 400 + 9 * j, (i + j) & 1 ? block : blinker, (i + j) & 1 ? 2 : 1);
+    draw(p, 0, 2, glider, 3);
+    wl_rule life;
+    wl_rule_life(&life);
+    wl_universe *sp = NULL, *hl = NULL;
+    WL_CHECK_OK(make("sparse", NULL, &life, &sp));
+    WL_CHECK_OK(make("hashlife", NULL, &life, &hl));
+    if (sp && hl) {
+        WL_CHECK_OK(wl_universe_load(sp, p, NULL));
+        WL_CHECK_OK(wl_universe_load(hl, p, NULL));
+        for (int k = 0; k < 6; k++) { /* 6 x 333 generations: the glider arrives near 1600 */
+            WL_CHECK_OK(wl_universe_step(sp, 333));
+            WL_CHECK_OK(wl_universe_step(hl, 333));
+            compare(sp, hl, "glider into a sleeping field");
+        }
+        wl_bigint pop;
+        WL_CHECK_OK(wl_universe_population(sp, &pop));
+        uint64_t pv = 0;
+        wl_bigint_to_u64(&pop, &pv);
+        WL_CHECK(pv != 32 * 4 + 32 * 3 + 5, "the glider did not change the field (population %llu)",
+                 (unsigned long long)pv);
+    }
+    wl_universe_free(sp);
+    wl_universe_free(hl);
+    wl_pattern_free(p);
+
+    p = wl_pattern_new();
+    for (int j = 0; j < 20; j++)
+        for (int i = 0; i < 20; i++) draw(p, 6 * i - 50, 6 * j - 70, blinker, 1);
+    wl_universe *u = NULL;
+    WL_CHECK_OK(make("sparse", NULL, &life, &u));
+    if (u) {
+        WL_CHECK_OK(wl_universe_load(u, p, NULL));
+        WL_CHECK_OK(wl_universe_step(u, 1000000000000001ull));
+        int alive = 0;
+        /* an odd number of generations later, every blinker is vertical */
+        WL_CHECK_OK(wl_universe_get_cell(u, -49, -71, &alive));
+        WL_CHECK(alive == 1, "blinker field: cell above the first blinker's centre is dead");
+        WL_CHECK_OK(wl_universe_get_cell(u, -50, -70, &alive));
+        WL_CHECK(alive == 0, "blinker field: the first blinker's west cell is alive");
+        wl_bigint pop, g;
+        WL_CHECK_OK(wl_universe_population(u, &pop));
+        uint64_t pv = 0, gv = 0;
+        wl_bigint_to_u64(&pop, &pv);
+        wl_universe_generation(u, &g);
+        wl_bigint_to_u64(&g, &gv);
+        WL_CHECK(pv == 1200 && gv == 1000000000000001ull, "blinker field: population %llu at "
+                 "generation %llu", (unsigned long long)pv, (unsigned long long)gv);
+    }
+    wl_universe_free(u);
+    wl_pattern_free(p);
+}
+
+/* Cells set and cleared between steps wake their tiles. */
+static void test_edits(uint64_t seed) {
+    wl_rule life;
+    wl_rule_life(&life);
+    wl_universe *sp = NULL, *hl = NULL;
+    WL_CHECK_OK(make("sparse", NULL, &life, &sp));
+    WL_CHECK_OK(make("hashlife", NULL, &life, &hl));
+    wl_pattern *soup = wl_pattern_new();
+    wl_rect r = {-60, -60, 120, 120};
+    WL_CHECK_OK(wl_pattern_random(soup, &r, 0.4, seed));
+    if (sp && hl) {
+        WL_CHECK_OK(wl_universe_load(sp, soup, NULL));
+        WL_CHECK_OK(wl_universe_load(hl, soup, NULL));
+        for (int k = 0; k < 8; k++) {
+            WL_CHECK_OK(wl_universe_step(sp, 150));
+            WL_CHECK_OK(wl_universe_step(hl, 150));
+            for (int e = 0; e < 20; e++) {
+                uint64_t m = mix(seed, (uint64_t)(k * 100 + e));
+                int64_t x = (int64_t)(m % 300) - 150, y = (int64_t)((m >> 20) % 300) - 150;
+                int alive = (int)((m >> 40) & 1);
+                WL_CHECK_OK(wl_universe_set_cell(sp, x, y, alive));
+                WL_CHECK_OK(wl_universe_set_cell(hl, x, y, alive));
+            }
+            compare(sp, hl, "edits between steps");
+        }
+    }
+    wl_universe_free(sp);
+    wl_universe_free(hl);
+    wl_pattern_free(soup);
+}
+
+/* B0 rules are refused with a message; a pattern that reaches the edge of the plane
+ * (2^62 cells out) stops with WL_ERR_TOO_BIG at a consistent generation. */
+static void test_errors(void) {
+    wl_rule b0;
+    WL_CHECK_OK(wl_rule_parse("B03/S23", &b0));
+    wl_universe *u = NULL;
+    wl_status s = make("sparse", NULL, &b0, &u);
+    WL_CHECK(s == WL_ERR_UNSUPPORTED && strstr(wl_last_error(), "B0"), "B0: %s (%s)",
+             wl_status_str(s), wl_last_error());
+    wl_universe_free(u);
+    u = NULL;
+    wl_rule life;
+    wl_rule_life(&life);
+    WL_CHECK_OK(make("sparse", NULL, &life, &u));
+    if (!u) return;
+    static const char *const glider[] = {".o.", "..o", "ooo"};
+    wl_pattern *p = wl_pattern_new();
+    int64_t edge = INT64_MAX / 2 - 300;
+    draw(p, edge, 0, glider, 3);
+    WL_CHECK_OK(wl_universe_load(u, p, NULL));
+    s = wl_universe_step(u, 4000);
+    WL_CHECK(s == WL_ERR_TOO_BIG, "edge of the plane: %s (%s)", wl_status_str(s), wl_last_error());
+    wl_bigint g, pop;
+    wl_universe_generation(u, &g);
+    uint64_t gv = 0, pv = 0;
+    wl_bigint_to_u64(&g, &gv);
+    WL_CHECK_OK(wl_universe_population(u, &pop));
+    wl_bigint_to_u64(&pop, &pv);
+    WL_CHECK(gv > 0 && gv < 4000 && pv == 5, "edge of the plane: stopped at generation %llu "
+             "with population %llu", (unsigned long long)gv, (unsigned long long)pv);
+    wl_universe_free(u);
+    wl_pattern_free(p);
+}
+
+int main(int argc, char **argv) {
+    quick = (argc > 1 && strcmp(argv[1], "--quick") == 0) ||
+            (getenv("WL_TEST_QUICK") && strcmp(getenv("WL_TEST_QUICK"), "0") != 0);
+    if (wl_engine_probe("sparse") != WL_OK || wl_engine_probe("hashlife") != WL_OK) {
+        printf("skipped: %s\n", wl_last_error());
+        return wl_test_finish("test_sparse");
+    }
+    uint64_t seed = wl_test_seed();
+    test_soups(seed);
+    test_growth();
+    test_sleep_wake();
+    test_edits(seed);
+    test_errors();
+    return wl_test_finish("test_sparse");
+}
