@@ -13,7 +13,7 @@ PAT=${2:-../shared/patterns}
 REPEAT=${REPEAT:-3}
 TMP=$(mktemp -d)
 trap 'rm -rf "$TMP"' EXIT
-BG=$(command -v bgolly || true)
+BG=${BGOLLY:-$(command -v bgolly || true)}
 
 # median wall time in seconds of a command (its output discarded)
 wall() {

@@ -299,7 +299,7 @@ static int create_universe(run_args *a, const wl_pattern *p, const wl_rule *rule
         return s ? cli_fail(s, "cannot create the universe") : -1;
     }
     cfg.topology = WL_TOPOLOGY_PLANE;
-    cfg.verbose = 0;
+    cfg.verbose = !a->eng.quiet;
     s = wl_universe_create(&cfg, u);
     if (s == WL_OK) {
         if (!a->eng.quiet)

@@ -39,6 +39,8 @@ void wl_aligned_free(void *p);
 uint64_t wl_physical_memory(void);
 /* Number of online CPU cores (at least 1). */
 int wl_cpu_count(void);
+/* Seconds on a monotonic clock (for measurements: the plane's engine handover). */
+double wl_clock(void);
 
 /* ---- gzip (src/io/gzip.c) ----------------------------------------------------------- */
 
@@ -146,6 +148,9 @@ typedef struct wl_rows_kernel {
 
 /* ---- engines ----------------------------------------------------------------------- */
 
+/* One 64x64 tile of the plane: cells (64 tx + b, 64 ty + r) are bit b of rows[r]. */
+typedef wl_status (*wl_tile_fn)(void *arg, int64_t tx, int64_t ty, const uint64_t *rows);
+
 enum {
     WL_CAP_TORUS = 1u << 0,
     WL_CAP_BOUNDED = 1u << 1,
@@ -232,6 +237,14 @@ typedef struct wl_engine_ops {
      * engine's kernels; NULL = its default) into *out. */
     wl_status (*rows_kernel)(const wl_config *cfg, wl_rows_kernel *out);
     void (*rows_kernel_free)(wl_rows_kernel *k);
+
+    /* -- tiles (optional: plane engines; how a universe hands its cells from one engine to
+     * another without a dense copy of the bounding box, see universe.c) -- */
+    /* Calls fn for every 64x64 tile that holds a live cell; stops at fn's first error and
+     * returns it.  The engine's state is not changed. */
+    wl_status (*each_tile)(void *ctx, wl_tile_fn fn, void *arg);
+    /* Replaces the cells of tile (tx, ty) with rows[0..63] (layout of wl_tile_fn). */
+    wl_status (*put_tile)(void *ctx, int64_t tx, int64_t ty, const uint64_t *rows);
 } wl_engine_ops;
 
 /* Benchmark access to a universe's engine (for apps/cli/bench.c and bench/). */
@@ -239,6 +252,33 @@ const wl_engine_ops *wl_universe_ops(const wl_universe *u);
 void *wl_universe_ctx(const wl_universe *u);
 /* Adds n to the generation counter (after stepping through the ops directly). */
 void wl_universe_advance_counter(wl_universe *u, uint64_t n);
+
+/* The plane's "auto" (handover.c): the sparse engine hands the universe to HashLife when
+ * a timed trial shows HashLife faster. */
+typedef struct wl_handover wl_handover;
+/* NULL when the handover does not apply (not the plane, no HashLife, no tile slots). */
+wl_handover *wl_handover_new(const wl_config *cfg, const wl_engine_ops *first,
+                             const char *first_kernel);
+void wl_handover_free(wl_handover *h);
+/* Starts over on the first engine (after a load). */
+void wl_handover_reset(wl_handover *h);
+/* Steps like ops->step on the engine (*ops, *ctx), which it may replace. */
+wl_status wl_handover_step(wl_handover *h, const wl_engine_ops **ops, void **ctx, uint64_t n,
+                           uint64_t *done);
+/* Keeps the universe on the engine it is on now (no more trials) until the next reset. */
+void wl_handover_stay(wl_handover *h);
+/* Puts the universe back on a fresh first engine (when it is not on it) and resets. */
+wl_status wl_handover_restart(wl_handover *h, const wl_engine_ops **ops, void **ctx);
+/* Loads a file with the second engine's own reader (HashLife: macrocell files too big for
+ * a pattern) and moves the universe onto it; WL_ERR_UNSUPPORTED when it has none or the
+ * file is not of its format. */
+wl_status wl_handover_load_file(wl_handover *h, const wl_engine_ops **ops, void **ctx,
+                                const char *path);
+/* The kernel name of engine ops in this handover. */
+const char *wl_handover_kernel(const wl_handover *h, const wl_engine_ops *ops);
+/* Copies every live cell of one plane engine into another, tile by tile. */
+wl_status wl_handover_move(const wl_engine_ops *from, void *from_ctx, const wl_engine_ops *to,
+                           void *to_ctx);
 
 /* Finds a built-in engine by name; NULL if unknown. */
 const wl_engine_ops *wl_engine_find(const char *name);

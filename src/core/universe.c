@@ -13,7 +13,15 @@ struct wl_universe {
     wl_config cfg;
     const char *kernel;
     wl_bigint generation;
+    wl_handover *ho; /* "auto" on the plane: sparse hands over to HashLife (handover.c) */
 };
+
+/* After a handover moved the universe to another engine: its name and kernel. */
+static void sync_engine(wl_universe *u) {
+    u->kernel = wl_handover_kernel(u->ho, u->ops);
+    u->cfg.engine = u->ops->name;
+    u->cfg.kernel = u->kernel;
+}
 
 void wl_config_init(wl_config *cfg) {
     memset(cfg, 0, sizeof *cfg);
@@ -38,9 +46,10 @@ static unsigned topology_cap(wl_topology t) {
 }
 
 /* Resolves "auto": the fastest engine that is built, usable here and supports the
- * topology.  Order of preference: cuda, cpu, ref for grids; hashlife for the plane. */
+ * topology.  Order of preference: cuda, cpu, ref for grids; sparse (handing over to
+ * hashlife, see handover.c), then hashlife for the plane. */
 static const wl_engine_ops *resolve_auto(const wl_config *cfg) {
-    static const char *const order[] = {"cuda", "cpu", "hashlife", "ref"};
+    static const char *const order[] = {"cuda", "cpu", "sparse", "hashlife", "ref"};
     for (size_t i = 0; i < sizeof order / sizeof order[0]; i++) {
         const wl_engine_ops *e = wl_engine_find(order[i]);
         if (!e || !(e->caps & topology_cap(cfg->topology))) continue;
@@ -108,7 +117,8 @@ wl_status wl_universe_create(const wl_config *cfg, wl_universe **out) {
     }
     const char *name = cfg->engine && *cfg->engine ? cfg->engine : "auto";
     const wl_engine_ops *e;
-    if (strcmp(name, "auto") == 0) {
+    int is_auto = strcmp(name, "auto") == 0;
+    if (is_auto) {
         e = resolve_auto(cfg);
         if (!e)
             return wl_error(WL_ERR_UNSUPPORTED, "no engine built into warplife supports the %s",
@@ -162,6 +172,7 @@ wl_status wl_universe_create(const wl_config *cfg, wl_universe **out) {
         free(u);
         return s;
     }
+    if (is_auto) u->ho = wl_handover_new(&u->cfg, e, kernel);
     *out = u;
     return WL_OK;
 }
@@ -169,6 +180,7 @@ wl_status wl_universe_create(const wl_config *cfg, wl_universe **out) {
 void wl_universe_free(wl_universe *u) {
     if (!u) return;
     u->ops->destroy(u->ctx);
+    wl_handover_free(u->ho);
     free(u);
 }
 
@@ -186,9 +198,18 @@ void wl_universe_advance_counter(wl_universe *u, uint64_t n) {
 
 static int is_grid(const wl_universe *u) { return u->cfg.topology != WL_TOPOLOGY_PLANE; }
 
+/* A load starts a handover over on its first engine. */
+static wl_status restart(wl_universe *u) {
+    if (!u->ho) return WL_OK;
+    wl_status s = wl_handover_restart(u->ho, &u->ops, &u->ctx);
+    sync_engine(u);
+    return s;
+}
+
 wl_status wl_universe_load(wl_universe *u, const wl_pattern *p, uint64_t *dropped) {
-    wl_status s;
     if (dropped) *dropped = 0;
+    wl_status s = restart(u);
+    if (s) return s;
     if (is_grid(u) && u->ops->load_grid) {
         wl_grid g;
         s = wl_grid_alloc(&g, u->cfg.width, u->cfg.height);
@@ -207,8 +228,10 @@ wl_status wl_universe_load(wl_universe *u, const wl_pattern *p, uint64_t *droppe
 
 wl_status wl_universe_load_file(wl_universe *u, const char *path, uint64_t *dropped) {
     if (dropped) *dropped = 0;
+    wl_status s = restart(u);
+    if (s) return s;
     if (u->ops->load_file) {
-        wl_status s = u->ops->load_file(u->ctx, path);
+        s = u->ops->load_file(u->ctx, path);
         if (s != WL_ERR_UNSUPPORTED) {
             if (!s) wl_bigint_from_u64(&u->generation, 0);
             return s;
@@ -216,7 +239,16 @@ wl_status wl_universe_load_file(wl_universe *u, const char *path, uint64_t *drop
         wl_clear_error();
     }
     wl_pattern *p;
-    wl_status s = wl_pattern_read_file(path, &p);
+    s = wl_pattern_read_file(path, &p);
+    if (s == WL_ERR_TOO_BIG && u->ho) { /* a macrocell file too big for a pattern */
+        char why[512];
+        snprintf(why, sizeof why, "%s", wl_last_error());
+        wl_status h = wl_handover_load_file(u->ho, &u->ops, &u->ctx, path);
+        sync_engine(u);
+        if (h == WL_OK) wl_bigint_from_u64(&u->generation, 0);
+        if (h != WL_ERR_UNSUPPORTED) return h;
+        return wl_error(s, "%s", why);
+    }
     if (s) return s;
     s = wl_universe_load(u, p, dropped);
     wl_pattern_free(p);
@@ -226,7 +258,13 @@ wl_status wl_universe_load_file(wl_universe *u, const char *path, uint64_t *drop
 wl_status wl_universe_step(wl_universe *u, uint64_t generations) {
     if (!generations) return WL_OK;
     uint64_t done = 0;
-    wl_status s = u->ops->step(u->ctx, generations, &done);
+    wl_status s;
+    if (u->ho) {
+        s = wl_handover_step(u->ho, &u->ops, &u->ctx, generations, &done);
+        sync_engine(u);
+    } else {
+        s = u->ops->step(u->ctx, generations, &done);
+    }
     if (s == WL_OK) done = generations;
     wl_bigint g;
     wl_bigint_from_u64(&g, done);

@@ -5,6 +5,7 @@
 #include "internal.h"
 
 #include <stdlib.h>
+#include <time.h>
 #include <unistd.h>
 
 void *wl_malloc(size_t n) {
@@ -45,4 +46,10 @@ uint64_t wl_physical_memory(void) {
 int wl_cpu_count(void) {
     long n = sysconf(_SC_NPROCESSORS_ONLN);
     return n < 1 ? 1 : (int)n;
+}
+
+double wl_clock(void) {
+    struct timespec t;
+    clock_gettime(CLOCK_MONOTONIC, &t);
+    return (double)t.tv_sec + 1e-9 * (double)t.tv_nsec;
 }

@@ -725,4 +725,6 @@ const wl_engine_ops wl_engine_hashlife = {
     .set_cell = hl_set_cell,
     .get_cell = hl_get_cell,
     .render = hl_render,
+    .each_tile = hl_each_tile,
+    .put_tile = hl_put_tile,
 };

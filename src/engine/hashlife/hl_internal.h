@@ -110,6 +110,8 @@ wl_status hl_store_pattern(void *ctx, wl_pattern **out);
 wl_status hl_get_cell(void *ctx, int64_t x, int64_t y, int *alive);
 wl_status hl_set_cell(void *ctx, int64_t x, int64_t y, int alive);
 wl_status hl_render(void *ctx, const wl_view *view, uint32_t *rgba);
+wl_status hl_each_tile(void *ctx, wl_tile_fn fn, void *arg);
+wl_status hl_put_tile(void *ctx, int64_t tx, int64_t ty, const uint64_t *rows);
 /* Forgets cached populations of nodes (after a garbage collection reused indices). */
 void hl_popcache_reset(hl_ctx *h);
 

@@ -363,29 +363,30 @@ wl_status hl_get_cell(void *ctx, int64_t x, int64_t y, int *alive) {
     return WL_OK;
 }
 
-/* Returns node n (level k) with cell (ox, oy) set to alive; 0 on failure. */
-static uint32_t set_in(hl_ctx *h, uint32_t n, int k, i128 ox, i128 oy, int alive) {
-    if (k == HL_LEAF_LEVEL) {
-        uint64_t b = hl_leaf_bits(h, n), m = 1ull << (oy * 8 + ox);
-        return hl_leaf_make(h, alive ? b | m : b & ~m);
-    }
+/* Returns node n (level k) with its level-kr descendant at offset (ox, oy) (a multiple of
+ * 2^kr) replaced by node r; 0 on failure.  r must be protected by the caller. */
+static uint32_t replace_in(hl_ctx *h, uint32_t n, int k, i128 ox, i128 oy, int kr, uint32_t r) {
+    if (k == kr) return r;
     i128 half = (i128)1 << (k - 1);
     int q = (ox >= half) + 2 * (oy >= half);
     uint32_t c[4];
     memcpy(c, h->nodes[n].c, sizeof c);
-    uint32_t nc = set_in(h, c[q], k - 1, ox & (half - 1), oy & (half - 1), alive);
+    uint32_t nc = replace_in(h, c[q], k - 1, ox & (half - 1), oy & (half - 1), kr, r);
     if (!nc) return 0;
     c[q] = nc;
     size_t sp0 = h->sp;
     hl_push(h, nc);
-    uint32_t r = hl_node_make(h, c[0], c[1], c[2], c[3]);
+    uint32_t m = hl_node_make(h, c[0], c[1], c[2], c[3]);
     h->sp = sp0;
-    return r;
+    return m;
 }
 
-wl_status hl_set_cell(void *ctx, int64_t x, int64_t y, int alive) {
-    hl_ctx *h = ctx;
-    int need = level_covering(x < y ? x : y, x > y ? x : y);
+/* Replaces the level-kr node whose top-left cell is (x, y) (multiples of 2^kr) by node r,
+ * made by make(h, old node, arg) (r = 0: failure), growing the root to cover it. */
+static wl_status replace_at(hl_ctx *h, int64_t x, int64_t y, int kr,
+                            uint32_t (*make)(hl_ctx *, uint32_t, const void *), const void *arg) {
+    int64_t lo = x < y ? x : y, hi = x > y ? x : y;
+    int need = level_covering(lo, hi + (((int64_t)1 << kr) - 1));
     if (h->root_level > HL_POS_MAX_LEVEL)
         return wl_error(WL_ERR_TOO_BIG, "hashlife: universe too wide for cell access");
     wl_status s = hl_grow_root(h, need);
@@ -394,10 +395,121 @@ wl_status hl_set_cell(void *ctx, int64_t x, int64_t y, int alive) {
     i128 ox = (i128)x + ((i128)1 << (k - 1));
     i128 oy = (i128)y + ((i128)1 << (k - 1));
     h->sp = 0;
-    uint32_t r = set_in(h, h->root, k, ox, oy, alive);
+    uint32_t old = h->root;
+    for (int j = k; j > kr; j--) { /* descend to the node being replaced */
+        i128 half = (i128)1 << (j - 1);
+        old = h->nodes[old].c[((ox & half) ? 1 : 0) + ((oy & half) ? 2 : 0)];
+    }
+    uint32_t r = make(h, old, arg);
+    if (r) {
+        hl_push(h, r);
+        r = replace_in(h, h->root, k, ox, oy, kr, r);
+    }
     if (!r) return take_failure(h);
     hl_set_root(h, r, k);
     return WL_OK;
+}
+
+typedef struct {
+    int64_t x, y;
+    int alive;
+} cell_edit;
+
+static uint32_t edit_leaf(hl_ctx *h, uint32_t leaf, const void *arg) {
+    const cell_edit *e = arg;
+    uint64_t b = hl_leaf_bits(h, leaf), m = 1ull << (wl_mod(e->y, 8) * 8 + wl_mod(e->x, 8));
+    return hl_leaf_make(h, e->alive ? b | m : b & ~m);
+}
+
+wl_status hl_set_cell(void *ctx, int64_t x, int64_t y, int alive) {
+    cell_edit e = {x, y, alive};
+    return replace_at(ctx, x - wl_mod(x, 8), y - wl_mod(y, 8), HL_LEAF_LEVEL, edit_leaf, &e);
+}
+
+/* ---- 64x64 tiles: handing cells to and from other plane engines ------------------------- */
+
+#define HL_TILE_LEVEL 6
+
+/* The level-k node (k >= 3) of the cells of rows[] at column x0, row y0 (64-wide rows). */
+static uint32_t tile_node(hl_ctx *h, const uint64_t *rows, int x0, int y0, int k) {
+    if (k == HL_LEAF_LEVEL) {
+        uint64_t bits = 0;
+        for (int r = 0; r < 8; r++) bits |= ((rows[y0 + r] >> x0) & 0xFF) << (8 * r);
+        return hl_leaf_make(h, bits);
+    }
+    size_t sp0 = h->sp;
+    int half = 1 << (k - 1);
+    uint32_t c[4];
+    for (int i = 0; i < 4; i++) {
+        c[i] = tile_node(h, rows, x0 + (i & 1) * half, y0 + (i >> 1) * half, k - 1);
+        if (!c[i]) return 0;
+        hl_push(h, c[i]);
+    }
+    uint32_t n = hl_node_make(h, c[0], c[1], c[2], c[3]);
+    h->sp = sp0;
+    return n;
+}
+
+static uint32_t make_tile(hl_ctx *h, uint32_t old, const void *rows) {
+    (void)old;
+    return tile_node(h, rows, 0, 0, HL_TILE_LEVEL);
+}
+
+wl_status hl_put_tile(void *ctx, int64_t tx, int64_t ty, const uint64_t *rows) {
+    const int64_t lim = INT64_MAX / 64;
+    if (tx < -lim || tx >= lim || ty < -lim || ty >= lim)
+        return wl_error(WL_ERR_TOO_BIG, "hashlife: tile beyond 64-bit cell coordinates");
+    return replace_at(ctx, tx * 64, ty * 64, HL_TILE_LEVEL, make_tile, rows);
+}
+
+/* ORs the cells of node n (level k >= 3) into rows[] at column x0, row y0. */
+static void node_rows(const hl_ctx *h, uint32_t n, int k, int x0, int y0, uint64_t *rows) {
+    if (n == h->empty[k]) return;
+    if (k == HL_LEAF_LEVEL) {
+        uint64_t b = hl_leaf_bits(h, n);
+        for (int r = 0; r < 8; r++) rows[y0 + r] |= ((b >> (8 * r)) & 0xFF) << x0;
+        return;
+    }
+    int half = 1 << (k - 1);
+    for (int i = 0; i < 4; i++)
+        node_rows(h, h->nodes[n].c[i], k - 1, x0 + (i & 1) * half, y0 + (i >> 1) * half, rows);
+}
+
+typedef struct {
+    wl_tile_fn fn;
+    void *arg;
+} tile_walk;
+
+/* Calls w->fn for the non-empty level-6 nodes under n (level k, top-left (x, y)). */
+static wl_status each_tile_in(hl_ctx *h, uint32_t n, int k, i128 x, i128 y,
+                              const tile_walk *w) {
+    if (n == h->empty[k]) return WL_OK;
+    if (k == HL_TILE_LEVEL) {
+        const i128 lim = (i128)1 << 62;
+        if (x < -lim || x >= lim || y < -lim || y >= lim)
+            return wl_error(WL_ERR_TOO_BIG, "hashlife: the pattern extends beyond 2^62 cells "
+                                            "from the origin");
+        uint64_t rows[64] = {0};
+        node_rows(h, n, k, 0, 0, rows);
+        return w->fn(w->arg, (int64_t)(x / 64), (int64_t)(y / 64), rows);
+    }
+    i128 half = (i128)1 << (k - 1);
+    for (int i = 0; i < 4; i++) {
+        wl_status s = each_tile_in(h, h->nodes[n].c[i], k - 1, x + (i & 1) * half,
+                                   y + (i >> 1) * half, w);
+        if (s) return s;
+    }
+    return WL_OK;
+}
+
+wl_status hl_each_tile(void *ctx, wl_tile_fn fn, void *arg) {
+    hl_ctx *h = ctx;
+    tile_walk w = {fn, arg};
+    if (h->root_level > HL_POS_MAX_LEVEL)
+        return wl_error(WL_ERR_TOO_BIG, "hashlife: the pattern extends beyond 2^62 cells "
+                                        "from the origin");
+    i128 half = (i128)1 << (h->root_level - 1);
+    return each_tile_in(h, h->root, h->root_level, -half, -half, &w);
 }
 
 /* ---- rendering --------------------------------------------------------------------------- */

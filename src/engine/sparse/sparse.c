@@ -705,6 +705,30 @@ static wl_status set_cell(void *v, int64_t x, int64_t y, int alive) {
     return s;
 }
 
+static wl_status each_tile(void *v, wl_tile_fn fn, void *arg) {
+    sp_ctx *c = v;
+    FOR_EACH_TILE(c, t) {
+        uint64_t or = 0;
+        for (int r = 0; r < SP_TILE; r++) or |= t->rows[r];
+        if (!or) continue;
+        wl_status s = fn(arg, t->tx, t->ty, t->rows);
+        if (s) return s;
+    }
+    return WL_OK;
+}
+
+static wl_status put_tile(void *v, int64_t tx, int64_t ty, const uint64_t *rows) {
+    sp_ctx *c = v;
+    uint64_t or = 0;
+    for (int r = 0; r < SP_TILE; r++) or |= rows[r];
+    sp_tile *t = or ? tile_get(c, tx, ty) : sp_map_find(&c->map, tx, ty);
+    if (!t) return or ? c->fail : WL_OK;
+    memcpy(t->rows, rows, sizeof t->rows);
+    wl_status s = touched(c, t);
+    c->n_d2++;
+    return s;
+}
+
 const wl_engine_ops wl_engine_sparse = {
     .name = "sparse",
     .description = "the unbounded plane as 64x64 bit-packed tiles; only tiles that change "
@@ -720,4 +744,6 @@ const wl_engine_ops wl_engine_sparse = {
     .bounds = bounds,
     .get_cell = get_cell,
     .set_cell = set_cell,
+    .each_tile = each_tile,
+    .put_tile = put_tile,
 };

@@ -1,0 +1,281 @@
+/*
+ * handover.c - "auto" on the unbounded plane: start on the sparse engine and hand the
+ * universe to HashLife when HashLife proves faster.
+ *
+ * Neither engine wins everywhere.  A young soup or a methuselah churns: most of its area
+ * changes every generation, HashLife finds nothing to reuse and runs 10 to 100 times slower
+ * than the sparse engine's SIMD tiles.  Once the ash has settled (still lifes, oscillators,
+ * gliders flying apart), the sparse engine still pays every generation for each oscillator,
+ * while HashLife leaps 2^k generations for the price of a few hash lookups.  Where the
+ * switch pays off depends on the pattern, so it is measured, not guessed:
+ *
+ *   - the sparse engine runs in chunks of about CHUNK_SECONDS, each timed: its rate R_s in
+ *     generations per second;
+ *   - now and then (see below) a trial: the cells move to a fresh HashLife as 64x64 tiles
+ *     (each_tile / put_tile: no dense copy of the bounding box, so gliders far apart cost
+ *     nothing), which steps 2^10, 2^11, ... generations with a deadline.  As soon as its
+ *     rate over the trial, transfer included, reaches R_s, the universe stays on HashLife
+ *     for good.  If the deadline passes first, the cells move back (the generations HashLife
+ *     completed are kept) and the sparse engine goes on;
+ *   - a trial happens when the sparse engine has run NEXT_TRIAL seconds since the last one,
+ *     a time that doubles after each failed trial, or earlier when R_s has doubled since the
+ *     last trial (the pattern is settling).  Each trial's deadline is TRIAL_SHARE of the
+ *     sparse time since the previous one, so failed trials cost at most that share of the
+ *     run in all, however long the pattern keeps churning;
+ *   - no trial with fewer than TRIAL_MIN_GENS generations to go: HashLife needs long leaps.
+ *
+ * Once on HashLife the universe stays there; a pattern that starts to churn again after
+ * settling is left to HashLife (rare in practice, and not measured here).
+ *
+ * For tests, WL_HANDOVER=hashlife makes every trial succeed and WL_HANDOVER=back makes every
+ * trial fail after HashLife's first leap, with a trial whenever TRIAL_MIN_GENS generations
+ * are to go: both paths run on any machine, whatever the timings.
+ */
+#include "internal.h"
+
+#include <stdlib.h>
+#include <string.h>
+
+#define CHUNK_SECONDS 0.02    /* length of a timed chunk of the sparse engine */
+#define FIRST_TRIAL 0.05      /* sparse seconds before the first trial */
+#define TRIAL_SHARE 0.5       /* a trial's deadline, as a share of sparse time before it */
+#define TRIAL_MIN_SECONDS 0.005
+#define TRIAL_MIN_GENS 2048   /* generations to go for a trial */
+#define TRIAL_FIRST_EXP 10    /* HashLife's first leap: 2^10 generations */
+#define SETTLING_MIN_SECONDS 0.02 /* sparse seconds before a trial for a doubled rate */
+
+struct wl_handover {
+    wl_config cfg;                  /* the universe's (its poll callback is the user's) */
+    wl_config second_cfg;           /* HashLife's: polls through ho_poll */
+    const wl_engine_ops *first;     /* sparse */
+    const wl_engine_ops *second;    /* hashlife */
+    const char *first_kernel;
+    int on_second;                  /* the universe is on HashLife for good */
+    int never;                      /* HashLife cannot take this universe: no more trials */
+    int force;                      /* WL_HANDOVER: 1 = trials succeed, 2 = they fail */
+    double since;                   /* sparse seconds since the last trial */
+    double next_trial;              /* trial when since reaches this */
+    double rate;                    /* the sparse engine's rate in its last chunk */
+    double trial_rate;              /* the sparse rate at the last failed trial (0: none) */
+    uint64_t chunk;                 /* generations of the next timed chunk */
+    double deadline;                /* wl_clock() at which a trial gives up (0: none) */
+    int deadline_hit;
+};
+
+/* HashLife's poll: the user's interruption, or the trial's deadline. */
+static int ho_poll(void *user) {
+    wl_handover *h = user;
+    if (h->cfg.poll && h->cfg.poll(h->cfg.poll_user)) return 1;
+    if (h->deadline > 0 && wl_clock() >= h->deadline) {
+        h->deadline_hit = 1;
+        return 1;
+    }
+    return 0;
+}
+
+wl_handover *wl_handover_new(const wl_config *cfg, const wl_engine_ops *first,
+                             const char *first_kernel) {
+    const wl_engine_ops *second = wl_engine_find("hashlife");
+    if (cfg->topology != WL_TOPOLOGY_PLANE || !second || first == second || !first->each_tile ||
+        !first->put_tile || !second->each_tile || !second->put_tile)
+        return NULL;
+    wl_handover *h = calloc(1, sizeof *h);
+    if (!h) return NULL; /* auto then stays on the first engine */
+    h->cfg = *cfg;
+    h->second_cfg = *cfg;
+    h->second_cfg.engine = second->name;
+    h->second_cfg.kernel = "default";
+    h->second_cfg.poll = ho_poll;
+    h->second_cfg.poll_user = h;
+    h->first = first;
+    h->second = second;
+    h->first_kernel = first_kernel;
+    const char *force = getenv("WL_HANDOVER");
+    h->force = !force ? 0 : strcmp(force, "hashlife") == 0 ? 1 : strcmp(force, "back") == 0 ? 2 : 0;
+    wl_handover_reset(h);
+    return h;
+}
+
+void wl_handover_free(wl_handover *h) { free(h); }
+
+void wl_handover_reset(wl_handover *h) {
+    h->on_second = h->never = 0;
+    h->since = h->rate = h->trial_rate = 0;
+    h->next_trial = FIRST_TRIAL;
+    h->chunk = 64;
+    h->deadline = 0;
+}
+
+typedef struct {
+    const wl_engine_ops *to;
+    void *ctx;
+} mover;
+
+static wl_status put(void *arg, int64_t tx, int64_t ty, const uint64_t *rows) {
+    const mover *m = arg;
+    return m->to->put_tile(m->ctx, tx, ty, rows);
+}
+
+wl_status wl_handover_move(const wl_engine_ops *from, void *from_ctx, const wl_engine_ops *to,
+                           void *to_ctx) {
+    mover m = {to, to_ctx};
+    return from->each_tile(from_ctx, put, &m);
+}
+
+/* A fresh context of engine e holding the cells of (from, from_ctx); NULL on failure. */
+static void *copy_into(const wl_engine_ops *e, const wl_config *cfg, const char *kernel,
+                       const wl_engine_ops *from, void *from_ctx) {
+    void *ctx = NULL;
+    if (e->create(cfg, kernel, &ctx)) return NULL;
+    if (wl_handover_move(from, from_ctx, e, ctx)) {
+        e->destroy(ctx);
+        return NULL;
+    }
+    return ctx;
+}
+
+/* One trial (see the top): advances *adv generations (of at most left) and leaves the
+ * universe on HashLife (h->on_second) or on the sparse engine.  Fails only when the user
+ * interrupted (the universe is then consistent at *adv). */
+static wl_status trial(wl_handover *h, const wl_engine_ops **ops, void **ctx, uint64_t left,
+                       uint64_t *adv) {
+    *adv = 0;
+    double t0 = wl_clock(), budget = TRIAL_SHARE * h->since;
+    if (budget < TRIAL_MIN_SECONDS) budget = TRIAL_MIN_SECONDS;
+    void *hc = copy_into(h->second, &h->second_cfg, "default", *ops, *ctx);
+    if (!hc) { /* HashLife refuses the rule, the coordinates or the memory: stay */
+        if (h->cfg.verbose)
+            fprintf(stderr, "warplife: auto: staying on %s (hashlife: %s)\n", h->first->name,
+                    wl_last_error());
+        wl_clear_error();
+        h->never = 1;
+        return WL_OK;
+    }
+    h->deadline = t0 + budget;
+    h->deadline_hit = 0;
+    wl_status s = WL_OK;
+    double hrate = 0;
+    for (int b = TRIAL_FIRST_EXP; b < 63 && ((uint64_t)1 << b) <= left - *adv; b++) {
+        uint64_t d = 0;
+        s = h->second->step(hc, (uint64_t)1 << b, &d);
+        *adv += d;
+        if (s) break;
+        hrate = (double)*adv / (wl_clock() - t0);
+        if (h->force) hrate = h->force == 1 ? h->rate : 0;
+        if (hrate >= h->rate || h->force) break;
+    }
+    h->deadline = 0;
+    int interrupted = s == WL_ERR_INTERRUPTED && !h->deadline_hit;
+    if (s && !interrupted) wl_clear_error(); /* deadline, or HashLife out of memory */
+    if (!s && hrate >= h->rate) {
+        if (h->cfg.verbose)
+            fprintf(stderr, "warplife: auto: handing the pattern from %s to hashlife (%.3g "
+                            "against %.3g generations/s in a %.3f s trial)\n",
+                    h->first->name, hrate, h->rate, wl_clock() - t0);
+        (*ops)->destroy(*ctx);
+        *ops = h->second;
+        *ctx = hc;
+        h->on_second = 1;
+        return WL_OK;
+    }
+    if (interrupted && *adv) { /* HashLife holds the newest state: keep it */
+        (*ops)->destroy(*ctx);
+        *ops = h->second;
+        *ctx = hc;
+        h->on_second = 1;
+        return s;
+    }
+    if (*adv) { /* back to a fresh sparse engine, at the generation HashLife reached */
+        void *fc = copy_into(h->first, &h->cfg, h->first_kernel, h->second, hc);
+        if (!fc) { /* no memory for the way back: HashLife keeps the universe */
+            wl_clear_error();
+            (*ops)->destroy(*ctx);
+            *ops = h->second;
+            *ctx = hc;
+            h->on_second = 1;
+            return WL_OK;
+        }
+        (*ops)->destroy(*ctx);
+        *ctx = fc;
+    }
+    h->second->destroy(hc);
+    if (h->cfg.verbose)
+        fprintf(stderr, "warplife: auto: %s stays (hashlife reached %.3g generations/s in a "
+                        "%.3f s trial, %s %.3g)\n",
+                h->first->name, hrate, wl_clock() - t0, h->first->name, h->rate);
+    h->trial_rate = h->rate;
+    h->since = 0;
+    h->next_trial *= 2;
+    return interrupted ? s : WL_OK;
+}
+
+wl_status wl_handover_step(wl_handover *h, const wl_engine_ops **ops, void **ctx, uint64_t n,
+                           uint64_t *done) {
+    *done = 0;
+    while (*done < n) {
+        uint64_t left = n - *done, d = 0;
+        wl_status s;
+        if (h->on_second || h->never) {
+            s = (*ops)->step(*ctx, left, &d);
+            *done += d;
+            return s;
+        }
+        int settling = h->trial_rate > 0 && h->rate >= 2 * h->trial_rate &&
+                       h->since >= SETTLING_MIN_SECONDS;
+        if (left >= TRIAL_MIN_GENS && (h->since >= h->next_trial || settling || h->force)) {
+            s = trial(h, ops, ctx, left, &d);
+            *done += d;
+            if (s) return s;
+            continue;
+        }
+        uint64_t c = left < h->chunk ? left : h->chunk;
+        double t0 = wl_clock();
+        s = (*ops)->step(*ctx, c, &d);
+        double dt = wl_clock() - t0;
+        *done += d;
+        if (s) return s;
+        h->since += dt;
+        h->rate = (double)c / (dt > 1e-9 ? dt : 1e-9);
+        if (dt < CHUNK_SECONDS / 2 && h->chunk < ((uint64_t)1 << 40))
+            h->chunk *= 2;
+        else if (dt > 2 * CHUNK_SECONDS && h->chunk > 16)
+            h->chunk /= 2;
+    }
+    return WL_OK;
+}
+
+void wl_handover_stay(wl_handover *h) { h->never = 1; }
+
+wl_status wl_handover_restart(wl_handover *h, const wl_engine_ops **ops, void **ctx) {
+    if (*ops != h->first) {
+        void *fc = NULL;
+        wl_status s = h->first->create(&h->cfg, h->first_kernel, &fc);
+        if (s) return s;
+        (*ops)->destroy(*ctx);
+        *ops = h->first;
+        *ctx = fc;
+    }
+    wl_handover_reset(h);
+    return WL_OK;
+}
+
+wl_status wl_handover_load_file(wl_handover *h, const wl_engine_ops **ops, void **ctx,
+                                const char *path) {
+    if (!h->second->load_file) return WL_ERR_UNSUPPORTED;
+    void *hc = NULL;
+    wl_status s = h->second->create(&h->second_cfg, "default", &hc);
+    if (!s) s = h->second->load_file(hc, path);
+    if (s) {
+        if (hc) h->second->destroy(hc);
+        return s;
+    }
+    (*ops)->destroy(*ctx);
+    *ops = h->second;
+    *ctx = hc;
+    h->on_second = 1;
+    return WL_OK;
+}
+
+const char *wl_handover_kernel(const wl_handover *h, const wl_engine_ops *ops) {
+    return ops == h->first ? h->first_kernel : "default";
+}
