@@ -120,35 +120,47 @@ void wl_pool_run(wl_pool *p, wl_task_fn fn, void *arg);
 int wl_pool_size(const wl_pool *p);
 void wl_pool_destroy(wl_pool *p);
 
-/* ---- row kernels (what the sparse engine borrows from a grid engine) ---------------- */
+/* ---- tile kernels (what the sparse engine borrows from the cpu engine) ------------- */
 
 /* An engine's kernel data, opaque outside the engine that made it (the cpu engine's is its
  * cpu_kernel_data). */
 typedef struct wl_rows_data wl_rows_data;
 
-/* One generation of rows [lo, hi) of a buffer of bit rows: out row r from in rows r-1, r,
- * r+1.  Row r's bw data words start at buf + r * pitch (bit b of word i = column 64 i + b);
- * `pad` words before and after each row's data belong to the buffer and must be zero
- * (kernels read them as the dead neighbours of the row's first and last cells; wrap = 0).
- * colmask (may be NULL) is ANDed into every output word.  bw is a multiple of vw. */
-typedef void (*wl_gen_rows_fn)(const uint64_t *in, uint64_t *out, size_t pitch, size_t bw,
-                               size_t lo, size_t hi, int wrap, const uint64_t *colmask,
-                               const wl_rows_data *kd);
+/* A tile of the plane is 64 x 64 cells held as 64 words, one per row: bit b of word r is
+ * the cell (64 tx + b, 64 ty + r).  A tile kernel computes one generation of a tile brick
+ * by brick (a brick = WL_BRICK consecutive rows). */
+#define WL_TILE 64
+#define WL_BRICK 8
+/* The neighbours of a tile, in this order, then the tile itself. */
+enum { WL_NB_N, WL_NB_NE, WL_NB_E, WL_NB_SE, WL_NB_S, WL_NB_SW, WL_NB_W, WL_NB_NW, WL_NB_C };
 
-/* A row kernel for one rule, made by an engine's rows_kernel slot and freed by its
- * rows_kernel_free slot. */
-typedef struct wl_rows_kernel {
-    wl_gen_rows_fn gen_rows;
-    unsigned vw;            /* vector width in words: bw must be a multiple of it */
-    unsigned pad;           /* zero words each side of a row's data */
+typedef struct wl_tile_job {
+    /* generation t: the tile (in[WL_NB_C]) and its eight neighbours, 64 words each, 64-byte
+     * aligned; a missing neighbour is 64 zero words */
+    const uint64_t *in[9];
+    /* the tile at generation t + 1 (64 words, 64-byte aligned, not one of in[]): only the
+     * rows of the bricks asked for are written, and their old contents are compared with
+     * the new ones */
+    uint64_t *out;
+    unsigned bricks; /* bit k: compute rows 8k .. 8k+7 */
+    /* results: bit r set where row r of out changed anywhere / in column 0 / in column 63 */
+    uint64_t chg, chg_w, chg_e;
+} wl_tile_job;
+
+typedef void (*wl_tile_step_fn)(wl_tile_job *job, const wl_rows_data *kd);
+
+/* A tile kernel for one rule, made by an engine's tile_kernel slot and freed by its
+ * tile_kernel_free slot. */
+typedef struct wl_tile_kernel {
+    wl_tile_step_fn step;
     const char *name;       /* the technique, for notes ("avx512", "vpermb", ...) */
     const wl_rows_data *data;
     void *owner;            /* the engine's allocation behind data */
-} wl_rows_kernel;
+} wl_tile_kernel;
 
 /* ---- engines ----------------------------------------------------------------------- */
 
-/* One 64x64 tile of the plane: cells (64 tx + b, 64 ty + r) are bit b of rows[r]. */
+/* One 64x64 tile of the plane (layout of wl_tile_job). */
 typedef wl_status (*wl_tile_fn)(void *arg, int64_t tx, int64_t ty, const uint64_t *rows);
 
 enum {
@@ -232,11 +244,11 @@ typedef struct wl_engine_ops {
      * host memory (CUDA-OpenGL interop).  The caller's GL context must be current. */
     wl_status (*render_gl)(void *ctx, const wl_view *view, unsigned gl_buffer);
 
-    /* -- row kernels (optional: engines whose step is a wl_gen_rows_fn; used by sparse) -- */
-    /* Makes the engine's fastest row kernel for cfg->rule (cfg->kernel may name one of the
+    /* -- tile kernels (optional: the cpu engine's logic for the sparse engine's tiles) -- */
+    /* Makes the engine's fastest tile kernel for cfg->rule (cfg->kernel may name one of the
      * engine's kernels; NULL = its default) into *out. */
-    wl_status (*rows_kernel)(const wl_config *cfg, wl_rows_kernel *out);
-    void (*rows_kernel_free)(wl_rows_kernel *k);
+    wl_status (*tile_kernel)(const wl_config *cfg, wl_tile_kernel *out);
+    void (*tile_kernel_free)(wl_tile_kernel *k);
 
     /* -- tiles (optional: plane engines; how a universe hands its cells from one engine to
      * another without a dense copy of the bounding box, see universe.c) -- */

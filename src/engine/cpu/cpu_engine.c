@@ -441,38 +441,71 @@ static wl_status randomize(void *v, double density, uint64_t seed) {
     return WL_OK;
 }
 
-/* The rows_kernel slot: the row function of a bit kernel (cfg->kernel, default best) for
- * cfg->rule, with its tables, for engines that drive the kernel over their own buffers
- * (the sparse engine).  Kernels without a row function (byte, byte-omp, nibble) are
+/* The tile_kernel slot: the tile step of the sparse engine for cfg->rule with the kernel
+ * named by cfg->kernel (default best).  best and avx512 run the bit-sliced logic of
+ * simd_avx512.c on rows stacked in vectors for outer-totalistic rules, and the vpermb
+ * lookups (where the CPU has them) for other rules; vpermb always the lookups; bitsliced,
+ * lut6x3 and lut4x4 run their row function through cpu_tile_rows (bitsliced falls back to
+ * lut6x3 for rules that are not outer-totalistic, as in select_rows).  best without
+ * AVX-512 is bitsliced.  Kernels with no tile form (byte, byte-omp, nibble, avx2) are
  * refused. */
-static wl_status rows_kernel(const wl_config *cfg, wl_rows_kernel *out) {
+static wl_status tile_kernel(const wl_config *cfg, wl_tile_kernel *out) {
     memset(out, 0, sizeof *out);
     const char *name = cfg->kernel && *cfg->kernel ? cfg->kernel : kernel_names[0];
     int k = -1;
     for (int i = 0; kernel_names[i]; i++)
         if (strcmp(kernel_names[i], name) == 0) k = i;
     if (k < 0) return wl_error(WL_ERR_NOT_FOUND, "cpu engine: no kernel '%s'", name);
-    if (k == K_BYTE || k == K_BYTE_OMP || k == K_NIBBLE)
-        return wl_error(WL_ERR_UNSUPPORTED, "cpu kernel %s has no bit-row function", name);
+    if (k == K_BYTE || k == K_BYTE_OMP || k == K_NIBBLE || k == K_AVX2)
+        return wl_error(WL_ERR_UNSUPPORTED, "cpu kernel %s has no tile form", name);
     wl_status s = kernel_usable((enum kernel_id)k);
     if (s) return s;
     cpu_rows *r = wl_calloc(1, sizeof *r);
     if (!r) return WL_ERR_NOMEM;
-    int wraps;
-    s = select_rows((enum kernel_id)k, &cfg->rule, cfg->verbose, r, &out->gen_rows, &out->vw,
-                    &wraps, &out->name);
+    int totalistic = cpu_circuit_build(&cfg->rule, &r->kd.circ);
+    int simd = k == K_BEST || k == K_AVX512;
+    out->step = cpu_tile_rows;
+    out->name = "bitsliced";
+    r->kd.tile_rows = cpu_gen_rows_bitsliced;
+#if defined(WL_CPU_X86_SIMD)
+    if (simd && totalistic && have_avx512()) {
+        out->step = cpu_tile_avx512;
+        out->name = "avx512";
+        r->kd.vbmi2 = cpu_avx512_uses_vbmi2();
+    } else if (k == K_VPERMB || (simd && !totalistic && have_vpermb())) {
+        r->table512 = cpu_vpermb_table_build(&cfg->rule);
+        if (!r->table512) s = WL_ERR_NOMEM;
+        r->kd.table512 = r->table512;
+        out->step = cpu_tile_vpermb;
+        out->name = "vpermb";
+    } else
+#endif
+    if (k == K_LUT4X4) {
+        r->lut4x4 = cpu_lut4x4_build(&cfg->rule);
+        if (!r->lut4x4) s = WL_ERR_NOMEM;
+        r->kd.lut4x4 = r->lut4x4;
+        r->kd.tile_rows = cpu_gen_rows_lut4x4;
+        out->name = "lut4x4";
+    } else if (k == K_LUT6X3 || !totalistic) {
+        r->lut6x3 = cpu_lut6x3_build(&cfg->rule);
+        if (!r->lut6x3) s = WL_ERR_NOMEM;
+        r->kd.lut6x3 = r->lut6x3;
+        r->kd.tile_rows = cpu_gen_rows_lut6x3;
+        out->name = "lut6x3";
+    }
+    (void)simd;
     if (s) {
         rows_free(r);
         free(r);
+        memset(out, 0, sizeof *out);
         return s;
     }
-    out->pad = CPU_PAD;
     out->data = &r->kd;
     out->owner = r;
     return WL_OK;
 }
 
-static void rows_kernel_free(wl_rows_kernel *k) {
+static void tile_kernel_free(wl_tile_kernel *k) {
     if (!k || !k->owner) return;
     rows_free(k->owner);
     free(k->owner);
@@ -494,6 +527,6 @@ const wl_engine_ops wl_engine_cpu = {
     .randomize = randomize,
     .store_rows = store_rows,
     .load_rows = load_rows,
-    .rows_kernel = rows_kernel,
-    .rows_kernel_free = rows_kernel_free,
+    .tile_kernel = tile_kernel,
+    .tile_kernel_free = tile_kernel_free,
 };

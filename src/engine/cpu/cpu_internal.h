@@ -85,11 +85,15 @@ int cpu_circuit_build(const wl_rule *r, cpu_circuit *c);
 
 /* ---- tile kernels ------------------------------------------------------------------- */
 
-/* Everything a gen_rows function may need (read-only during a run).  It is the library's
- * wl_rows_data (internal.h), opaque outside this folder, so that the sparse engine can run
- * these kernels through the cpu engine's rows_kernel slot. */
+/* Everything a gen_rows or tile function may need (read-only during a run).  It is the
+ * library's wl_rows_data (internal.h), opaque outside this folder, so that the sparse
+ * engine can run the tile kernels through the cpu engine's tile_kernel slot. */
 typedef struct wl_rows_data {
     cpu_circuit circ;
+    /* the row function cpu_tile_rows runs (a one-word-wide kernel: bitsliced, lut6x3) */
+    void (*tile_rows)(const uint64_t *in, uint64_t *out, size_t pitch, size_t bw, size_t lo,
+                      size_t hi, int wrap, const uint64_t *colmask,
+                      const struct wl_rows_data *kd);
     int vbmi2;              /* the AVX-512 kernel may use VBMI2 (cpu_avx512_uses_vbmi2) */
     const uint8_t *lut6x3;  /* 2^18 entries: next state of the 4 middle cells (low nibble) */
     const uint8_t *lut4x4;  /* 2^16 entries: next 2x2 block (bit 0 (x,y), 1 (x+1,y), 2
@@ -104,7 +108,9 @@ typedef struct wl_rows_data {
  * mode on a torus): the row is circular; kernels declared `wraps` in cpu_tiler_config
  * handle it themselves, for the others the driver copies the edge words into the pads
  * before each generation and they may ignore the flag. */
-typedef wl_gen_rows_fn cpu_gen_rows_fn;
+typedef void (*cpu_gen_rows_fn)(const uint64_t *in, uint64_t *out, size_t pitch, size_t bw,
+                                size_t lo, size_t hi, int wrap, const uint64_t *colmask,
+                                const cpu_kernel_data *kd);
 
 void cpu_gen_rows_bitsliced(const uint64_t *in, uint64_t *out, size_t pitch, size_t bw,
                             size_t lo, size_t hi, int wrap, const uint64_t *colmask,
@@ -135,6 +141,16 @@ uint8_t *cpu_vpermb_table_build(const wl_rule *r);
 /* Builds the lookup tables of lut.c for a rule (malloc'd; NULL + error on failure). */
 uint8_t *cpu_lut6x3_build(const wl_rule *r);
 uint8_t *cpu_lut4x4_build(const wl_rule *r);
+
+/* ---- tile kernels of the sparse engine (wl_tile_job in internal.h) ------------------ */
+
+/* Rows stacked in 512-bit vectors, bit-sliced logic (outer-totalistic rules only). */
+void cpu_tile_avx512(wl_tile_job *job, const cpu_kernel_data *kd);
+/* Rows stacked in 512-bit vectors, vpermb lookups (any rule; cpu_vpermb_available()). */
+void cpu_tile_vpermb(wl_tile_job *job, const cpu_kernel_data *kd);
+/* Any CPU, any rule: kd->tile_rows on a gathered copy of the tile's rows with their west and
+ * east neighbour words (tile_rows.c). */
+void cpu_tile_rows(wl_tile_job *job, const cpu_kernel_data *kd);
 
 /* ---- tile driver (tile.c) ------------------------------------------------------------ */
 

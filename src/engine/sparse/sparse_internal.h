@@ -1,6 +1,6 @@
 /*
- * sparse_internal.h - what the files of the sparse engine share: the tile, its activity
- * record, and the hash map of tiles (sparse_map.c).  sparse.c explains the algorithm.
+ * sparse_internal.h - what the files of the sparse engine share: the tile and the hash map
+ * of tiles (sparse_map.c).  sparse.c explains the algorithm.
  */
 #ifndef WL_SPARSE_INTERNAL_H
 #define WL_SPARSE_INTERNAL_H
@@ -9,29 +9,20 @@
 
 #include <stdint.h>
 
-#define SP_TILE 64 /* tile side in cells: one 64-bit word per row */
-
-/* Where a tile changed between two generations: rows [lo, hi) and the OR of the changed
- * words (bit b = column b), a bounding box that may be larger than the change itself.
- * Empty when lo >= hi. */
-typedef struct sp_box {
-    uint8_t lo, hi;
-    uint64_t cols;
-} sp_box;
-
-/* A 64 x 64 tile of the plane: cells (64 tx + b, 64 ty + r) are bit b of rows[r].  Tiles
- * that do not exist are all dead. */
+/* A 64 x 64 tile of the plane (WL_TILE, layout of wl_tile_job): rows[g & 1] holds the tile
+ * at generation g, for the current generation and the one before.  Tiles that do not
+ * exist are dead at both. */
 typedef struct sp_tile {
-    uint64_t rows[SP_TILE];
+    uint64_t rows[2][WL_TILE];
+    struct sp_tile *nb[8]; /* neighbours N, NE, E, SE, S, SW, W, NW (the zero tile: none) */
     int64_t tx, ty;
-    struct sp_tile *nb[8]; /* neighbours N, NE, E, SE, S, SW, W, NW (NULL: none) */
-    sp_box d1;  /* state now against one generation ago */
-    sp_box d2;  /* state now against two generations ago */
-    /* the current pass */
-    uint8_t nlo, nhi;  /* rows it must compute */
-    uint8_t queued;    /* in the pass's list */
-    uint8_t listed;    /* in the engine's list of changing tiles */
-    uint32_t slot;     /* its index in the pass's list */
+    /* Per round parity k (the round that computes generation g + 1 from g, g & 1 == k):
+     * the bricks (WL_BRICK rows) to compute, and whether the tile is in that round's list.
+     * Two of each, so that a tile marks the next round while the current one runs. */
+    uint8_t wake[2];
+    uint8_t listed[2];
+    uint8_t edited; /* cells were set from outside since its last computation */
+    uint8_t zero;   /* the shared all-dead tile that stands for missing neighbours */
 } sp_tile;
 
 /* An open-addressing hash map from tile coordinates to tiles (linear probing, deletion by
@@ -49,8 +40,8 @@ void sp_map_free(sp_map *m);
 void sp_map_clear(sp_map *m);
 /* The tile at (tx, ty), or NULL. */
 sp_tile *sp_map_find(const sp_map *m, int64_t tx, int64_t ty);
-/* The tile at (tx, ty), created all dead (boxes empty) if missing; NULL on out of memory
- * (error set). */
+/* The tile at (tx, ty), created all dead (every field zero) if missing; NULL on out of
+ * memory (error set). */
 sp_tile *sp_map_get(sp_map *m, int64_t tx, int64_t ty);
 /* Removes the tile from the map and recycles it. */
 void sp_map_remove(sp_map *m, sp_tile *t);
