@@ -214,6 +214,26 @@
         (s1) = TERN(l_, x_, r_, MAJ);                                                       \
     } while (0)
 
+/* Horizontal 3-sums of the 8 rows r .. r + 7 of the tile, 0 < r <= 56 (unaligned). */
+#define TILE_HSUM_AT(NB, in, r, s0, s1)                                                     \
+    do {                                                                                    \
+        __m512i x_ = _mm512_loadu_si512((const void *)((in)[WL_NB_C] + (r))), l_, r_;       \
+        NB(x_, _mm512_loadu_si512((const void *)((in)[WL_NB_W] + (r))),                     \
+           _mm512_loadu_si512((const void *)((in)[WL_NB_E] + (r))), l_, r_);                \
+        (s0) = TERN(l_, x_, r_, XOR3);                                                      \
+        (s1) = TERN(l_, x_, r_, MAJ);                                                       \
+    } while (0)
+
+/* Writes brick b of the output and records where it changed. */
+#define TILE_STORE(b, next)                                                                 \
+    do {                                                                                    \
+        __m512i d_ = _mm512_xor_si512((next), _mm512_load_si512((const void *)(job->out + 8 * (b)))); \
+        _mm512_store_si512((void *)(job->out + 8 * (b)), (next));                           \
+        chg |= (uint64_t)_mm512_test_epi64_mask(d_, d_) << (8 * (b));                       \
+        chg_w |= (uint64_t)_mm512_test_epi64_mask(d_, col0) << (8 * (b));                   \
+        chg_e |= (uint64_t)_mm512_test_epi64_mask(d_, col63) << (8 * (b));                  \
+    } while (0)
+
 /* The bricks asked for, run by run (a run of consecutive bricks walks down with the sums
  * of the brick above, at and below in registers, so each brick's sums are made once). */
 #define TILE_BODY(NB, LIFE, IMMS)                                                           \
@@ -225,6 +245,17 @@
     while (bm) {                                                                            \
         int b = __builtin_ctz(bm), end = b + __builtin_ctz(~(bm >> b)); /* run [b, end) */  \
         bm &= ~0u << end;                                                                   \
+        if (end == b + 1 && b > 0 && b < 7) { /* a lone inner brick: rows above and below \
+                                                 by unaligned loads, no lane shifts */      \
+            __m512i a0, a1, h0, h1, c0, c1, next;                                           \
+            TILE_HSUM_AT(NB, job->in, 8 * b - 1, a0, a1);                                   \
+            TILE_HSUM_AT(NB, job->in, 8 * b, h0, h1);                                       \
+            TILE_HSUM_AT(NB, job->in, 8 * b + 1, c0, c1);                                   \
+            __m512i bv = _mm512_load_si512((const void *)(mid + 8 * b));                    \
+            NEXT_STATE(LIFE, IMMS, a0, a1, h0, h1, c0, c1, bv, next);                       \
+            TILE_STORE(b, next);                                                            \
+            continue;                                                                       \
+        }                                                                                   \
         __m512i u0, u1, h0, h1, n0, n1;                                                     \
         TILE_HSUM(NB, job->in, b - 1, u0, u1);                                              \
         TILE_HSUM(NB, job->in, b, h0, h1);                                                  \
@@ -234,11 +265,7 @@
             __m512i c0 = _mm512_alignr_epi64(n0, h0, 1), c1 = _mm512_alignr_epi64(n1, h1, 1); \
             __m512i bv = _mm512_load_si512((const void *)(mid + 8 * b)), next;              \
             NEXT_STATE(LIFE, IMMS, a0, a1, h0, h1, c0, c1, bv, next);                       \
-            __m512i d = _mm512_xor_si512(next, _mm512_load_si512((const void *)(job->out + 8 * b))); \
-            _mm512_store_si512((void *)(job->out + 8 * b), next);                           \
-            chg |= (uint64_t)_mm512_test_epi64_mask(d, d) << (8 * b);                       \
-            chg_w |= (uint64_t)_mm512_test_epi64_mask(d, col0) << (8 * b);                  \
-            chg_e |= (uint64_t)_mm512_test_epi64_mask(d, col63) << (8 * b);                 \
+            TILE_STORE(b, next);                                                            \
             u0 = h0, u1 = h1, h0 = n0, h1 = n1;                                             \
         }                                                                                   \
     }                                                                                       \

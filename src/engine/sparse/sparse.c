@@ -49,7 +49,7 @@
 #include <string.h>
 
 #define PARALLEL_TILES 256  /* rounds with fewer tiles than this run on one thread */
-#define THREAD_BATCH 16     /* tiles a thread takes at a time */
+#define THREAD_BATCH 64     /* tiles a thread takes at a time */
 #define POLL_ROUNDS 256     /* rounds between two checks of the poll callback */
 #define COORD_MAX ((int64_t)1 << 56) /* tile coordinates stay within +-2^56 */
 
