@@ -10,9 +10,11 @@
  *
  * Usage: test_sparse [--quick]   (WL_TEST_QUICK=1 = --quick: fewer and smaller cases)
  */
+#define _POSIX_C_SOURCE 200809L /* setenv */
 #include "wltest.h"
 
 #include <stdint.h>
+#include <stdlib.h>
 #include <string.h>
 
 static int quick;
@@ -149,6 +151,47 @@ static void test_soups(uint64_t seed) {
         wl_universe_free(hl);
         wl_pattern_free(soup);
     }
+}
+
+/* Rounds spread over threads (every round, through WL_SPARSE_PARALLEL=1, with more threads
+ * than cores) against the cpu engine on a bounded grid wide enough that nothing reaches its
+ * edge: a soup of some hundred tiles, so that threads race on neighbouring tiles' wake
+ * marks and defer the making of new tiles. */
+static void test_threads(uint64_t seed) {
+    wl_rule rules[2];
+    wl_rule_life(&rules[0]);
+    random_rule(mix(seed, 77), 1, &rules[1]);
+    uint64_t side = quick ? 300 : 640, gens = quick ? 60 : 150;
+    setenv("WL_SPARSE_PARALLEL", "1", 1);
+    for (int k = 0; k < 2; k++) {
+        wl_pattern *soup = wl_pattern_new();
+        wl_rect r = {-(int64_t)side / 2 + 5, -(int64_t)side / 2 - 7, side, side};
+        WL_CHECK_OK(wl_pattern_random(soup, &r, 0.45, mix(seed, 78 + (uint64_t)k)));
+        wl_config cfg;
+        wl_config_init(&cfg);
+        cfg.engine = "sparse";
+        cfg.topology = WL_TOPOLOGY_PLANE;
+        cfg.rule = rules[k];
+        cfg.threads = 3;
+        wl_universe *sp = NULL, *cpu = NULL;
+        WL_CHECK_OK(wl_universe_create(&cfg, &sp));
+        cfg.engine = "cpu";
+        cfg.threads = 1;
+        cfg.topology = WL_TOPOLOGY_BOUNDED;
+        cfg.width = cfg.height = side + 2 * gens + 64;
+        WL_CHECK_OK(wl_universe_create(&cfg, &cpu));
+        if (sp && cpu) {
+            WL_CHECK_OK(wl_universe_load(sp, soup, NULL));
+            WL_CHECK_OK(wl_universe_load(cpu, soup, NULL));
+            WL_CHECK_OK(wl_universe_step(sp, gens));
+            WL_CHECK_OK(wl_universe_step(cpu, gens));
+            compare(sp, cpu, k ? "threaded rounds, isotropic rule" : "threaded rounds, Life");
+        }
+        wl_universe_free(sp);
+        wl_universe_free(cpu);
+        wl_pattern_free(soup);
+    }
+    unsetenv("WL_SPARSE_PARALLEL");
 }
 
 /* Adds an RLE-like picture ('o' alive) at (x, y). */
@@ -332,6 +375,7 @@ int main(int argc, char **argv) {
     }
     uint64_t seed = wl_test_seed();
     test_soups(seed);
+    test_threads(seed);
     test_growth();
     test_sleep_wake();
     test_edits(seed);

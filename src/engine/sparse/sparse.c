@@ -48,7 +48,8 @@
 #include <stdlib.h>
 #include <string.h>
 
-#define PARALLEL_TILES 256  /* rounds with fewer tiles than this run on one thread */
+#define PARALLEL_TILES 256  /* rounds with fewer tiles than this run on one thread
+                               (WL_SPARSE_PARALLEL=n overrides it, for tests and tuning) */
 #define THREAD_BATCH 64     /* tiles a thread takes at a time */
 #define POLL_ROUNDS 256     /* rounds between two checks of the poll callback */
 #define COORD_MAX ((int64_t)1 << 56) /* tile coordinates stay within +-2^56 */
@@ -90,6 +91,7 @@ typedef struct sp_ctx {
     wl_tile_kernel tk;
     wl_pool *pool;
     int nthreads;
+    size_t parallel_min; /* rounds of at least this many tiles use the threads */
     sp_worker *workers; /* one per thread */
     sp_map map;
     unsigned par;     /* parity of the current generation: rows[par] is the plane now */
@@ -313,7 +315,7 @@ static wl_status one_round(sp_ctx *c) {
     c->next = l;
     c->next.n = 0;
     sp_list *r = &c->round;
-    int nw = c->nthreads > 1 && r->n >= PARALLEL_TILES ? c->nthreads : 1;
+    int nw = c->nthreads > 1 && r->n >= c->parallel_min ? c->nthreads : 1;
     if (c->stats) {
         c->st_rounds++;
         c->st_parallel += nw > 1;
@@ -443,6 +445,8 @@ static wl_status create(const wl_config *cfg, const char *kernel, void **out) {
     if (!c) return WL_ERR_NOMEM;
     c->cfg = *cfg;
     c->stats = getenv("WL_SPARSE_STATS") && atoi(getenv("WL_SPARSE_STATS")) > 0;
+    const char *pmin = getenv("WL_SPARSE_PARALLEL");
+    c->parallel_min = pmin && atoi(pmin) > 0 ? (size_t)atoi(pmin) : PARALLEL_TILES;
     wl_status s = sp_map_init(&c->map);
     if (s) goto fail;
     wl_config icfg = *cfg;
