@@ -639,6 +639,82 @@ static wl_status put_tile(void *v, int64_t tx, int64_t ty, const uint64_t *rows)
     return edited(c, t);
 }
 
+/* ---- rendering (the viewer, when the pattern is too wide for a snapshot) ------------- */
+
+typedef __int128 sp_i128;
+
+/* Floor division of a 128-bit value by 2^k (k <= 63): the pixel of a cell coordinate. */
+static inline sp_i128 floor_shift(sp_i128 a, int k) { return a >> k; }
+
+/* Draws tile t into the view (see render.c for the meaning of zoom): zoomed in, each live
+ * cell is a square of pixels; zoomed out, each pixel that covers a live cell is lit, found
+ * by skipping, along each row word, to the first live cell past the pixel just lit. */
+static void render_tile(const sp_ctx *c, const sp_tile *t, const wl_view *v, uint32_t *rgba) {
+    const uint64_t *rows = t->rows[c->par];
+    const sp_i128 X = (sp_i128)t->tx * WL_TILE - v->x, Y = (sp_i128)t->ty * WL_TILE - v->y;
+    const int z = v->zoom;
+    for (int r = 0; r < WL_TILE; r++) {
+        uint64_t w = rows[r];
+        if (!w) continue;
+        if (z >= 0) {
+            sp_i128 y0 = (Y + r) << z;
+            if (y0 >= (sp_i128)v->height || y0 + (1 << z) <= 0) continue;
+            for (; w; w &= w - 1) {
+                sp_i128 x0 = (X + __builtin_ctzll(w)) << z;
+                if (x0 >= (sp_i128)v->width || x0 + (1 << z) <= 0) continue;
+                for (sp_i128 py = y0 < 0 ? 0 : y0; py < y0 + (1 << z) && py < (sp_i128)v->height; py++)
+                    for (sp_i128 px = x0 < 0 ? 0 : x0; px < x0 + (1 << z) && px < (sp_i128)v->width; px++)
+                        rgba[(size_t)py * v->width + (size_t)px] = v->alive;
+            }
+        } else {
+            sp_i128 py = floor_shift(Y + r, -z);
+            if (py < 0 || py >= (sp_i128)v->height) continue;
+            uint32_t *line = rgba + (size_t)py * v->width;
+            while (w) {
+                int b = __builtin_ctzll(w);
+                sp_i128 px = floor_shift(X + b, -z);
+                if (px >= (sp_i128)v->width) break;
+                if (px >= 0) line[(size_t)px] = v->alive;
+                /* the first cell of the next pixel, relative to the tile */
+                sp_i128 next = ((px + 1) << -z) - X;
+                if (next >= 64) break;
+                w &= ~(uint64_t)0 << (int)next;
+            }
+        }
+    }
+}
+
+static wl_status render(void *v, const wl_view *view, uint32_t *rgba) {
+    sp_ctx *c = v;
+    if (!view || !rgba || !view->width || !view->height || view->zoom > 20 || view->zoom < -40)
+        return wl_error(WL_ERR_INVALID, "sparse engine: render: empty view or zoom outside "
+                                        "[-40, 20]");
+    size_t np = (size_t)view->width * view->height;
+    for (size_t i = 0; i < np; i++) rgba[i] = view->dead;
+    /* the tiles the view covers: looked up one by one, or the whole map when that is
+     * shorter */
+    int z = view->zoom;
+    sp_i128 w = z >= 0 ? ((sp_i128)view->width >> z) + 1 : (sp_i128)view->width << -z;
+    sp_i128 h = z >= 0 ? ((sp_i128)view->height >> z) + 1 : (sp_i128)view->height << -z;
+    sp_i128 tx0 = floor_shift(view->x, 6), ty0 = floor_shift(view->y, 6);
+    sp_i128 tx1 = floor_shift((sp_i128)view->x + w, 6), ty1 = floor_shift((sp_i128)view->y + h, 6);
+    sp_i128 ntiles = (tx1 - tx0 + 1) * (ty1 - ty0 + 1);
+    if (ntiles > (sp_i128)c->map.count) {
+        FOR_EACH_TILE(c, t) {
+            if (t->tx >= tx0 && t->tx <= tx1 && t->ty >= ty0 && t->ty <= ty1)
+                render_tile(c, t, view, rgba);
+        }
+        return WL_OK;
+    }
+    for (sp_i128 ty = ty0; ty <= ty1; ty++)
+        for (sp_i128 tx = tx0; tx <= tx1; tx++) {
+            if (tx > COORD_MAX || tx < -COORD_MAX || ty > COORD_MAX || ty < -COORD_MAX) continue;
+            const sp_tile *t = sp_map_find(&c->map, (int64_t)tx, (int64_t)ty);
+            if (t) render_tile(c, t, view, rgba);
+        }
+    return WL_OK;
+}
+
 const wl_engine_ops wl_engine_sparse = {
     .name = "sparse",
     .description = "the unbounded plane as 64x64 bit-packed tiles; only the parts that change "
@@ -654,6 +730,7 @@ const wl_engine_ops wl_engine_sparse = {
     .bounds = bounds,
     .get_cell = get_cell,
     .set_cell = set_cell,
+    .render = render,
     .each_tile = each_tile,
     .put_tile = put_tile,
 };
