@@ -249,6 +249,62 @@ static void test_render(uint64_t seed) {
     free(want);
 }
 
+/* "auto" on the plane starts on the sparse engine and hands the universe to HashLife after
+ * a timed trial (src/core/handover.c).  WL_HANDOVER=hashlife makes every trial succeed and
+ * WL_HANDOVER=back every trial fail after HashLife's first leap (the cells come back from
+ * HashLife at a later generation), so both paths run whatever the machine's timings: each
+ * must give HashLife's own answer, and say which engine holds the universe. */
+static void test_handover(uint64_t seed) {
+    static const char *const modes[] = {"hashlife", "back"};
+    wl_rule life;
+    wl_rule_life(&life);
+    for (int m = 0; m < 2; m++) {
+        setenv("WL_HANDOVER", modes[m], 1);
+        wl_pattern *soup = wl_pattern_new();
+        wl_rect r = {-90, 30, 180, 150};
+        WL_CHECK_OK(wl_pattern_random(soup, &r, 0.35, mix(seed, 900 + (uint64_t)m)));
+        wl_universe *au = NULL, *hl = NULL;
+        WL_CHECK_OK(make("auto", NULL, &life, &au));
+        WL_CHECK_OK(make("hashlife", NULL, &life, &hl));
+        if (au && hl) {
+            WL_CHECK_OK(wl_universe_load(au, soup, NULL));
+            WL_CHECK_OK(wl_universe_load(hl, soup, NULL));
+            WL_CHECK(strcmp(wl_universe_engine(au), "sparse") == 0, "auto starts on %s",
+                     wl_universe_engine(au));
+            static const uint64_t steps[] = {100, 3001, 4096, 2500};
+            for (int k = 0; k < 4; k++) {
+                WL_CHECK_OK(wl_universe_step(au, steps[k]));
+                WL_CHECK_OK(wl_universe_step(hl, steps[k]));
+                char what[96];
+                snprintf(what, sizeof what, "auto (%s) after step %d", modes[m], k);
+                compare(au, hl, what);
+                wl_bigint g;
+                wl_universe_generation(au, &g);
+                uint64_t gv = 0, want = 0;
+                for (int i = 0; i <= k; i++) want += steps[i];
+                wl_bigint_to_u64(&g, &gv);
+                WL_CHECK(gv == want, "auto (%s): generation %llu, expected %llu", modes[m],
+                         (unsigned long long)gv, (unsigned long long)want);
+            }
+            const char *expect = m == 0 ? "hashlife" : "sparse";
+            WL_CHECK(strcmp(wl_universe_engine(au), expect) == 0, "auto (%s) ends on %s",
+                     modes[m], wl_universe_engine(au));
+            /* a new pattern starts over on the sparse engine */
+            WL_CHECK_OK(wl_universe_load(au, soup, NULL));
+            WL_CHECK(strcmp(wl_universe_engine(au), "sparse") == 0, "auto (%s): a load goes "
+                     "back to %s", modes[m], wl_universe_engine(au));
+            WL_CHECK_OK(wl_universe_set_cell(au, 5, 5, 1));
+            int alive = 0;
+            WL_CHECK_OK(wl_universe_get_cell(au, 5, 5, &alive));
+            WL_CHECK(alive == 1, "auto (%s): set cell after a reload", modes[m]);
+        }
+        wl_universe_free(au);
+        wl_universe_free(hl);
+        wl_pattern_free(soup);
+    }
+    unsetenv("WL_HANDOVER");
+}
+
 /* Adds an RLE-like picture ('o' alive) at (x, y). */
 static void draw(wl_pattern *p, int64_t x, int64_t y, const char *const *rows, int n) {
     for (int j = 0; j < n; j++)
@@ -432,6 +488,7 @@ int main(int argc, char **argv) {
     test_soups(seed);
     test_threads(seed);
     test_render(seed);
+    test_handover(seed);
     test_growth();
     test_sleep_wake();
     test_edits(seed);

@@ -13,23 +13,31 @@
  *     generations per second;
  *   - now and then (see below) a trial: the cells move to a fresh HashLife as 64x64 tiles
  *     (each_tile / put_tile: no dense copy of the bounding box, so gliders far apart cost
- *     nothing), which steps 2^10, 2^11, ... generations with a deadline.  As soon as its
- *     rate over the trial, transfer included, reaches R_s, the universe stays on HashLife
- *     for good.  If the deadline passes first, the cells move back (the generations HashLife
- *     completed are kept) and the sparse engine goes on;
+ *     nothing), which steps 2^10, 2^11, ... generations with a deadline.  HashLife pays
+ *     up front (the transfer, and a first leap that fills its memo from nothing) and then
+ *     gets cheaper per generation as its leaps grow, so the test is the rate of its latest
+ *     leap: as soon as one leap of at least the second runs faster than R_s, the universe
+ *     stays on HashLife for good (what it paid up front is spent either way).  If the
+ *     deadline passes first, the cells move back (the generations HashLife completed are
+ *     kept) and the sparse engine goes on;
  *   - a trial happens when the sparse engine has run NEXT_TRIAL seconds since the last one,
  *     a time that doubles after each failed trial, or earlier when R_s has doubled since the
- *     last trial (the pattern is settling).  Each trial's deadline is TRIAL_SHARE of the
- *     sparse time since the previous one, so failed trials cost at most that share of the
- *     run in all, however long the pattern keeps churning;
- *   - no trial with fewer than TRIAL_MIN_GENS generations to go: HashLife needs long leaps.
+ *     last trial (the pattern is settling).  Its budget (the deadline) is what is left of
+ *     TRIAL_SHARE of all sparse time so far after the trials before it, so that failed
+ *     trials cost at most that share of the run however long the pattern keeps churning,
+ *     and at most REST_SHARE of the time the sparse engine would still need, so that a
+ *     short run risks little.  A failed trial doubles the budget the next one needs: the
+ *     first leap did not fit in it, and a trial that cannot fit it again is not tried;
+ *   - no trial with fewer than TRIAL_MIN_GENS generations to go: HashLife needs long leaps;
+ *     and never two trials without a sparse chunk between them.
  *
  * Once on HashLife the universe stays there; a pattern that starts to churn again after
  * settling is left to HashLife (rare in practice, and not measured here).
  *
  * For tests, WL_HANDOVER=hashlife makes every trial succeed and WL_HANDOVER=back makes every
- * trial fail after HashLife's first leap, with a trial whenever TRIAL_MIN_GENS generations
- * are to go: both paths run on any machine, whatever the timings.
+ * trial fail after HashLife's first leap, with a trial after every sparse chunk when
+ * TRIAL_MIN_GENS generations are to go and no deadline: both paths run on any machine,
+ * whatever the timings.
  */
 #include "internal.h"
 
@@ -38,8 +46,9 @@
 
 #define CHUNK_SECONDS 0.02    /* length of a timed chunk of the sparse engine */
 #define FIRST_TRIAL 0.05      /* sparse seconds before the first trial */
-#define TRIAL_SHARE 0.5       /* a trial's deadline, as a share of sparse time before it */
-#define TRIAL_MIN_SECONDS 0.005
+#define TRIAL_SHARE 0.5       /* all trials together: at most this share of the sparse time */
+#define REST_SHARE 0.25       /* one trial: at most this share of the sparse time left */
+#define TRIAL_MIN_SECONDS 0.01 /* the smallest trial; doubles after each failed one */
 #define TRIAL_MIN_GENS 2048   /* generations to go for a trial */
 #define TRIAL_FIRST_EXP 10    /* HashLife's first leap: 2^10 generations */
 #define SETTLING_MIN_SECONDS 0.02 /* sparse seconds before a trial for a doubled rate */
@@ -54,10 +63,14 @@ struct wl_handover {
     int never;                      /* HashLife cannot take this universe: no more trials */
     int force;                      /* WL_HANDOVER: 1 = trials succeed, 2 = they fail */
     double since;                   /* sparse seconds since the last trial */
+    double sparse_total;            /* sparse seconds in all */
+    double trials_total;            /* seconds of trials in all */
+    double min_budget;              /* the next trial's budget must be at least this */
     double next_trial;              /* trial when since reaches this */
     double rate;                    /* the sparse engine's rate in its last chunk */
     double trial_rate;              /* the sparse rate at the last failed trial (0: none) */
     uint64_t chunk;                 /* generations of the next timed chunk */
+    int tried;                      /* a trial was the last thing done (no second one yet) */
     double deadline;                /* wl_clock() at which a trial gives up (0: none) */
     int deadline_hit;
 };
@@ -100,9 +113,11 @@ void wl_handover_free(wl_handover *h) { free(h); }
 
 void wl_handover_reset(wl_handover *h) {
     h->on_second = h->never = 0;
-    h->since = h->rate = h->trial_rate = 0;
+    h->since = h->rate = h->trial_rate = h->sparse_total = h->trials_total = 0;
+    h->min_budget = TRIAL_MIN_SECONDS;
     h->next_trial = FIRST_TRIAL;
     h->chunk = 64;
+    h->tried = 0;
     h->deadline = 0;
 }
 
@@ -138,10 +153,9 @@ static void *copy_into(const wl_engine_ops *e, const wl_config *cfg, const char 
  * universe on HashLife (h->on_second) or on the sparse engine.  Fails only when the user
  * interrupted (the universe is then consistent at *adv). */
 static wl_status trial(wl_handover *h, const wl_engine_ops **ops, void **ctx, uint64_t left,
-                       uint64_t *adv) {
+                       uint64_t *adv, double budget) {
     *adv = 0;
-    double t0 = wl_clock(), budget = TRIAL_SHARE * h->since;
-    if (budget < TRIAL_MIN_SECONDS) budget = TRIAL_MIN_SECONDS;
+    double t0 = wl_clock();
     void *hc = copy_into(h->second, &h->second_cfg, "default", *ops, *ctx);
     if (!hc) { /* HashLife refuses the rule, the coordinates or the memory: stay */
         if (h->cfg.verbose)
@@ -151,26 +165,29 @@ static wl_status trial(wl_handover *h, const wl_engine_ops **ops, void **ctx, ui
         h->never = 1;
         return WL_OK;
     }
-    h->deadline = t0 + budget;
+    h->deadline = h->force ? 0 : t0 + budget;
     h->deadline_hit = 0;
     wl_status s = WL_OK;
-    double hrate = 0;
+    double hrate = 0; /* the rate of HashLife's latest leap */
+    int win = 0;
     for (int b = TRIAL_FIRST_EXP; b < 63 && ((uint64_t)1 << b) <= left - *adv; b++) {
         uint64_t d = 0;
+        double l0 = wl_clock();
         s = h->second->step(hc, (uint64_t)1 << b, &d);
         *adv += d;
         if (s) break;
-        hrate = (double)*adv / (wl_clock() - t0);
-        if (h->force) hrate = h->force == 1 ? h->rate : 0;
-        if (hrate >= h->rate || h->force) break;
+        double dt = wl_clock() - l0;
+        hrate = (double)d / (dt > 1e-9 ? dt : 1e-9);
+        win = h->force ? h->force == 1 : b > TRIAL_FIRST_EXP && hrate >= h->rate;
+        if (win || h->force) break;
     }
     h->deadline = 0;
     int interrupted = s == WL_ERR_INTERRUPTED && !h->deadline_hit;
     if (s && !interrupted) wl_clear_error(); /* deadline, or HashLife out of memory */
-    if (!s && hrate >= h->rate) {
+    if (!s && win) {
         if (h->cfg.verbose)
             fprintf(stderr, "warplife: auto: handing the pattern from %s to hashlife (%.3g "
-                            "against %.3g generations/s in a %.3f s trial)\n",
+                            "against %.3g generations/s after a %.3f s trial)\n",
                     h->first->name, hrate, h->rate, wl_clock() - t0);
         (*ops)->destroy(*ctx);
         *ops = h->second;
@@ -200,12 +217,14 @@ static wl_status trial(wl_handover *h, const wl_engine_ops **ops, void **ctx, ui
     }
     h->second->destroy(hc);
     if (h->cfg.verbose)
-        fprintf(stderr, "warplife: auto: %s stays (hashlife reached %.3g generations/s in a "
-                        "%.3f s trial, %s %.3g)\n",
+        fprintf(stderr, "warplife: auto: %s stays (hashlife's last leap ran at %.3g "
+                        "generations/s in a %.3f s trial, %s at %.3g)\n",
                 h->first->name, hrate, wl_clock() - t0, h->first->name, h->rate);
     h->trial_rate = h->rate;
     h->since = 0;
     h->next_trial *= 2;
+    h->min_budget = 2 * budget;
+    h->trials_total += wl_clock() - t0;
     return interrupted ? s : WL_OK;
 }
 
@@ -222,19 +241,28 @@ wl_status wl_handover_step(wl_handover *h, const wl_engine_ops **ops, void **ctx
         }
         int settling = h->trial_rate > 0 && h->rate >= 2 * h->trial_rate &&
                        h->since >= SETTLING_MIN_SECONDS;
-        if (left >= TRIAL_MIN_GENS && (h->since >= h->next_trial || settling || h->force)) {
-            s = trial(h, ops, ctx, left, &d);
+        /* what a trial may cost: the unspent share of the sparse time so far, and a share
+         * of the time the sparse engine would still need */
+        double budget = TRIAL_SHARE * h->sparse_total - h->trials_total;
+        if (h->rate > 0 && budget > REST_SHARE * (double)left / h->rate)
+            budget = REST_SHARE * (double)left / h->rate;
+        if (left >= TRIAL_MIN_GENS && !h->tried &&
+            (h->force || ((h->since >= h->next_trial || settling) && budget >= h->min_budget))) {
+            h->tried = 1;
+            s = trial(h, ops, ctx, left, &d, budget);
             *done += d;
             if (s) return s;
             continue;
         }
         uint64_t c = left < h->chunk ? left : h->chunk;
+        h->tried = 0;
         double t0 = wl_clock();
         s = (*ops)->step(*ctx, c, &d);
         double dt = wl_clock() - t0;
         *done += d;
         if (s) return s;
         h->since += dt;
+        h->sparse_total += dt;
         h->rate = (double)c / (dt > 1e-9 ? dt : 1e-9);
         if (dt < CHUNK_SECONDS / 2 && h->chunk < ((uint64_t)1 << 40))
             h->chunk *= 2;
