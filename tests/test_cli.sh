@@ -110,7 +110,8 @@ rc=$?
 if [ "$rc" -eq 3 ]; then ok; else bad "Ctrl-C: exit $rc, wanted 3"; fi
 has err 'interrupted at generation [0-9]+'; absent never.rle
 
-# On the unbounded plane (HashLife, when built): exact astronomically long runs.
+# On the unbounded plane (auto: sparse, handing over to HashLife): exact astronomically long
+# runs.
 t 0 "$W" info
 if grep -Eq '^  hashlife ' out; then
     t 0 "$W" run rpent.rle -m 2^62 --plane --popcount -q -o rpent-far.mc

@@ -4,9 +4,9 @@
  * the default job of demo.c.
  *
  * Topology when none is given: the unbounded plane if the chosen engine supports it (with
- * "auto" that is HashLife when it is built), else a torus sized to the pattern plus twice
- * the number of generations (so that nothing can wrap around: light speed is one cell per
- * generation), capped at MAX_AUTO_SIDE cells a side.
+ * "auto" that is the sparse engine with its HashLife handover when built), else a torus
+ * sized to the pattern plus twice the number of generations (so that nothing can wrap
+ * around: light speed is one cell per generation), capped at MAX_AUTO_SIDE cells a side.
  */
 #define _POSIX_C_SOURCE 200809L
 
@@ -45,7 +45,7 @@ static void usage(FILE *out) {
         "  -k, --kernel NAME    kernel of the engine; default the engine's fastest\n"
         "      --torus WxH      run on a WxH torus (wraps around)\n"
         "      --bounded WxH    run on a WxH grid with dead cells outside\n"
-        "      --plane          run on the unbounded plane (HashLife)\n"
+        "      --plane          run on the unbounded plane (sparse, handing over to HashLife)\n"
         "                       default: the plane if the engine supports it, else a torus\n"
         "                       large enough that nothing wraps (up to %ux%u)\n"
         "      --threads N      worker threads (0 = all cores)\n"
@@ -330,7 +330,7 @@ static int create_universe(run_args *a, const wl_pattern *p, const wl_rule *rule
         else
             fprintf(stderr,
                     "warplife: running on a %llux%llu torus (engine %s); the pattern may wrap "
-                    "around (use --plane with HashLife, or --torus/--bounded)\n",
+                    "around (use --plane, or --torus/--bounded)\n",
                     (unsigned long long)a->width, (unsigned long long)a->height,
                     wl_universe_engine(*u));
     }
@@ -440,7 +440,7 @@ static int run_huge(run_args *a, const wl_rule *given) {
     wl_universe *u = NULL;
     int rc = create_universe(a, NULL, &rule, &u);
     if (rc != -1) {
-        cli_error("%s is too big for a grid; it needs an engine for the plane (HashLife)",
+        cli_error("%s is too big for a grid; it needs an engine for the plane (sparse or HashLife)",
                   a->pattern);
         return rc;
     }
