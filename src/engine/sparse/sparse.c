@@ -133,6 +133,11 @@ static wl_status list_append(sp_list *a, const sp_list *b) {
     return WL_OK;
 }
 
+/* Calls the body for every tile t of the map. */
+#define FOR_EACH_TILE(c, t)                                                                 \
+    for (size_t i_ = 0; i_ < (c)->map.cap; i_++)                                            \
+        for (sp_tile *t = (c)->map.slot[i_]; t; t = NULL)
+
 /* ---- tiles and their neighbour links ---------------------------------------------------- */
 
 /* The tile at (tx, ty), created (dead, linked to its neighbours) if missing; NULL with
@@ -409,12 +414,22 @@ static wl_status step(void *v, uint64_t generations, uint64_t *done) {
 static void destroy(void *v) {
     sp_ctx *c = v;
     if (!c) return;
-    if (c->stats)
+    if (c->stats) {
+        size_t live = 0;
+        FOR_EACH_TILE(c, t) {
+            uint64_t any = 0;
+            for (int r = 0; r < WL_TILE; r++) any |= t->rows[c->par][r];
+            live += any != 0;
+        }
+        double bytes = (double)c->map.count * sizeof(sp_tile) + (double)c->map.cap * sizeof(sp_tile *);
         fprintf(stderr, "warplife: sparse engine: %llu rounds (%llu on threads), %llu tile "
-                        "steps, %llu brick steps, %zu tiles now\n",
+                        "steps, %llu brick steps; %zu tiles now, %zu with live cells; %.2f "
+                        "bits per cell of those (%zu bytes a tile)\n",
                 (unsigned long long)c->st_rounds, (unsigned long long)c->st_parallel,
                 (unsigned long long)c->st_tiles, (unsigned long long)c->st_bricks,
-                c->map.count);
+                c->map.count, live, live ? bytes * 8 / ((double)live * WL_TILE * WL_TILE) : 0.0,
+                sizeof(sp_tile));
+    }
     if (c->inner && c->tk.step) c->inner->tile_kernel_free(&c->tk);
     wl_pool_destroy(c->pool);
     if (c->workers)
@@ -515,11 +530,6 @@ static wl_status load_pattern(void *v, const wl_pattern *p) {
     if (s) clear(c);
     return s;
 }
-
-/* Calls the body for every tile t of the map. */
-#define FOR_EACH_TILE(c, t)                                                                 \
-    for (size_t i_ = 0; i_ < (c)->map.cap; i_++)                                            \
-        for (sp_tile *t = (c)->map.slot[i_]; t; t = NULL)
 
 static wl_status bounds_of(sp_ctx *c, int64_t *x0, int64_t *y0, int64_t *x1, int64_t *y1) {
     int any = 0;
