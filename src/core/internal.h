@@ -145,6 +145,7 @@ typedef struct wl_tile_job {
     unsigned bricks; /* bit k: compute rows 8k .. 8k+7 */
     /* results: bit r set where row r of out changed anywhere / in column 0 / in column 63 */
     uint64_t chg, chg_w, chg_e;
+    unsigned live; /* result: bit k set where computed brick k of out has a live cell */
 } wl_tile_job;
 
 typedef void (*wl_tile_step_fn)(wl_tile_job *job, const wl_rows_data *kd);

@@ -232,6 +232,7 @@
         chg |= (uint64_t)_mm512_test_epi64_mask(d_, d_) << (8 * (b));                       \
         chg_w |= (uint64_t)_mm512_test_epi64_mask(d_, col0) << (8 * (b));                   \
         chg_e |= (uint64_t)_mm512_test_epi64_mask(d_, col63) << (8 * (b));                  \
+        live_b |= (unsigned)(_mm512_test_epi64_mask((next), (next)) != 0) << (b);           \
     } while (0)
 
 /* The bricks asked for, run by run (a run of consecutive bricks walks down with the sums
@@ -239,6 +240,7 @@
 #define TILE_BODY(NB, LIFE, IMMS)                                                           \
     RULE_SETUP(kd);                                                                         \
     uint64_t chg = 0, chg_w = 0, chg_e = 0;                                                 \
+    unsigned live_b = 0; /* bricks of the output with a live cell */                       \
     const __m512i col0 = _mm512_set1_epi64(1), col63 = _mm512_set1_epi64(INT64_MIN);        \
     const uint64_t *mid = job->in[WL_NB_C];                                                 \
     unsigned bm = job->bricks & 0xFF;                                                       \
@@ -271,7 +273,8 @@
     }                                                                                       \
     job->chg = chg;                                                                         \
     job->chg_w = chg_w;                                                                     \
-    job->chg_e = chg_e;
+    job->chg_e = chg_e;                                                                     \
+    job->live = live_b;
 
 #define DEFINE_TILE(name, attr, NB, LIFE, IMMS)                                             \
     attr static void name(wl_tile_job *job, const cpu_kernel_data *kd) {                    \

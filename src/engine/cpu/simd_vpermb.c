@@ -158,6 +158,7 @@ void cpu_tile_vpermb(wl_tile_job *job, const cpu_kernel_data *kd) {
     vp_tables v;
     vp_tables_load(&v, kd->table512);
     uint64_t chg = 0, chg_w = 0, chg_e = 0;
+    unsigned live = 0;
     const __m512i col0 = _mm512_set1_epi64(1), col63 = _mm512_set1_epi64(INT64_MIN);
     for (unsigned bm = job->bricks & 0xFF; bm; bm &= bm - 1) {
         int b = __builtin_ctz(bm);
@@ -182,8 +183,10 @@ void cpu_tile_vpermb(wl_tile_job *job, const cpu_kernel_data *kd) {
         chg |= (uint64_t)_mm512_test_epi64_mask(d, d) << (8 * b);
         chg_w |= (uint64_t)_mm512_test_epi64_mask(d, col0) << (8 * b);
         chg_e |= (uint64_t)_mm512_test_epi64_mask(d, col63) << (8 * b);
+        live |= (unsigned)(_mm512_test_epi64_mask(next, next) != 0) << b;
     }
     job->chg = chg;
     job->chg_w = chg_w;
     job->chg_e = chg_e;
+    job->live = live;
 }

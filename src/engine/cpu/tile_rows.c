@@ -21,6 +21,7 @@ void cpu_tile_rows(wl_tile_job *job, const cpu_kernel_data *kd) {
     const uint64_t *const *t = job->in;
     unsigned bm = job->bricks & 0xFF;
     job->chg = job->chg_w = job->chg_e = 0;
+    job->live = 0;
     if (!bm) return;
     int lo = WL_BRICK * __builtin_ctz(bm), hi = WL_BRICK * (32 - __builtin_clz(bm));
     /* buffer row i holds tile row i - 1 */
@@ -52,6 +53,7 @@ void cpu_tile_rows(wl_tile_job *job, const cpu_kernel_data *kd) {
             if (d) job->chg |= bit;
             if (d & 1) job->chg_w |= bit;
             if (d >> 63) job->chg_e |= bit;
+            if (v) job->live |= 1u << (r / WL_BRICK);
         }
     }
 }

@@ -51,7 +51,8 @@
 #define PARALLEL_TILES 256  /* rounds with fewer tiles than this run on one thread
                                (WL_SPARSE_PARALLEL=n overrides it, for tests and tuning) */
 #define THREAD_BATCH 64     /* tiles a thread takes at a time */
-#define POLL_ROUNDS 256     /* rounds between two checks of the poll callback */
+#define POLL_WORK 65536     /* tile steps (plus rounds) between two checks of the poll
+                               callback: some milliseconds */
 #define COORD_MAX ((int64_t)1 << 56) /* tile coordinates stay within +-2^56 */
 
 static const int DX[8] = {0, 1, 1, 1, 0, -1, -1, -1};
@@ -79,7 +80,8 @@ typedef struct sp_defer {
 /* What one thread gathers during a round. */
 typedef struct sp_worker {
     sp_list next;    /* tiles it put on the next round's list */
-    sp_list quiet;   /* tiles it computed that did not change: perhaps dead */
+    sp_list quiet;   /* tiles it computed that did not change and are dead where computed:
+                        perhaps dead everywhere */
     sp_defer *defer; /* missing neighbours to make (threaded rounds only) */
     size_t ndefer, defer_cap;
     wl_status fail;  /* first failure (out of memory, edge of the plane) */
@@ -98,9 +100,9 @@ typedef struct sp_ctx {
     sp_list next;     /* the tiles of the next round (wake[par] set) */
     sp_list round;    /* the tiles of the running round */
     size_t cursor;    /* the next tile of the round a thread takes */
-    int threaded;     /* the running round is spread over the threads */
     int resync;       /* the last round's bookkeeping failed: wake everything first */
     wl_status fail;   /* why tile_get last returned NULL */
+    uint64_t poll_work; /* tile steps and rounds since the poll callback was last called */
     /* statistics (WL_SPARSE_STATS=1 prints them when the universe is freed) */
     int stats;
     uint64_t st_rounds, st_tiles, st_bricks, st_parallel;
@@ -294,8 +296,10 @@ static inline void compute_tile(sp_ctx *c, sp_worker *w, sp_tile *t, int shared)
         s = wake_around(c, w, t, p ^ 1, all, all, all, shared);
     } else if (j.chg) {
         s = wake_around(c, w, t, p ^ 1, j.chg, j.chg_w, j.chg_e, shared);
-    } else {
+    } else if (!j.live) { /* quiet, and dead where computed: perhaps dead everywhere */
         s = list_push(&w->quiet, t);
+    } else {
+        s = WL_OK;
     }
     if (s && !w->fail) w->fail = s;
 }
@@ -353,7 +357,8 @@ static wl_status one_round(sp_ctx *c) {
     sp_worker *w0 = &c->workers[0];
     for (int i = 0; i < nw; i++) {
         sp_worker *w = &c->workers[i];
-        if (!s) s = w->fail;
+        if (!s && w->fail) /* (a worker's message stayed on its own thread) */
+            s = i ? wl_error(w->fail, "sparse engine: out of memory") : w->fail;
         w->fail = WL_OK;
         for (size_t k = 0; k < w->ndefer && !s; k++) {
             sp_defer *e = &w->defer[k];
@@ -398,8 +403,10 @@ static wl_status step(void *v, uint64_t generations, uint64_t *done) {
             *done = n;
             return s;
         }
-        if (n % POLL_ROUNDS == 0 && n < generations && c->cfg.poll &&
-            c->cfg.poll(c->cfg.poll_user)) {
+        c->poll_work += c->round.n + 1;
+        if (c->poll_work >= POLL_WORK && n < generations && c->cfg.poll) {
+            c->poll_work = 0;
+            if (!c->cfg.poll(c->cfg.poll_user)) continue;
             *done = n;
             return wl_error(WL_ERR_INTERRUPTED, "sparse engine: interrupted after %llu "
                                                 "generations", (unsigned long long)n);
