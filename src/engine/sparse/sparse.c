@@ -48,8 +48,9 @@
 #include <stdlib.h>
 #include <string.h>
 
-#define PARALLEL_TILES 256  /* rounds with fewer tiles than this run on one thread
-                               (WL_SPARSE_PARALLEL=n overrides it, for tests and tuning) */
+#define PARALLEL_TILES 32   /* rounds with fewer tiles than this run on one thread */
+#define EXPLORE_ROUNDS 16   /* of the rounds of a size class, one in this many is run the
+                               other way (threads or not) to keep both timings fresh */
 #define THREAD_BATCH 64     /* tiles a thread takes at a time */
 #define POLL_WORK 65536     /* tile steps (plus rounds) between two checks of the poll
                                callback: some milliseconds */
@@ -77,8 +78,9 @@ typedef struct sp_defer {
     unsigned bricks;
 } sp_defer;
 
-/* What one thread gathers during a round. */
-typedef struct sp_worker {
+/* What one thread gathers during a round (each on cache lines of its own: threads write
+ * their lists at every tile). */
+typedef struct __attribute__((aligned(64))) sp_worker {
     sp_list next;    /* tiles it put on the next round's list */
     sp_list quiet;   /* tiles it computed that did not change and are dead where computed:
                         perhaps dead everywhere */
@@ -93,13 +95,22 @@ typedef struct sp_ctx {
     wl_tile_kernel tk;
     wl_pool *pool;
     int nthreads;
-    size_t parallel_min; /* rounds of at least this many tiles use the threads */
+    size_t parallel_min; /* rounds of fewer tiles stay on one thread */
+    int force_threads;   /* WL_SPARSE_PARALLEL=n: rounds of n tiles or more always use the
+                            threads (tests and tuning) */
+    /* per size class (log2 of the round's tiles): seconds per tile step on one thread
+     * and on all (0: not measured yet), and the rounds of the class so far */
+    double t_one[64], t_all[64];
+    uint64_t n_class[64];
     sp_worker *workers; /* one per thread */
     sp_map map;
     unsigned par;     /* parity of the current generation: rows[par] is the plane now */
     sp_list next;     /* the tiles of the next round (wake[par] set) */
     sp_list round;    /* the tiles of the running round */
-    size_t cursor;    /* the next tile of the round a thread takes */
+    /* the next tile of the round a thread takes (alone on its cache lines: every thread
+     * writes it, and the fields around it are read at every tile) */
+    __attribute__((aligned(64))) size_t cursor;
+    char cursor_pad[120];
     int resync;       /* the last round's bookkeeping failed: wake everything first */
     wl_status fail;   /* why tile_get last returned NULL */
     uint64_t poll_work; /* tile steps and rounds since the poll callback was last called */
@@ -189,9 +200,12 @@ static inline unsigned bricks_of(uint64_t m) {
  * the same time (a literal at every call, so the atomics fold away when it is 0). */
 static inline wl_status wake_tile(sp_worker *w, sp_tile *u, unsigned k, unsigned bricks,
                                   int shared) {
-    if (shared) {
-        __atomic_fetch_or(&u->wake[k], (uint8_t)bricks, __ATOMIC_RELAXED);
-        if (__atomic_exchange_n(&u->listed[k], 1, __ATOMIC_RELAXED)) return WL_OK;
+    if (shared) { /* plain reads first: most wakes find the marks already made */
+        if ((__atomic_load_n(&u->wake[k], __ATOMIC_RELAXED) & bricks) != bricks)
+            __atomic_fetch_or(&u->wake[k], (uint8_t)bricks, __ATOMIC_RELAXED);
+        if (__atomic_load_n(&u->listed[k], __ATOMIC_RELAXED) ||
+            __atomic_exchange_n(&u->listed[k], 1, __ATOMIC_RELAXED))
+            return WL_OK;
     } else {
         u->wake[k] |= (uint8_t)bricks;
         if (u->listed[k]) return WL_OK;
@@ -316,6 +330,18 @@ static void compute_task(void *arg, int tid, int nthreads) {
     }
 }
 
+/* Whether a round of size class cls runs on the threads: the way that has been faster for
+ * rounds of that size, timed as they run (threads pay for waking and for marks that cross
+ * between them, and on a shared machine the other cores may be busy), with one round in
+ * EXPLORE_ROUNDS run the other way. */
+static int pick_threads(sp_ctx *c, int cls) {
+    if (c->force_threads) return c->nthreads;
+    uint64_t k = c->n_class[cls]++;
+    int all = c->t_all[cls] == 0 ? 1 : c->t_one[cls] == 0 ? 0 : c->t_all[cls] < c->t_one[cls];
+    if (k % EXPLORE_ROUNDS == EXPLORE_ROUNDS - 1) all = !all;
+    return all ? c->nthreads : 1;
+}
+
 /* One generation.  On failure (a tile could not be made, out of memory) the plane is
  * exact at the new generation but what to wake is not: c->resync is set. */
 static wl_status one_round(sp_ctx *c) {
@@ -324,7 +350,9 @@ static wl_status one_round(sp_ctx *c) {
     c->next = l;
     c->next.n = 0;
     sp_list *r = &c->round;
-    int nw = c->nthreads > 1 && r->n >= c->parallel_min ? c->nthreads : 1;
+    int nw = 1, cls = 63 - __builtin_clzll((unsigned long long)r->n | 1);
+    if (c->nthreads > 1 && r->n >= c->parallel_min) nw = pick_threads(c, cls);
+    double t0 = nw > 1 || c->n_class[cls] % EXPLORE_ROUNDS < 2 ? wl_clock() : 0;
     if (c->stats) {
         c->st_rounds++;
         c->st_parallel += nw > 1;
@@ -340,6 +368,10 @@ static wl_status one_round(sp_ctx *c) {
         for (size_t i = 0; i < r->n; i++) compute_tile(c, w, r->t[i], 0);
     }
     c->par ^= 1;
+    if (t0 > 0) { /* the running average per tile step of this way of computing */
+        double per = (wl_clock() - t0) / (double)r->n, *t = nw > 1 ? &c->t_all[cls] : &c->t_one[cls];
+        *t = *t > 0 ? 0.75 * *t + 0.25 * per : per;
+    }
     /* the next round's list, the deferred neighbours, the tiles that went quiet */
     wl_status s = WL_OK;
     if (nw == 1) {
@@ -445,11 +477,11 @@ static void destroy(void *v) {
             free(c->workers[i].quiet.t);
             free(c->workers[i].defer);
         }
-    free(c->workers);
+    wl_aligned_free(c->workers);
     sp_map_free(&c->map);
     free(c->next.t);
     free(c->round.t);
-    free(c);
+    wl_aligned_free(c);
 }
 
 static wl_status create(const wl_config *cfg, const char *kernel, void **out) {
@@ -463,12 +495,14 @@ static wl_status create(const wl_config *cfg, const char *kernel, void **out) {
     const wl_engine_ops *inner = wl_engine_find("cpu");
     if (!inner || !inner->tile_kernel)
         return wl_error(WL_ERR_UNAVAILABLE, "sparse engine: needs the cpu engine's kernels");
-    sp_ctx *c = wl_calloc(1, sizeof *c);
+    sp_ctx *c = wl_aligned_alloc(sizeof *c);
     if (!c) return WL_ERR_NOMEM;
+    memset(c, 0, sizeof *c);
     c->cfg = *cfg;
     c->stats = getenv("WL_SPARSE_STATS") && atoi(getenv("WL_SPARSE_STATS")) > 0;
     const char *pmin = getenv("WL_SPARSE_PARALLEL");
     c->parallel_min = pmin && atoi(pmin) > 0 ? (size_t)atoi(pmin) : PARALLEL_TILES;
+    c->force_threads = pmin && atoi(pmin) > 0;
     wl_status s = sp_map_init(&c->map);
     if (s) goto fail;
     wl_config icfg = *cfg;
@@ -480,7 +514,8 @@ static wl_status create(const wl_config *cfg, const char *kernel, void **out) {
     c->nthreads = cfg->threads > 0 ? cfg->threads : wl_cpu_count();
     if (c->nthreads > 4 * wl_cpu_count()) c->nthreads = 4 * wl_cpu_count();
     c->pool = wl_pool_create(c->nthreads);
-    c->workers = wl_calloc((size_t)c->nthreads, sizeof *c->workers);
+    c->workers = wl_aligned_alloc((size_t)c->nthreads * sizeof *c->workers);
+    if (c->workers) memset(c->workers, 0, (size_t)c->nthreads * sizeof *c->workers);
     if (!c->pool || !c->workers) {
         s = WL_ERR_NOMEM;
         goto fail;
