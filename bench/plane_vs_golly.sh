@@ -4,7 +4,9 @@
 # with QuickLife (and HashLife) when a bgolly is on PATH, and the ratios.
 #
 # usage: bench/plane_vs_golly.sh [WARPLIFE] [PATTERN_DIR]   (defaults: build/warplife,
-#        ../shared/patterns); REPEAT=n runs each command n times and keeps the median.
+#        ../shared/patterns); REPEAT=n runs each command n times and keeps the median;
+#        BGOLLY=path picks the bgolly (default: the one on PATH); GHASH=0 skips Golly's
+#        HashLife (20-30 s a run on the soup).
 # Workloads: a 2048x2048 soup (density 0.5, seed 1) to generations 1000, 20000, 100000, and
 # the methuselahs of PATTERN_DIR/methuselahs to their stabilisation.
 set -u
@@ -49,7 +51,7 @@ for job in "${jobs[@]}"; do
     ql=- gh=- r1=- r2=-
     if [ -n "$BG" ]; then
         ql=$(wall "$BG" -a QuickLife -m "$m" -q -q "$f")
-        gh=$(wall "$BG" -a HashLife -m "$m" -q -q "$f")
+        [ "${GHASH:-1}" = 0 ] || gh=$(wall "$BG" -a HashLife -m "$m" -q -q "$f")
         r1=$(echo "$ql / $sp" | bc -l | xargs printf '%.1f')
         r2=$(echo "$ql / $au" | bc -l | xargs printf '%.1f')
     fi

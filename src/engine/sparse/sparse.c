@@ -48,8 +48,8 @@
 #include <stdlib.h>
 #include <string.h>
 
-#define PARALLEL_TILES 32   /* rounds with fewer tiles than this run on one thread */
-#define EXPLORE_ROUNDS 16   /* of the rounds of a size class, one in this many is run the
+#define PARALLEL_TILES 128  /* rounds with fewer tiles than this run on one thread */
+#define EXPLORE_ROUNDS 64   /* of the rounds of a size class, one in this many is run the
                                other way (threads or not) to keep both timings fresh */
 #define THREAD_BATCH 64     /* tiles a thread takes at a time */
 #define POLL_WORK 65536     /* tile steps (plus rounds) between two checks of the poll
