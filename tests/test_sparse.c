@@ -486,6 +486,12 @@ int main(int argc, char **argv) {
     }
     uint64_t seed = wl_test_seed();
     test_soups(seed);
+    /* the same with a dense pass (the cpu engine on a grid around the active tiles)
+     * wherever the step is long enough, however few the tiles */
+    setenv("WL_SPARSE_DENSE", "always", 1);
+    test_soups(mix(seed, 1000));
+    test_edits(mix(seed, 1001));
+    unsetenv("WL_SPARSE_DENSE");
     test_threads(seed);
     test_render(seed);
     test_handover(seed);
