@@ -432,43 +432,75 @@ static wl_status one_round(sp_ctx *c) {
  *
  * While a pattern churns everywhere (a young soup), rounds cost more than they save: most
  * bricks are woken anyway, and the dense cpu engine, which steps many generations per pass
- * over blocks that stay in cache, does the same work about four times faster.  So when the
- * listed tiles fill at least DENSE_FILL of their bounding box and most of their bricks are
- * woken, the box plus a margin of two tiles is copied into a bounded grid of the cpu engine
- * (through its ordinary ops) and advanced k <= DENSE_GENS generations there.  The margin
- * makes that exact without knowing what lies beyond the grid: activity spreads at most k
- * <= 64 cells, so it stays in the inner margin tile, and the grid's dead border corrupts
- * at most k cells inward, so only the outer margin tile, which nothing active reaches, is
- * wrong; its results are dropped (it was asleep, so its own two buffers are right), and
- * tiles outside the grid are asleep too (every listed tile is in the box).  The grid is
- * read out at generations t + k - 2, t + k - 1 and t + k: the last two become the tiles'
- * two buffers, and where t + k differs from t + k - 2 gives the same change records a
- * round would, so the rounds (or the next pass) go on with exact wake marks. */
+ * over blocks that stay in cache, does the same work about four times faster.  So when
+ * the listed tiles that have most of their bricks woken gather in a core box that they
+ * fill for the most part, that box plus a margin of two tiles is copied into a bounded
+ * grid of the cpu engine (through its ordinary ops) and advanced k <= DENSE_GENS
+ * generations there.  The margin makes that exact without knowing what lies beyond the
+ * grid: activity spreads at most k <= 64 cells, so it stays in the inner margin tile, and
+ * the grid's dead border corrupts at most k cells inward, so only the outer margin tile,
+ * which nothing active reaches, is wrong; its results are dropped (it was asleep, so its
+ * own two buffers are right at every generation).  Listed tiles outside the core (gliders
+ * that left a soup) must lie at least DENSE_GAP tiles from it; they go on in rounds
+ * meanwhile, and by the same speed limit their activity cannot reach the grid, nor the
+ * grid's theirs.  The grid is read out at generations t + k - 2, t + k - 1 and t + k: the
+ * last two become the tiles' two buffers, and where t + k differs from t + k - 2 gives the
+ * change records a round would, so rounds (or the next pass) go on with exact wake marks. */
 
-/* The bounding box of the listed tiles and whether a pass pays there.  k: generations to go. */
-static int dense_box(const sp_ctx *c, uint64_t left, int64_t *tx0, int64_t *ty0, int64_t *tx1,
-                     int64_t *ty1) {
+#define DENSE_GAP 4 /* tiles between the core and any listed tile outside it */
+
+typedef struct sp_box {
+    int64_t x0, y0, x1, y1; /* tiles, inclusive */
+} sp_box;
+
+static int box_near(const sp_box *b, const sp_tile *t, int64_t d) {
+    return t->tx >= b->x0 - d && t->tx <= b->x1 + d && t->ty >= b->y0 - d && t->ty <= b->y1 + d;
+}
+
+/* The core box of a dense pass, if one pays now.  left: generations to go. */
+static int dense_box(const sp_ctx *c, uint64_t left, sp_box *core) {
     if (!c->dense_mode || left < DENSE_MIN_GENS || c->next.n == 0) return 0;
     if (c->dense_mode == 1 && c->next.n < DENSE_MIN_TILES) return 0;
-    uint64_t bricks = 0;
-    *tx0 = *tx1 = c->next.t[0]->tx;
-    *ty0 = *ty1 = c->next.t[0]->ty;
+    const unsigned p = c->par;
+    size_t ndense = 0;
     for (size_t i = 0; i < c->next.n; i++) {
         const sp_tile *t = c->next.t[i];
-        if (t->tx < *tx0) *tx0 = t->tx;
-        if (t->tx > *tx1) *tx1 = t->tx;
-        if (t->ty < *ty0) *ty0 = t->ty;
-        if (t->ty > *ty1) *ty1 = t->ty;
-        bricks += (uint64_t)__builtin_popcount(t->wake[c->par]);
+        if (c->dense_mode == 1 && __builtin_popcount(t->wake[p]) < 4) continue;
+        if (!ndense++) *core = (sp_box){t->tx, t->ty, t->tx, t->ty};
+        if (t->tx < core->x0) core->x0 = t->tx;
+        if (t->tx > core->x1) core->x1 = t->tx;
+        if (t->ty < core->y0) core->y0 = t->ty;
+        if (t->ty > core->y1) core->y1 = t->ty;
     }
-    if (*tx0 - 2 < -COORD_MAX || *tx1 + 2 > COORD_MAX || *ty0 - 2 < -COORD_MAX ||
-        *ty1 + 2 > COORD_MAX)
+    if (!ndense || (c->dense_mode == 1 && ndense < DENSE_MIN_TILES)) return 0;
+    /* listed tiles near the core join it, until none is near */
+    size_t in = 0;
+    uint64_t bricks = 0;
+    for (int grown = 1; grown;) {
+        grown = 0;
+        in = 0;
+        bricks = 0;
+        for (size_t i = 0; i < c->next.n; i++) {
+            const sp_tile *t = c->next.t[i];
+            if (!box_near(core, t, DENSE_GAP)) continue;
+            if (!box_near(core, t, 0)) {
+                if (t->tx < core->x0) core->x0 = t->tx;
+                if (t->tx > core->x1) core->x1 = t->tx;
+                if (t->ty < core->y0) core->y0 = t->ty;
+                if (t->ty > core->y1) core->y1 = t->ty;
+                grown = 1;
+            }
+            in++;
+            bricks += (uint64_t)__builtin_popcount(t->wake[p]);
+        }
+    }
+    if (core->x0 - 2 < -COORD_MAX || core->x1 + 2 > COORD_MAX || core->y0 - 2 < -COORD_MAX ||
+        core->y1 + 2 > COORD_MAX)
         return 0;
-    double nx = (double)(*tx1 - *tx0 + 1), ny = (double)(*ty1 - *ty0 + 1);
+    double nx = (double)(core->x1 - core->x0 + 1), ny = (double)(core->y1 - core->y0 + 1);
     if ((nx + 4) * (ny + 4) * WL_TILE * WL_TILE > (double)DENSE_MAX_CELLS) return 0;
     if (c->dense_mode == 2) return 1;
-    return (double)c->next.n >= DENSE_FILL * nx * ny &&
-           (double)bricks >= DENSE_BRICKS * 8.0 * (double)c->next.n;
+    return (double)in >= DENSE_FILL * nx * ny && (double)bricks >= DENSE_BRICKS * 8.0 * (double)in;
 }
 
 /* The cpu engine on a bounded w x h grid and the staging grids, made (again) when the
@@ -499,12 +531,21 @@ static wl_status dense_grid(sp_ctx *c, uint64_t w, uint64_t h) {
     return WL_OK;
 }
 
-/* Advances k generations (3 <= k <= DENSE_GENS) through the cpu engine over the box
- * (tx0, ty0) .. (tx1, ty1) of the listed tiles (see above).  On failure nothing changed. */
-static wl_status dense_pass(sp_ctx *c, unsigned k, int64_t tx0, int64_t ty0, int64_t tx1,
-                            int64_t ty1) {
-    const int64_t gx0 = tx0 - 2, gy0 = ty0 - 2, nx = tx1 - tx0 + 5, ny = ty1 - ty0 + 5;
+/* Advances up to k generations (DENSE_MIN_GENS <= k <= DENSE_GENS; *adv says how many):
+ * the core box through the cpu engine, the listed tiles outside it in rounds (see above).
+ * Fails with nothing changed (*adv = 0) when there is no memory for the grid or the
+ * core's tiles; a round's failure stops early, with the plane exact at the generation
+ * reached and c->resync set, as after a failed round. */
+static wl_status dense_pass(sp_ctx *c, unsigned k, const sp_box *core, uint64_t *adv) {
+    *adv = 0;
+    const int64_t gx0 = core->x0 - 2, gy0 = core->y0 - 2;
+    const int64_t nx = core->x1 - core->x0 + 5, ny = core->y1 - core->y0 + 5;
     wl_status s = dense_grid(c, (uint64_t)nx * WL_TILE, (uint64_t)ny * WL_TILE);
+    /* the tiles of the core and its inner margin exist before anything changes, so that
+     * writing the results back cannot fail (dead ones go at the end) */
+    for (int64_t j = 1; j < ny - 1 && !s; j++)
+        for (int64_t i = 1; i < nx - 1 && !s; i++)
+            if (!tile_get(c, gx0 + i, gy0 + j)) s = c->fail;
     if (s) return s;
     wl_grid *g = c->stage;
     const size_t stride = g[0].stride;
@@ -515,46 +556,57 @@ static wl_status dense_pass(sp_ctx *c, unsigned k, int64_t tx0, int64_t ty0, int
         uint64_t *dst = g[0].words + (size_t)(t->ty - gy0) * WL_TILE * stride + (t->tx - gx0);
         for (int r = 0; r < WL_TILE; r++) dst[(size_t)r * stride] = t->rows[p][r];
     }
+    /* the core's tiles leave the list; the others go on in rounds */
+    size_t keep = 0;
+    for (size_t i = 0; i < c->next.n; i++) {
+        sp_tile *t = c->next.t[i];
+        if (box_near(core, t, 0)) {
+            t->wake[p] = t->listed[p] = 0;
+            t->edited = 0;
+        } else {
+            c->next.t[keep++] = t;
+        }
+    }
+    c->next.n = keep;
+    unsigned n = 0;
+    wl_status rs = WL_OK;
+    while (n < k && c->next.n && !rs) {
+        rs = one_round(c);
+        n++;
+    }
+    if (!rs && n < k) { /* outside the core everything sleeps: its phases take turns */
+        c->par ^= (k - n) & 1;
+        n = k;
+    }
+    *adv = n;
+    /* the grid at generations n - 2 (for n = 1: the tiles' other buffer), n - 1, n */
     const wl_engine_ops *e = c->inner;
     uint64_t d = 0;
     s = e->load_grid(c->grid_ctx, &g[0]);
-    if (!s) s = e->step(c->grid_ctx, k - 2, &d);
-    for (int i = 0; i < 3 && !s; i++) {
-        if (i) s = e->step(c->grid_ctx, 1, &d);
+    for (unsigned gen = 0, i = n >= 2 ? 0 : 1; i < 3 && !s; i++) {
+        unsigned want = n + i - 2;
+        if (want > gen) s = e->step(c->grid_ctx, want - gen, &d);
+        gen = want;
         if (!s) {
             memset(g[i].words, 0, g[i].h * stride * sizeof *g[i].words);
             s = e->store_grid(c->grid_ctx, &g[i]);
         }
     }
-    if (s) return s;
-    /* the old list goes; the tiles of the box and the inner margin take the grid's last two
-     * generations and mark what changed */
-    for (size_t i = 0; i < c->next.n; i++) {
-        sp_tile *t = c->next.t[i];
-        t->wake[p] = t->listed[p] = 0;
-        t->edited = 0;
+    if (s) { /* cannot happen (no allocation); the plane would be half advanced */
+        c->resync = 1;
+        return s;
     }
-    c->next.n = 0;
-    const unsigned q = p ^ (k & 1); /* parity of generation t + k */
-    c->par = q;
+    const unsigned q = c->par; /* parity of generation t + n */
     sp_worker *w = &c->workers[0];
     for (int64_t j = 1; j < ny - 1 && !s; j++)
         for (int64_t i = 1; i < nx - 1 && !s; i++) {
-            size_t at = (size_t)j * WL_TILE * stride + (size_t)i;
-            uint64_t any = 0;
-            for (int r = 0; r < WL_TILE; r++)
-                any |= g[0].words[at + (size_t)r * stride] | g[1].words[at + (size_t)r * stride] |
-                       g[2].words[at + (size_t)r * stride];
             sp_tile *t = sp_map_find(&c->map, gx0 + i, gy0 + j);
-            if (!t && !any) continue;
-            if (!t && !(t = tile_get(c, gx0 + i, gy0 + j))) {
-                s = c->fail;
-                break;
-            }
+            size_t at = (size_t)j * WL_TILE * stride + (size_t)i;
             uint64_t chg = 0, chg_w = 0, chg_e = 0;
             for (int r = 0; r < WL_TILE; r++) {
                 size_t a = at + (size_t)r * stride;
-                uint64_t x = g[2].words[a] ^ g[0].words[a], bit = (uint64_t)1 << r;
+                uint64_t before = n >= 2 ? g[0].words[a] : t->rows[q][r]; /* n - 2 */
+                uint64_t x = g[2].words[a] ^ before, bit = (uint64_t)1 << r;
                 t->rows[q][r] = g[2].words[a];
                 t->rows[q ^ 1][r] = g[1].words[a];
                 if (x) chg |= bit;
@@ -563,22 +615,21 @@ static wl_status dense_pass(sp_ctx *c, unsigned k, int64_t tx0, int64_t ty0, int
             }
             s = wake_around(c, w, t, q, chg, chg_w, chg_e, 0);
         }
+    wl_status a = list_append(&c->next, &w->next);
+    w->next.n = 0;
+    if (!s) s = a;
     /* tiles of the box left dead and quiet go */
     for (int64_t j = 1; j < ny - 1 && !s; j++)
         for (int64_t i = 1; i < nx - 1; i++) {
             sp_tile *t = sp_map_find(&c->map, gx0 + i, gy0 + j);
             if (t && !t->listed[q] && tile_dead(t)) tile_remove(c, t);
         }
-    sp_list l = c->next;
-    c->next = w->next;
-    w->next = l;
-    w->next.n = 0;
-    if (s) c->resync = 1; /* the cells are exact at t + k; the marks are not */
+    if (s) c->resync = 1; /* the cells are exact at t + n; the marks are not */
     if (c->stats) {
         c->st_dense++;
-        c->st_dense_gens += k;
+        c->st_dense_gens += n;
     }
-    return s;
+    return rs ? rs : s;
 }
 
 static wl_status step(void *v, uint64_t generations, uint64_t *done) {
@@ -596,18 +647,16 @@ static wl_status step(void *v, uint64_t generations, uint64_t *done) {
         }
         wl_status s = WL_OK;
         uint64_t adv = 0, work = 0;
-        int64_t tx0, ty0, tx1, ty1;
-        if (dense_box(c, generations - n, &tx0, &ty0, &tx1, &ty1)) {
+        sp_box core;
+        if (dense_box(c, generations - n, &core)) {
             unsigned k = generations - n < DENSE_GENS ? (unsigned)(generations - n) : DENSE_GENS;
-            s = dense_pass(c, k, tx0, ty0, tx1, ty1);
-            if (s && !c->resync) { /* no memory for the grid (nothing changed): rounds */
+            s = dense_pass(c, k, &core, &adv);
+            if (s && !adv) { /* no memory for the grid (nothing changed): rounds from now */
                 wl_clear_error();
                 c->dense_mode = 0;
                 s = WL_OK;
-            } else {
-                adv = k;
-                work = (uint64_t)k * c->next.n;
             }
+            work = adv * c->next.n;
         }
         if (!adv) {
             s = one_round(c);
