@@ -99,6 +99,13 @@ static void compare(wl_universe *a, wl_universe *b, const char *what) {
     wl_pattern_free(pb);
 }
 
+/* Adds an RLE-like picture ('o' alive) at (x, y). */
+static void draw(wl_pattern *p, int64_t x, int64_t y, const char *const *rows, int n) {
+    for (int j = 0; j < n; j++)
+        for (int i = 0; rows[j][i]; i++)
+            if (rows[j][i] == 'o') wl_pattern_set(p, x + i, y + j, 1);
+}
+
 /* Random soups under random rules, stepped in uneven chunks, against HashLife. */
 static void test_soups(uint64_t seed) {
     static const char *const kernels[] = {"best", "bitsliced", "lut6x3"};
@@ -192,6 +199,51 @@ static void test_threads(uint64_t seed) {
         wl_pattern_free(soup);
     }
     unsetenv("WL_SPARSE_PARALLEL");
+}
+
+/* Dense passes next to activity elsewhere: a soup large enough for dense passes (the
+ * default thresholds) with gliders and blinkers around it at distances that put them in
+ * the core's box (near it), and in rounds beside the pass (far from it), against the cpu
+ * engine on a bounded grid wide enough that nothing reaches its edge. */
+static void test_dense_far(uint64_t seed) {
+    static const char *const glider[] = {".o.", "..o", "ooo"}; /* moves +x +y */
+    static const char *const blinker[] = {"ooo"};
+    wl_rule life;
+    wl_rule_life(&life);
+    uint64_t side = quick ? 560 : 640, gens = quick ? 200 : 300;
+    wl_pattern *p = wl_pattern_new();
+    wl_rect r = {0, 0, side, side};
+    WL_CHECK_OK(wl_pattern_random(p, &r, 0.5, mix(seed, 31)));
+    /* near (within four tiles of the soup: they join the dense core) and far */
+    static const int64_t at[][2] = {{-150, 100}, {700, -200}, {-1100, -900}, {1500, 300},
+                                    {200, 1400}, {-700, 1200}};
+    for (size_t i = 0; i < sizeof at / sizeof at[0]; i++) {
+        draw(p, at[i][0], at[i][1], glider, 3);
+        draw(p, at[i][0] + 40, at[i][1] - 30, blinker, 1);
+    }
+    wl_config cfg;
+    wl_config_init(&cfg);
+    cfg.engine = "sparse";
+    cfg.topology = WL_TOPOLOGY_PLANE;
+    cfg.rule = life;
+    wl_universe *sp = NULL, *cpu = NULL;
+    WL_CHECK_OK(wl_universe_create(&cfg, &sp));
+    cfg.engine = "cpu";
+    cfg.topology = WL_TOPOLOGY_BOUNDED;
+    cfg.width = cfg.height = 2 * (1500 + side + gens + 64);
+    WL_CHECK_OK(wl_universe_create(&cfg, &cpu));
+    if (sp && cpu) {
+        WL_CHECK_OK(wl_universe_load(sp, p, NULL));
+        WL_CHECK_OK(wl_universe_load(cpu, p, NULL));
+        for (int k = 0; k < 3; k++) {
+            WL_CHECK_OK(wl_universe_step(sp, gens / 3 + (uint64_t)k));
+            WL_CHECK_OK(wl_universe_step(cpu, gens / 3 + (uint64_t)k));
+            compare(sp, cpu, "dense passes with tiles near and far");
+        }
+    }
+    wl_universe_free(sp);
+    wl_universe_free(cpu);
+    wl_pattern_free(p);
 }
 
 /* The engine's own rendering (what the viewer uses when a pattern is too wide for a
@@ -303,13 +355,6 @@ static void test_handover(uint64_t seed) {
         wl_pattern_free(soup);
     }
     unsetenv("WL_HANDOVER");
-}
-
-/* Adds an RLE-like picture ('o' alive) at (x, y). */
-static void draw(wl_pattern *p, int64_t x, int64_t y, const char *const *rows, int n) {
-    for (int j = 0; j < n; j++)
-        for (int i = 0; rows[j][i]; i++)
-            if (rows[j][i] == 'o') wl_pattern_set(p, x + i, y + j, 1);
 }
 
 /* Gliders leaving in all four diagonal directions: each moves one cell diagonally every
@@ -493,6 +538,7 @@ int main(int argc, char **argv) {
     test_edits(mix(seed, 1001));
     unsetenv("WL_SPARSE_DENSE");
     test_threads(seed);
+    test_dense_far(seed);
     test_render(seed);
     test_handover(seed);
     test_growth();
