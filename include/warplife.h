@@ -252,6 +252,27 @@ wl_status wl_engine_kernels(const char *engine, const char *const **names, size_
 /* WL_OK if the engine can run here (its device exists), else WL_ERR_UNAVAILABLE or
  * WL_ERR_NOT_FOUND with a message saying why. */
 wl_status wl_engine_probe(const char *engine);
+/* What an engine (wl_engine_caps) or a universe (wl_universe_caps) can do, as bits.  The
+ * library supplies a slower default wherever an engine lacks a native way (rendering
+ * through a snapshot, cells through a stored pattern, ...), so these say what is fast, not
+ * what works; only WL_CAN_RENDER_GL and the topologies are refusals when missing. */
+enum {
+    WL_CAN_TORUS = 1u << 0,       /* runs WxH tori */
+    WL_CAN_BOUNDED = 1u << 1,     /* runs WxH bounded grids */
+    WL_CAN_PLANE = 1u << 2,       /* runs the unbounded plane */
+    WL_CAN_ANY_RULE = 1u << 3,    /* every rule (B0 included) on its topologies */
+    WL_CAN_DEVICE = 1u << 4,      /* keeps the universe in a device's memory (GPU engines) */
+    WL_CAN_RENDER = 1u << 5,      /* renders a view itself (no snapshot of all cells) */
+    WL_CAN_RENDER_GL = 1u << 6,   /* renders into an OpenGL buffer (wl_universe_render_gl) */
+    WL_CAN_CELLS = 1u << 7,       /* sets and reads single cells itself */
+    WL_CAN_RANDOMIZE = 1u << 8,   /* makes a random soup where the cells live */
+    WL_CAN_TIME = 1u << 9,        /* times its own steps (device events) */
+    WL_CAN_FILES = 1u << 10,      /* reads or writes a file format natively (HashLife) */
+    WL_CAN_ROWS = 1u << 11        /* copies row strips in and out (used by the mpi engine) */
+};
+/* The capability bits of an engine by name; 0 for an unknown name. */
+unsigned wl_engine_caps(const char *engine);
+
 /* Writes the devices an engine can run on to `out`, one line each with the index that
  * wl_config.device selects (e.g. "  opencl device 0: NAME [PLATFORM] GPU, ...").  Returns
  * WL_ERR_UNSUPPORTED for engines without a device list, WL_ERR_UNAVAILABLE (saying why)
@@ -344,6 +365,29 @@ wl_status wl_universe_store(wl_universe *u, wl_pattern **out);
 /* Saves to a file: engines with a native writer for the format (HashLife: macrocell) use
  * it, others store a pattern and call wl_pattern_write_file. */
 wl_status wl_universe_save_file(wl_universe *u, const char *path, wl_format fmt, int gz);
+
+/* The capability bits (WL_CAN_...) of the engine the universe runs on now ("auto" on the
+ * plane may move a universe from one engine to another while it steps). */
+unsigned wl_universe_caps(const wl_universe *u);
+
+/* Sets the generation counter (a viewer restoring a saved state; the cells are unchanged). */
+void wl_universe_set_generation(wl_universe *u, const wl_bigint *generation);
+
+/* Replaces the cells with a random soup of the given density (0..1) filling the grid, made
+ * where the cells live when the engine can (WL_CAN_RANDOMIZE: no host copy of a huge
+ * grid), else through wl_pattern_random and wl_universe_load; reproducible for a seed and
+ * an engine (different engines may make different soups).  Grids only (WL_ERR_UNSUPPORTED
+ * on the plane).  Resets the generation to 0. */
+wl_status wl_universe_randomize(wl_universe *u, double density, uint64_t seed);
+
+/* Steps like wl_universe_step and measures the time the engine itself spent: device events
+ * for GPU engines (WL_CAN_TIME), else the host clock around the step and the wait for
+ * queued work.  For benchmarks. */
+wl_status wl_universe_step_timed(wl_universe *u, uint64_t generations, double *seconds);
+
+/* The device's measured copy bandwidth as cell updates per second of a one-generation pass
+ * moving two bits per cell update (a GPU engine's memory floor); 0 when not applicable. */
+double wl_universe_copy_floor(wl_universe *u);
 
 /* Sets or reads one cell (pattern coordinates).  Slow; for editors and tests. */
 wl_status wl_universe_set_cell(wl_universe *u, int64_t x, int64_t y, int alive);

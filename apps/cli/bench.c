@@ -4,11 +4,11 @@
  *
  * For every selected engine (default: every grid engine built in) and kernel (default: all
  * of the engine's kernels) the bench creates a universe of the requested size, fills it
- * with a seeded random soup (made by the engine itself through the optional `randomize`
- * op when it has one, e.g. on the GPU; otherwise on the host and loaded), warms up and
- * calibrates the generation count for the time budget, then times R runs and reports the
- * median.  Timing uses the engine's `timed_step` (device events) when present, else the
- * monotonic host clock around step + synchronize.  Unavailable engines or kernels are
+ * with a seeded random soup (wl_universe_randomize: made by the engine itself when it can,
+ * e.g. on the GPU; otherwise on the host and loaded), warms up and calibrates the
+ * generation count for the time budget, then times R runs and reports the median.  Timing
+ * is wl_universe_step_timed (device events on GPUs, else the host clock around the step
+ * and the wait for queued work).  Only the public API (warplife.h) is used.  Unavailable engines or kernels are
  * skipped with a note.  --verify first compares the kernel with the `ref` engine on the
  * same soup (on the bench size when it has at most 2^22 cells, else on a grid clipped to
  * 2048 x 2048), stepping 37 generations (not a multiple of any blocking depth).
@@ -16,7 +16,6 @@
 #define _POSIX_C_SOURCE 200809L /* strdup */
 
 #include "cli.h"
-#include "internal.h"
 
 #include <stdio.h>
 #include <stdlib.h>
@@ -84,23 +83,6 @@ static int split_list(char *text, const char **out) {
     return n;
 }
 
-/* A host-made soup: 16 random bits per cell against a threshold (wl_splitmix64). */
-static void host_soup(wl_grid *g, double density, uint64_t seed) {
-    uint64_t state = seed, thr = (uint64_t)(density * 65536.0);
-    for (uint64_t y = 0; y < g->h; y++)
-        for (size_t i = 0; i < g->stride; i++) {
-            uint64_t v = 0;
-            for (unsigned b = 0; b < 64; b += 4) {
-                uint64_t r = wl_splitmix64(&state);
-                for (unsigned j = 0; j < 4; j++)
-                    v |= (uint64_t)(((r >> (16 * j)) & 0xFFFF) < thr) << (b + j);
-            }
-            uint64_t col = (uint64_t)i * 64;
-            if (col + 64 > g->w) v &= ((uint64_t)1 << (g->w - col)) - 1;
-            g->words[y * g->stride + i] = v;
-        }
-}
-
 static wl_status make_universe(const options *o, const char *engine, const char *kernel,
                                uint64_t w, uint64_t h, wl_universe **u) {
     wl_config cfg;
@@ -117,28 +99,6 @@ static wl_status make_universe(const options *o, const char *engine, const char 
     return wl_universe_create(&cfg, u);
 }
 
-static wl_status load_soup(wl_universe *u, const wl_grid *soup) {
-    const wl_engine_ops *ops = wl_universe_ops(u);
-    if (!ops->load_grid) return wl_error(WL_ERR_UNSUPPORTED, "engine has no load_grid");
-    return ops->load_grid(wl_universe_ctx(u), soup);
-}
-
-/* Steps n generations and returns the seconds it took (engine-timed when possible). */
-static wl_status timed(wl_universe *u, uint64_t n, double *secs) {
-    const wl_engine_ops *ops = wl_universe_ops(u);
-    void *ctx = wl_universe_ctx(u);
-    if (ops->timed_step) {
-        wl_status s = ops->timed_step(ctx, n, secs);
-        if (!s) wl_universe_advance_counter(u, n);
-        return s;
-    }
-    double t0 = cli_now();
-    wl_status s = wl_universe_step(u, n);
-    if (!s && ops->synchronize) s = ops->synchronize(ctx);
-    *secs = cli_now() - t0;
-    return s;
-}
-
 /* Compares engine/kernel with ref on a (possibly clipped) soup; 1 equal, 0 differ, -1 error. */
 static int verify(const options *o, const char *engine, const char *kernel) {
     uint64_t w = o->w, h = o->h;
@@ -147,35 +107,32 @@ static int verify(const options *o, const char *engine, const char *kernel) {
         if (h > VERIFY_CLIP) h = VERIFY_CLIP;
     }
     wl_universe *a = NULL, *b = NULL;
-    wl_grid soup = {0}, ga = {0}, gb = {0};
+    wl_pattern *soup = wl_pattern_new(), *pa = NULL, *pb = NULL;
     int verdict = -1;
-    wl_status s = make_universe(o, engine, kernel, w, h, &a);
+    wl_rect box = {-(int64_t)(w / 2), -(int64_t)(h / 2), w, h};
+    wl_status s = soup ? wl_pattern_random(soup, &box, o->density, o->seed ^ 0x5eedULL)
+                       : WL_ERR_NOMEM;
+    if (!s) s = make_universe(o, engine, kernel, w, h, &a);
     if (!s) s = make_universe(o, "ref", NULL, w, h, &b);
-    if (!s) s = wl_grid_alloc(&soup, w, h);
-    if (!s) s = wl_grid_alloc(&ga, w, h);
-    if (!s) s = wl_grid_alloc(&gb, w, h);
-    if (!s) {
-        host_soup(&soup, o->density, o->seed ^ 0x5eedULL);
-        s = load_soup(a, &soup);
-        if (!s) s = load_soup(b, &soup);
-    }
+    if (!s) s = wl_universe_load(a, soup, NULL);
+    if (!s) s = wl_universe_load(b, soup, NULL);
     if (!s) s = wl_universe_step(a, VERIFY_GENS);
     if (!s) s = wl_universe_step(b, VERIFY_GENS);
-    if (!s) s = wl_universe_ops(a)->store_grid(wl_universe_ctx(a), &ga);
-    if (!s) s = wl_universe_ops(b)->store_grid(wl_universe_ctx(b), &gb);
+    if (!s) s = wl_universe_store(a, &pa);
+    if (!s) s = wl_universe_store(b, &pb);
     if (s) {
         cli_error("verify %s/%s: %s", engine, kernel, wl_last_error());
     } else {
-        verdict = memcmp(ga.words, gb.words, ga.stride * ga.h * 8) == 0;
+        verdict = wl_pattern_equal_cells(pa, pb);
         fprintf(stderr, "  verify %s/%s on %llux%llu, %d generations: %s\n", engine, kernel,
                 (unsigned long long)w, (unsigned long long)h, VERIFY_GENS,
                 verdict ? "equal to ref" : "DIFFERENT from ref");
     }
     wl_universe_free(a);
     wl_universe_free(b);
-    wl_grid_free(&soup);
-    wl_grid_free(&ga);
-    wl_grid_free(&gb);
+    wl_pattern_free(soup);
+    wl_pattern_free(pa);
+    wl_pattern_free(pb);
     return verdict;
 }
 
@@ -214,28 +171,17 @@ static int bench_one(const options *o, const char *engine, const char *kernel, r
                 "(engine %s:%s)\n", engine, kernel, (unsigned long long)o->gpu_memory,
                 r->engine, wl_universe_kernel(u));
     }
-    const wl_engine_ops *ops = wl_universe_ops(u);
-    void *ctx = wl_universe_ctx(u);
-    if (ops->randomize) {
-        s = ops->randomize(ctx, o->density, o->seed);
-    } else {
-        wl_grid soup;
-        s = wl_grid_alloc(&soup, o->w, o->h);
-        if (!s) {
-            host_soup(&soup, o->density, o->seed);
-            s = load_soup(u, &soup);
-            wl_grid_free(&soup);
-        }
-    }
-    if (ops->copy_floor_cups) r->copy_floor = ops->copy_floor_cups(ctx);
+    s = wl_universe_randomize(u, o->density, o->seed);
+    r->copy_floor = wl_universe_copy_floor(u);
     double secs = 0;
     uint64_t gens = o->gens;
     /* warm-up (and calibration when no generation count was given) */
-    if (!s) s = timed(u, 1, &secs); /* first touch of buffers, JIT of device code */
+    /* first touch of buffers, JIT of device code */
+    if (!s) s = wl_universe_step_timed(u, 1, &secs);
     if (!s) {
         uint64_t g = 1;
         for (;;) {
-            s = timed(u, g, &secs);
+            s = wl_universe_step_timed(u, g, &secs);
             if (s || o->gens || secs >= 0.1 * o->time_budget || g >= ((uint64_t)1 << 40)) break;
             g *= secs < 0.01 * o->time_budget ? 8 : 2;
         }
@@ -250,7 +196,7 @@ static int bench_one(const options *o, const char *engine, const char *kernel, r
     for (int i = 0; !s && i < runs; i++) {
         fprintf(stderr, "  %s/%s: run %d/%d, %llu generations...\n", engine, kernel, i + 1, runs,
                 (unsigned long long)gens);
-        s = timed(u, gens, &times[i]);
+        s = wl_universe_step_timed(u, gens, &times[i]);
     }
     wl_universe_free(u);
     if (s) {
@@ -386,11 +332,11 @@ int cli_bench(int argc, char **argv) {
         ne = split_list(engine_copy, engines);
     } else {
         for (size_t i = 0; i < wl_engine_count() && ne < MAX_LIST; i++) {
-            const wl_engine_ops *e = wl_engine_find(wl_engine_name(i));
+            const char *name = wl_engine_name(i);
             /* `stream` is benchmarked through --gpu-memory (or by name), not by default */
-            if (e && e->load_grid && (e->caps & (WL_CAP_TORUS | WL_CAP_BOUNDED)) &&
-                strcmp(e->name, "stream") != 0)
-                engines[ne++] = e->name;
+            if ((wl_engine_caps(name) & (WL_CAN_TORUS | WL_CAN_BOUNDED)) &&
+                strcmp(name, "stream") != 0)
+                engines[ne++] = name;
         }
     }
     const char *kernels_req[MAX_LIST];
@@ -409,8 +355,7 @@ int cli_bench(int argc, char **argv) {
             usage_err = 1;
             continue;
         }
-        const wl_engine_ops *e = wl_engine_find(engines[ei]);
-        if (e->probe && e->probe() != WL_OK) {
+        if (wl_engine_probe(engines[ei]) != WL_OK) {
             fprintf(stderr, "  skipping engine %s: %s\n", engines[ei], wl_last_error());
             continue;
         }
@@ -423,7 +368,7 @@ int cli_bench(int argc, char **argv) {
             if (cli_interrupted(NULL)) break;
             fprintf(stderr, "bench %s/%s on %llux%llu %s...\n", engines[ei], ks[ki],
                     (unsigned long long)o.w, (unsigned long long)o.h, wl_topology_name(o.topo));
-            int rc = bench_one(&o, e->name, ks[ki], &res[nres]);
+            int rc = bench_one(&o, engines[ei], ks[ki], &res[nres]);
             if (rc == 0) {
                 if (res[nres].verified == 0) failed = 1;
                 nres++;

@@ -46,7 +46,6 @@
 #define _POSIX_C_SOURCE 200809L
 
 #include "sim.h"
-#include "internal.h"
 
 #include <errno.h>
 #include <pthread.h>
@@ -221,10 +220,7 @@ static int advance(sim *s, uint64_t n) {
 }
 
 /* Puts the generation counter back to g after a load reset it to 0. */
-static void restore_generation(sim *s, const wl_bigint *g) {
-    uint64_t g64;
-    if (wl_bigint_to_u64(g, &g64)) wl_universe_advance_counter(s->u, g64);
-}
+static void restore_generation(sim *s, const wl_bigint *g) { wl_universe_set_generation(s->u, g); }
 
 /* Clears the cells of rectangle r in p (r already reserved); cell by cell, which is fast
  * enough for rectangles a person selects. */
@@ -235,8 +231,7 @@ static void clear_rect(wl_pattern *p, const wl_rect *r) {
 
 /* Applies edits or a fill through one store + load. */
 static void apply_batch(sim *s, const cmd *c) {
-    const wl_engine_ops *ops = wl_universe_ops(s->u);
-    if (c->kind == CMD_EDIT && ops->set_cell) {
+    if (c->kind == CMD_EDIT && (wl_universe_caps(s->u) & WL_CAN_CELLS)) {
         for (size_t i = 0; i < c->n; i++)
             if (wl_universe_set_cell(s->u, c->edits[i].x, c->edits[i].y, c->edits[i].alive)) {
                 say(s, "edit failed: %s%s", wl_last_error(), NULL);
@@ -376,7 +371,7 @@ static void publish_image(sim *s) {
 
 /* Whether the universe should be shown through images rather than snapshots. */
 static int too_big_for_snapshots(sim *s) {
-    if (!wl_universe_ops(s->u)->render) return 0;
+    if (!(wl_universe_caps(s->u) & WL_CAN_RENDER)) return 0;
     if (wl_universe_config(s->u)->topology != WL_TOPOLOGY_PLANE) return 0;
     wl_bigint x0, y0, x1, y1;
     int empty = 1;
@@ -407,7 +402,7 @@ static void publish(sim *s) {
         return;
     }
     wl_status st = wl_universe_snapshot(s->u, &s->back);
-    if (st && wl_universe_ops(s->u)->render) {
+    if (st && (wl_universe_caps(s->u) & WL_CAN_RENDER)) {
         wl_clear_error();
         set_render_mode(s, 1);
         publish_image(s);
@@ -688,7 +683,7 @@ int sim_image_bounds(sim *s, double b[4]) {
 
 /* ---- OpenGL interop (window thread) ----------------------------------------------------- */
 
-int sim_can_render_gl(sim *s) { return wl_universe_ops(s->u)->render_gl != NULL; }
+int sim_can_render_gl(sim *s) { return (wl_universe_caps(s->u) & WL_CAN_RENDER_GL) != 0; }
 
 void sim_set_gl_mode(sim *s, int on) {
     pthread_mutex_lock(&s->lock);

@@ -260,11 +260,10 @@ typedef struct wl_engine_ops {
     wl_status (*put_tile)(void *ctx, int64_t tx, int64_t ty, const uint64_t *rows);
 } wl_engine_ops;
 
-/* Benchmark access to a universe's engine (for apps/cli/bench.c and bench/). */
+/* A universe's engine, for wrapper engines (mpi, stream) that drive an inner universe, and
+ * for tests and bench/ programs that reach into an engine. */
 const wl_engine_ops *wl_universe_ops(const wl_universe *u);
 void *wl_universe_ctx(const wl_universe *u);
-/* Adds n to the generation counter (after stepping through the ops directly). */
-void wl_universe_advance_counter(wl_universe *u, uint64_t n);
 
 /* The plane's "auto" (handover.c): the sparse engine hands the universe to HashLife when
  * a timed trial shows HashLife faster. */

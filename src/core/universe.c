@@ -188,9 +188,38 @@ const char *wl_universe_engine(const wl_universe *u) { return u->ops->name; }
 const char *wl_universe_kernel(const wl_universe *u) { return u->kernel; }
 const wl_config *wl_universe_config(const wl_universe *u) { return &u->cfg; }
 const wl_engine_ops *wl_universe_ops(const wl_universe *u) { return u->ops; }
+
+/* The public capability bits of engine e. */
+static unsigned caps_of(const wl_engine_ops *e) {
+    unsigned c = 0;
+    if (e->caps & WL_CAP_TORUS) c |= WL_CAN_TORUS;
+    if (e->caps & WL_CAP_BOUNDED) c |= WL_CAN_BOUNDED;
+    if (e->caps & WL_CAP_PLANE) c |= WL_CAN_PLANE;
+    if (e->caps & WL_CAP_ANY_RULE) c |= WL_CAN_ANY_RULE;
+    if (e->caps & WL_CAP_DEVICE) c |= WL_CAN_DEVICE;
+    if (e->render) c |= WL_CAN_RENDER;
+    if (e->render_gl) c |= WL_CAN_RENDER_GL;
+    if (e->set_cell && e->get_cell) c |= WL_CAN_CELLS;
+    if (e->randomize) c |= WL_CAN_RANDOMIZE;
+    if (e->timed_step) c |= WL_CAN_TIME;
+    if (e->load_file || e->save_file) c |= WL_CAN_FILES;
+    if (e->store_rows && e->load_rows) c |= WL_CAN_ROWS;
+    return c;
+}
+
+unsigned wl_engine_caps(const char *engine) {
+    const wl_engine_ops *e = engine ? wl_engine_find(engine) : NULL;
+    return e ? caps_of(e) : 0;
+}
+
+unsigned wl_universe_caps(const wl_universe *u) { return caps_of(u->ops); }
+
+void wl_universe_set_generation(wl_universe *u, const wl_bigint *generation) {
+    u->generation = *generation;
+}
 void *wl_universe_ctx(const wl_universe *u) { return u->ctx; }
 
-void wl_universe_advance_counter(wl_universe *u, uint64_t n) {
+static void advance_counter(wl_universe *u, uint64_t n) {
     wl_bigint g;
     wl_bigint_from_u64(&g, n);
     wl_bigint_add(&u->generation, &u->generation, &g);
@@ -360,6 +389,43 @@ wl_status wl_universe_get_cell(wl_universe *u, int64_t x, int64_t y, int *alive)
     *alive = wl_pattern_get(p, x, y);
     wl_pattern_free(p);
     return WL_OK;
+}
+
+wl_status wl_universe_randomize(wl_universe *u, double density, uint64_t seed) {
+    if (!is_grid(u))
+        return wl_error(WL_ERR_UNSUPPORTED, "randomize: the plane has no grid to fill");
+    wl_status s;
+    if (u->ops->randomize) {
+        s = u->ops->randomize(u->ctx, density, seed);
+    } else {
+        wl_pattern *p = wl_pattern_new();
+        if (!p) return WL_ERR_NOMEM;
+        wl_rect r = {-(int64_t)(u->cfg.width / 2), -(int64_t)(u->cfg.height / 2), u->cfg.width,
+                     u->cfg.height};
+        s = wl_pattern_random(p, &r, density, seed);
+        if (!s) s = wl_universe_load(u, p, NULL);
+        wl_pattern_free(p);
+    }
+    if (!s) wl_bigint_from_u64(&u->generation, 0);
+    return s;
+}
+
+wl_status wl_universe_step_timed(wl_universe *u, uint64_t generations, double *seconds) {
+    *seconds = 0;
+    if (u->ops->timed_step && !u->ho) {
+        wl_status s = u->ops->timed_step(u->ctx, generations, seconds);
+        if (!s) advance_counter(u, generations);
+        return s;
+    }
+    double t0 = wl_clock();
+    wl_status s = wl_universe_step(u, generations);
+    if (!s && u->ops->synchronize) s = u->ops->synchronize(u->ctx);
+    *seconds = wl_clock() - t0;
+    return s;
+}
+
+double wl_universe_copy_floor(wl_universe *u) {
+    return u->ops->copy_floor_cups ? u->ops->copy_floor_cups(u->ctx) : 0;
 }
 
 wl_status wl_universe_render(wl_universe *u, const wl_view *v, uint32_t *rgba) {
