@@ -245,6 +245,23 @@ typedef struct wl_engine_ops {
      * host memory (CUDA-OpenGL interop).  The caller's GL context must be current. */
     wl_status (*render_gl)(void *ctx, const wl_view *view, unsigned gl_buffer);
 
+    /* -- device (optional: engines that keep the universe in a device's memory; what the
+     * wrapper engines, mpi and stream, need from an inner engine without naming it) -- */
+    /* Number of devices this engine can use here (0 when none). */
+    int (*device_count)(void);
+    /* Binds the calling thread to device `device` (a wrapper's own worker threads). */
+    wl_status (*device_bind)(int device);
+    /* Page-locked host memory, which the device copies to and from at full speed (DMA):
+     * allocate (NULL + error on failure) and free; lock memory allocated elsewhere
+     * (WL_ERR_DEVICE if the driver refuses) and unlock it. */
+    void *(*host_alloc)(size_t bytes);
+    void (*host_free)(void *p);
+    wl_status (*host_register)(void *p, size_t bytes);
+    void (*host_unregister)(void *p);
+    /* Bytes of device memory one buffer of a universe of this kernel (NULL: the default)
+     * holds per grid row of `width` cells (the stream engine's unit for its bands). */
+    uint64_t (*row_bytes)(uint64_t width, const char *kernel);
+
     /* -- tile kernels (optional: the cpu engine's logic for the sparse engine's tiles) -- */
     /* Makes the engine's fastest tile kernel for cfg->rule (cfg->kernel may name one of the
      * engine's kernels; NULL = its default) into *out. */

@@ -127,7 +127,7 @@ __global__ void k_bitcount(const uint32_t *in, uint32_t *out, int64_t w, int64_t
     }
 }
 
-extern "C" wl_status wlcu_bits_step(wlcu_ctx *c, int kernel) {
+static wl_status bits_step(wlcu_ctx *c, int kernel) {
     const uint32_t *in = (const uint32_t *)c->cur;
     uint32_t *out = (uint32_t *)c->nxt;
     int64_t w = (int64_t)c->w, h = (int64_t)c->h;
@@ -142,3 +142,10 @@ extern "C" wl_status wlcu_bits_step(wlcu_ctx *c, int kernel) {
     }
     return WL_OK;
 }
+
+extern "C" wl_status wlcu_bits_step(wlcu_ctx *c, unsigned gens) {
+    (void)gens; /* one generation per launch */
+    return bits_step(c, c->kernel);
+}
+
+extern "C" wl_status wlcu_bitcount_step(wlcu_ctx *c) { return bits_step(c, WLCU_K_BITCOUNT); }

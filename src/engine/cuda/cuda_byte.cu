@@ -88,7 +88,8 @@ __global__ void k_shared(const uint8_t *in, uint8_t *out, int64_t w, int64_t h, 
     }
 }
 
-extern "C" wl_status wlcu_byte_step(wlcu_ctx *c) {
+extern "C" wl_status wlcu_byte_step(wlcu_ctx *c, unsigned gens) {
+    (void)gens; /* one generation per launch */
     WLCU_CHECK(cudaMemcpyToSymbolAsync(c_rule512, c->rule.table, sizeof c->rule.table));
     const uint8_t *in = (const uint8_t *)c->cur;
     uint8_t *out = (uint8_t *)c->nxt;

@@ -32,12 +32,9 @@ extern "C" wl_status wlcu_probe(void) {
     return WL_OK;
 }
 
-extern "C" unsigned wlcu_gens_per_launch(const wlcu_ctx *c) {
-    return c->kernel == WLCU_K_LOP3    ? wlcu_lop3_max_gens(c)
-           : c->kernel == WLCU_K_LOP3V ? wlcu_lop3v_max_gens(c)
-           : c->kernel == WLCU_K_WAVE  ? wlcu_wave_max_gens(c)
-                                       : 1u;
-}
+#define WLCU_KERNEL_ROW(ID, name, layout, totalistic, init, max_gens, launch, whole)        \
+    {name, layout, totalistic, init, max_gens, launch, whole},
+extern "C" const wlcu_kernel_info wlcu_kernels[WLCU_K_COUNT] = {WLCU_KERNELS(WLCU_KERNEL_ROW)};
 
 static wl_status alloc_buffers(wlcu_ctx *c) {
     uint64_t cells = c->w * c->h;
@@ -81,13 +78,8 @@ extern "C" wl_status wlcu_init(wlcu_ctx *c, int device) {
     WLCU_CHECK(cudaEventCreate(&b));
     c->ev_stop = b;
     WLCU_CHECK(cudaMalloc(&c->d_count, sizeof(uint64_t)));
-    if (c->kernel == WLCU_K_LUT4X4 || c->kernel == WLCU_K_LUT4X4_64 ||
-        c->kernel == WLCU_K_PATCH16)
-        return wlcu_lut_init(c);
-    if (c->kernel == WLCU_K_LUT6X3 || c->kernel == WLCU_K_BITCOUNT) return wlcu_bits_init(c);
-    if (c->kernel == WLCU_K_WAVE) return wlcu_wave_prepare(c);
-    if (c->kernel == WLCU_K_LOP3P) return wlcu_pair_prepare(c);
-    return WL_OK;
+    const wlcu_kernel_info *k = &wlcu_kernels[c->kernel];
+    return k->init ? k->init(c) : WL_OK;
 }
 
 extern "C" wl_status wlcu_use(wlcu_ctx *c) {
@@ -322,37 +314,16 @@ extern "C" wl_status wlcu_randomize(wlcu_ctx *c, double density, uint64_t seed) 
 /* ---- stepping, timing ---- */
 
 extern "C" wl_status wlcu_advance(wlcu_ctx *c, uint64_t gens) {
+    const wlcu_kernel_info *ki = &wlcu_kernels[c->kernel];
+    const unsigned kmax = ki->max_gens ? ki->max_gens(c) : 1u;
     while (gens) {
         wl_status s;
-        unsigned k = 1;
-        switch (c->kernel) {
-        case WLCU_K_LOP3:
-            /* whole blocks of K generations; the remainder one at a time by bitcount */
-            k = wlcu_lop3_max_gens(c);
-            if (gens >= k) s = wlcu_lop3_step(c);
-            else s = wlcu_bits_step(c, WLCU_K_BITCOUNT), k = 1;
-            break;
-        case WLCU_K_LOP3V: /* the same with the vertically stacked tile */
-            k = wlcu_lop3v_max_gens(c);
-            if (gens >= k) s = wlcu_lop3v_step(c);
-            else s = wlcu_bits_step(c, WLCU_K_BITCOUNT), k = 1;
-            break;
-        case WLCU_K_WAVE: /* the same with the wavefront kernel */
-            k = wlcu_wave_max_gens(c);
-            if (gens >= k) s = wlcu_wave_step(c);
-            else s = wlcu_bits_step(c, WLCU_K_BITCOUNT), k = 1;
-            break;
-        case WLCU_K_LOP3P: /* the pair layout: the remainder is one shorter launch */
-            k = wlcu_pair_max_gens(c);
-            if (gens < k) k = (unsigned)gens;
-            s = wlcu_pair_step(c, k);
-            break;
-        case WLCU_K_BITCOUNT:
-        case WLCU_K_LUT6X3: s = wlcu_bits_step(c, c->kernel); break;
-        case WLCU_K_LUT4X4:
-        case WLCU_K_LUT4X4_64:
-        case WLCU_K_PATCH16: s = wlcu_lut_step(c); break;
-        default: s = wlcu_byte_step(c); break;
+        unsigned k = gens < kmax ? (unsigned)gens : kmax;
+        if (ki->whole && k < kmax) { /* the remainder, one generation at a time */
+            k = 1;
+            s = wlcu_bitcount_step(c);
+        } else {
+            s = ki->launch(c, k);
         }
         if (s) return s;
         void *t = c->cur;

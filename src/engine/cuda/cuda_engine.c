@@ -32,23 +32,9 @@
 #include <stdlib.h>
 #include <string.h>
 
-static const char *const kernel_names[] = {"best",     "wave",   "lop3",    "lop3v",
-                                           "lop3p",    "bitcount", "lut6x3", "patch16",
-                                           "lut4x4",   "lut4x4-64", "shared", "stride",
-                                           "naive",    NULL};
-static const int kernel_ids[] = {-1,
-                                 WLCU_K_WAVE,
-                                 WLCU_K_LOP3,
-                                 WLCU_K_LOP3V,
-                                 WLCU_K_LOP3P,
-                                 WLCU_K_BITCOUNT,
-                                 WLCU_K_LUT6X3,
-                                 WLCU_K_PATCH16,
-                                 WLCU_K_LUT4X4,
-                                 WLCU_K_LUT4X4_64,
-                                 WLCU_K_SHARED,
-                                 WLCU_K_STRIDE,
-                                 WLCU_K_NAIVE};
+/* "best", then the kernel table's names (wlcuda.h, WLCU_KERNELS) in its order. */
+#define KERNEL_NAME(ID, name, ...) name,
+static const char *const kernel_names[] = {"best", WLCU_KERNELS(KERNEL_NAME) NULL};
 
 /* The kernel `best` runs for an outer-totalistic rule on a w x h grid: the fastest verified
  * on an H100 (docs/BENCHMARKS.md, CUDA section "Fourth session", 2026-11-22 08:34 UTC):
@@ -69,19 +55,6 @@ typedef struct cuda_engine {
 
 static wl_status cuda_probe(void) { return wlcu_probe(); }
 
-static int layout_of(int kernel) {
-    switch (kernel) {
-    case WLCU_K_LOP3:
-    case WLCU_K_LOP3V:
-    case WLCU_K_WAVE:
-    case WLCU_K_BITCOUNT:
-    case WLCU_K_LUT6X3: return WLCU_BITS;
-    case WLCU_K_PATCH16: return WLCU_PATCH;
-    case WLCU_K_LOP3P: return WLCU_PAIRS;
-    default: return WLCU_BYTES;
-    }
-}
-
 static void cuda_destroy(void *ctx) {
     cuda_engine *e = ctx;
     if (!e) return;
@@ -93,9 +66,10 @@ static void cuda_destroy(void *ctx) {
 
 static wl_status cuda_create(const wl_config *cfg, const char *kernel, void **ctx) {
     *ctx = NULL;
-    int id = WLCU_K_LOP3;
-    for (size_t i = 0; kernel_names[i]; i++)
-        if (strcmp(kernel_names[i], kernel) == 0) id = kernel_ids[i];
+    int id = WLCU_K_LOP3; /* (unknown names do not reach here: the registry checks them) */
+    for (int i = 0; i < WLCU_K_COUNT; i++)
+        if (strcmp(wlcu_kernels[i].name, kernel) == 0) id = i;
+    if (strcmp(kernel, "best") == 0) id = -1;
     uint16_t birth = 0, survive = 0;
     int totalistic = wl_rule_is_totalistic(&cfg->rule, &birth, &survive);
     if (cfg->width > ((uint64_t)1 << 40) || cfg->height > ((uint64_t)1 << 40) ||
@@ -104,9 +78,7 @@ static wl_status cuda_create(const wl_config *cfg, const char *kernel, void **ct
                         (unsigned long long)cfg->width, (unsigned long long)cfg->height);
     if (id < 0)
         id = totalistic ? best_totalistic(cfg->width, cfg->height) : WLCU_K_LUT6X3;
-    if ((id == WLCU_K_LOP3 || id == WLCU_K_LOP3V || id == WLCU_K_WAVE || id == WLCU_K_LOP3P ||
-         id == WLCU_K_BITCOUNT) &&
-        !totalistic) {
+    if (wlcu_kernels[id].totalistic && !totalistic) {
         if (cfg->verbose)
             fprintf(stderr,
                     "warplife: cuda kernel '%s' needs an outer-totalistic rule; using lut6x3\n",
@@ -119,7 +91,7 @@ static wl_status cuda_create(const wl_config *cfg, const char *kernel, void **ct
     e->dev.h = cfg->height;
     e->dev.torus = cfg->topology == WL_TOPOLOGY_TORUS;
     e->dev.kernel = id;
-    e->dev.layout = layout_of(id);
+    e->dev.layout = wlcu_kernels[id].layout;
     e->dev.rule = cfg->rule;
     e->dev.birth = birth;
     e->dev.survive = survive;
@@ -216,6 +188,19 @@ static wl_status cuda_render_gl(void *ctx, const wl_view *view, unsigned gl_buff
 #define CUDA_RENDER_GL NULL /* built without OpenGL headers */
 #endif
 
+/* Bytes per grid row of one buffer: the kernel's layout (bits in 32-bit words, pairs of
+ * them, or bytes; 4x4 patches of 16 bits take what bits take). */
+static uint64_t cuda_row_bytes(uint64_t width, const char *kernel) {
+    int layout = WLCU_BITS;
+    for (int i = 0; kernel && i < WLCU_K_COUNT; i++)
+        if (strcmp(wlcu_kernels[i].name, kernel) == 0) layout = wlcu_kernels[i].layout;
+    switch (layout) {
+    case WLCU_BYTES: return width;
+    case WLCU_PAIRS: return (width + 63) / 64 * 8;
+    default: return (width + 31) / 32 * 4;
+    }
+}
+
 static double cuda_copy_floor(void *ctx) {
     cuda_engine *e = ctx;
     if (wlcu_use(&e->dev)) return 0;
@@ -245,5 +230,12 @@ const wl_engine_ops wl_engine_cuda = {
     .copy_floor_cups = cuda_copy_floor,
     .store_rows = wlcu_store_rows, /* cuda_rows.cu (the mpi engine's halos) */
     .load_rows = wlcu_load_rows,
+    .device_count = wlcu_device_count,
+    .device_bind = wlcu_thread_device,
+    .host_alloc = wlcu_host_alloc,
+    .host_free = wlcu_host_free,
+    .host_register = wlcu_host_register,
+    .host_unregister = wlcu_host_unregister,
+    .row_bytes = cuda_row_bytes,
     .render_gl = CUDA_RENDER_GL,
 };

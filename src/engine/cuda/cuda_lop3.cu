@@ -209,7 +209,8 @@ extern "C" unsigned wlcu_lop3_max_gens(const wlcu_ctx *c) {
     return c->lop3_shape >= 0 ? (unsigned)life_shapes[c->lop3_shape].k : LOP3_K;
 }
 
-extern "C" wl_status wlcu_lop3_step(wlcu_ctx *c) {
+extern "C" wl_status wlcu_lop3_step(wlcu_ctx *c, unsigned gens) {
+    (void)gens; /* always wlcu_lop3_max_gens(c) (the kernel table's `whole`) */
     int nr = LOP3_NR, kk = LOP3_K;
     lop3_fn fn = c->rule_variant >= 0 && c->rule_variant < N_VARIANTS
                      ? variants[c->rule_variant].fn

@@ -266,7 +266,8 @@ extern "C" unsigned wlcu_lop3v_max_gens(const wlcu_ctx *c) {
                : V_K;
 }
 
-extern "C" wl_status wlcu_lop3v_step(wlcu_ctx *c) {
+extern "C" wl_status wlcu_lop3v_step(wlcu_ctx *c, unsigned gens) {
+    (void)gens; /* always wlcu_lop3v_max_gens(c) (the kernel table's `whole`) */
     int nr = V_NR, wb = V_WB, kk = V_K;
     lop3v_fn fn = k_lop3v_generic;
     for (int i = 0; i < N_VARIANTS; i++)

@@ -168,7 +168,8 @@ __global__ void k_patch16(const uint16_t *in, uint16_t *out, const uint8_t *__re
     }
 }
 
-extern "C" wl_status wlcu_lut_step(wlcu_ctx *c) {
+extern "C" wl_status wlcu_lut_step(wlcu_ctx *c, unsigned gens) {
+    (void)gens; /* one generation per launch */
     int64_t w = (int64_t)c->w, h = (int64_t)c->h;
     const uint8_t *lut = (const uint8_t *)c->table;
     if (c->kernel == WLCU_K_LUT4X4) {

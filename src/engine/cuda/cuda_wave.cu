@@ -133,7 +133,8 @@ extern "C" unsigned wlcu_wave_max_gens(const wlcu_ctx *c) {
     return c->wave_k > 0 ? (unsigned)c->wave_k : 8u;
 }
 
-extern "C" wl_status wlcu_wave_step(wlcu_ctx *c) {
+extern "C" wl_status wlcu_wave_step(wlcu_ctx *c, unsigned gens) {
+    (void)gens; /* always wlcu_wave_max_gens(c) (the kernel table's `whole`) */
     const int kk = (int)wlcu_wave_max_gens(c);
     int64_t h = (int64_t)c->h, w = (int64_t)c->w;
     int64_t strips = (int64_t)((c->nw + WV_LANES_OUT - 1) / WV_LANES_OUT);

@@ -21,22 +21,34 @@
 #include "internal.h"
 #include "lop3net.h" /* wl_lop3_net (the wave kernel's rule networks) */
 
-enum wlcu_kernel {
-    WLCU_K_LOP3 = 0,
-    WLCU_K_BITCOUNT,
-    WLCU_K_LUT6X3,
-    WLCU_K_PATCH16,
-    WLCU_K_LUT4X4,
-    WLCU_K_LUT4X4_64,
-    WLCU_K_SHARED,
-    WLCU_K_STRIDE,
-    WLCU_K_NAIVE,
-    WLCU_K_LOP3V,
-    WLCU_K_WAVE,
-    WLCU_K_LOP3P
-};
-
 enum wlcu_layout { WLCU_BITS = 0, WLCU_BYTES, WLCU_PATCH, WLCU_PAIRS };
+
+/* ---- the kernels: one row each -----------------------------------------------------------
+ * X(ID, "name", layout, totalistic, init, max_gens, launch, whole), in the order the engine
+ * lists them (after "best"):
+ *   totalistic  1: bit-sliced logic for outer-totalistic rules only (other rules run lut6x3)
+ *   init        set-up after the buffers exist (tables, NVRTC kernels), or NULL
+ *   max_gens    generations one launch does at most, or NULL for 1
+ *   launch      one launch of `gens` <= max_gens generations from cur to nxt
+ *   whole       1: a launch does exactly max_gens generations, the remainder of a step
+ *               runs one generation at a time on bitcount (same layout)
+ * Adding a kernel is one row here plus its .cu file. */
+#define WLCU_KERNELS(X)                                                                         \
+    X(WAVE, "wave", WLCU_BITS, 1, wlcu_wave_prepare, wlcu_wave_max_gens, wlcu_wave_step, 1)     \
+    X(LOP3, "lop3", WLCU_BITS, 1, NULL, wlcu_lop3_max_gens, wlcu_lop3_step, 1)                  \
+    X(LOP3V, "lop3v", WLCU_BITS, 1, NULL, wlcu_lop3v_max_gens, wlcu_lop3v_step, 1)              \
+    X(LOP3P, "lop3p", WLCU_PAIRS, 1, wlcu_pair_prepare, wlcu_pair_max_gens, wlcu_pair_step, 0)  \
+    X(BITCOUNT, "bitcount", WLCU_BITS, 1, wlcu_bits_init, NULL, wlcu_bits_step, 0)              \
+    X(LUT6X3, "lut6x3", WLCU_BITS, 0, wlcu_bits_init, NULL, wlcu_bits_step, 0)                  \
+    X(PATCH16, "patch16", WLCU_PATCH, 0, wlcu_lut_init, NULL, wlcu_lut_step, 0)                 \
+    X(LUT4X4, "lut4x4", WLCU_BYTES, 0, wlcu_lut_init, NULL, wlcu_lut_step, 0)                   \
+    X(LUT4X4_64, "lut4x4-64", WLCU_BYTES, 0, wlcu_lut_init, NULL, wlcu_lut_step, 0)             \
+    X(SHARED, "shared", WLCU_BYTES, 0, NULL, NULL, wlcu_byte_step, 0)                           \
+    X(STRIDE, "stride", WLCU_BYTES, 0, NULL, NULL, wlcu_byte_step, 0)                           \
+    X(NAIVE, "naive", WLCU_BYTES, 0, NULL, NULL, wlcu_byte_step, 0)
+
+#define WLCU_KERNEL_ID(ID, ...) WLCU_K_##ID,
+enum wlcu_kernel { WLCU_KERNELS(WLCU_KERNEL_ID) WLCU_K_COUNT };
 
 /* The kernel families cuda_rtc.cu compiles per rule with NVRTC. */
 enum wlcu_rtc_family { WLCU_RTC_WAVE = 0, WLCU_RTC_PAIR };
@@ -100,16 +112,18 @@ wl_status wlcu_randomize(wlcu_ctx *c, double density, uint64_t seed);
 wl_status wlcu_timed(wlcu_ctx *c, uint64_t gens, double *seconds);
 /* Measures device-to-device copy bandwidth (bytes read + written per second). */
 wl_status wlcu_copy_bandwidth(wlcu_ctx *c, double *bytes_per_s);
-/* Largest number of generations one launch of ctx's kernel does (1 for one-step kernels). */
-unsigned wlcu_gens_per_launch(const wlcu_ctx *c);
 
 /* ---- per-family launchers (defined in the family's .cu file) ---- */
-wl_status wlcu_byte_step(wlcu_ctx *c);                  /* cuda_byte.cu */
+/* Each family's launch (the kernel table's `launch`) steps `gens` generations, at most its
+ * max_gens (exactly max_gens for the `whole` families), from cur to nxt. */
+wl_status wlcu_byte_step(wlcu_ctx *c, unsigned gens);   /* cuda_byte.cu */
 wl_status wlcu_lut_init(wlcu_ctx *c);                   /* cuda_lut.cu: tables */
-wl_status wlcu_lut_step(wlcu_ctx *c);
+wl_status wlcu_lut_step(wlcu_ctx *c, unsigned gens);
 wl_status wlcu_bits_init(wlcu_ctx *c);                  /* cuda_bits.cu */
-wl_status wlcu_bits_step(wlcu_ctx *c, int kernel);   /* WLCU_K_LUT6X3 or _BITCOUNT */
-wl_status wlcu_lop3_step(wlcu_ctx *c);   /* cuda_lop3.cu: wlcu_lop3_max_gens(c) generations */
+wl_status wlcu_bits_step(wlcu_ctx *c, unsigned gens);   /* c->kernel: lut6x3 or bitcount */
+/* One generation by bitcount whatever c->kernel is (the remainder of the whole families). */
+wl_status wlcu_bitcount_step(wlcu_ctx *c);
+wl_status wlcu_lop3_step(wlcu_ctx *c, unsigned gens); /* cuda_lop3.cu */
 unsigned wlcu_lop3_max_gens(const wlcu_ctx *c);
 /* The Life tuning shape named by text ("NRxK", from WL_CUDA_LOP3), or -1. */
 int wlcu_lop3_shape(const char *text);
@@ -117,7 +131,7 @@ int wlcu_lop3_shape(const char *text);
  * mask evaluator. */
 int wlcu_lop3_variant(uint16_t birth, uint16_t survive);
 /* cuda_lop3v.cu: wlcu_lop3v_max_gens(c) generations per launch, warps stacked vertically. */
-wl_status wlcu_lop3v_step(wlcu_ctx *c);
+wl_status wlcu_lop3v_step(wlcu_ctx *c, unsigned gens);
 unsigned wlcu_lop3v_max_gens(const wlcu_ctx *c);
 /* The Life shape of lop3v named by text ("NRxWBxK", from WL_CUDA_LOP3V), or -1 for the
  * default shape; text NULL: the shape Life uses by default. */
@@ -126,7 +140,7 @@ int wlcu_lop3v_shape(const char *text);
  * picks the instance for c's rule (compiled-in Life, NVRTC, or run-time masks) once, after
  * wlcu_init; step launches it from cur to nxt. */
 wl_status wlcu_wave_prepare(wlcu_ctx *c);
-wl_status wlcu_wave_step(wlcu_ctx *c);
+wl_status wlcu_wave_step(wlcu_ctx *c, unsigned gens);
 unsigned wlcu_wave_max_gens(const wlcu_ctx *c);
 /* cuda_pair.cu: the lop3p kernel on the pair layout.  prepare picks the instance for c's
  * rule (compiled-in Life, NVRTC, or run-time masks) once, after wlcu_init; step launches
@@ -153,16 +167,33 @@ wl_status wlcu_use(wlcu_ctx *c);
 wl_status wlcu_bits_to_layout(wlcu_ctx *c, const uint32_t *bits, void *dst);
 wl_status wlcu_layout_to_bits(wlcu_ctx *c, const void *src, uint32_t *bits);
 
+/* One row of the kernel table (WLCU_KERNELS), indexed by enum wlcu_kernel. */
+typedef struct wlcu_kernel_info {
+    const char *name;
+    int layout;
+    int totalistic;
+    wl_status (*init)(wlcu_ctx *c);
+    unsigned (*max_gens)(const wlcu_ctx *c);
+    wl_status (*launch)(wlcu_ctx *c, unsigned gens);
+    int whole;
+} wlcu_kernel_info;
+extern const wlcu_kernel_info wlcu_kernels[WLCU_K_COUNT]; /* cuda_device.cu */
+
 /* ---- row strips and host helpers (cuda_rows.cu; used by the mpi engine) ---- */
 /* store_rows / load_rows engine ops: ctx is the engine's context (its first member is the
  * wlcu_ctx); rows in wl_grid's layout at `stride` 64-bit words per row. */
 wl_status wlcu_store_rows(void *ctx, uint64_t y0, uint64_t n, uint64_t *rows, size_t stride);
 wl_status wlcu_load_rows(void *ctx, uint64_t y0, uint64_t n, const uint64_t *rows,
                          size_t stride);
-/* Number of CUDA devices (0 when there is none or the driver fails). */
+/* The engine's device slots (wl_engine_ops): number of CUDA devices (0 when there is none
+ * or the driver fails); pinned (page-locked) host memory, NULL + WL_ERR_NOMEM on failure
+ * (cuda_rows.cu); page-locking memory allocated elsewhere and selecting the device on a
+ * thread (cuda_pin.cu). */
 int wlcu_device_count(void);
-/* Pinned (page-locked) host memory for fast strips; NULL + WL_ERR_NOMEM on failure. */
 void *wlcu_host_alloc(size_t bytes);
 void wlcu_host_free(void *p);
+wl_status wlcu_host_register(void *p, size_t bytes);
+void wlcu_host_unregister(void *p);
+wl_status wlcu_thread_device(int device);
 
 #endif

@@ -76,7 +76,6 @@
 #include "mpi_internal.h"
 
 #ifdef WL_HAVE_CUDA
-#include "wlcuda.h" /* device count and pinned host buffers (cuda_rows.cu) */
 #endif
 #if defined(OPEN_MPI) && OPEN_MPI
 #include <mpi-ext.h> /* MPIX_CUDA_AWARE_SUPPORT */
@@ -131,20 +130,15 @@ static wl_status agree(mpi_ctx *c, wl_status st, const char *what) {
 
 static uint64_t *strip_alloc(mpi_ctx *c, uint64_t rows) {
     size_t bytes = (size_t)(rows ? rows : 1) * c->gstride * sizeof(uint64_t);
-#ifdef WL_HAVE_CUDA
-    if (c->pinned) return wlcu_host_alloc(bytes);
-#endif
+    if (c->pinned) return c->inner_ops->host_alloc(bytes);
     return wl_malloc(bytes);
 }
 
 static void strip_free(mpi_ctx *c, uint64_t *p) {
-    (void)c; /* only the GPU build looks at it */
-#ifdef WL_HAVE_CUDA
     if (c->pinned) {
-        wlcu_host_free(p);
+        c->inner_ops->host_free(p);
         return;
     }
-#endif
     free(p);
 }
 
@@ -251,10 +245,8 @@ static wl_status pick_device(mpi_ctx *c, int *device) {
     int err = MPI_Comm_rank(node, &local);
     MPI_Comm_free(&node);
     if (err != MPI_SUCCESS) return mpi_fail(err, "MPI_Comm_rank");
-#ifdef WL_HAVE_CUDA
-    int n = wlcu_device_count();
+    int n = c->inner_ops->device_count ? c->inner_ops->device_count() : 0;
     if (n > 0) *device = local % n;
-#endif
     return WL_OK;
 }
 
@@ -275,7 +267,7 @@ static void note_setup(const mpi_ctx *c, int device) {
 #endif
     fprintf(stderr, "warplife: mpi engine: %d ranks, %s path, halo %llu rows; CUDA-aware MPI: "
             "%s\n", c->size, c->persistent ? "persistent" : "full-copy",
-            (unsigned long long)c->k, strcmp(c->inner_name, "cuda") == 0 ? aware : "n/a");
+            (unsigned long long)c->k, c->inner_ops->caps & WL_CAP_DEVICE ? aware : "n/a");
 }
 
 /* Creates this rank's inner universe (and buffers) for its local grid. */
@@ -291,7 +283,7 @@ static wl_status create_local(mpi_ctx *c, int device) {
     if (c->persistent) {
         /* a torus stays a torus (exact horizontal wrap); a bounded grid stays bounded */
         ic.width = c->W;
-        c->pinned = strcmp(c->inner_name, "cuda") == 0;
+        c->pinned = c->inner_ops->host_alloc && c->inner_ops->host_free;
         if (c->need_edges) c->edge = strip_alloc(c, 2 * c->et < c->rows ? 2 * c->et : c->rows);
         c->halo = strip_alloc(c, c->nloc - c->rows);
         if ((c->need_edges && !c->edge) || !c->halo) return WL_ERR_NOMEM;
@@ -340,7 +332,7 @@ static wl_status setup(mpi_ctx *c, const wl_engine_ops *inner) {
     s = agree(c, s, "the inner engine's probe");
     if (s) return s;
     int device = c->cfg.device;
-    if (strcmp(c->inner_name, "cuda") == 0 && (s = pick_device(c, &device))) return s;
+    if (inner->device_count && (s = pick_device(c, &device))) return s;
     mpi_band_of(c, c->rank, &c->r0, &c->rows);
     c->nloc = mpi_local_rows(c, c->rank);
     c->off = mpi_band_offset(c, c->rank);
@@ -368,6 +360,7 @@ static wl_status mpi_create(const wl_config *cfg, const char *kernel, void **out
     c->rowtype = MPI_DATATYPE_NULL;
     c->cfg = *cfg;
     c->inner_name = kernel;
+    c->inner_ops = inner;
     c->W = cfg->width;
     c->H = cfg->height;
     c->gstride = (size_t)((c->W + 63) / 64);

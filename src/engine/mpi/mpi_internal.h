@@ -24,6 +24,7 @@ typedef void (*mpi_row_dst)(mpi_ctx *c, uint64_t li, const uint64_t *row);
 struct mpi_ctx {
     wl_config cfg;          /* the universe's configuration (engine "mpi") */
     const char *inner_name; /* "cpu", "ref" or "cuda" */
+    const wl_engine_ops *inner_ops; /* its engine (device slots for pinned strips) */
     MPI_Comm comm;
     int rank, size;
     int persistent;         /* 1: the inner universe keeps the state (row ops); 0: full path */

@@ -43,13 +43,5 @@ wl_status stream_plan_make(uint64_t W, uint64_t H, int torus, uint64_t limit,
 void stream_plan_band(const stream_plan *p, uint64_t b, uint64_t *y0, uint64_t *rows,
                       uint64_t *top, uint64_t *off);
 
-#ifdef WL_HAVE_CUDA
-/* Host helpers of the CUDA engine (src/engine/cuda/cuda_pin.cu), for a cuda inner engine:
- * page-lock `bytes` of host memory at p for DMA copies (WL_ERR_DEVICE if the driver
- * refuses), undo it, and select the inner's device on a worker thread. */
-wl_status wlcu_host_register(void *p, size_t bytes);
-void wlcu_host_unregister(void *p);
-wl_status wlcu_thread_device(int device);
-#endif
 
 #endif

@@ -63,9 +63,6 @@
 #include <stdlib.h>
 #include <string.h>
 
-/* Kernels of the cuda engine that keep a byte per cell (8 bits per cell, not 1). */
-static const char *const cuda_byte_kernels[] = {"shared", "stride", "naive", "lut4x4",
-                                                "lut4x4-64", NULL};
 /* Characters kept of a worker's error message. */
 #define ERR_LEN 512
 
@@ -83,9 +80,10 @@ typedef struct slot {
 struct stream_ctx {
     wl_config cfg;           /* the universe's configuration */
     const char *inner_name;  /* "cuda", "opencl", "cpu" or "ref" */
+    const wl_engine_ops *inner_ops;
     stream_plan plan;
     wl_grid cur, nxt;        /* the universe, current and next generation */
-    int pinned;              /* cur and nxt are page-locked (cuda inner) */
+    int pinned;              /* cur and nxt are page-locked (a device inner engine) */
     unsigned nslots;
     slot slots[WL_STREAM_SLOTS];
     /* the pass in progress, guarded by mu */
@@ -161,9 +159,7 @@ static void *worker_main(void *arg) {
     slot *sl = arg;
     stream_ctx *c = sl->c;
     wl_status dev = WL_OK;
-#ifdef WL_HAVE_CUDA
-    if (strcmp(c->inner_name, "cuda") == 0) dev = wlcu_thread_device(c->cfg.device);
-#endif
+    if (c->inner_ops->device_bind) dev = c->inner_ops->device_bind(c->cfg.device);
     char dev_err[ERR_LEN];
     snprintf(dev_err, sizeof dev_err, "%s", dev ? wl_last_error() : "");
     pthread_mutex_lock(&c->mu);
@@ -266,12 +262,10 @@ static void stream_destroy(void *ctx) {
         wl_universe_free(c->slots[i].inner);
         wl_grid_free(&c->slots[i].stage);
     }
-#ifdef WL_HAVE_CUDA
     if (c->pinned) {
-        wlcu_host_unregister(c->cur.words);
-        wlcu_host_unregister(c->nxt.words);
+        c->inner_ops->host_unregister(c->cur.words);
+        c->inner_ops->host_unregister(c->nxt.words);
     }
-#endif
     wl_grid_free(&c->cur);
     wl_grid_free(&c->nxt);
     pthread_mutex_destroy(&c->mu);
@@ -280,14 +274,11 @@ static void stream_destroy(void *ctx) {
     free(c);
 }
 
-/* Bytes one buffer of the inner engine holds per row of W cells: the plan's unit.  The
- * cuda engine's bit kernels keep ceil(W/32) 32-bit words, its byte kernels W bytes; other
- * inners are counted as bit-packed (the limit is a GPU notion; for cpu and ref it only
- * sizes the bands). */
-static uint64_t inner_row_bytes(const char *inner, const char *kernel, uint64_t W) {
-    if (strcmp(inner, "cuda") == 0 && kernel)
-        for (size_t i = 0; cuda_byte_kernels[i]; i++)
-            if (strcmp(kernel, cuda_byte_kernels[i]) == 0) return W;
+/* Bytes one buffer of the inner engine holds per row of W cells: the plan's unit.  Device
+ * engines say it (their layout: bits, bytes, ...); other inners are counted as bit-packed
+ * (the limit is a GPU notion; for cpu and ref it only sizes the bands). */
+static uint64_t inner_row_bytes(const wl_engine_ops *inner, const char *kernel, uint64_t W) {
+    if (inner->row_bytes) return inner->row_bytes(W, kernel);
     return (W + 31) / 32 * 4;
 }
 
@@ -300,25 +291,22 @@ static uint64_t env_u64(const char *name) {
     return *end ? 0 : (uint64_t)n;
 }
 
-/* Page-locks the two host grids for a cuda inner; refusal only costs speed. */
+/* Page-locks the two host grids for a device inner engine; refusal only costs speed. */
 static void pin_host(stream_ctx *c) {
-#ifdef WL_HAVE_CUDA
-    if (strcmp(c->inner_name, "cuda") != 0) return;
+    const wl_engine_ops *e = c->inner_ops;
+    if (!e->host_register || !e->host_unregister) return;
     size_t bytes = (size_t)(c->cur.h * c->cur.stride * sizeof(uint64_t));
-    if (wlcu_host_register(c->cur.words, bytes) == WL_OK) {
-        if (wlcu_host_register(c->nxt.words, bytes) == WL_OK) {
+    if (e->host_register(c->cur.words, bytes) == WL_OK) {
+        if (e->host_register(c->nxt.words, bytes) == WL_OK) {
             c->pinned = 1;
             return;
         }
-        wlcu_host_unregister(c->cur.words);
+        e->host_unregister(c->cur.words);
     }
     if (c->cfg.verbose)
         fprintf(stderr, "warplife: stream engine: host memory not page-locked (%s); copies "
                         "will be slower\n", wl_last_error());
     wl_clear_error();
-#else
-    (void)c;
-#endif
 }
 
 /* Creates the slots' inner universes (W x win, the universe's topology and rule). */
@@ -381,14 +369,15 @@ static wl_status stream_create(const wl_config *cfg, const char *kernel, void **
     stream_ctx *c = wl_calloc(1, sizeof *c);
     if (!c) return WL_ERR_NOMEM;
     c->cfg = *cfg;
-    c->inner_name = wl_engine_find(kernel)->name;
+    c->inner_ops = wl_engine_find(kernel);
+    c->inner_name = c->inner_ops->name;
     pthread_mutex_init(&c->mu, NULL);
     pthread_cond_init(&c->cv_work, NULL);
     pthread_cond_init(&c->cv_done, NULL);
     /* WL_STREAM_HALO / WL_STREAM_BAND force the halo depth and the band height (tests). */
     wl_status s = stream_plan_make(cfg->width, cfg->height, cfg->topology == WL_TOPOLOGY_TORUS,
                                    cfg->gpu_memory,
-                                   inner_row_bytes(kernel, inner_kernel, cfg->width),
+                                   inner_row_bytes(c->inner_ops, inner_kernel, cfg->width),
                                    env_u64("WL_STREAM_HALO"), env_u64("WL_STREAM_BAND"),
                                    &c->plan);
     c->nslots = c->plan.nbands < WL_STREAM_SLOTS ? (unsigned)c->plan.nbands : WL_STREAM_SLOTS;
