@@ -75,8 +75,6 @@
  */
 #include "mpi_internal.h"
 
-#ifdef WL_HAVE_CUDA
-#endif
 #if defined(OPEN_MPI) && OPEN_MPI
 #include <mpi-ext.h> /* MPIX_CUDA_AWARE_SUPPORT */
 #endif
