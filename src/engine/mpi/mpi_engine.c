@@ -43,11 +43,12 @@
  * step on a GPU (0.39 ms against 8.9 ms for 64 generations of a 65536^2 band on an H200,
  * 96% weak-scaling efficiency on 4 GPUs: docs/BENCHMARKS.md), so the chunk is not split
  * further.
- *   GPU halos go through pinned host buffers (cudaMallocHost, from cuda_rows.cu): one DMA
- * each way per edge.  Open MPI builds that are CUDA-aware could take device pointers; the
+ *   GPU halos go through pinned host buffers (the inner engine's host_alloc slot; for cuda,
+ * cudaMallocHost): one DMA each way per edge.  Open MPI builds that are CUDA-aware could take device pointers; the
  * verbose notes say whether the library is, but the measured path is the pinned one
  * (Debian's Open MPI is not CUDA-aware).  One rank per GPU: the inner engine's device is
- * the rank's node-local rank (MPI_COMM_TYPE_SHARED) modulo the node's device count.
+ * the rank's node-local rank (MPI_COMM_TYPE_SHARED) modulo the node's device count (the
+ * inner engine's device_count slot).
  *
  * The full path (mpi_full.c), for inner engines without row ops (and WL_MPI_PATH=full): the
  * band lives on the host and the whole local grid is loaded, stepped and stored every
