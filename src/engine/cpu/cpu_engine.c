@@ -14,6 +14,8 @@
  *   avx2       bitsliced on 256-bit vectors (simd_avx2.c)
  *   avx512     bitsliced on 512-bit vectors with vpternlogq (simd_avx512.c)
  *   vpermb     any rule: 64 table lookups per instruction (AVX-512 VBMI, simd_vpermb.c)
+ * One row each in CPU_KERNELS below (name, how it keeps the cells, what it needs from the
+ * CPU, threads, generations per pass, row technique); everything else follows from it.
  * All but best and byte-omp use one thread and one generation per pass, so that each
  * measures its own technique.  best and byte-omp use cfg->threads threads (0 = all
  * cores), but at most one per MIN_CELLS_PER_THREAD cells and MAX_THREADS_PER_CORE per core.
@@ -21,6 +23,7 @@
  * Rules that are not outer-totalistic run best and avx512 through the vpermb lookups when
  * the CPU has them, and nibble, bitsliced and avx2 (and best and avx512 on other CPUs)
  * through the lut6x3 tables (same threads and blocking); verbose mode says so on stderr.
+ * The same table gives the sparse engine its tile kernels (tile_kernel, at the end).
  *
  * Memory: bit kernels hold two full bit-per-cell grids (2 bits per cell; a 65536^2 torus
  * takes 1 GiB) plus per-thread tile buffers of about TILE_CACHE_BYTES.
@@ -36,12 +39,58 @@
 #define MIN_CELLS_PER_THREAD 16384u   /* smaller universes use fewer threads */
 #define MAX_THREADS_PER_CORE 4        /* cfg->threads above this many per core is capped */
 
-enum kernel_id { K_BEST, K_BYTE, K_BYTE_OMP, K_LUT6X3, K_LUT4X4, K_NIBBLE, K_BITSLICED,
-                 K_AVX2, K_AVX512, K_VPERMB };
+/* The row techniques of bit kernels (the gen_rows functions; R_SIMD: the widest the CPU
+ * has, AVX-512, else AVX2, else bitsliced). */
+enum row_tech { R_NONE, R_SIMD, R_BITSLICED, R_AVX2, R_AVX512, R_VPERMB, R_LUT6X3, R_LUT4X4 };
+/* What a kernel needs from the CPU. */
+enum cpu_need { NEED_NONE, NEED_AVX2, NEED_AVX512, NEED_VPERMB };
+/* How a kernel keeps the cells. */
+enum cpu_family { F_BITS, F_BYTE, F_NIBBLE };
 
-static const char *const kernel_names[] = {"best",   "byte",      "byte-omp", "lut6x3",
-                                           "lut4x4", "nibble",    "bitsliced", "avx2",
-                                           "avx512", "vpermb",    NULL};
+/* The kernels, one row each, the default first:
+ *   X(ID, "name", family, needs, threaded, depth, rows)
+ * threaded  1: cfg->threads threads; 0: one (a technique measured on its own)
+ * depth     generations per pass of the tile driver (temporal blocking)
+ * rows      the row technique for outer-totalistic rules; other rules run vpermb where an
+ *           AVX-512 kernel runs and the CPU has it, else lut6x3 (lut4x4 runs any rule), and
+ *           the nibble kernel runs them as lut6x3 bit rows
+ * Adding a kernel is one row here (and its technique's file). */
+#define CPU_KERNELS(X)                                                                     \
+    X(BEST, "best", F_BITS, NEED_NONE, 1, BEST_DEPTH, R_SIMD)                              \
+    X(BYTE, "byte", F_BYTE, NEED_NONE, 0, 1, R_NONE)                                       \
+    X(BYTE_OMP, "byte-omp", F_BYTE, NEED_NONE, 1, 1, R_NONE)                               \
+    X(LUT6X3, "lut6x3", F_BITS, NEED_NONE, 0, 1, R_LUT6X3)                                 \
+    X(LUT4X4, "lut4x4", F_BITS, NEED_NONE, 0, 1, R_LUT4X4)                                 \
+    X(NIBBLE, "nibble", F_NIBBLE, NEED_NONE, 0, 1, R_BITSLICED)                            \
+    X(BITSLICED, "bitsliced", F_BITS, NEED_NONE, 0, 1, R_BITSLICED)                        \
+    X(AVX2, "avx2", F_BITS, NEED_AVX2, 0, 1, R_AVX2)                                       \
+    X(AVX512, "avx512", F_BITS, NEED_AVX512, 0, 1, R_AVX512)                               \
+    X(VPERMB, "vpermb", F_BITS, NEED_VPERMB, 0, 1, R_VPERMB)
+
+typedef struct cpu_kernel {
+    const char *name;
+    enum cpu_family family;
+    enum cpu_need need;
+    int threaded;
+    unsigned depth;
+    enum row_tech rows;
+} cpu_kernel;
+
+#define KERNEL_ROW(ID, name, family, need, threaded, depth, rows)                          \
+    {name, family, need, threaded, depth, rows},
+static const cpu_kernel kernels[] = {CPU_KERNELS(KERNEL_ROW)};
+#define KERNEL_NAME(ID, name, ...) name,
+static const char *const kernel_names[] = {CPU_KERNELS(KERNEL_NAME) NULL};
+#define NKERNELS (sizeof kernels / sizeof kernels[0])
+
+/* The kernel named `name` (NULL or "" = the default), or NULL with an error. */
+static const cpu_kernel *kernel_named(const char *name) {
+    if (!name || !*name) return &kernels[0];
+    for (size_t i = 0; i < NKERNELS; i++)
+        if (strcmp(kernels[i].name, name) == 0) return &kernels[i];
+    wl_error(WL_ERR_NOT_FOUND, "cpu engine: no kernel '%s'", name);
+    return NULL;
+}
 
 /* A bit kernel's row function and the tables it reads (what tile.c and the sparse engine
  * run). */
@@ -52,7 +101,7 @@ typedef struct cpu_rows {
 
 typedef struct cpu_ctx {
     wl_config cfg;
-    enum kernel_id kernel;
+    const cpu_kernel *kernel;
     uint64_t w, h;
     size_t S;
     int torus;
@@ -94,17 +143,25 @@ static int have_vpermb(void) {
 }
 
 /* WL_OK if this CPU has the instructions kernel k needs, else WL_ERR_UNAVAILABLE. */
-static wl_status kernel_usable(enum kernel_id k) {
-    if (k == K_AVX2 && !have_avx2())
+static wl_status kernel_usable(const cpu_kernel *k) {
+    if (k->need == NEED_AVX2 && !have_avx2())
         return wl_error(WL_ERR_UNAVAILABLE,
                         "cpu kernel avx2: this CPU (or build) has no AVX2 instructions");
-    if (k == K_VPERMB && !have_vpermb())
+    if (k->need == NEED_VPERMB && !have_vpermb())
         return wl_error(WL_ERR_UNAVAILABLE, "cpu kernel vpermb: this CPU (or build) lacks "
                                             "AVX-512BW, AVX-512 VBMI or GFNI");
-    if (k == K_AVX512 && !have_avx512())
+    if (k->need == NEED_AVX512 && !have_avx512())
         return wl_error(WL_ERR_UNAVAILABLE,
                         "cpu kernel avx512: this CPU (or build) has no AVX-512F instructions");
     return WL_OK;
+}
+
+/* The row technique kernel k runs for a rule on this CPU (see CPU_KERNELS). */
+static enum row_tech tech_for(const cpu_kernel *k, int totalistic) {
+    enum row_tech t = k->rows;
+    if (t == R_SIMD) t = have_avx512() ? R_AVX512 : have_avx2() ? R_AVX2 : R_BITSLICED;
+    if (totalistic || t == R_LUT4X4 || t == R_LUT6X3 || t == R_VPERMB) return t;
+    return t == R_AVX512 && have_vpermb() ? R_VPERMB : R_LUT6X3;
 }
 
 static void rows_free(cpu_rows *r) {
@@ -114,65 +171,64 @@ static void rows_free(cpu_rows *r) {
     memset(r, 0, sizeof *r);
 }
 
-/* Chooses the row function of bit kernel k for a rule and builds the tables it reads into
- * *r: outer-totalistic rules run the kernel's bit-sliced logic, other rules the vpermb
- * lookups where the CPU has them, else lut6x3 (verbose: a note on stderr).  Sets *fn, the
- * vector width *vw in words, *wraps (the function handles circular rows itself) and, if
- * tech is non-NULL, the technique's name. */
-static wl_status select_rows(enum kernel_id k, const wl_rule *rule, int verbose, cpu_rows *r,
+/* Chooses the row function of bit kernel k for a rule (tech_for) and builds the tables it
+ * reads into *r (verbose: a note on stderr when a rule makes the kernel run another
+ * technique).  Sets *fn, the vector width *vw in words, *wraps (the function handles
+ * circular rows itself) and, if tech is non-NULL, the technique's name. */
+static wl_status select_rows(const cpu_kernel *k, const wl_rule *rule, int verbose, cpu_rows *r,
                              cpu_gen_rows_fn *fn, unsigned *vw, int *wraps, const char **tech) {
-    const char *name = kernel_names[k];
-    const char *t = "bitsliced";
     int totalistic = wl_rule_is_totalistic(rule, NULL, NULL);
+    enum row_tech t = tech_for(k, totalistic);
     memset(r, 0, sizeof *r);
     cpu_circuit_build(rule, &r->kd.circ);
     *fn = cpu_gen_rows_bitsliced;
     *vw = 1;
     *wraps = 0;
-    int use_vpermb = k == K_VPERMB || (!totalistic && (k == K_BEST || k == K_AVX512) && have_vpermb());
-    if (use_vpermb) {
+    const char *name = "bitsliced";
+    switch (t) {
+    case R_LUT6X3:
+        r->lut6x3 = cpu_lut6x3_build(rule);
+        if (!r->lut6x3) return WL_ERR_NOMEM;
+        r->kd.lut6x3 = r->lut6x3;
+        *fn = cpu_gen_rows_lut6x3;
+        name = "lut6x3";
+        break;
+    case R_LUT4X4:
+        r->lut4x4 = cpu_lut4x4_build(rule);
+        if (!r->lut4x4) return WL_ERR_NOMEM;
+        r->kd.lut4x4 = r->lut4x4;
+        *fn = cpu_gen_rows_lut4x4;
+        name = "lut4x4";
+        break;
 #if defined(WL_CPU_X86_SIMD)
+    case R_VPERMB:
         r->table512 = cpu_vpermb_table_build(rule);
         if (!r->table512) return WL_ERR_NOMEM;
         r->kd.table512 = r->table512;
         *fn = cpu_gen_rows_vpermb;
         *vw = 8;
-        t = "vpermb";
-        if (k != K_VPERMB && verbose)
-            fprintf(stderr, "warplife: cpu kernel %s: rule is not outer-totalistic; "
-                            "running the vpermb table kernel instead\n", name);
-#endif
-    } else if (k == K_LUT6X3 || (!totalistic && k != K_LUT4X4)) {
-        r->lut6x3 = cpu_lut6x3_build(rule);
-        if (!r->lut6x3) return WL_ERR_NOMEM;
-        r->kd.lut6x3 = r->lut6x3;
-        *fn = cpu_gen_rows_lut6x3;
-        t = "lut6x3";
-        if (k != K_LUT6X3 && verbose)
-            fprintf(stderr, "warplife: cpu kernel %s: rule is not outer-totalistic; "
-                            "running the lut6x3 table kernel instead\n", name);
-    } else if (k == K_LUT4X4) {
-        r->lut4x4 = cpu_lut4x4_build(rule);
-        if (!r->lut4x4) return WL_ERR_NOMEM;
-        r->kd.lut4x4 = r->lut4x4;
-        *fn = cpu_gen_rows_lut4x4;
-        t = "lut4x4";
-    }
-#if defined(WL_CPU_X86_SIMD)
-    else if (k == K_AVX2 || (k == K_BEST && !have_avx512() && have_avx2())) {
+        name = "vpermb";
+        break;
+    case R_AVX2:
         *fn = cpu_gen_rows_avx2;
         *vw = 4;
         *wraps = 1;
-        t = "avx2";
-    } else if (k == K_AVX512 || (k == K_BEST && have_avx512())) {
+        name = "avx2";
+        break;
+    case R_AVX512:
         *fn = cpu_gen_rows_avx512;
         *vw = 8;
         *wraps = 1;
         r->kd.vbmi2 = cpu_avx512_uses_vbmi2();
-        t = "avx512";
-    }
+        name = "avx512";
+        break;
 #endif
-    if (tech) *tech = t;
+    default: break;
+    }
+    if (verbose && !totalistic && t != k->rows && k->rows != R_NONE)
+        fprintf(stderr, "warplife: cpu kernel %s: rule is not outer-totalistic; running the "
+                        "%s table kernel instead\n", k->name, name);
+    if (tech) *tech = name;
     return WL_OK;
 }
 
@@ -191,20 +247,18 @@ static void destroy(void *v) {
 
 static wl_status create(const wl_config *cfg, const char *kernel, void **out) {
     *out = NULL;
-    int k = -1;
-    for (int i = 0; kernel_names[i]; i++)
-        if (strcmp(kernel_names[i], kernel) == 0) k = i;
-    if (k < 0) return wl_error(WL_ERR_NOT_FOUND, "cpu engine: no kernel '%s'", kernel);
+    const cpu_kernel *k = kernel_named(kernel);
+    if (!k) return WL_ERR_NOT_FOUND;
     if (cfg->topology == WL_TOPOLOGY_PLANE)
         return wl_error(WL_ERR_UNSUPPORTED, "cpu engine: runs tori and bounded grids only");
     if (!cfg->width || !cfg->height)
         return wl_error(WL_ERR_INVALID, "cpu engine: size must be at least 1x1");
-    wl_status s = kernel_usable((enum kernel_id)k);
+    wl_status s = kernel_usable(k);
     if (s) return s;
     cpu_ctx *c = wl_calloc(1, sizeof *c);
     if (!c) return WL_ERR_NOMEM;
     c->cfg = *cfg;
-    c->kernel = (enum kernel_id)k;
+    c->kernel = k;
     c->w = cfg->width;
     c->h = cfg->height;
     c->torus = cfg->topology == WL_TOPOLOGY_TORUS;
@@ -217,8 +271,7 @@ static wl_status create(const wl_config *cfg, const char *kernel, void **out) {
     uint64_t max_threads = (cfg->width * cfg->height + MIN_CELLS_PER_THREAD - 1) / MIN_CELLS_PER_THREAD;
     if (cfg->width > UINT64_MAX / cfg->height) max_threads = (uint64_t)threads;
     if ((uint64_t)threads > max_threads) threads = (int)max_threads;
-    int parallel = k == K_BEST || k == K_BYTE_OMP;
-    c->pool = wl_pool_create(parallel ? threads : 1);
+    c->pool = wl_pool_create(k->threaded ? threads : 1);
     if (!c->pool) {
         destroy(c);
         return WL_ERR_NOMEM;
@@ -226,14 +279,14 @@ static wl_status create(const wl_config *cfg, const char *kernel, void **out) {
     uint16_t birth = 0, survive = 0;
     int totalistic = wl_rule_is_totalistic(&cfg->rule, &birth, &survive);
 
-    if (k == K_BYTE || k == K_BYTE_OMP) {
-        s = cpu_byte_create(c->w, c->h, c->torus, &cfg->rule, k == K_BYTE_OMP ? c->pool : NULL,
+    if (k->family == F_BYTE) {
+        s = cpu_byte_create(c->w, c->h, c->torus, &cfg->rule, k->threaded ? c->pool : NULL,
                             &c->byte);
         if (s) goto fail;
         *out = c;
         return WL_OK;
     }
-    if (k == K_NIBBLE && totalistic) {
+    if (k->family == F_NIBBLE && totalistic) {
         s = cpu_nibble_create(c->w, c->h, c->torus, birth, survive, &c->nibble);
         if (s) goto fail;
         *out = c;
@@ -258,12 +311,12 @@ static wl_status create(const wl_config *cfg, const char *kernel, void **out) {
                            .cache_bytes = TILE_CACHE_BYTES, .pool = c->pool, .vw = 1};
     const char *env = getenv("WL_CPU_TILE_KB"); /* for tuning experiments */
     if (env && atoi(env) > 0) tc.cache_bytes = (size_t)atoi(env) << 10;
-    s = select_rows((enum kernel_id)k, &cfg->rule, cfg->verbose, &c->rows, &tc.gen_rows, &tc.vw,
-                    &tc.wraps, NULL);
+    s = select_rows(k, &cfg->rule, cfg->verbose, &c->rows, &tc.gen_rows, &tc.vw, &tc.wraps,
+                    NULL);
     if (s) goto fail;
     tc.kd = &c->rows.kd;
-    if (k == K_BEST) {
-        tc.depth = BEST_DEPTH;
+    tc.depth = k->depth;
+    if (k->depth > 1) {
         const char *d = getenv("WL_CPU_DEPTH"); /* for tuning experiments */
         if (d && atoi(d) >= 1 && atoi(d) <= 64) tc.depth = (unsigned)atoi(d);
     }
@@ -451,49 +504,52 @@ static wl_status randomize(void *v, double density, uint64_t seed) {
  * refused. */
 static wl_status tile_kernel(const wl_config *cfg, wl_tile_kernel *out) {
     memset(out, 0, sizeof *out);
-    const char *name = cfg->kernel && *cfg->kernel ? cfg->kernel : kernel_names[0];
-    int k = -1;
-    for (int i = 0; kernel_names[i]; i++)
-        if (strcmp(kernel_names[i], name) == 0) k = i;
-    if (k < 0) return wl_error(WL_ERR_NOT_FOUND, "cpu engine: no kernel '%s'", name);
-    if (k == K_BYTE || k == K_BYTE_OMP || k == K_NIBBLE || k == K_AVX2)
-        return wl_error(WL_ERR_UNSUPPORTED, "cpu kernel %s has no tile form", name);
-    wl_status s = kernel_usable((enum kernel_id)k);
+    const cpu_kernel *k = kernel_named(cfg->kernel);
+    if (!k) return WL_ERR_NOT_FOUND;
+    int totalistic = wl_rule_is_totalistic(&cfg->rule, NULL, NULL);
+    enum row_tech t = tech_for(k, totalistic);
+    if (t == R_AVX2 && k->rows == R_SIMD) t = R_BITSLICED; /* best without AVX-512 */
+    if (k->family != F_BITS || t == R_AVX2)
+        return wl_error(WL_ERR_UNSUPPORTED, "cpu kernel %s has no tile form", k->name);
+    wl_status s = kernel_usable(k);
     if (s) return s;
     cpu_rows *r = wl_calloc(1, sizeof *r);
     if (!r) return WL_ERR_NOMEM;
-    int totalistic = cpu_circuit_build(&cfg->rule, &r->kd.circ);
-    int simd = k == K_BEST || k == K_AVX512;
+    cpu_circuit_build(&cfg->rule, &r->kd.circ);
     out->step = cpu_tile_rows;
     out->name = "bitsliced";
     r->kd.tile_rows = cpu_gen_rows_bitsliced;
+    switch (t) {
 #if defined(WL_CPU_X86_SIMD)
-    if (simd && totalistic && have_avx512()) {
+    case R_AVX512:
         out->step = cpu_tile_avx512;
         out->name = "avx512";
         r->kd.vbmi2 = cpu_avx512_uses_vbmi2();
-    } else if (k == K_VPERMB || (simd && !totalistic && have_vpermb())) {
+        break;
+    case R_VPERMB:
         r->table512 = cpu_vpermb_table_build(&cfg->rule);
         if (!r->table512) s = WL_ERR_NOMEM;
         r->kd.table512 = r->table512;
         out->step = cpu_tile_vpermb;
         out->name = "vpermb";
-    } else
+        break;
 #endif
-    if (k == K_LUT4X4) {
+    case R_LUT4X4:
         r->lut4x4 = cpu_lut4x4_build(&cfg->rule);
         if (!r->lut4x4) s = WL_ERR_NOMEM;
         r->kd.lut4x4 = r->lut4x4;
         r->kd.tile_rows = cpu_gen_rows_lut4x4;
         out->name = "lut4x4";
-    } else if (k == K_LUT6X3 || !totalistic) {
+        break;
+    case R_LUT6X3:
         r->lut6x3 = cpu_lut6x3_build(&cfg->rule);
         if (!r->lut6x3) s = WL_ERR_NOMEM;
         r->kd.lut6x3 = r->lut6x3;
         r->kd.tile_rows = cpu_gen_rows_lut6x3;
         out->name = "lut6x3";
+        break;
+    default: break; /* bitsliced */
     }
-    (void)simd;
     if (s) {
         rows_free(r);
         free(r);
