@@ -109,6 +109,18 @@ wl_status wl_grid_to_pattern(const wl_grid *g, const wl_rule *rule, wl_pattern *
 /* Number of live cells of a grid. */
 uint64_t wl_grid_population(const wl_grid *g);
 
+/* ---- snapshots (src/render/render.c): what the facade fills -------------------------- */
+
+wl_snapshot *wl_snapshot_new(void);
+/* Makes the snapshot a zeroed bitmap of w x h cells whose first cell is (x0, y0), stride
+ * (w + 63) / 64 words (the layout of wl_grid), reusing its memory; *bits = the words.
+ * WL_ERR_TOO_BIG when it cannot fit, WL_ERR_NOMEM. */
+wl_status wl_snapshot_bitmap(wl_snapshot *s, int64_t x0, int64_t y0, uint64_t w, uint64_t h,
+                             uint64_t **bits);
+/* Copies a pattern's cells into the snapshot. */
+wl_status wl_snapshot_from_pattern(wl_snapshot *s, const wl_pattern *p);
+void wl_snapshot_set_generation(wl_snapshot *s, const wl_bigint *g);
+
 /* ---- thread pool (pool.c) ---------------------------------------------------------- */
 
 typedef struct wl_pool wl_pool;
@@ -308,6 +320,16 @@ const char *wl_handover_kernel(const wl_handover *h, const wl_engine_ops *ops);
 /* Copies every live cell of one plane engine into another, tile by tile. */
 wl_status wl_handover_move(const wl_engine_ops *from, void *from_ctx, const wl_engine_ops *to,
                            void *to_ctx);
+
+/* The capability bit (WL_CAP_TORUS, _BOUNDED, _PLANE) an engine needs for topology t. */
+unsigned wl_topology_cap(wl_topology t);
+/* Opens an instance of engine e for cfg without the facade (what wl_universe_create does
+ * once it has chosen the engine, and what wrapper engines do for their inner engine): the
+ * engine must run here (probe), support cfg's topology (and a grid's size be at least
+ * 1x1), and have the kernel cfg->kernel (NULL or "": its default); then e->create.
+ * *kernel (may be NULL) receives the kernel's constant name. (src/core/engine.c) */
+wl_status wl_engine_open(const wl_engine_ops *e, const wl_config *cfg, void **ctx,
+                         const char **kernel);
 
 /* Finds a built-in engine by name; NULL if unknown. */
 const wl_engine_ops *wl_engine_find(const char *name);

@@ -1,6 +1,7 @@
 /*
- * render.c - turning live cells into pixels, fast: snapshots of a universe and the
- * word-at-a-time renderer behind wl_snapshot_render and the default wl_universe_render.
+ * render.c - turning live cells into pixels, fast: snapshots (bitmaps of live cells, filled
+ * from a pattern here or from a universe by src/universe/snapshot.c) and the word-at-a-time
+ * renderer behind wl_snapshot_render and the default wl_universe_render.
  *
  * What it computes.  A view (wl_view) names the cell at pixel (0, 0) and a scale: at
  * zoom z >= 0 every cell is a square of 2^z x 2^z pixels; at z < 0 every pixel covers a
@@ -203,54 +204,37 @@ static wl_status from_pattern(wl_snapshot *s, const wl_pattern *p) {
     return WL_OK;
 }
 
-wl_status wl_universe_snapshot(wl_universe *u, wl_snapshot **snap) {
-    if (!u || !snap) return wl_error(WL_ERR_INVALID, "snapshot: NULL argument");
-    wl_snapshot *s = *snap;
-    if (!s) {
-        s = wl_calloc(1, sizeof *s);
-        if (!s) return WL_ERR_NOMEM;
-    }
-    const wl_engine_ops *ops = wl_universe_ops(u);
-    const wl_config *cfg = wl_universe_config(u);
-    wl_status st;
-    if (cfg->topology != WL_TOPOLOGY_PLANE && ops->store_grid) {
-        /* One store_grid into our own buffer, which is already a bitmap at an origin. */
-        uint64_t stride = (cfg->width + 63) / 64;
-        st = stride > wl_pattern_max_bytes() / 8 / cfg->height
-                 ? wl_error(WL_ERR_TOO_BIG, "snapshot: grid too big")
-                 : reserve(s, (size_t)(stride * cfg->height));
-        if (!st) {
-            wl_grid g = {cfg->width, cfg->height, (size_t)stride, s->bits};
-            memset(g.words, 0, (size_t)(stride * cfg->height) * sizeof *g.words);
-            st = ops->store_grid(wl_universe_ctx(u), &g);
-            s->x0 = -(int64_t)(cfg->width / 2);
-            s->y0 = -(int64_t)(cfg->height / 2);
-            s->w = cfg->width;
-            s->h = cfg->height;
-            s->stride = (size_t)stride;
-        }
-    } else {
-        wl_pattern *p = NULL;
-        st = wl_universe_store(u, &p);
-        if (!st) st = from_pattern(s, p);
-        wl_pattern_free(p);
-    }
-    if (st) {
-        if (!*snap) wl_snapshot_free(s);
-        return st;
-    }
-    wl_universe_generation(u, &s->generation);
-    *snap = s;
+wl_snapshot *wl_snapshot_new(void) { return wl_calloc(1, sizeof(wl_snapshot)); }
+
+wl_status wl_snapshot_bitmap(wl_snapshot *s, int64_t x0, int64_t y0, uint64_t w, uint64_t h,
+                             uint64_t **bits) {
+    uint64_t stride = (w + 63) / 64;
+    *bits = NULL;
+    if (!w || !h || stride > wl_pattern_max_bytes() / 8 / h)
+        return wl_error(WL_ERR_TOO_BIG, "snapshot: %llu x %llu cells do not fit in memory as "
+                                        "a bitmap", (unsigned long long)w, (unsigned long long)h);
+    wl_status st = reserve(s, (size_t)(stride * h));
+    if (st) return st;
+    memset(s->bits, 0, (size_t)(stride * h) * sizeof *s->bits);
+    s->x0 = x0;
+    s->y0 = y0;
+    s->w = w;
+    s->h = h;
+    s->stride = (size_t)stride;
+    *bits = s->bits;
     return WL_OK;
 }
 
+wl_status wl_snapshot_from_pattern(wl_snapshot *s, const wl_pattern *p) {
+    return from_pattern(s, p);
+}
+
+void wl_snapshot_set_generation(wl_snapshot *s, const wl_bigint *g) { s->generation = *g; }
+
 wl_status wl_pattern_snapshot(const wl_pattern *p, wl_snapshot **snap) {
     if (!p || !snap) return wl_error(WL_ERR_INVALID, "snapshot: NULL argument");
-    wl_snapshot *s = *snap;
-    if (!s) {
-        s = wl_calloc(1, sizeof *s);
-        if (!s) return WL_ERR_NOMEM;
-    }
+    wl_snapshot *s = *snap ? *snap : wl_snapshot_new();
+    if (!s) return WL_ERR_NOMEM;
     wl_status st = from_pattern(s, p);
     if (st) {
         if (!*snap) wl_snapshot_free(s);

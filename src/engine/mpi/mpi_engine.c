@@ -159,8 +159,8 @@ static uint64_t halo_index(const mpi_ctx *c, uint64_t li) {
 
 /* Copies the band's first and last et rows (or all of it) out of the inner universe. */
 static wl_status store_edges(mpi_ctx *c) {
-    const wl_engine_ops *ops = wl_universe_ops(c->inner);
-    void *ictx = wl_universe_ctx(c->inner);
+    const wl_engine_ops *ops = c->inner_ops;
+    void *ictx = c->inner;
     if (2 * c->et >= c->rows) return ops->store_rows(ictx, c->off, c->rows, c->edge, c->gstride);
     wl_status s = ops->store_rows(ictx, c->off, c->et, c->edge, c->gstride);
     if (!s)
@@ -171,8 +171,8 @@ static wl_status store_edges(mpi_ctx *c) {
 
 /* Puts the received halo rows (above and below the band) into the inner universe. */
 static wl_status load_halos(mpi_ctx *c) {
-    const wl_engine_ops *ops = wl_universe_ops(c->inner);
-    void *ictx = wl_universe_ctx(c->inner);
+    const wl_engine_ops *ops = c->inner_ops;
+    void *ictx = c->inner;
     uint64_t top = c->off, bottom = c->nloc - c->off - c->rows;
     wl_status s = WL_OK;
     if (top) s = ops->load_rows(ictx, 0, top, c->halo, c->gstride);
@@ -203,7 +203,7 @@ static wl_status halo_chunk(mpi_ctx *c, uint64_t s) {
     double t1 = MPI_Wtime();
     if (!st && c->inner) {
         uint64_t done = 0;
-        st = wl_universe_ops(c->inner)->step(wl_universe_ctx(c->inner), s, &done);
+        st = c->inner_ops->step(c->inner, s, &done);
     }
     c->fresh = 0;
     c->t_exchange += t1 - t0;
@@ -222,7 +222,7 @@ static void mpi_destroy(void *ctx) {
                 "storing and %.3f s loading strips), %.3f s stepping\n", c->rank,
                 (unsigned long long)c->nexchange, c->t_exchange, c->t_store, c->t_load,
                 c->t_step);
-    wl_universe_free(c->inner);
+    if (c->inner) c->inner_ops->destroy(c->inner);
     strip_free(c, c->edge);
     strip_free(c, c->halo);
     wl_grid_free(&c->band);
@@ -291,7 +291,7 @@ static wl_status create_local(mpi_ctx *c, int device) {
         s = mpi_full_alloc(c, &ic.width);
         if (s) return s;
     }
-    s = wl_universe_create(&ic, &c->inner);
+    s = wl_engine_open(c->inner_ops, &ic, &c->inner, NULL);
     if (s) wl_error_prefix("mpi engine: inner engine '%s' on rank %d", c->inner_name, c->rank);
     return s;
 }
@@ -391,7 +391,7 @@ static wl_status mpi_load_grid(void *ctx, const wl_grid *g) {
                 memcpy(local.words + i * local.stride,
                        g->words + mpi_row_of(c, c->rank, i) * g->stride,
                        c->gstride * sizeof(uint64_t));
-            s = wl_universe_ops(c->inner)->load_grid(wl_universe_ctx(c->inner), &local);
+            s = c->inner_ops->load_grid(c->inner, &local);
             wl_grid_free(&local);
         }
     }
@@ -405,7 +405,7 @@ static wl_status band_rows(mpi_ctx *c, uint64_t b0, uint64_t n, uint64_t *rows) 
         memcpy(rows, c->band.words + b0 * c->band.stride, n * c->gstride * sizeof(uint64_t));
         return WL_OK;
     }
-    return wl_universe_ops(c->inner)->store_rows(wl_universe_ctx(c->inner), c->off + b0, n,
+    return c->inner_ops->store_rows(c->inner, c->off + b0, n,
                                                  rows, c->gstride);
 }
 
@@ -472,9 +472,10 @@ static wl_status mpi_population(void *ctx, wl_bigint *out) {
     mpi_ctx *c = ctx;
     uint64_t mine = 0, all = 0;
     wl_status s = WL_OK;
-    if (c->rows && c->persistent && c->nloc == c->rows) { /* no halo: the inner is the band */
+    if (c->rows && c->persistent && c->nloc == c->rows && c->inner_ops->population) {
+        /* no halo: the inner is the band */
         wl_bigint b;
-        s = wl_universe_population(c->inner, &b);
+        s = c->inner_ops->population(c->inner, &b);
         if (!s && !wl_bigint_to_u64(&b, &mine)) s = wl_error(WL_ERR_TOO_BIG, "population");
     } else if (c->rows) {
         uint64_t step = c->rows < POP_CHUNK_ROWS ? c->rows : POP_CHUNK_ROWS;
@@ -502,9 +503,9 @@ static wl_status mpi_randomize(void *ctx, double density, uint64_t seed) {
     wl_status s = WL_OK;
     uint64_t state = seed ^ (0x9E3779B97F4A7C15ull * (uint64_t)(c->rank + 1));
     uint64_t rseed = wl_splitmix64(&state);
-    const wl_engine_ops *ops = c->inner ? wl_universe_ops(c->inner) : NULL;
+    const wl_engine_ops *ops = c->inner ? c->inner_ops : NULL;
     if (ops && c->persistent && ops->randomize) {
-        s = ops->randomize(wl_universe_ctx(c->inner), density, rseed);
+        s = ops->randomize(c->inner, density, rseed);
     } else if (c->rows) {
         wl_grid g = {0};
         int in_band = !c->persistent; /* full path: the band; else the whole local grid */
@@ -514,7 +515,7 @@ static wl_status mpi_randomize(void *ctx, double density, uint64_t seed) {
         for (uint64_t y = 0; !s && y < g.h; y++)
             for (uint64_t x = 0; x < c->W; x++) /* 16 random bits per cell against thr */
                 wl_grid_set(&g, x, y, (wl_splitmix64(&state) & 0xFFFF) < thr);
-        if (!s && !in_band) s = ops->load_grid(wl_universe_ctx(c->inner), &g);
+        if (!s && !in_band) s = ops->load_grid(c->inner, &g);
         if (!in_band) wl_grid_free(&g);
     }
     c->fresh = 0;

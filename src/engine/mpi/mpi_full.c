@@ -81,9 +81,9 @@ wl_status mpi_full_alloc(mpi_ctx *c, uint64_t *local_width) {
 
 /* Copies the band's rows back out of the inner universe's local grid. */
 static wl_status collect(mpi_ctx *c) {
-    const wl_engine_ops *ops = wl_universe_ops(c->inner);
+    const wl_engine_ops *ops = c->inner_ops;
     memset(c->local.words, 0, c->local.h * c->local.stride * sizeof(uint64_t));
-    wl_status s = ops->store_grid(wl_universe_ctx(c->inner), &c->local);
+    wl_status s = ops->store_grid(c->inner, &c->local);
     if (s) return s;
     for (uint64_t r = 0; r < c->rows; r++) {
         uint64_t *dst = c->band.words + r * c->band.stride;
@@ -100,8 +100,8 @@ wl_status mpi_full_chunk(mpi_ctx *c, uint64_t s) {
     if (!st) st = mpi_exchange_finish(c, band_row, put_local_row);
     double t1 = MPI_Wtime();
     if (!st && c->inner) {
-        const wl_engine_ops *ops = wl_universe_ops(c->inner);
-        void *ictx = wl_universe_ctx(c->inner);
+        const wl_engine_ops *ops = c->inner_ops;
+        void *ictx = c->inner;
         uint64_t done = 0;
         st = ops->load_grid(ictx, &c->local);
         if (!st) st = ops->step(ictx, s, &done);

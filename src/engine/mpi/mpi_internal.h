@@ -33,7 +33,7 @@ struct mpi_ctx {
     uint64_t r0, rows;      /* this rank's band: global rows [r0, r0 + rows) */
     size_t gstride;         /* words per global row: (W + 63) / 64 */
     uint64_t nloc, off;     /* local grid rows, index of the first band row in it */
-    wl_universe *inner;     /* the inner universe (NULL when rows == 0) */
+    void *inner;            /* the inner engine's context (inner_ops; NULL when rows == 0) */
     /* exchange plan (mpi_plan.c): the local rows this rank fills by exchange ... */
     uint64_t nneed;
     uint64_t *need_li;      /* local row index */

@@ -70,7 +70,8 @@ typedef struct stream_ctx stream_ctx;
 
 typedef struct slot {
     stream_ctx *c;
-    wl_universe *inner; /* W x plan.win, same topology as the universe */
+    void *inner;        /* the inner engine's context (stream_ctx.inner_ops): W x plan.win,
+                           same topology as the universe */
     wl_grid stage;      /* staging grid (only when the inner lacks the row ops) */
     int use_rows;       /* the inner has store_rows/load_rows (and WL_STREAM_STAGE is unset) */
     pthread_t thread;
@@ -104,8 +105,8 @@ struct stream_ctx {
 
 /* Copies the band's window of `cur` into the slot's inner universe. */
 static wl_status load_window(stream_ctx *c, slot *sl, uint64_t top) {
-    const wl_engine_ops *ops = wl_universe_ops(sl->inner);
-    void *ictx = wl_universe_ctx(sl->inner);
+    const wl_engine_ops *ops = sl->c->inner_ops;
+    void *ictx = sl->inner;
     const uint64_t H = c->plan.H, win = c->plan.win;
     const size_t st = c->cur.stride;
     if (!sl->use_rows) {
@@ -126,8 +127,8 @@ static wl_status load_window(stream_ctx *c, slot *sl, uint64_t top) {
 /* Copies window rows [off, off + rows) of the inner into rows [y0, y0 + rows) of `nxt`. */
 static wl_status store_band(stream_ctx *c, slot *sl, uint64_t off, uint64_t y0,
                             uint64_t rows) {
-    const wl_engine_ops *ops = wl_universe_ops(sl->inner);
-    void *ictx = wl_universe_ctx(sl->inner);
+    const wl_engine_ops *ops = sl->c->inner_ops;
+    void *ictx = sl->inner;
     const size_t st = c->nxt.stride;
     if (sl->use_rows) return ops->store_rows(ictx, off, rows, c->nxt.words + y0 * st, st);
     memset(sl->stage.words, 0, sl->stage.h * sl->stage.stride * sizeof(uint64_t));
@@ -144,7 +145,7 @@ static wl_status run_band(stream_ctx *c, slot *sl, uint64_t b, uint64_t gens) {
     uint64_t y0, rows, top, off, done = 0;
     stream_plan_band(&c->plan, b, &y0, &rows, &top, &off);
     wl_status s = load_window(c, sl, top);
-    if (!s) s = wl_universe_ops(sl->inner)->step(wl_universe_ctx(sl->inner), gens, &done);
+    if (!s) s = sl->c->inner_ops->step(sl->inner, gens, &done);
     if (!s) s = store_band(c, sl, off, y0, rows);
     if (s) wl_error_prefix("stream engine: band %llu (rows %llu..%llu)", (unsigned long long)b,
                            (unsigned long long)y0, (unsigned long long)(y0 + rows - 1));
@@ -259,7 +260,7 @@ static void stream_destroy(void *ctx) {
     pthread_mutex_unlock(&c->mu);
     for (unsigned i = 0; i < c->nslots; i++) {
         if (c->slots[i].started) pthread_join(c->slots[i].thread, NULL);
-        wl_universe_free(c->slots[i].inner);
+        if (c->slots[i].inner) c->inner_ops->destroy(c->slots[i].inner);
         wl_grid_free(&c->slots[i].stage);
     }
     if (c->pinned) {
@@ -325,14 +326,14 @@ static wl_status create_slots(stream_ctx *c, const char *inner_kernel) {
     for (unsigned i = 0; i < c->nslots; i++) {
         slot *sl = &c->slots[i];
         sl->c = c;
-        wl_status s = wl_universe_create(&ic, &sl->inner);
+        wl_status s = wl_engine_open(c->inner_ops, &ic, &sl->inner, NULL);
         if (s) {
             wl_error_prefix("stream engine: inner engine '%s' (%llu x %llu window)",
                             c->inner_name, (unsigned long long)c->plan.W,
                             (unsigned long long)c->plan.win);
             return s;
         }
-        const wl_engine_ops *ops = wl_universe_ops(sl->inner);
+        const wl_engine_ops *ops = sl->c->inner_ops;
         if (!ops->load_grid || !ops->store_grid)
             return wl_error(WL_ERR_UNSUPPORTED, "stream engine: inner engine '%s' is not a "
                             "grid engine", c->inner_name);
@@ -344,7 +345,7 @@ static wl_status create_slots(stream_ctx *c, const char *inner_kernel) {
         }
         /* work queued at creation (buffer clears) must be done before another thread's
          * stream uses the buffers */
-        if (ops->synchronize && (s = ops->synchronize(wl_universe_ctx(sl->inner)))) return s;
+        if (ops->synchronize && (s = ops->synchronize(sl->inner))) return s;
     }
     return WL_OK;
 }

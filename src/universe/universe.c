@@ -30,20 +30,7 @@ void wl_config_init(wl_config *cfg) {
     wl_rule_life(&cfg->rule);
 }
 
-const char *wl_topology_name(wl_topology t) {
-    switch (t) {
-    case WL_TOPOLOGY_TORUS: return "torus";
-    case WL_TOPOLOGY_BOUNDED: return "bounded";
-    case WL_TOPOLOGY_PLANE: return "plane";
-    }
-    return "unknown";
-}
 
-static unsigned topology_cap(wl_topology t) {
-    return t == WL_TOPOLOGY_TORUS ? WL_CAP_TORUS
-           : t == WL_TOPOLOGY_BOUNDED ? WL_CAP_BOUNDED
-                                      : WL_CAP_PLANE;
-}
 
 /* Resolves "auto": the fastest engine that is built, usable here and supports the
  * topology.  Order of preference: cuda, cpu, ref for grids; sparse (handing over to
@@ -52,7 +39,7 @@ static const wl_engine_ops *resolve_auto(const wl_config *cfg) {
     static const char *const order[] = {"cuda", "cpu", "sparse", "hashlife", "ref"};
     for (size_t i = 0; i < sizeof order / sizeof order[0]; i++) {
         const wl_engine_ops *e = wl_engine_find(order[i]);
-        if (!e || !(e->caps & topology_cap(cfg->topology))) continue;
+        if (!e || !(e->caps & wl_topology_cap(cfg->topology))) continue;
         if (e->probe && e->probe() != WL_OK) {
             if (cfg->verbose)
                 fprintf(stderr, "warplife: engine %s not usable (%s); falling back\n", e->name,
@@ -135,7 +122,7 @@ wl_status wl_universe_create(const wl_config *cfg, wl_universe **out) {
             if (s) return s;
         }
     }
-    if (!(e->caps & topology_cap(cfg->topology)))
+    if (!(e->caps & wl_topology_cap(cfg->topology)))
         return wl_error(WL_ERR_UNSUPPORTED, "engine '%s' does not support the %s topology",
                         e->name, wl_topology_name(cfg->topology));
     if (cfg->topology != WL_TOPOLOGY_PLANE && (!cfg->width || !cfg->height))
@@ -143,36 +130,18 @@ wl_status wl_universe_create(const wl_config *cfg, wl_universe **out) {
                         wl_topology_name(cfg->topology));
     const wl_engine_ops *st = stream_for(cfg, e);
     if (st) return create_streamed(cfg, st, e, out);
-    const char *const *ks = e->kernels;
-    const char *kernel = ks ? ks[0] : "default";
-    if (cfg->kernel && *cfg->kernel) {
-        kernel = NULL;
-        for (size_t i = 0; ks && ks[i]; i++)
-            if (strcmp(ks[i], cfg->kernel) == 0) kernel = ks[i];
-        if (!ks && strcmp(cfg->kernel, "default") == 0) kernel = "default";
-        if (!kernel) {
-            char list[512] = "";
-            for (size_t i = 0; ks && ks[i]; i++) {
-                strncat(list, i ? ", " : "", sizeof list - strlen(list) - 1);
-                strncat(list, ks[i], sizeof list - strlen(list) - 1);
-            }
-            return wl_error(WL_ERR_NOT_FOUND, "engine '%s' has no kernel '%s' (kernels: %s)",
-                            e->name, cfg->kernel, ks ? list : "default");
-        }
-    }
     wl_universe *u = wl_calloc(1, sizeof *u);
     if (!u) return WL_ERR_NOMEM;
     u->ops = e;
     u->cfg = *cfg;
-    u->cfg.engine = e->name;
-    u->cfg.kernel = kernel;
-    u->kernel = kernel;
-    wl_status s = e->create(&u->cfg, kernel, &u->ctx);
+    wl_status s = wl_engine_open(e, cfg, &u->ctx, &u->kernel);
     if (s) {
         free(u);
         return s;
     }
-    if (is_auto) u->ho = wl_handover_new(&u->cfg, e, kernel);
+    u->cfg.engine = e->name;
+    u->cfg.kernel = u->kernel;
+    if (is_auto) u->ho = wl_handover_new(&u->cfg, e, u->kernel);
     *out = u;
     return WL_OK;
 }
