@@ -75,17 +75,9 @@ static int poll_stop(void *u) {
 /* Runs kernel k on a w x h soup for `gens` generations and compares with ref_step. */
 static void check_one(const char *kernel, uint64_t w, uint64_t h, int torus, const wl_rule *r,
                       const char *rname, unsigned gens, int threads) {
-    wl_config cfg;
-    wl_config_init(&cfg);
-    cfg.engine = "cpu";
-    cfg.kernel = kernel;
-    cfg.width = w;
-    cfg.height = h;
-    cfg.topology = torus ? WL_TOPOLOGY_TORUS : WL_TOPOLOGY_BOUNDED;
-    cfg.rule = *r;
-    cfg.threads = threads;
     wl_universe *u = NULL;
-    wl_status s = wl_universe_create(&cfg, &u);
+    wl_status s = wl_test_make("cpu", kernel, torus ? WL_TOPOLOGY_TORUS : WL_TOPOLOGY_BOUNDED,
+                               w, h, r, threads, &u);
     if (s == WL_ERR_UNAVAILABLE) return; /* SIMD kernel on a CPU without it */
     WL_CHECK(s == WL_OK, "create %s %llux%llu: %s", kernel, (unsigned long long)w,
              (unsigned long long)h, wl_last_error());

@@ -202,33 +202,12 @@ static uint64_t mix(uint64_t a, uint64_t b) {
     return wl_splitmix64(&st);
 }
 
-static wl_status make_universe(const char *engine, const char *kernel, wl_topology topo,
-                               uint64_t w, uint64_t h, const wl_rule *rule, int threads,
-                               wl_universe **u) {
-    wl_config cfg;
-    wl_config_init(&cfg);
-    cfg.threads = threads;
-    cfg.engine = engine;
-    cfg.kernel = kernel;
-    cfg.topology = topo;
-    cfg.width = w;
-    cfg.height = h;
-    cfg.rule = *rule;
-    return wl_universe_create(&cfg, u);
-}
 
-/* A soup filling the rectangle of w x h cells centred as the placement rule centres a grid. */
+/* A soup filling the rectangle of w x h cells centred as the placement rule centres a grid,
+ * its density from 5% to 80% (sparse soups die or sprout, dense ones crowd). */
 static wl_pattern *make_soup(uint64_t w, uint64_t h, uint64_t seed) {
-    wl_pattern *p = wl_pattern_new();
-    if (!p) return NULL;
-    /* Densities from 5% to 80%: sparse soups die or sprout, dense ones crowd. */
-    double density = 0.05 + 0.75 * (double)(mix(seed, 1) >> 11) / 9007199254740992.0;
-    wl_rect r = {-(int64_t)(w / 2), -(int64_t)(h / 2), w, h};
-    if (wl_pattern_random(p, &r, density, seed) != WL_OK) {
-        wl_pattern_free(p);
-        return NULL;
-    }
-    return p;
+    return wl_test_soup(w, h, 0.05 + 0.75 * (double)(mix(seed, 1) >> 11) / 9007199254740992.0,
+                        seed);
 }
 
 /* Finds the first cell (row-major) where two patterns differ inside their joint bounds. */
@@ -278,7 +257,7 @@ static wl_pattern *ref_result(wl_topology topo, uint64_t w, uint64_t h, const wl
                               const wl_pattern *soup, uint64_t g) {
     wl_universe *u;
     wl_pattern *out = NULL;
-    wl_status s = make_universe("ref", NULL, topo, w, h, rule, 0, &u);
+    wl_status s = wl_test_make("ref", NULL, topo, w, h, rule, 0, &u);
     WL_CHECK(s == WL_OK, "ref create %llux%llu: %s", (unsigned long long)w,
              (unsigned long long)h, wl_last_error());
     if (s) return NULL;
@@ -458,7 +437,7 @@ static void run_engine(const wl_engine_ops *e, const char *kernel, const run_cas
     static const int thread_choice[3] = {0, 1, 3};
     int threads = thread_choice[mix(c->seed, 5) % 3];
     wl_status s =
-        make_universe(e->name, kernel, c->topo, c->w, c->h, &c->rc->rule, threads, &u);
+        wl_test_make(e->name, kernel, c->topo, c->w, c->h, &c->rc->rule, threads, &u);
     if (s && is_skip(e, kernel, s)) {
         note_skip(e->name, kernel, c->rc->label, wl_last_error());
         st->skipped++;
@@ -635,7 +614,7 @@ static void run_edit_case(const engine_sel *es, const char *kernel, const rule_c
     int ok = soup != NULL;
     for (int k = 0; ok && k < 2; k++) {
         const char *en = k ? es->ops->name : "ref", *kn = k ? kernel : NULL;
-        wl_status s = make_universe(en, kn, topo, w, h, &rc->rule, 0, &u[k]);
+        wl_status s = wl_test_make(en, kn, topo, w, h, &rc->rule, 0, &u[k]);
         if (s && k && is_skip(es->ops, kernel, s)) {
             note_skip(en, kernel, rc->label, wl_last_error());
             st->skipped++;
@@ -772,7 +751,7 @@ static void perf_engines(const engine_sel *sel, size_t n_sel, uint64_t seed) {
             for (size_t k = 0; k < sel[ei].n_kernels; k++) {
                 wl_universe *u;
                 const char *kn = sel[ei].kernels[k];
-                if (make_universe(sel[ei].ops->name, kn, WL_TOPOLOGY_TORUS, PERF_SIZE,
+                if (wl_test_make(sel[ei].ops->name, kn, WL_TOPOLOGY_TORUS, PERF_SIZE,
                                   PERF_SIZE, &rc->rule, 0, &u) != WL_OK) {
                     printf("perf %-10s %-16s %-9s skipped: %s\n", sel[ei].ops->name, kn,
                            rc->label, wl_last_error());

@@ -170,15 +170,8 @@ static wl_view make_view(int64_t x, int64_t y, int zoom, uint32_t w, uint32_t h)
  * blinker, stepped `gens` generations. */
 static wl_universe *make_universe(const char *kernel, wl_topology topo, uint64_t w, uint64_t h,
                                   uint64_t seed, uint64_t gens) {
-    wl_config cfg;
-    wl_config_init(&cfg);
-    cfg.engine = "cuda";
-    cfg.kernel = kernel;
-    cfg.topology = topo;
-    cfg.width = w;
-    cfg.height = h;
     wl_universe *u = NULL;
-    wl_status s = wl_universe_create(&cfg, &u);
+    wl_status s = wl_test_make("cuda", kernel, topo, w, h, NULL, 0, &u);
     WL_CHECK(s == WL_OK, "create cuda/%s %llux%llu: %s", kernel, (unsigned long long)w,
              (unsigned long long)h, wl_last_error());
     if (s) return NULL;

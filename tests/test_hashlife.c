@@ -45,14 +45,8 @@ static wl_universe *make_hl(const wl_rule *rule, uint64_t max_memory) {
 }
 
 static wl_universe *make_ref(const wl_rule *rule, uint64_t size) {
-    wl_config cfg;
-    wl_config_init(&cfg);
-    cfg.engine = "ref";
-    cfg.topology = WL_TOPOLOGY_BOUNDED;
-    cfg.width = cfg.height = size;
-    cfg.rule = *rule;
     wl_universe *u = NULL;
-    WL_CHECK_OK(wl_universe_create(&cfg, &u));
+    WL_CHECK_OK(wl_test_make("ref", NULL, WL_TOPOLOGY_BOUNDED, size, size, rule, 0, &u));
     return u;
 }
 

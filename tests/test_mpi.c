@@ -55,9 +55,7 @@ static void run_case(const char *rule_text, wl_topology topo, uint64_t w, uint64
     cfg.height = h;
     cfg.threads = 1; /* ranks already share the cores */
     WL_CHECK_OK(wl_rule_parse(rule_text, &cfg.rule));
-    wl_pattern *soup = wl_pattern_new();
-    wl_rect r = {-(int64_t)(w / 2), -(int64_t)(h / 2), w, h};
-    WL_CHECK_OK(wl_pattern_random(soup, &r, 0.4, seed));
+    wl_pattern *soup = wl_test_soup(w, h, 0.4, seed);
     wl_bigint pm, pr;
     wl_pattern *a = evolve("mpi", kernel, &cfg, soup, gens, split, &pm);
     wl_pattern *b = evolve("ref", NULL, &cfg, soup, gens, 0, &pr);

@@ -20,43 +20,18 @@
 static int quick;
 
 static wl_pattern *soup(uint64_t w, uint64_t h, uint64_t seed) {
-    wl_pattern *p = wl_pattern_new();
-    if (!p) return NULL;
-    wl_rect r = {-(int64_t)(w / 2), -(int64_t)(h / 2), w, h};
-    if (wl_pattern_random(p, &r, 0.4, seed)) {
-        wl_pattern_free(p);
-        return NULL;
-    }
-    return p;
+    return wl_test_soup(w, h, 0.4, seed);
 }
 
 static wl_universe *make(const char *engine, const char *kernel, wl_topology topo, uint64_t w,
                          uint64_t h, const wl_rule *rule) {
-    wl_config c;
-    wl_config_init(&c);
-    c.engine = engine;
-    c.kernel = kernel;
-    c.topology = topo;
-    c.width = w;
-    c.height = h;
-    c.rule = *rule;
     wl_universe *u = NULL;
-    wl_status s = wl_universe_create(&c, &u);
+    wl_status s = wl_test_make(engine, kernel, topo, w, h, rule, 0, &u);
     WL_CHECK(s == WL_OK, "create %s/%s %llux%llu: %s", engine, kernel ? kernel : "-",
              (unsigned long long)w, (unsigned long long)h, wl_last_error());
-    return s ? NULL : u;
+    return u;
 }
 
-/* The ref engine's result of `gens` generations from p. */
-static wl_pattern *ref_run(wl_topology topo, uint64_t w, uint64_t h, const wl_rule *rule,
-                           const wl_pattern *p, uint64_t gens) {
-    wl_universe *u = make("ref", NULL, topo, w, h, rule);
-    wl_pattern *out = NULL;
-    if (u && wl_universe_load(u, p, NULL) == WL_OK && wl_universe_step(u, gens) == WL_OK)
-        WL_CHECK_OK(wl_universe_store(u, &out));
-    wl_universe_free(u);
-    return out;
-}
 
 /* Runs an opencl kernel (with the current environment's tile) and ref; returns 1 if equal. */
 static int compare_once(const char *label, const char *kernel, wl_topology topo, uint64_t w,
@@ -73,7 +48,7 @@ static int compare_once(const char *label, const char *kernel, wl_topology topo,
         if (!s) s = wl_universe_step(u, gens - first);
         WL_CHECK(s == WL_OK, "%s: step: %s", label, wl_last_error());
         if (!s) WL_CHECK_OK(wl_universe_store(u, &got));
-        want = ref_run(topo, w, h, &rule, p, gens);
+        want = wl_test_ref_run(topo, w, h, &rule, p, gens);
         ok = got && want && wl_pattern_equal_cells(got, want);
         WL_CHECK(ok, "%s: %s %s %llux%llu gens %llu seed %llu differs from ref (pop %llu, ref %llu)",
                  label, rule_text, wl_topology_name(topo), (unsigned long long)w,
@@ -297,7 +272,7 @@ static void test_slots(uint64_t seed) {
     WL_CHECK(sec > 0, "timed_step measured %g s", sec);
     WL_CHECK_OK(ops->synchronize(ctx));
     WL_CHECK_OK(wl_universe_store(u, &got));
-    wl_pattern *want = start ? ref_run(WL_TOPOLOGY_TORUS, w, h, &life, start, 37) : NULL;
+    wl_pattern *want = start ? wl_test_ref_run(WL_TOPOLOGY_TORUS, w, h, &life, start, 37) : NULL;
     WL_CHECK(got && want && wl_pattern_equal_cells(got, want), "timed_step differs from ref");
     wl_pattern_free(got);
     wl_pattern_free(want);
@@ -327,7 +302,7 @@ static void test_slots(uint64_t seed) {
              (unsigned long long)gen);
     got = NULL;
     WL_CHECK_OK(wl_universe_store(u, &got));
-    want = ref_run(WL_TOPOLOGY_BOUNDED, 200, 100, &life, p, gen);
+    want = wl_test_ref_run(WL_TOPOLOGY_BOUNDED, 200, 100, &life, p, gen);
     WL_CHECK(got && want && wl_pattern_equal_cells(got, want),
              "interrupted at %llu: differs from ref", (unsigned long long)gen);
     wl_pattern_free(got);

@@ -26,15 +26,10 @@ static uint64_t mix(uint64_t a, uint64_t b) {
     return z ^ (z >> 31);
 }
 
+/* A universe of the engine on the plane. */
 static wl_status make(const char *engine, const char *kernel, const wl_rule *rule,
                       wl_universe **u) {
-    wl_config cfg;
-    wl_config_init(&cfg);
-    cfg.engine = engine;
-    cfg.kernel = kernel;
-    cfg.topology = WL_TOPOLOGY_PLANE;
-    cfg.rule = *rule;
-    return wl_universe_create(&cfg, u);
+    return wl_test_make(engine, kernel, WL_TOPOLOGY_PLANE, 0, 0, rule, 0, u);
 }
 
 /* A random rule without B0: kind 0 outer-totalistic, 1 isotropic (a random table made
@@ -74,30 +69,6 @@ static void random_rule(uint64_t seed, int kind, wl_rule *r) {
     r->table[0] &= ~(uint64_t)1; /* no B0 */
 }
 
-/* Compares two universes cell by cell (through their stored patterns), and their
- * populations and bounds. */
-static void compare(wl_universe *a, wl_universe *b, const char *what) {
-    wl_pattern *pa = NULL, *pb = NULL;
-    WL_CHECK_OK(wl_universe_store(a, &pa));
-    WL_CHECK_OK(wl_universe_store(b, &pb));
-    if (pa && pb)
-        WL_CHECK(wl_pattern_equal_cells(pa, pb), "%s: cells differ (populations %llu, %llu)",
-                 what, (unsigned long long)wl_pattern_population(pa),
-                 (unsigned long long)wl_pattern_population(pb));
-    wl_bigint na, nb;
-    WL_CHECK_OK(wl_universe_population(a, &na));
-    WL_CHECK_OK(wl_universe_population(b, &nb));
-    WL_CHECK(wl_bigint_cmp(&na, &nb) == 0, "%s: populations differ", what);
-    wl_bigint ba[4], bb[4];
-    int ea, eb;
-    WL_CHECK_OK(wl_universe_bounds(a, &ba[0], &ba[1], &ba[2], &ba[3], &ea));
-    WL_CHECK_OK(wl_universe_bounds(b, &bb[0], &bb[1], &bb[2], &bb[3], &eb));
-    WL_CHECK(ea == eb, "%s: one is empty, the other not", what);
-    if (!ea && !eb)
-        for (int i = 0; i < 4; i++) WL_CHECK(wl_bigint_cmp(&ba[i], &bb[i]) == 0, "%s: bound %d", what, i);
-    wl_pattern_free(pa);
-    wl_pattern_free(pb);
-}
 
 /* Adds an RLE-like picture ('o' alive) at (x, y). */
 static void draw(wl_pattern *p, int64_t x, int64_t y, const char *const *rows, int n) {
@@ -152,7 +123,7 @@ static void test_soups(uint64_t seed) {
             snprintf(what, sizeof what, "case %d (%s, kernel %s, %llux%llu at %lld,%lld, step %d)",
                      i, rt, kernel, (unsigned long long)w, (unsigned long long)h,
                      (long long)x0, (long long)y0, k);
-            compare(sp, hl, what);
+            wl_test_same(sp, hl, what);
         }
         wl_universe_free(sp);
         wl_universe_free(hl);
@@ -192,7 +163,7 @@ static void test_threads(uint64_t seed) {
             WL_CHECK_OK(wl_universe_load(cpu, soup, NULL));
             WL_CHECK_OK(wl_universe_step(sp, gens));
             WL_CHECK_OK(wl_universe_step(cpu, gens));
-            compare(sp, cpu, k ? "threaded rounds, isotropic rule" : "threaded rounds, Life");
+            wl_test_same(sp, cpu, k ? "threaded rounds, isotropic rule" : "threaded rounds, Life");
         }
         wl_universe_free(sp);
         wl_universe_free(cpu);
@@ -238,7 +209,7 @@ static void test_dense_far(uint64_t seed) {
         for (int k = 0; k < 3; k++) {
             WL_CHECK_OK(wl_universe_step(sp, gens / 3 + (uint64_t)k));
             WL_CHECK_OK(wl_universe_step(cpu, gens / 3 + (uint64_t)k));
-            compare(sp, cpu, "dense passes with tiles near and far");
+            wl_test_same(sp, cpu, "dense passes with tiles near and far");
         }
     }
     wl_universe_free(sp);
@@ -329,7 +300,7 @@ static void test_handover(uint64_t seed) {
                 WL_CHECK_OK(wl_universe_step(hl, steps[k]));
                 char what[96];
                 snprintf(what, sizeof what, "auto (%s) after step %d", modes[m], k);
-                compare(au, hl, what);
+                wl_test_same(au, hl, what);
                 wl_bigint g;
                 wl_universe_generation(au, &g);
                 uint64_t gv = 0, want = 0;
@@ -417,7 +388,7 @@ static void test_sleep_wake(void) {
         for (int k = 0; k < 6; k++) { /* 6 x 333 generations: the glider arrives near 1600 */
             WL_CHECK_OK(wl_universe_step(sp, 333));
             WL_CHECK_OK(wl_universe_step(hl, 333));
-            compare(sp, hl, "glider into a sleeping field");
+            wl_test_same(sp, hl, "glider into a sleeping field");
         }
         wl_bigint pop;
         WL_CHECK_OK(wl_universe_population(sp, &pop));
@@ -480,7 +451,7 @@ static void test_edits(uint64_t seed) {
                 WL_CHECK_OK(wl_universe_set_cell(sp, x, y, alive));
                 WL_CHECK_OK(wl_universe_set_cell(hl, x, y, alive));
             }
-            compare(sp, hl, "edits between steps");
+            wl_test_same(sp, hl, "edits between steps");
         }
     }
     wl_universe_free(sp);

@@ -30,10 +30,7 @@ static int quick;
 
 /* A soup filling the whole W x H grid (pattern coordinates centred as the universe's). */
 static wl_pattern *make_soup(uint64_t w, uint64_t h, uint64_t seed) {
-    wl_pattern *p = wl_pattern_new();
-    wl_rect r = {-(int64_t)(w / 2), -(int64_t)(h / 2), w, h};
-    WL_CHECK_OK(wl_pattern_random(p, &r, 0.4, seed));
-    return p;
+    return wl_test_soup(w, h, 0.4, seed);
 }
 
 static void set_env_u64(const char *name, uint64_t v) {

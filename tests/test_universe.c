@@ -10,14 +10,8 @@
 #include <string.h>
 
 static wl_universe *make(wl_topology topo, uint64_t w, uint64_t h) {
-    wl_config cfg;
-    wl_config_init(&cfg);
-    cfg.engine = "ref";
-    cfg.topology = topo;
-    cfg.width = w;
-    cfg.height = h;
     wl_universe *u = NULL;
-    WL_CHECK_OK(wl_universe_create(&cfg, &u));
+    WL_CHECK_OK(wl_test_make("ref", NULL, topo, w, h, NULL, 0, &u));
     return u;
 }
 

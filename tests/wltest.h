@@ -5,6 +5,12 @@
  *   WL_CHECK_OK(status_expr)   checks a wl_status is WL_OK, printing wl_last_error()
  *   return wl_test_finish("name");  prints "name: N passed, N failed" and the exit code
  *
+ * and the engine-test helpers every engine test shares: wl_test_make (a universe of an
+ * engine, kernel, topology, size and rule), wl_test_soup (a random soup centred as grids
+ * place patterns), wl_test_ref_run (what the reference engine makes of a pattern),
+ * wl_test_load_step (load and step, in one or two calls) and wl_test_same (two universes:
+ * the same cells, population and bounds).
+ *
  * A test program exits 0 only if every check passed; ctest counts the programs.
  */
 #ifndef WL_TEST_H
@@ -51,6 +57,96 @@ static inline int wl_test_dir_entries(const char *dir) {
     return n;
 }
 #endif
+
+/* Makes a universe of `engine` ("auto" when NULL) with `kernel` (NULL: the default) on
+ * topology topo of w x h cells (ignored on the plane) under `rule` (NULL: B3/S23), with
+ * `threads` worker threads (0: all cores); the status of wl_universe_create, whose
+ * failure tests check or turn into a skip themselves (*u is NULL then). */
+static inline wl_status wl_test_make(const char *engine, const char *kernel, wl_topology topo,
+                                     uint64_t w, uint64_t h, const wl_rule *rule, int threads,
+                                     wl_universe **u) {
+    wl_config cfg;
+    wl_config_init(&cfg);
+    if (engine) cfg.engine = engine;
+    cfg.kernel = kernel;
+    cfg.topology = topo;
+    cfg.width = w;
+    cfg.height = h;
+    if (rule) cfg.rule = *rule;
+    cfg.threads = threads;
+    *u = NULL;
+    return wl_universe_create(&cfg, u);
+}
+
+/* A random soup of density `density` filling the w x h rectangle that a w x h grid covers
+ * (x from -floor(w/2), y from -floor(h/2)); NULL (with a failed check) on error. */
+static inline wl_pattern *wl_test_soup(uint64_t w, uint64_t h, double density, uint64_t seed) {
+    wl_pattern *p = wl_pattern_new();
+    wl_rect r = {-(int64_t)(w / 2), -(int64_t)(h / 2), w, h};
+    wl_status s = p ? wl_pattern_random(p, &r, density, seed) : WL_ERR_NOMEM;
+    WL_CHECK(s == WL_OK, "soup %llux%llu: %s", (unsigned long long)w,
+             (unsigned long long)h, wl_last_error());
+    if (s) {
+        wl_pattern_free(p);
+        return NULL;
+    }
+    return p;
+}
+
+/* The reference engine's result of `gens` generations of pattern p on topology topo of
+ * w x h cells under `rule`; NULL (with a failed check) on error. */
+static inline wl_pattern *wl_test_ref_run(wl_topology topo, uint64_t w, uint64_t h,
+                                          const wl_rule *rule, const wl_pattern *p,
+                                          uint64_t gens) {
+    wl_universe *u = NULL;
+    wl_pattern *out = NULL;
+    WL_CHECK_OK(wl_test_make("ref", NULL, topo, w, h, rule, 1, &u));
+    if (u && wl_universe_load(u, p, NULL) == WL_OK && wl_universe_step(u, gens) == WL_OK)
+        WL_CHECK_OK(wl_universe_store(u, &out));
+    WL_CHECK(out != NULL, "ref run %llux%llu: %s", (unsigned long long)w, (unsigned long long)h,
+             wl_last_error());
+    wl_universe_free(u);
+    return out;
+}
+
+/* Checks that two universes hold the same cells, population and bounds; `what` names the
+ * case in failure messages.  Returns 1 when all three agree. */
+static inline int wl_test_same(wl_universe *a, wl_universe *b, const char *what) {
+    wl_pattern *pa = NULL, *pb = NULL;
+    int same = 1;
+    WL_CHECK_OK(wl_universe_store(a, &pa));
+    WL_CHECK_OK(wl_universe_store(b, &pb));
+    if (pa && pb) {
+        int eq = wl_pattern_equal_cells(pa, pb);
+        WL_CHECK(eq, "%s: cells differ (populations %llu, %llu)", what,
+                 (unsigned long long)wl_pattern_population(pa),
+                 (unsigned long long)wl_pattern_population(pb));
+        same &= eq;
+    } else {
+        same = 0;
+    }
+    wl_bigint na, nb;
+    WL_CHECK_OK(wl_universe_population(a, &na));
+    WL_CHECK_OK(wl_universe_population(b, &nb));
+    int pop = wl_bigint_cmp(&na, &nb) == 0;
+    WL_CHECK(pop, "%s: populations differ", what);
+    same &= pop;
+    wl_bigint ba[4], bb[4];
+    int ea = 0, eb = 0;
+    WL_CHECK_OK(wl_universe_bounds(a, &ba[0], &ba[1], &ba[2], &ba[3], &ea));
+    WL_CHECK_OK(wl_universe_bounds(b, &bb[0], &bb[1], &bb[2], &bb[3], &eb));
+    WL_CHECK(ea == eb, "%s: one is empty, the other not", what);
+    same &= ea == eb;
+    if (!ea && !eb)
+        for (int i = 0; i < 4; i++) {
+            int eqb = wl_bigint_cmp(&ba[i], &bb[i]) == 0;
+            WL_CHECK(eqb, "%s: bound %d differs", what, i);
+            same &= eqb;
+        }
+    wl_pattern_free(pa);
+    wl_pattern_free(pb);
+    return same;
+}
 
 /* Loads `soup` into u and runs gens generations, in two calls (a third, then the rest) when
  * split, so that engines are also checked across a boundary between steps. */

@@ -22,6 +22,16 @@ unsigned wl_topology_cap(wl_topology t) {
                                                                             : WL_CAP_PLANE;
 }
 
+wl_status wl_engine_check(const wl_engine_ops *e, const wl_config *cfg) {
+    if (!(e->caps & wl_topology_cap(cfg->topology)))
+        return wl_error(WL_ERR_UNSUPPORTED, "engine '%s' does not support the %s topology",
+                        e->name, wl_topology_name(cfg->topology));
+    if (cfg->topology != WL_TOPOLOGY_PLANE && (!cfg->width || !cfg->height))
+        return wl_error(WL_ERR_INVALID, "a %s needs a size of at least 1x1",
+                        wl_topology_name(cfg->topology));
+    return WL_OK;
+}
+
 wl_status wl_engine_open(const wl_engine_ops *e, const wl_config *cfg, void **ctx,
                          const char **kernel) {
     *ctx = NULL;
@@ -29,12 +39,8 @@ wl_status wl_engine_open(const wl_engine_ops *e, const wl_config *cfg, void **ct
         wl_status s = e->probe();
         if (s) return s;
     }
-    if (!(e->caps & wl_topology_cap(cfg->topology)))
-        return wl_error(WL_ERR_UNSUPPORTED, "engine '%s' does not support the %s topology",
-                        e->name, wl_topology_name(cfg->topology));
-    if (cfg->topology != WL_TOPOLOGY_PLANE && (!cfg->width || !cfg->height))
-        return wl_error(WL_ERR_INVALID, "a %s needs a size of at least 1x1",
-                        wl_topology_name(cfg->topology));
+    wl_status s = wl_engine_check(e, cfg);
+    if (s) return s;
     const char *const *ks = e->kernels;
     const char *k = ks ? ks[0] : "default";
     if (cfg->kernel && *cfg->kernel) {
@@ -55,7 +61,7 @@ wl_status wl_engine_open(const wl_engine_ops *e, const wl_config *cfg, void **ct
     wl_config c = *cfg;
     c.engine = e->name;
     c.kernel = k;
-    wl_status s = e->create(&c, k, ctx);
+    s = e->create(&c, k, ctx);
     if (s) *ctx = NULL;
     else if (kernel) *kernel = k;
     return s;

@@ -323,6 +323,9 @@ wl_status wl_handover_move(const wl_engine_ops *from, void *from_ctx, const wl_e
 
 /* The capability bit (WL_CAP_TORUS, _BOUNDED, _PLANE) an engine needs for topology t. */
 unsigned wl_topology_cap(wl_topology t);
+/* WL_OK if engine e supports cfg's topology (and a grid's size is at least 1x1), else
+ * WL_ERR_UNSUPPORTED / WL_ERR_INVALID with a message. */
+wl_status wl_engine_check(const wl_engine_ops *e, const wl_config *cfg);
 /* Opens an instance of engine e for cfg without the facade (what wl_universe_create does
  * once it has chosen the engine, and what wrapper engines do for their inner engine): the
  * engine must run here (probe), support cfg's topology (and a grid's size be at least

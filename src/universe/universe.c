@@ -122,19 +122,15 @@ wl_status wl_universe_create(const wl_config *cfg, wl_universe **out) {
             if (s) return s;
         }
     }
-    if (!(e->caps & wl_topology_cap(cfg->topology)))
-        return wl_error(WL_ERR_UNSUPPORTED, "engine '%s' does not support the %s topology",
-                        e->name, wl_topology_name(cfg->topology));
-    if (cfg->topology != WL_TOPOLOGY_PLANE && (!cfg->width || !cfg->height))
-        return wl_error(WL_ERR_INVALID, "a %s needs a size of at least 1x1",
-                        wl_topology_name(cfg->topology));
+    wl_status s = wl_engine_check(e, cfg);
+    if (s) return s;
     const wl_engine_ops *st = stream_for(cfg, e);
     if (st) return create_streamed(cfg, st, e, out);
     wl_universe *u = wl_calloc(1, sizeof *u);
     if (!u) return WL_ERR_NOMEM;
     u->ops = e;
     u->cfg = *cfg;
-    wl_status s = wl_engine_open(e, cfg, &u->ctx, &u->kernel);
+    s = wl_engine_open(e, cfg, &u->ctx, &u->kernel);
     if (s) {
         free(u);
         return s;

@@ -1,7 +1,11 @@
 /*
- * test_viewer_cli.c - end-to-end tests of `warplife view` (run by `test_viewer --cli
- * PATH-TO-warplife`): off-screen screenshots checked pixel by pixel, the real window under
- * a display driven by scripted input, and the "no display" exit status.  Expected pictures
+ * test_view.c - end-to-end tests of `warplife view` (usage: test_view PATH-TO-warplife):
+ * off-screen screenshots of a glider at several zooms (before and after stepping) checked
+ * pixel by pixel; then, under a display (DISPLAY, or a private Xvfb; skipped with a visible
+ * reason otherwise), the real window driven by scripted keys and mouse (step, step size,
+ * reset, click, draw, select and fill, clear, run, save, drop a file), checking the
+ * generation and population it prints on exit and the pixels it reads back from OpenGL;
+ * and the clear "no display" exit status 3.  Expected pictures
  * come from the pattern and the reference engine, never from the viewer itself.
  *
  * The display.  Without DISPLAY the window tests run on a private Xvfb started once with
@@ -14,7 +18,7 @@
  */
 #define _XOPEN_SOURCE 700
 
-#include "internal.h"
+#include "internal.h" /* WL_PRINTF */
 #include "wltest.h"
 
 #include <fcntl.h>
@@ -342,13 +346,13 @@ static pid_t start_xvfb(char *disp, size_t len) {
     return pid;
 }
 
-int test_cli(const char *path) {
+static int test_cli(const char *path) {
     static char abs_path[4096];
     exe = realpath(path, abs_path) ? abs_path : path; /* commands run in another directory */
     snprintf(dir, sizeof dir, "/tmp/wl_test_view_XXXXXX");
     if (!mkdtemp(dir)) {
         WL_CHECK(0, "mkdtemp failed");
-        return wl_test_finish("test_viewer_cli");
+        return wl_test_finish("test_view");
     }
     char file[128];
     snprintf(file, sizeof file, "%s/glider.rle", dir);
@@ -398,5 +402,13 @@ int test_cli(const char *path) {
     }
     run(out, sizeof out, "rm -f glider.rle blinker.rle off.ppm off.png win.ppm");
     rmdir(dir);
-    return wl_test_finish("test_viewer_cli");
+    return wl_test_finish("test_view");
+}
+
+int main(int argc, char **argv) {
+    if (argc != 2) {
+        fprintf(stderr, "usage: test_view PATH-TO-warplife\n");
+        return 2;
+    }
+    return test_cli(argv[1]);
 }

@@ -1,17 +1,10 @@
 /*
- * test_viewer.c - the rendering and image helpers behind `warplife view` (src/render):
+ * test_render.c - the rendering and image helpers behind `warplife view` (src/render):
  * the word-at-a-time renderer against a naive per-pixel one on fresh random patterns and
  * views (every zoom from 2^-6 to 2^4, views straddling and outside the bitmap), snapshots
  * of a grid universe against its stored pattern, the default wl_universe_render, and
  * PNG / PPM files written and read back pixel for pixel.
- *
- * With `--cli PATH-TO-warplife` it tests the command end to end instead: off-screen
- * screenshots of a glider at several zooms (before and after stepping) checked pixel by
- * pixel against the pattern and the reference engine; then, under a display (DISPLAY, or
- * xvfb-run when DISPLAY is unset; skipped with a visible reason otherwise), the real window
- * driven by scripted keys and mouse (step, step size, reset, click, draw, select and fill,
- * clear, run, save, drop a file), checking the generation and population it prints on
- * exit and the pixels it reads back from OpenGL; and the clear "no display" exit 3.
+ * (test_view.c tests the viewer, `warplife view`, end to end.)
  */
 #define _POSIX_C_SOURCE 200809L
 
@@ -153,7 +146,7 @@ static void test_images(uint64_t *st) {
     uint32_t w = 37, h = 23;
     uint32_t *img = malloc((size_t)w * h * 4);
     for (size_t i = 0; i < (size_t)w * h; i++) img[i] = (uint32_t)wl_splitmix64(st) | 0xff000000u;
-    char dir[] = "/tmp/wl_test_viewer_XXXXXX";
+    char dir[] = "/tmp/wl_test_render_XXXXXX";
     if (!mkdtemp(dir)) {
         WL_CHECK(0, "mkdtemp failed");
         free(img);
@@ -186,15 +179,11 @@ static void test_images(uint64_t *st) {
     free(img);
 }
 
-/* The end-to-end tests of `warplife view` (test_viewer_cli.c). */
-int test_cli(const char *exe);
-
-int main(int argc, char **argv) {
-    if (argc == 3 && strcmp(argv[1], "--cli") == 0) return test_cli(argv[2]);
+int main(void) {
     uint64_t st = wl_test_seed();
     const char *quick = getenv("WL_TEST_QUICK");
     test_render_random(&st, quick && *quick == '1' ? 20 : 100);
     test_universe_snapshot(&st);
     test_images(&st);
-    return wl_test_finish("test_viewer");
+    return wl_test_finish("test_render");
 }
