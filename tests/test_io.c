@@ -4,6 +4,8 @@
  * rules, comments), on bad inputs (expected status and line:col in the message), gzip,
  * read-write-read round trips of random patterns at random (also negative) offsets for
  * every format, atomic writes that leave nothing behind, and sizes too big for memory.
+ * The tables of good and bad inputs run again with read windows of 1 to 7 bytes
+ * (WL_IO_WINDOW), so that every chunk boundary the streaming readers can meet is met.
  * WL_TEST_QUICK=1 shrinks the random round trips.
  */
 #include "internal.h"
@@ -539,12 +541,26 @@ int main(void) {
     const char *q = getenv("WL_TEST_QUICK");
     int quick = q && *q && strcmp(q, "0") != 0;
     test_format_names();
-    test_good();
-    test_headerless_life();
-    test_bad();
-    test_deep_macrocell();
-    test_empty_and_repetitive();
+    /* The readers take their input a window at a time: every table again with windows of
+     * 1 to 7 bytes, so that lines, tokens, counts, CRLFs and numbers are cut everywhere. */
+    static const char *const windows[] = {NULL, "1", "2", "3", "4", "5", "6", "7"};
+    for (size_t w = 0; w < sizeof windows / sizeof windows[0]; w++) {
+        if (windows[w])
+            setenv("WL_IO_WINDOW", windows[w], 1);
+        else
+            unsetenv("WL_IO_WINDOW");
+        test_good();
+        test_headerless_life();
+        test_bad();
+        test_deep_macrocell();
+        test_empty_and_repetitive();
+        if (windows[w] && (w == 1 || w == 7)) test_gzip(seed + w);
+    }
+    unsetenv("WL_IO_WINDOW");
     test_round_trips(seed, quick);
+    setenv("WL_IO_WINDOW", "3", 1);
+    test_round_trips(seed ^ 0x3333, 1);
+    unsetenv("WL_IO_WINDOW");
     test_gzip(seed);
     test_files(seed);
     test_stdio();

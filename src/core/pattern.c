@@ -135,10 +135,18 @@ static wl_status ensure(wl_pattern *p, int64_t x, int64_t y, uint64_t n) {
         if (y1 > p->y0 + gh) y1 = (y1 > p->y0 + 2 * gh) ? y1 : p->y0 + 2 * gh;
     }
     wl_status s = grow(p, x0, y0, x1, y1);
-    if (s && (x0 != x || y0 != y || x1 != x + (int64_t)n || y1 != y + 1)) {
-        /* The doubled box is over the cap (or memory): the exact one may still fit. */
+    /* The doubled box is over the cap (or memory): half the growth, a quarter, ... down to
+     * exactly what the cells need.  Each retry fails before allocating, and a pattern that
+     * fills its cap grows by at least half the room left each time rather than a row at a
+     * time. */
+    int64_t ex1 = x + (int64_t)n, ey1 = y + 1;
+    for (int k = 1; s && k <= 64; k++) {
+        uint64_t dx0 = (uint64_t)(x - x0) >> k, dy0 = (uint64_t)(y - y0) >> k;
+        uint64_t dx1 = (uint64_t)(x1 - ex1) >> k, dy1 = (uint64_t)(y1 - ey1) >> k;
+        if (s != WL_ERR_TOO_BIG && s != WL_ERR_NOMEM) break;
         wl_clear_error();
-        s = grow(p, x, y, x + (int64_t)n, y + 1);
+        s = grow(p, x - (int64_t)dx0, y - (int64_t)dy0, ex1 + (int64_t)dx1, ey1 + (int64_t)dy1);
+        if (!(dx0 | dy0 | dx1 | dy1)) break; /* that was the exact box */
     }
     return s;
 }
