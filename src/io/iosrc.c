@@ -222,14 +222,19 @@ static wl_status inflate_more(wl_src *s, size_t room) {
             s->member_done = 0;
         }
         int r = inflate(z, Z_NO_FLUSH);
+        /* A fault found after some bytes came out waits for the next call (zlib gives it
+         * again): the reader sees every byte before it, so which error a reader reports
+         * does not depend on the window. */
         if (r == Z_STREAM_END) {
             s->member_done = 1;
         } else if (r == Z_BUF_ERROR && !z->avail_in && s->raw_eof) {
-            e = wl_error(WL_ERR_PARSE, "%s: truncated gzip data", s->name);
+            if (z->avail_out == room)
+                e = wl_error(WL_ERR_PARSE, "%s: truncated gzip data", s->name);
             break;
         } else if (r != Z_OK && r != Z_BUF_ERROR) {
-            e = wl_error(WL_ERR_PARSE, "%s: corrupt gzip data (%s)", s->name,
-                         z->msg ? z->msg : "inflate failed");
+            if (z->avail_out == room)
+                e = wl_error(WL_ERR_PARSE, "%s: corrupt gzip data (%s)", s->name,
+                             z->msg ? z->msg : "inflate failed");
             break;
         }
     }
