@@ -30,6 +30,15 @@
  * Errors: WL_ERR_PARSE "name:line:col: what was expected" for text that breaks the
  * grammar; WL_ERR_TOO_BIG when the node table would pass max_bytes; whatever a callback
  * returns stops the reading and is passed back unchanged.
+ *
+ * An engine with its own quadtree reads a file with it in bounded memory like this:
+ * wl_src_open_file(&src, path) (plain or gzip, "-" for standard input), wl_mc_init(&g,
+ * src.name, &sink, limit) with a sink whose `small` makes a leaf of each level-3 node
+ * (and remembers levels 1 and 2, which only a root can be: their cells sit at the top-left
+ * of the 8x8, the root's centre at (2^(level-1), 2^(level-1))) and whose `node` makes a
+ * node of four engine nodes (0 standing for the empty node of level - 1); then
+ * wl_mc_read(&g, &src), wl_mc_free, wl_src_close.  After the first line, first_is_m2
+ * tells whether the file began with "[M2]", for a reader that refuses anything else.
  */
 #ifndef WL_MCGRAMMAR_H
 #define WL_MCGRAMMAR_H
