@@ -306,7 +306,8 @@ typedef struct wl_config {
     wl_rule rule;         /* default B3/S23 */
     int threads;          /* worker threads, 0 = all cores */
     int device;           /* GPU / OpenCL device index, default 0 */
-    uint64_t max_memory;  /* bytes an engine may use for caches (HashLife), 0 = default */
+    uint64_t max_memory;  /* bytes an engine may use for caches (HashLife), and the reading
+                           * limit of wl_universe_load_file; 0 = default */
     uint64_t gpu_memory;  /* bytes of GPU memory a GPU engine may hold the universe in, 0 = no
                              limit; a bigger universe is kept in host memory and streamed
                              through the GPU band by band (out-of-core) */
@@ -340,7 +341,8 @@ const wl_config *wl_universe_config(const wl_universe *u);
 wl_status wl_universe_load(wl_universe *u, const wl_pattern *p, uint64_t *dropped);
 
 /* Loads a file: engines with a native reader (HashLife and macrocell) use it, others read a
- * pattern and call wl_universe_load.  *dropped as above (may be NULL). */
+ * pattern (with the configuration's max_memory, when set, as the reading limit: see
+ * wl_read_opts) and call wl_universe_load.  *dropped as above (may be NULL). */
 wl_status wl_universe_load_file(wl_universe *u, const char *path, uint64_t *dropped);
 
 /* Advances `generations` generations.  On interruption returns WL_ERR_INTERRUPTED; the
