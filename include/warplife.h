@@ -214,13 +214,34 @@ wl_format wl_format_from_path(const char *path, int *gz);
 wl_status wl_format_parse(const char *name, wl_format *out);
 
 /* Reads a pattern from memory.  The format is detected from content; gzip data (by its
- * magic bytes) is inflated first when zlib is built in.  `name` is used in error messages
- * as the file name.  Errors: WL_ERR_PARSE with "name:line:col: what was expected". */
+ * magic bytes) is inflated as it is read when zlib is built in.  `name` is used in error
+ * messages as the file name.  Errors: WL_ERR_PARSE for every fault of the input (syntax,
+ * binary data, numbers beyond what the format can place, corrupt gzip data) with
+ * "name:line:col: what was expected"; WL_ERR_TOO_BIG when the pattern needs more memory
+ * than the machine or the reading limit allows (see wl_read_opts).  On error *out is NULL. */
 wl_status wl_pattern_read_mem(const void *data, size_t len, const char *name, wl_pattern **out);
-/* Reads a pattern file ("-" means standard input). */
+/* Reads a pattern file ("-" means standard input), a window at a time: memory is the
+ * pattern's plus a fixed amount, whatever the file's size (or a gzip bomb's).  Errors as
+ * wl_pattern_read_mem, plus WL_ERR_NOT_FOUND and WL_ERR_IO. */
 wl_status wl_pattern_read_file(const char *path, wl_pattern **out);
 /* Like wl_pattern_read_file but also reports the detected format (may be NULL). */
 wl_status wl_pattern_read_file_ex(const char *path, wl_pattern **out, wl_format *format);
+
+/* Options for reading (a zeroed struct, or NULL, means the defaults). */
+typedef struct wl_read_opts {
+    /* Bytes the pattern may grow to while it is read (its bitmap, its comments and the
+     * reader's own tables); past it the read stops with WL_ERR_TOO_BIG and a message that
+     * names the limit.  0: a quarter of physical memory. */
+    uint64_t max_memory;
+} wl_read_opts;
+/* wl_pattern_read_mem and wl_pattern_read_file with options.  *format (may be NULL) gets
+ * the detected format, also when the read then fails (WL_FORMAT_AUTO when detection did
+ * not get so far), so that a caller can tell which reader refused the input. */
+wl_status wl_pattern_read_mem_opts(const void *data, size_t len, const char *name,
+                                   const wl_read_opts *opts, wl_pattern **out,
+                                   wl_format *format);
+wl_status wl_pattern_read_file_opts(const char *path, const wl_read_opts *opts,
+                                    wl_pattern **out, wl_format *format);
 
 /* Writes a pattern into a new malloc'd buffer (*out, *len; the caller frees *out).  fmt
  * must not be AUTO.  gz != 0 compresses with gzip. */
@@ -306,7 +327,8 @@ typedef struct wl_config {
     wl_rule rule;         /* default B3/S23 */
     int threads;          /* worker threads, 0 = all cores */
     int device;           /* GPU / OpenCL device index, default 0 */
-    uint64_t max_memory;  /* bytes an engine may use for caches (HashLife), 0 = default */
+    uint64_t max_memory;  /* bytes an engine may use for caches (HashLife), and the reading
+                           * limit of wl_universe_load_file; 0 = default */
     uint64_t gpu_memory;  /* bytes of GPU memory a GPU engine may hold the universe in, 0 = no
                              limit; a bigger universe is kept in host memory and streamed
                              through the GPU band by band (out-of-core) */
@@ -340,7 +362,8 @@ const wl_config *wl_universe_config(const wl_universe *u);
 wl_status wl_universe_load(wl_universe *u, const wl_pattern *p, uint64_t *dropped);
 
 /* Loads a file: engines with a native reader (HashLife and macrocell) use it, others read a
- * pattern and call wl_universe_load.  *dropped as above (may be NULL). */
+ * pattern (with the configuration's max_memory, when set, as the reading limit: see
+ * wl_read_opts) and call wl_universe_load.  *dropped as above (may be NULL). */
 wl_status wl_universe_load_file(wl_universe *u, const char *path, uint64_t *dropped);
 
 /* Advances `generations` generations.  On interruption returns WL_ERR_INTERRUPTED; the

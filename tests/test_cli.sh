@@ -75,6 +75,40 @@ t 2 "$W" convert bad.rle x.cells; absent x.cells
 t 2 "$W" run no-such-file.rle -m 1; has err 'no-such-file\.rle'
 t 2 "$W" info no-such-file.rle
 
+# ---- hostile input: every fault of the file exits 2, memory (the reading limit) exits 3;
+# nothing is written, nothing hangs (timeout), and reading stops at the first bad byte.
+printf '99999999999999999999999o!\n' >ovf.rle
+t 2 "$W" run ovf.rle -m 10 --popcount -q -o out.rle; has err 'ovf\.rle:1:1: run count too large'
+absent out.rle
+printf '#Life 1.06\n1 99999999999999999999\n' >ovf.lif
+t 2 "$W" run ovf.lif -m 10 --popcount -q -o out.rle; has err 'ovf\.lif:2:[0-9]+: coordinate out of range'
+printf '#Life 1.06\n4611686018427387904 0\n' >far.lif
+t 2 "$W" run far.lif -m 10 -q -o out.rle; has err 'far\.lif:2:1: coordinate out of range'
+printf 'x = 1, y = 1\n#CXRLE Pos=99999999999999999999,0\no!' >pos.rle
+t 2 "$W" info pos.rle; has err 'pos\.rle:2:'
+printf '\211PNG\r\n\032\n' >picture.rle
+t 2 "$W" run picture.rle -m 1 -q; has err 'picture\.rle:1:1: not a pattern file: byte 0x89'
+mkdir adir; t 2 "$W" run adir -m 1 -q; has err 'adir: is a directory'
+t 2 timeout 20 "$W" run /dev/zero -m 10 --popcount -q -o out.rle
+has err '/dev/zero:1:1: not a pattern file'; absent out.rle
+t 2 timeout 20 bash -c "cat /dev/zero | '$W' run - -m 10 -q -o out.rle"; absent out.rle
+# A gzip bomb: 256 MiB of zeros in about 256 kB (16 gzip members of 16 MiB).
+if command -v gzip >/dev/null 2>&1; then
+    head -c 16777216 /dev/zero | gzip -9 >z16.gz
+    for i in 1 2 3 4 5 6 7 8 9 10 11 12 13 14 15 16; do cat z16.gz; done >bomb.rle.gz
+    t 2 timeout 20 "$W" run bomb.rle.gz -m 10 --popcount -q -o out.rle
+    has err 'bomb\.rle\.gz:1:1: not a pattern file'; absent out.rle
+    t 2 timeout 20 "$W" convert bomb.rle.gz bomb.rle; absent bomb.rle
+    # Valid cells without end, compressed and through a pipe: the reading limit stops them.
+    yes 'o$' | head -c 16777216 | gzip -1 >cells.rle.gz
+    t 3 timeout 20 "$W" run cells.rle.gz -m 1 -q --maxmemory 16 -o out.rle
+    has err 'cells\.rle\.gz:[0-9]+:1: .*more than the reading limit of 16 MiB'; has err 'maxmemory'
+    absent out.rle
+    t 0 "$W" info cells.rle.gz; has out '^population 5592406$'
+fi
+t 3 timeout 20 bash -c "yes 'o\$' | '$W' run - -m 1 -q --maxmemory 16 -o out.rle"
+has err '<stdin>:[0-9]+:1: .*reading limit of 16 MiB'; absent out.rle
+
 # ---- run: results ------------------------------------------------------------------------
 t 0 "$W" run glider.rle -m 100 --popcount -q
 has out '^generation 100 population 5$'

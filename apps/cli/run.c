@@ -50,7 +50,8 @@ static void usage(FILE *out) {
         "                       large enough that nothing wraps (up to %ux%u)\n"
         "      --threads N      worker threads (0 = all cores)\n"
         "      --device N       GPU index\n"
-        "      --maxmemory MB   memory for engine caches (HashLife)\n"
+        "      --maxmemory MB   memory for engine caches (HashLife), and what the pattern\n"
+        "                       may grow to while it is read (default a quarter of RAM)\n"
         "      --gpu-memory N   GPU memory the universe may use (bytes; K, M, G suffixes);\n"
         "                       a bigger universe streams through the GPU from host memory\n"
         "  -o, --output FILE    save the final pattern (format from the extension: .rle,\n"
@@ -473,10 +474,22 @@ static int run_pattern(run_args *a) {
         s = wl_rule_parse(a->rule_text, &rule);
         if (s) return cli_fail(s, "--rule");
     }
-    s = wl_pattern_read_file(a->pattern, &p);
-    if (s == WL_ERR_TOO_BIG && (!a->topology_given || a->topology == WL_TOPOLOGY_PLANE))
+    wl_read_opts ro = {a->eng.max_memory};
+    wl_format fmt = WL_FORMAT_AUTO;
+    s = wl_pattern_read_file_opts(a->pattern, &ro, &p, &fmt);
+    /* A macrocell file too big for a rectangle may still fit an engine's own quadtree
+     * (which reads the file again: not possible for standard input). */
+    if (s == WL_ERR_TOO_BIG && fmt == WL_FORMAT_MACROCELL && strcmp(a->pattern, "-") != 0 &&
+        (!a->topology_given || a->topology == WL_TOPOLOGY_PLANE))
         return run_huge(a, a->rule_text ? &rule : NULL);
-    if (s) return cli_fail_input(s, "");
+    if (s) {
+        int limited = s == WL_ERR_TOO_BIG && strstr(wl_last_error(), "reading limit");
+        rc = cli_fail_input(s, "");
+        if (limited)
+            cli_error("(--maxmemory MB sets the reading limit; the default is a quarter of "
+                      "physical memory)");
+        return rc;
+    }
     if (!a->rule_text) rule = *wl_pattern_rule(p);
     if (a->output && check_output_dir(a->output)) {
         rc = CLI_EXIT_RUNTIME;

@@ -37,6 +37,9 @@ void *wl_aligned_alloc(size_t n);
 void wl_aligned_free(void *p);
 /* Bytes of physical memory on this machine (a fallback of 4 GiB if unknown). */
 uint64_t wl_physical_memory(void);
+/* Writes a byte count for messages into buf (at least 32 bytes): "64 MiB", "1.5 GiB",
+ * "300 bytes"; returns buf. */
+const char *wl_bytes_text(uint64_t bytes, char *buf);
 /* Number of online CPU cores (at least 1). */
 int wl_cpu_count(void);
 /* Seconds on a monotonic clock (for measurements: the plane's engine handover). */
@@ -46,10 +49,12 @@ double wl_clock(void);
 
 /* Returns 1 if the data starts with gzip's magic bytes (1f 8b). */
 int wl_is_gzip(const void *data, size_t len);
-/* Inflates gzip (or zlib) data, concatenated members included, into a new malloc'd buffer
- * with a NUL after the last byte (*out, *out_len; the caller frees *out).  `name` is used in
- * error messages.  WL_ERR_PARSE on corrupt or truncated data, WL_ERR_TOO_BIG past a quarter
- * of physical memory, WL_ERR_UNAVAILABLE without zlib. */
+/* Inflates gzip data (starting with the magic bytes), concatenated members included, into a
+ * new malloc'd buffer with a NUL after the last byte (*out, *out_len; the caller frees
+ * *out).  `name` is used in error messages.  WL_ERR_PARSE on data that is not gzip or is
+ * corrupt or truncated, WL_ERR_TOO_BIG past a quarter of physical memory,
+ * WL_ERR_UNAVAILABLE without zlib.  The whole output is held in memory: the pattern
+ * readers inflate a window at a time instead (src/io/iosrc.h). */
 wl_status wl_gunzip(const void *data, size_t len, const char *name, char **out,
                     size_t *out_len);
 /* Compresses data as one gzip member (zlib level 1) into a new malloc'd buffer. */
@@ -67,10 +72,18 @@ struct wl_pattern {
     uint64_t *bits;  /* h * stride words, or NULL when w == h == 0 */
     wl_rule rule;
     char *comments;  /* never NULL after wl_pattern_new */
+    /* While a reader fills the pattern: the bytes its bitmap may grow to (0 = only the
+     * memory cap, wl_pattern_max_bytes).  Growing past it is WL_ERR_TOO_BIG with a message
+     * naming the limit.  Readers set it for the time of a read and clear it after. */
+    uint64_t limit;
 };
 
 /* Largest bitmap a pattern may allocate, in bytes (a share of physical memory). */
 uint64_t wl_pattern_max_bytes(void);
+/* Bytes of the pattern's storage now (its bitmap). */
+static inline uint64_t wl_pattern_storage_bytes(const wl_pattern *p) {
+    return (uint64_t)p->h * p->stride * sizeof(uint64_t);
+}
 
 /* ---- grids ------------------------------------------------------------------------- */
 

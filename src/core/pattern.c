@@ -47,6 +47,7 @@ wl_pattern *wl_pattern_clone(const wl_pattern *p) {
     *c = *p;
     c->bits = NULL;
     c->comments = NULL;
+    c->limit = 0;
     size_t words = p->h * p->stride;
     if (words) {
         c->bits = wl_malloc(words * sizeof(uint64_t));
@@ -79,10 +80,21 @@ static wl_status grow(wl_pattern *p, int64_t x0, int64_t y0, int64_t x1, int64_t
     x1 = wl_floordiv(x1 + 63, 64) * 64;
     uint64_t nw = (uint64_t)(x1 - x0), nh = (uint64_t)(y1 - y0);
     size_t nstride = (size_t)(nw / 64);
-    if (nh && nstride > wl_pattern_max_bytes() / 8 / nh)
+    uint64_t cap = wl_pattern_max_bytes();
+    int by_limit = p->limit && p->limit < cap;
+    if (by_limit) cap = p->limit;
+    if (nh && nstride > cap / 8 / nh) {
+        if (!by_limit)
+            return wl_error(WL_ERR_TOO_BIG, "pattern of %llu x %llu cells does not fit in memory",
+                            (unsigned long long)nw, (unsigned long long)nh);
+        char need[32], lim[32];
+        double bytes = (double)nstride * 8.0 * (double)nh;
         return wl_error(WL_ERR_TOO_BIG,
-                        "pattern of %llu x %llu cells does not fit in memory",
-                        (unsigned long long)nw, (unsigned long long)nh);
+                        "pattern of %llu x %llu cells needs %s, more than the reading limit "
+                        "of %s", (unsigned long long)nw, (unsigned long long)nh,
+                        bytes < 1.8e19 ? wl_bytes_text((uint64_t)bytes, need) : "over 16 EiB",
+                        wl_bytes_text(p->limit, lim));
+    }
     uint64_t *nb = wl_calloc((size_t)nh * nstride, sizeof(uint64_t));
     if (!nb) return WL_ERR_NOMEM;
     if (p->bits) {
@@ -122,7 +134,21 @@ static wl_status ensure(wl_pattern *p, int64_t x, int64_t y, uint64_t n) {
         if (y0 < p->y0) y0 = (y0 < p->y0 - gh) ? y0 : p->y0 - gh;
         if (y1 > p->y0 + gh) y1 = (y1 > p->y0 + 2 * gh) ? y1 : p->y0 + 2 * gh;
     }
-    return grow(p, x0, y0, x1, y1);
+    wl_status s = grow(p, x0, y0, x1, y1);
+    /* The doubled box is over the cap (or memory): half the growth, a quarter, ... down to
+     * exactly what the cells need.  Each retry fails before allocating, and a pattern that
+     * fills its cap grows by at least half the room left each time rather than a row at a
+     * time. */
+    int64_t ex1 = x + (int64_t)n, ey1 = y + 1;
+    for (int k = 1; s && k <= 64; k++) {
+        uint64_t dx0 = (uint64_t)(x - x0) >> k, dy0 = (uint64_t)(y - y0) >> k;
+        uint64_t dx1 = (uint64_t)(x1 - ex1) >> k, dy1 = (uint64_t)(y1 - ey1) >> k;
+        if (s != WL_ERR_TOO_BIG && s != WL_ERR_NOMEM) break;
+        wl_clear_error();
+        s = grow(p, x - (int64_t)dx0, y - (int64_t)dy0, ex1 + (int64_t)dx1, ey1 + (int64_t)dy1);
+        if (!(dx0 | dy0 | dx1 | dy1)) break; /* that was the exact box */
+    }
+    return s;
 }
 
 wl_status wl_pattern_reserve(wl_pattern *p, const wl_rect *r) {
@@ -154,7 +180,9 @@ wl_status wl_pattern_set(wl_pattern *p, int64_t x, int64_t y, int alive) {
 
 wl_status wl_pattern_set_run(wl_pattern *p, int64_t x, int64_t y, uint64_t count) {
     if (!count) return WL_OK;
-    if (count > (uint64_t)INT64_MAX / 4) return wl_error(WL_ERR_TOO_BIG, "run too long");
+    if (count > (uint64_t)INT64_MAX / 4)
+        return wl_error(WL_ERR_TOO_BIG, "a run of %llu live cells is too long to hold",
+                        (unsigned long long)count);
     wl_status s = ensure(p, x, y, count);
     if (s) return s;
     uint64_t *row = p->bits + (uint64_t)(y - p->y0) * p->stride;

@@ -4,7 +4,9 @@
 #define _GNU_SOURCE
 #include "internal.h"
 
+#include <stdio.h>
 #include <stdlib.h>
+#include <string.h>
 #include <time.h>
 #include <unistd.h>
 
@@ -41,6 +43,30 @@ uint64_t wl_physical_memory(void) {
     long pages = sysconf(_SC_PHYS_PAGES), size = sysconf(_SC_PAGESIZE);
     if (pages <= 0 || size <= 0) return (uint64_t)4 << 30;
     return (uint64_t)pages * (uint64_t)size;
+}
+
+const char *wl_bytes_text(uint64_t bytes, char *buf) {
+    static const char *const units[] = {"KiB", "MiB", "GiB", "TiB", "PiB", "EiB"};
+    if (bytes < 1024) {
+        snprintf(buf, 32, "%llu bytes", (unsigned long long)bytes);
+        return buf;
+    }
+    int u = 0;
+    double v = (double)bytes / 1024.0;
+    while (v >= 1024.0 && u < 5) {
+        v /= 1024.0;
+        u++;
+    }
+    /* Whole numbers print without decimals ("64 MiB"), others with one ("1.5 GiB"), or
+     * as exact bytes where one decimal would make them look whole ("16777224 bytes", not
+     * "16.0 MiB" beside a limit of "16 MiB"). */
+    if (v == (double)(uint64_t)v) {
+        snprintf(buf, 32, "%llu %s", (unsigned long long)v, units[u]);
+    } else {
+        snprintf(buf, 32, "%.1f %s", v, units[u]);
+        if (strstr(buf, ".0 ")) snprintf(buf, 32, "%llu bytes", (unsigned long long)bytes);
+    }
+    return buf;
 }
 
 int wl_cpu_count(void) {

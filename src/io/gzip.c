@@ -1,11 +1,15 @@
 /*
- * gzip.c - gzip compression and decompression through zlib, for every reader and writer of
- * the library (pattern files, HashLife's native macrocell).  zlib's stream counters are 32
- * bits wide, so data is fed in chunks of at most 1 GiB; inflated output is capped at a
- * quarter of physical memory so that a tiny "zip bomb" gets a clear error.  Without zlib
- * both functions return WL_ERR_UNAVAILABLE with a message.
+ * gzip.c - gzip compression through zlib for every writer of the library (pattern files,
+ * HashLife's native macrocell), and whole-buffer decompression for callers that want the
+ * inflated bytes in one piece (HashLife's macrocell loader).  The pattern readers do not
+ * use wl_gunzip: they inflate a window at a time through the byte source (iosrc.c), which
+ * also does the inflating here, so there is one inflate loop in the library.  zlib's
+ * stream counters are 32 bits wide, so data is fed in chunks of at most 1 GiB; wl_gunzip's
+ * output is capped at a quarter of physical memory so that a tiny "zip bomb" gets a clear
+ * error.  Without zlib both functions return WL_ERR_UNAVAILABLE with a message.
  */
-#include "internal.h"
+#include "io_internal.h"
+#include "iosrc.h"
 
 #include <stdint.h>
 #include <stdlib.h>
@@ -32,76 +36,42 @@ static void gz_feed(z_stream *z, const unsigned char **in, size_t *in_left) {
     *in += z->avail_in;
     *in_left -= z->avail_in;
 }
+#endif
 
+/* Inflating is the byte source's (iosrc.c): this collects what it delivers. */
 wl_status wl_gunzip(const void *data, size_t len, const char *name, char **out,
                     size_t *out_len) {
+    if (!name) name = "<memory>";
+    if (!wl_is_gzip(data, len)) return wl_error(WL_ERR_PARSE, "%s: not gzip data", name);
     uint64_t cap_limit = wl_physical_memory() / 4;
-    z_stream z;
-    memset(&z, 0, sizeof z);
-    if (inflateInit2(&z, 15 + 32) != Z_OK) /* 15 + 32: zlib or gzip header, auto */
-        return wl_error(WL_ERR_NOMEM, "%s: cannot start zlib", name);
-    size_t cap = len * 4 + 4096, n = 0;
-    char *buf = malloc(cap + 1);
-    wl_status st = WL_OK;
-    if (!buf) {
-        inflateEnd(&z);
-        return wl_error(WL_ERR_NOMEM, "%s: out of memory inflating", name);
-    }
-    const unsigned char *in = data;
-    size_t in_left = len;
-    int r = Z_OK;
-    for (;;) {
-        gz_feed(&z, &in, &in_left);
-        if (n == cap) {
-            if (cap >= cap_limit) {
-                st = wl_error(WL_ERR_TOO_BIG, "%s: inflated data larger than %llu bytes", name,
-                              (unsigned long long)cap_limit);
-                break;
-            }
-            size_t ncap = cap * 2 > cap_limit ? (size_t)cap_limit : cap * 2;
-            char *nb = realloc(buf, ncap + 1);
-            if (!nb) {
-                st = wl_error(WL_ERR_NOMEM, "%s: out of memory inflating", name);
-                break;
-            }
-            buf = nb;
-            cap = ncap;
-        }
-        size_t room = cap - n < GZ_CHUNK ? cap - n : GZ_CHUNK;
-        z.next_out = (unsigned char *)buf + n;
-        z.avail_out = (uInt)room;
-        r = inflate(&z, Z_NO_FLUSH);
-        n += room - z.avail_out;
-        if (r == Z_STREAM_END) {
-            /* Concatenated gzip members (as `cat a.gz b.gz` makes) continue. */
-            if (z.avail_in == 0 && in_left == 0) break;
-            if (inflateReset(&z) != Z_OK) {
-                st = wl_error(WL_ERR_PARSE, "%s: corrupt gzip data", name);
-                break;
-            }
-            continue;
-        }
-        if (r == Z_BUF_ERROR && z.avail_in == 0 && in_left == 0) {
-            st = wl_error(WL_ERR_PARSE, "%s: truncated gzip data", name);
+    wl_src s;
+    wl_status st = wl_src_open_mem(&s, data, len, name);
+    wl_iobuf b = {0};
+    while (!st && !s.eof) {
+        st = wl_src_more(&s);
+        size_t n = s.end - s.pos;
+        if (st || !n) continue;
+        if (b.len + n > cap_limit) {
+            st = wl_error(WL_ERR_TOO_BIG, "%s: inflated data larger than %llu bytes", name,
+                          (unsigned long long)cap_limit);
             break;
         }
-        if (r != Z_OK && r != Z_BUF_ERROR) {
-            st = wl_error(WL_ERR_PARSE, "%s: corrupt gzip data (%s)", name,
-                          z.msg ? z.msg : "inflate failed");
-            break;
-        }
+        wl_iobuf_write(&b, s.buf + s.pos, n);
+        s.pos = s.end;
     }
-    inflateEnd(&z);
+    wl_src_close(&s);
+    wl_iobuf_putc(&b, '\0');
+    if (!st && b.failed) st = wl_error(WL_ERR_NOMEM, "%s: out of memory inflating", name);
     if (st) {
-        free(buf);
+        wl_iobuf_free(&b);
         return st;
     }
-    buf[n] = '\0';
-    *out = buf;
-    *out_len = n;
+    *out = b.p;
+    *out_len = b.len - 1;
     return WL_OK;
 }
 
+#ifdef WL_HAVE_ZLIB
 wl_status wl_gzip(const void *data, size_t len, char **out, size_t *out_len) {
     z_stream z;
     memset(&z, 0, sizeof z);
@@ -143,15 +113,6 @@ wl_status wl_gzip(const void *data, size_t len, char **out, size_t *out_len) {
     return WL_OK;
 }
 #else
-
-wl_status wl_gunzip(const void *data, size_t len, const char *name, char **out,
-                    size_t *out_len) {
-    (void)data, (void)len, (void)out, (void)out_len;
-    return wl_error(WL_ERR_UNAVAILABLE,
-                    "%s: gzip-compressed file, but this build has no zlib (rebuild with "
-                    "zlib installed, or gunzip the file first)",
-                    name ? name : "<memory>");
-}
 
 wl_status wl_gzip(const void *data, size_t len, char **out, size_t *out_len) {
     (void)data, (void)len, (void)out, (void)out_len;

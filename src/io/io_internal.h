@@ -1,17 +1,19 @@
 /*
  * io_internal.h - what the pattern-file readers and writers in src/io/ share: a growable
- * output buffer with fast number printing, parse-error helpers that produce the
- * "name:line:col: what was expected" messages, and the per-format entry points that
- * format.c dispatches to.
+ * output buffer with fast number printing, the reader context (wl_rd) with its helpers
+ * for comments, rules, rows of cells and "name:line:col: what was expected" messages, and
+ * the per-format entry points that format.c dispatches to.
  *
- * Every reader takes the whole (already gunzipped) file in memory as `s[0..len)` (not
- * necessarily NUL-terminated) and fills a fresh pattern made by the caller; every writer
- * appends text to a wl_iobuf.  Nothing here touches the file system.
+ * Every reader consumes a byte source (iosrc.h) as it streams by, a window at a time, and
+ * fills a fresh pattern made by the caller; no reader needs the whole file in memory, and
+ * each stops at the first byte that cannot belong to its format.  Every writer appends
+ * text to a wl_iobuf.  Nothing here touches the file system.
  */
 #ifndef WL_IO_INTERNAL_H
 #define WL_IO_INTERNAL_H
 
 #include "internal.h"
+#include "iosrc.h"
 
 #include <string.h>
 
@@ -61,15 +63,12 @@ void wl_iobuf_printf(wl_iobuf *b, const char *fmt, ...) WL_PRINTF(2, 3);
 /* Sets a WL_ERR_PARSE (or other status) error "name:line:col: <message>". */
 wl_status wl_io_error_at(wl_status st, const char *name, size_t line, size_t col,
                          const char *fmt, ...) WL_PRINTF(5, 6);
-/* Describes the byte at s[pos] for messages: "'z'", "end of line", "end of file", or
- * "byte 0x07" (buf must hold 32 bytes); returns buf. */
+/* Describes the byte at s[pos] of a line s[0..len) for messages: "'z'", "end of line" (for
+ * pos >= len, '\r' and '\n'), or "byte 0x07" (buf must hold 32 bytes); returns buf or a
+ * constant. */
 const char *wl_io_describe(const char *s, size_t len, size_t pos, char *buf);
-/* Sets the live cells of one picture row c[0..n) ('.' dead, '*' or 'O' alive, as plaintext
- * and Life 1.05 write them) at columns x, x+1, ... of row y, one run at a time.  Any other
- * character is WL_ERR_PARSE at "name:line:col: <expected> but found <char>"; a run that
- * does not fit in memory is reported at the same place. */
-wl_status wl_io_cell_row(wl_pattern *p, const char *c, size_t n, int64_t x, int64_t y,
-                         const char *name, size_t line, const char *expected);
+/* The same for one byte c (0..255), or "end of file" for c < 0. */
+const char *wl_io_describe_byte(int c, char *buf);
 /* Parses rule text `text[0..n)` with wl_rule_parse; on failure prefixes the rule error with
  * "name:line:col: " and returns WL_ERR_PARSE.  A Golly topology suffix (":T100,50",
  * ":P...") is not part of a rule: it is dropped and, when `comments` is non-NULL, noted
@@ -78,35 +77,77 @@ wl_status wl_io_parse_rule(const char *text, size_t n, const char *name, size_t 
                            size_t col, wl_rule *out, wl_iobuf *comments);
 /* Appends one comment line (no newline inside) to a '\n'-joined comment buffer. */
 void wl_io_add_comment(wl_iobuf *comments, const char *text, size_t n);
-/* Stores the collected comments into the pattern (consumes nothing; caller frees). */
-wl_status wl_io_store_comments(wl_pattern *p, wl_iobuf *comments);
-
-/* Length of the line starting at s[pos] (up to, not including, '\n'; a '\r' before the
- * '\n' is excluded too). */
-size_t wl_io_line_len(const char *s, size_t len, size_t pos);
-/* The start of the line after the one holding pos (just past its '\n'), or len. */
-size_t wl_io_next_line(const char *s, size_t len, size_t pos);
 
 /* Parses a signed decimal integer at s[*pos] (after optional spaces); returns 0 if there
  * is none or it overflows (then *overflow is set to 1 when it was digits). */
 int wl_io_parse_i64(const char *s, size_t end, size_t *pos, int64_t *out, int *overflow);
 
+/* ---- the reader context -------------------------------------------------------------- */
+
+/* Cells of a pattern have coordinates -2^62 <= x, y < 2^62; a file that places a cell
+ * outside is WL_ERR_PARSE (a fault of the file, whatever the machine). */
+#define WL_IO_COORD_LIMIT ((int64_t)1 << 62)
+
+/* What a reader works with.  `limit` caps what the pattern may grow to while it is read:
+ * its bitmap (enforced by the pattern itself through p->limit), the comments and the
+ * reader's own tables (checked by the reader); past it reading stops with WL_ERR_TOO_BIG
+ * and a message naming the limit. */
+typedef struct wl_rd {
+    wl_src *src;
+    wl_pattern *p;
+    wl_iobuf comments; /* comment lines, '\n'-joined, stored into p at the end */
+    uint64_t limit;
+    wl_format format;  /* what was read; the Life reader sets 1.05 or 1.06 when it knows */
+} wl_rd;
+
+/* Sets an error "name:line:col: <message>" at the source's current line. */
+wl_status wl_rd_error(const wl_rd *r, wl_status st, size_t col, const char *fmt, ...)
+    WL_PRINTF(4, 5);
+/* The WL_ERR_TOO_BIG error of a reader whose pattern would need `bytes` (comments and
+ * tables included), more than r->limit: "name:line: <what> would take N, more than the
+ * reading limit of L". */
+wl_status wl_rd_over_limit(const wl_rd *r, uint64_t bytes, const char *what);
+/* Keeps one comment line (text[0..n), trailing blanks dropped); WL_ERR_TOO_BIG when the
+ * comments push the pattern past the limit. */
+wl_status wl_rd_comment(wl_rd *r, const char *text, size_t n);
+/* Parses a rule found at column col of the current line and makes it the pattern's. */
+wl_status wl_rd_rule(wl_rd *r, const char *text, size_t n, size_t col);
+/* Reads one picture row as it streams by, from buf[pos] (the start of a line) up to and
+ * including its '\n': '.' a dead cell, '*' or 'O' a live one, at x0, x0 + 1, ... of row
+ * y; trailing blanks and a CR before the newline are ignored.  Any other byte is
+ * WL_ERR_PARSE "name:line:col: <expected> but found <byte>"; a live cell outside the
+ * coordinate range is WL_ERR_PARSE; a pattern that outgrows memory or the limit is
+ * WL_ERR_TOO_BIG at the run's position. */
+wl_status wl_rd_row(wl_rd *r, int64_t x0, int64_t y, const char *expected);
+
 /* ---- formats ----------------------------------------------------------------------- */
 
+/* The readers: each consumes r->src from its current position (after any byte order mark)
+ * and fills r->p and r->comments.  The Life reader takes WL_FORMAT_LIFE105, _LIFE106, or
+ * WL_FORMAT_AUTO to decide from the first line that is not a '#' line (digits or '-':
+ * 1.06, anything else 1.05), and sets r->format to the version read. */
+wl_status wl_rle_read_src(wl_rd *r);
+wl_status wl_plaintext_read_src(wl_rd *r);
+wl_status wl_life_read_src(wl_rd *r, wl_format version);
+wl_status wl_macrocell_read_src(wl_rd *r);
+
+/* One format over len bytes in memory (gzip data inflated), with the default reading
+ * limit: the entry points of the fuzz targets.  They fill the caller's fresh pattern. */
 wl_status wl_rle_read(const char *s, size_t len, const char *name, wl_pattern *p);
-wl_status wl_rle_write(const wl_pattern *p, wl_iobuf *out);
 wl_status wl_plaintext_read(const char *s, size_t len, const char *name, wl_pattern *p);
-wl_status wl_plaintext_write(const wl_pattern *p, wl_iobuf *out);
 wl_status wl_life105_read(const char *s, size_t len, const char *name, wl_pattern *p);
-wl_status wl_life105_write(const wl_pattern *p, wl_iobuf *out);
 wl_status wl_life106_read(const char *s, size_t len, const char *name, wl_pattern *p);
-wl_status wl_life106_write(const wl_pattern *p, wl_iobuf *out);
 wl_status wl_macrocell_read(const char *s, size_t len, const char *name, wl_pattern *p);
+
+wl_status wl_rle_write(const wl_pattern *p, wl_iobuf *out);
+wl_status wl_plaintext_write(const wl_pattern *p, wl_iobuf *out);
+wl_status wl_life105_write(const wl_pattern *p, wl_iobuf *out);
+wl_status wl_life106_write(const wl_pattern *p, wl_iobuf *out);
 wl_status wl_macrocell_write(const wl_pattern *p, wl_iobuf *out);
 
-/* Detects the format of (gunzipped) content; `path_hint` (may be NULL) breaks ties for
- * content that carries no marker. */
-wl_format wl_io_detect(const char *s, size_t len, const char *path_hint);
+/* The reading limit when the caller gives none: a quarter of physical memory, or the
+ * pattern cap (wl_pattern_max_bytes, which WL_MAX_PATTERN_BYTES lowers) when smaller. */
+uint64_t wl_io_default_limit(void);
 
 /* Writes the pattern's comments as lines "<prefix><line>\n". */
 void wl_io_write_comments(const wl_pattern *p, const char *prefix, wl_iobuf *out);

@@ -1,7 +1,9 @@
 /*
  * ioutil.c - helpers shared by the pattern-file readers and writers: the growable output
- * buffer, parse-error messages with file:line:col, and comment collection (bit scanning
- * over row bitmaps is inline in io_internal.h).
+ * buffer, parse-error messages with file:line:col, and the reader context's work that
+ * every format shares: comments and rules found in a file, the reading limit, and rows
+ * of '.'/'*'/'O' cells parsed as they stream by (plaintext and Life 1.05 rows; bit
+ * scanning over row bitmaps is inline in io_internal.h).
  */
 #include "io_internal.h"
 
@@ -77,15 +79,19 @@ wl_status wl_io_error_at(wl_status st, const char *name, size_t line, size_t col
     return wl_error(st, "%s:%zu:%zu: %s", name ? name : "<memory>", line, col, msg);
 }
 
-const char *wl_io_describe(const char *s, size_t len, size_t pos, char *buf) {
-    if (pos >= len) return "end of file";
-    unsigned char c = (unsigned char)s[pos];
+const char *wl_io_describe_byte(int c, char *buf) {
+    if (c < 0) return "end of file";
     if (c == '\n' || c == '\r') return "end of line";
     if (c >= 0x20 && c < 0x7f)
         snprintf(buf, 32, "'%c'", c);
     else
-        snprintf(buf, 32, "byte 0x%02x", c);
+        snprintf(buf, 32, "byte 0x%02x", (unsigned)c);
     return buf;
+}
+
+const char *wl_io_describe(const char *s, size_t len, size_t pos, char *buf) {
+    if (pos >= len) return "end of line";
+    return wl_io_describe_byte((unsigned char)s[pos], buf);
 }
 
 wl_status wl_io_parse_rule(const char *text, size_t n, const char *name, size_t line,
@@ -127,25 +133,6 @@ void wl_io_add_comment(wl_iobuf *comments, const char *text, size_t n) {
         wl_iobuf_putc(comments, text[i] == '\0' ? ' ' : text[i]);
 }
 
-wl_status wl_io_store_comments(wl_pattern *p, wl_iobuf *comments) {
-    if (comments->failed) return wl_error(WL_ERR_NOMEM, "out of memory collecting comments");
-    wl_iobuf_putc(comments, '\0');
-    if (comments->failed) return wl_error(WL_ERR_NOMEM, "out of memory collecting comments");
-    return wl_pattern_set_comments(p, comments->p);
-}
-
-size_t wl_io_line_len(const char *s, size_t len, size_t pos) {
-    const char *nl = pos < len ? memchr(s + pos, '\n', len - pos) : NULL;
-    size_t n = nl ? (size_t)(nl - (s + pos)) : len - pos;
-    if (n && s[pos + n - 1] == '\r') n--;
-    return n;
-}
-
-size_t wl_io_next_line(const char *s, size_t len, size_t pos) {
-    const char *nl = pos < len ? memchr(s + pos, '\n', len - pos) : NULL;
-    return nl ? (size_t)(nl - s) + 1 : len;
-}
-
 int wl_io_parse_i64(const char *s, size_t end, size_t *pos, int64_t *out, int *overflow) {
     size_t i = *pos;
     while (i < end && (s[i] == ' ' || s[i] == '\t')) i++;
@@ -180,27 +167,116 @@ void wl_io_write_comments(const wl_pattern *p, const char *prefix, wl_iobuf *out
     }
 }
 
-wl_status wl_io_cell_row(wl_pattern *p, const char *c, size_t n, int64_t x, int64_t y,
-                         const char *name, size_t line, const char *expected) {
-    size_t i = 0;
-    while (i < n) {
-        if (c[i] == '.') {
-            i++;
+/* ---- the reader context ------------------------------------------------------------- */
+
+wl_status wl_rd_error(const wl_rd *r, wl_status st, size_t col, const char *fmt, ...) {
+    char msg[768];
+    va_list ap;
+    va_start(ap, fmt);
+    vsnprintf(msg, sizeof msg, fmt, ap);
+    va_end(ap);
+    return wl_io_error_at(st, r->src->name, r->src->line, col, "%s", msg);
+}
+
+wl_status wl_rd_over_limit(const wl_rd *r, uint64_t bytes, const char *what) {
+    char need[32], lim[32];
+    return wl_error(WL_ERR_TOO_BIG, "%s:%zu: %s would take %s, more than the reading limit of %s",
+                    r->src->name, r->src->line, what, wl_bytes_text(bytes, need),
+                    wl_bytes_text(r->limit, lim));
+}
+
+wl_status wl_rd_comment(wl_rd *r, const char *text, size_t n) {
+    wl_io_add_comment(&r->comments, text, n);
+    uint64_t bytes = r->comments.len + wl_pattern_storage_bytes(r->p);
+    if (bytes > r->limit) return wl_rd_over_limit(r, bytes, "the pattern with its comments");
+    return WL_OK;
+}
+
+wl_status wl_rd_rule(wl_rd *r, const char *text, size_t n, size_t col) {
+    wl_rule rule;
+    wl_status e = wl_io_parse_rule(text, n, r->src->name, r->src->line, col, &rule, &r->comments);
+    if (!e) wl_pattern_set_rule(r->p, &rule);
+    return e;
+}
+
+/* Sets the live run of `len` cells ending before column x of a row (x counts from 0 at
+ * x0).  Errors carry the run's position (its column is x - len + 1: rows start lines). */
+static wl_status row_run(wl_rd *r, int64_t x0, int64_t y, uint64_t x, uint64_t len) {
+    uint64_t first = x - len;
+    if (y < -WL_IO_COORD_LIMIT || y >= WL_IO_COORD_LIMIT ||
+        x - 1 >= (uint64_t)WL_IO_COORD_LIMIT - (uint64_t)x0) /* x0 + x - 1 >= 2^62 */
+        return wl_rd_error(r, WL_ERR_PARSE, (size_t)first + 1,
+                           "cell coordinates out of range (beyond 2^62)");
+    wl_status e = wl_pattern_set_run(r->p, x0 + (int64_t)first, y, len);
+    if (e) wl_error_prefix("%s:%zu:%zu", r->src->name, r->src->line, (size_t)first + 1);
+    return e;
+}
+
+wl_status wl_rd_row(wl_rd *r, int64_t x0, int64_t y, const char *expected) {
+    wl_src *s = r->src;
+    const char *b = s->buf;
+    size_t pos = s->pos, end = s->end;
+    uint64_t x = 0, run = 0; /* cells so far; live cells just before x */
+    /* Blanks and CRs after the last cell: harmless at the end of the line (a CR only as
+     * its last byte), an error at the first of them if a cell follows. */
+    uint64_t blanks = 0, crs = 0;
+    size_t blank_col = 0;
+    int blank_first = 0, last_cr = 0;
+    char what[32];
+    wl_status e = WL_OK;
+    for (;;) {
+        if (pos == end) {
+            s->pos = pos;
+            e = wl_src_more(s);
+            if (e) return e;
+            b = s->buf;
+            pos = s->pos;
+            end = s->end;
+            if (pos == end) break; /* end of input: the row ends too */
+        }
+        char c = b[pos];
+        if (c == '.' || c == '*' || c == 'O') {
+            if (blanks)
+                return wl_rd_error(r, WL_ERR_PARSE, blank_col, "%s but found %s", expected,
+                                   wl_io_describe_byte(blank_first, what));
+            if (c == '.') {
+                if (run && (e = row_run(r, x0, y, x, run))) return e;
+                run = 0;
+            } else {
+                run++;
+            }
+            x++;
+            pos++;
             continue;
         }
-        if (c[i] != '*' && c[i] != 'O') {
-            char what[32];
-            return wl_io_error_at(WL_ERR_PARSE, name, line, i + 1, "%s but found %s", expected,
-                                  wl_io_describe(c, n, i, what));
+        if (c == ' ' || c == '\t' || c == '\r') {
+            if (run && (e = row_run(r, x0, y, x, run))) return e;
+            run = 0;
+            if (!blanks++) {
+                blank_col = wl_src_col(s, pos);
+                blank_first = c;
+            }
+            crs += c == '\r';
+            last_cr = c == '\r';
+            pos++;
+            continue;
         }
-        size_t j = i;
-        while (j < n && (c[j] == '*' || c[j] == 'O')) j++;
-        wl_status e = wl_pattern_set_run(p, x + (int64_t)i, y, j - i);
-        if (e) {
-            wl_error_prefix("%s:%zu:%zu", name, line, i + 1);
-            return e;
-        }
-        i = j;
+        if (c == '\n') break;
+        s->pos = pos;
+        if (blanks)
+            return wl_rd_error(r, WL_ERR_PARSE, blank_col, "%s but found %s", expected,
+                               wl_io_describe_byte(blank_first, what));
+        return wl_rd_error(r, WL_ERR_PARSE, wl_src_col(s, pos), "%s but found %s", expected,
+                           wl_io_describe_byte((unsigned char)c, what));
+    }
+    s->pos = pos;
+    if (run && (e = row_run(r, x0, y, x, run))) return e;
+    if (crs > (uint64_t)last_cr) /* a CR that is not the line's last byte */
+        return wl_rd_error(r, WL_ERR_PARSE, blank_col, "%s but found %s", expected,
+                           wl_io_describe_byte(blank_first, what));
+    if (pos < end) { /* the newline */
+        s->pos = pos + 1;
+        wl_src_newline(s, pos);
     }
     return WL_OK;
 }

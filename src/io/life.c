@@ -14,6 +14,13 @@
  * Life 1.06: a "#Life 1.06" line, then one "x y" pair of integers per live cell.  The same
  * '#D'/'#N'/'#R' lines are accepted anywhere; blank lines are skipped.
  *
+ * One reader serves both: '#' lines and 1.06 cells are taken a line at a time, 1.05 rows
+ * are parsed as they stream by (wl_rd_row).  Coordinates outside -2^62 .. 2^62 - 1 (or
+ * numbers that overflow) are faults of the file, WL_ERR_PARSE.  When detection could not
+ * tell the version (a file without its "#Life" line whose leading '#' lines fill the part
+ * detection looks at), the first line that is not a '#' line decides: digits or '-' make
+ * it 1.06, anything else 1.05 (as a "#P" line does).
+ *
  * Writers: 1.05 cuts the bounding box into vertical strips of at most 80 columns (the
  * format's traditional line limit) and writes one #P block per strip that has live cells,
  * trimmed to that strip's own rows; 1.06 lists live cells row by row, left to right.  Both
@@ -26,141 +33,129 @@
 
 /* Columns per #P block in the 1.05 writer (the format's traditional 80-column lines). */
 #define LIFE105_STRIP 80
-/* Coordinates beyond 2^62 do not fit a pattern's signed 64-bit room. */
-#define LIFE_COORD_LIMIT ((int64_t)1 << 62)
 
 static int blank(char c) { return c == ' ' || c == '\t'; }
 
-/* Handles a '#' line shared by both versions; *handled is 0 for "#P" (1.05 decides). */
-static wl_status hash_line(const char *c, size_t n, const char *name, size_t line,
-                           wl_pattern *p, wl_iobuf *comments) {
+/* Handles a '#' line c[0..n) shared by both versions (not "#P" of 1.05). */
+static wl_status hash_line(wl_rd *r, const char *c, size_t n) {
     char tag = n > 1 ? c[1] : '\0';
     if (tag == 'D' || tag == 'C') {
         size_t i = 2;
         if (i < n && c[i] == ' ') i++;
-        wl_io_add_comment(comments, c + i, n - i);
-    } else if (tag == 'N' && (n == 2 || blank(c[2]))) {
-        wl_rule r;
-        wl_rule_life(&r);
-        wl_pattern_set_rule(p, &r);
-    } else if (tag == 'R') {
+        return wl_rd_comment(r, c + i, n - i);
+    }
+    if (tag == 'N' && (n == 2 || blank(c[2]))) {
+        wl_rule rule;
+        wl_rule_life(&rule);
+        wl_pattern_set_rule(r->p, &rule);
+        return WL_OK;
+    }
+    if (tag == 'R') {
         size_t i = 2;
         while (i < n && blank(c[i])) i++;
-        wl_rule r;
-        wl_status e = wl_io_parse_rule(c + i, n - i, name, line, i + 1, &r, comments);
-        if (e) return e;
-        wl_pattern_set_rule(p, &r);
-    } else if (n >= 5 && memcmp(c, "#Life", 5) == 0) {
-        /* the version line */
-    } else {
-        wl_io_add_comment(comments, c + 1, n - 1);
+        return wl_rd_rule(r, c + i, n - i, i + 1);
     }
+    if (n >= 5 && memcmp(c, "#Life", 5) == 0) return WL_OK; /* the version line */
+    return wl_rd_comment(r, c + 1, n - 1);
+}
+
+/* A position a file may give (a block's corner): within +-2^62. */
+static int coord_ok(int64_t v) { return v >= -WL_IO_COORD_LIMIT && v <= WL_IO_COORD_LIMIT; }
+
+/* Parses a 1.05 "#P x y" line (c[0..n), trailing blanks trimmed) into *bx, *by. */
+static wl_status block_line(wl_rd *r, const char *c, size_t n, int64_t *bx, int64_t *by) {
+    size_t i = 2;
+    int64_t x = 0, y = 0;
+    int ovf = 0;
+    char what[32];
+    while (i < n && blank(c[i])) i++;
+    if (i < n) {
+        if (!wl_io_parse_i64(c, n, &i, &x, &ovf) || !wl_io_parse_i64(c, n, &i, &y, &ovf) ||
+            i != n) {
+            if (ovf)
+                return wl_rd_error(r, WL_ERR_PARSE, i + 1,
+                                   "block position out of range (beyond 2^62)");
+            return wl_rd_error(r, WL_ERR_PARSE, i + 1,
+                               "expected '#P x y' with two integers but found %s",
+                               wl_io_describe(c, n, i, what));
+        }
+        if (!coord_ok(x) || !coord_ok(y))
+            return wl_rd_error(r, WL_ERR_PARSE, 3, "block position out of range (beyond 2^62)");
+    }
+    *bx = x;
+    *by = y;
     return WL_OK;
 }
 
-static int coord_ok(int64_t v) { return v >= -LIFE_COORD_LIMIT && v <= LIFE_COORD_LIMIT; }
-
-wl_status wl_life105_read(const char *s, size_t len, const char *name, wl_pattern *p) {
-    wl_iobuf comments = {0};
-    wl_status e = WL_OK;
-    size_t pos = 0, line = 1;
-    int64_t bx = 0, by = 0, row = 0;
+/* Parses a 1.06 cell line c[0..n) (trailing blanks trimmed, i at its first non-blank). */
+static wl_status cell_line(wl_rd *r, const char *c, size_t n, size_t i) {
+    int64_t x, y;
+    int ovf = 0;
     char what[32];
-    if (len >= 3 && memcmp(s, "\xEF\xBB\xBF", 3) == 0) pos = 3;
-    for (; pos < len; line++) {
-        size_t n = wl_io_line_len(s, len, pos);
-        const char *c = s + pos;
-        while (n && blank(c[n - 1])) n--;
-        if (n && c[0] == '#') {
-            if (n > 1 && c[1] == 'P') {
-                size_t i = 2;
-                int64_t x = 0, y = 0;
-                int ovf = 0;
-                while (i < n && blank(c[i])) i++;
-                if (i < n) {
-                    if (!wl_io_parse_i64(c, n, &i, &x, &ovf) ||
-                        !wl_io_parse_i64(c, n, &i, &y, &ovf) || i != n) {
-                        e = wl_io_error_at(ovf ? WL_ERR_TOO_BIG : WL_ERR_PARSE, name, line, i + 1,
-                                           "expected '#P x y' with two integers but found %s",
-                                           wl_io_describe(c, n, i, what));
-                        goto done;
-                    }
-                    if (!coord_ok(x) || !coord_ok(y)) {
-                        e = wl_io_error_at(WL_ERR_TOO_BIG, name, line, 3,
-                                           "block position out of range");
-                        goto done;
-                    }
-                }
-                bx = x;
-                by = y;
-                row = 0;
-            } else {
-                e = hash_line(c, n, name, line, p, &comments);
-                if (e) goto done;
-            }
-        } else {
-            if (row >= LIFE_COORD_LIMIT) {
-                e = wl_io_error_at(WL_ERR_TOO_BIG, name, line, 1, "block too tall");
-                goto done;
-            }
-            e = wl_io_cell_row(p, c, n, bx, by + row, name, line,
-                               "expected '.', '*' or a '#' line");
-            if (e) goto done;
-            row++;
-        }
-        pos = wl_io_next_line(s, len, pos);
+    if (!wl_io_parse_i64(c, n, &i, &x, &ovf) || !wl_io_parse_i64(c, n, &i, &y, &ovf) || i != n) {
+        if (ovf)
+            return wl_rd_error(r, WL_ERR_PARSE, i + 1, "coordinate out of range (beyond 2^62)");
+        while (i < n && blank(c[i])) i++;
+        return wl_rd_error(r, WL_ERR_PARSE, i + 1,
+                           "expected a cell as two integers 'x y' but found %s",
+                           wl_io_describe(c, n, i, what));
     }
-    e = wl_io_store_comments(p, &comments);
-done:
-    wl_iobuf_free(&comments);
+    if (x < -WL_IO_COORD_LIMIT || x >= WL_IO_COORD_LIMIT || y < -WL_IO_COORD_LIMIT ||
+        y >= WL_IO_COORD_LIMIT)
+        return wl_rd_error(r, WL_ERR_PARSE, 1, "coordinate out of range (beyond 2^62)");
+    wl_status e = wl_pattern_set(r->p, x, y, 1);
+    if (e) wl_error_prefix("%s:%zu:1", r->src->name, r->src->line);
     return e;
 }
 
-wl_status wl_life106_read(const char *s, size_t len, const char *name, wl_pattern *p) {
-    wl_iobuf comments = {0};
-    wl_status e = WL_OK;
-    size_t pos = 0, line = 1;
-    char what[32];
-    if (len >= 3 && memcmp(s, "\xEF\xBB\xBF", 3) == 0) pos = 3;
-    for (; pos < len; line++) {
-        size_t n = wl_io_line_len(s, len, pos);
-        const char *c = s + pos;
-        while (n && blank(c[n - 1])) n--;
-        size_t i = 0;
-        while (i < n && blank(c[i])) i++;
-        if (i == n) {
-            /* blank line */
-        } else if (c[0] == '#') {
-            e = hash_line(c, n, name, line, p, &comments);
-            if (e) goto done;
-        } else {
-            int64_t x, y;
-            int ovf = 0;
-            if (!wl_io_parse_i64(c, n, &i, &x, &ovf) || !wl_io_parse_i64(c, n, &i, &y, &ovf) ||
-                i != n) {
-                if (!ovf) while (i < n && blank(c[i])) i++;
-                e = wl_io_error_at(ovf ? WL_ERR_TOO_BIG : WL_ERR_PARSE, name, line, i + 1,
-                                   ovf ? "coordinate out of range"
-                                       : "expected a cell as two integers 'x y' but found %s",
-                                   wl_io_describe(c, n, i, what));
-                goto done;
+wl_status wl_life_read_src(wl_rd *r, wl_format version) {
+    wl_src *s = r->src;
+    int64_t bx = 0, by = 0, row = 0; /* 1.05: the block's corner, rows read in it */
+    wl_status e;
+    r->format = version;
+    for (;;) {
+        if ((e = wl_src_need(s, 2))) return e;
+        if (s->pos == s->end) return WL_OK;
+        const char *c;
+        size_t n;
+        char first = s->buf[s->pos];
+        if (r->format == WL_FORMAT_AUTO && first != '#') {
+            /* Not yet decided: an empty line is an empty 1.05 row or nothing in 1.06. */
+            int empty = first == '\n' ||
+                        (first == '\r' && (s->end - s->pos < 2 || s->buf[s->pos + 1] == '\n'));
+            if (empty) {
+                if ((e = wl_src_peek_line(s, WL_IO_LINE_MAX, &c, &n))) return e;
+                wl_src_next_line(s);
+                row++;
+                continue;
             }
-            if (!coord_ok(x) || !coord_ok(y)) {
-                e = wl_io_error_at(WL_ERR_TOO_BIG, name, line, 1, "coordinate out of range");
-                goto done;
-            }
-            e = wl_pattern_set(p, x, y, 1);
-            if (e) {
-                wl_error_prefix("%s:%zu:1", name, line);
-                goto done;
-            }
+            r->format = (first == '-' || (first >= '0' && first <= '9')) ? WL_FORMAT_LIFE106
+                                                                         : WL_FORMAT_LIFE105;
+            if (r->format == WL_FORMAT_LIFE106) row = 0;
         }
-        pos = wl_io_next_line(s, len, pos);
+        if (r->format == WL_FORMAT_LIFE105 && first != '#') {
+            if (row >= WL_IO_COORD_LIMIT)
+                return wl_rd_error(r, WL_ERR_PARSE, 1, "block too tall (more than 2^62 rows)");
+            if ((e = wl_rd_row(r, bx, by + row, "expected '.', '*' or a '#' line"))) return e;
+            row++;
+            continue;
+        }
+        if ((e = wl_src_peek_line(s, WL_IO_LINE_MAX, &c, &n))) return e;
+        while (n && blank(c[n - 1])) n--;
+        if (n > 1 && c[0] == '#' && c[1] == 'P' && r->format != WL_FORMAT_LIFE106) {
+            r->format = WL_FORMAT_LIFE105;
+            e = block_line(r, c, n, &bx, &by);
+            row = 0;
+        } else if (n && c[0] == '#') {
+            e = hash_line(r, c, n);
+        } else {
+            size_t i = 0;
+            while (i < n && blank(c[i])) i++;
+            if (i < n) e = cell_line(r, c, n, i); /* else a blank line */
+        }
+        if (e) return e;
+        wl_src_next_line(s);
     }
-    e = wl_io_store_comments(p, &comments);
-done:
-    wl_iobuf_free(&comments);
-    return e;
 }
 
 /* ---- writers ----------------------------------------------------------------------- */

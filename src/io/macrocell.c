@@ -14,13 +14,16 @@
  * The last line is the root.  Placement, as Golly's HashLife places it: a level-L root
  * covers x and y from -2^(L-1) to 2^(L-1) - 1, so its centre is at (0, 0).
  *
- * Reading: every node gets an "empty" flag and (for levels <= 62) the bounding box of its
- * live cells in its own coordinates, computed in one pass because children precede
- * parents.  A root deeper than 62 levels is first shrunk while all its cells sit in its
- * central half (Golly often writes roots with empty borders).  The root's bounding box is
- * reserved in the pattern once (WL_ERR_TOO_BIG if it cannot be held) and the tree is
- * walked, skipping empty subtrees, painting each 8x8 (or smaller) bitmap straight into the
- * pattern's rows.
+ * Reading: the lines go through the macrocell grammar (mcgrammar.c), which checks every
+ * reference and hands over each node once, small ones (levels 1..3) as bitmaps.  Every
+ * node gets an "empty" flag and (for levels <= 62) the bounding box of its live cells in
+ * its own coordinates, computed as the nodes arrive because children precede parents;
+ * the tables (this reader's 56 bytes and the grammar's 16 bytes a node) count against the
+ * reading limit.  A root deeper than 62 levels is first shrunk while all its cells sit in
+ * its central half (Golly often writes roots with empty borders).  The root's bounding box
+ * is reserved in the pattern once (WL_ERR_TOO_BIG if it cannot be held: engines with their
+ * own quadtree read such files natively) and the tree is walked, skipping empty subtrees,
+ * painting each 8x8 (or smaller) bitmap straight into the pattern's rows.
  *
  * Writing: the pattern's bounding box is cut into 8x8 leaves aligned to the root's grid;
  * leaves, then each level of 2x2 groups, are hash-consed (one table keyed by level and
@@ -29,197 +32,109 @@
  * root is the smallest level >= 4 whose centred square holds the bounding box.
  */
 #include "io_internal.h"
+#include "mcgrammar.h"
 
 #include <stdlib.h>
 
 /* Bounding boxes in node coordinates need 2^level to fit comfortably in 63 bits. */
 #define MC_MAX_LOCAL_LEVEL 62
-/* A sanity bound on levels: a file needs one line per level, so anything deeper than this
- * many levels is corrupt for any file we could hold. */
-#define MC_MAX_LEVEL 100000
-#define MC_NONE UINT32_MAX
 
-/* ---- node table shared by the reader and the writer ------------------------------- */
+/* ---- reader ------------------------------------------------------------------------ */
 
+/* What the reader keeps per node (the grammar keeps the level and small bitmaps). */
 typedef struct mc_node {
-    int32_t level;   /* 1..; leaves (8x8) are level 3 */
-    uint32_t kid[4]; /* nw, ne, sw, se line numbers (0 = empty); unused for small nodes */
-    uint64_t small;  /* levels <= 3: the cells, bit 8*row + col */
+    uint32_t kid[4];         /* levels >= 4: nw, ne, sw, se node numbers (0 = empty) */
     int empty;
     uint64_t x0, y0, x1, y1; /* inclusive bounding box in node coordinates (if !empty) */
 } mc_node;
 
-typedef struct mc_nodes {
-    mc_node *v; /* v[0] is unused: line numbers start at 1 */
-    size_t n, cap;
-} mc_nodes;
-
-static mc_node *mc_push(mc_nodes *t) {
-    if (t->n == t->cap) {
-        size_t cap = t->cap ? t->cap * 2 : 1024;
-        mc_node *nv = wl_realloc(t->v, cap * sizeof *nv);
-        if (!nv) return NULL;
-        t->v = nv;
-        t->cap = cap;
-    }
-    mc_node *nd = &t->v[t->n++];
-    memset(nd, 0, sizeof *nd);
-    return nd;
-}
-
-/* Fills empty / bounding box of a small (level <= 3) node from its bitmap. */
-static void small_bounds(mc_node *nd) {
-    uint64_t b = nd->small;
-    nd->empty = b == 0;
-    if (!b) return;
-    uint64_t cols = 0;
-    for (int r = 0; r < 8; r++) cols |= (b >> (8 * r)) & 0xff;
-    nd->y0 = (uint64_t)__builtin_ctzll(b) / 8;
-    nd->y1 = (uint64_t)(63 - __builtin_clzll(b)) / 8;
-    nd->x0 = (uint64_t)__builtin_ctzll(cols);
-    nd->x1 = (uint64_t)(63 - __builtin_clzll(cols));
-}
-
-/* ---- reader ------------------------------------------------------------------------ */
-
 typedef struct mc_reader {
-    const char *name;
-    mc_nodes t;
-    wl_pattern *p;
+    wl_rd *r;
+    wl_mc_grammar g;
+    mc_node *v; /* v[id]; v[0] is the empty node */
+    size_t n, cap;
 } mc_reader;
 
-static wl_status parse_leaf(mc_reader *rd, const char *c, size_t n, size_t line) {
-    uint64_t bits = 0;
-    unsigned r = 0, col = 0;
-    char what[32];
-    for (size_t i = 0; i < n; i++) {
-        char ch = c[i];
-        if (ch == '.' || ch == '*') {
-            if (r >= 8 || col >= 8)
-                return wl_io_error_at(WL_ERR_PARSE, rd->name, line, i + 1,
-                                      r >= 8 ? "a leaf has at most 8 rows"
-                                             : "a leaf row has at most 8 cells");
-            if (ch == '*') bits |= (uint64_t)1 << (8 * r + col);
-            col++;
-        } else if (ch == '$') {
-            r++;
-            col = 0;
-            if (r > 8)
-                return wl_io_error_at(WL_ERR_PARSE, rd->name, line, i + 1,
-                                      "a leaf has at most 8 rows");
-        } else if (ch != ' ' && ch != '\t') {
-            return wl_io_error_at(WL_ERR_PARSE, rd->name, line, i + 1,
-                                  "expected '.', '*' or '$' in a leaf but found %s",
-                                  wl_io_describe(c, n, i, what));
-        }
+/* Both tables together, in bytes. */
+static uint64_t table_bytes(const mc_reader *rd) {
+    return (uint64_t)rd->cap * sizeof *rd->v + wl_mc_bytes(&rd->g);
+}
+
+/* The entry of node rd->n (numbers arrive in order, as the grammar gives them). */
+static wl_status mc_push(mc_reader *rd, uint32_t id, mc_node **out) {
+    if (rd->n == rd->cap) {
+        size_t cap = rd->cap ? rd->cap * 2 : 1024;
+        uint64_t bytes = table_bytes(rd) + (uint64_t)(cap - rd->cap) * sizeof *rd->v;
+        if (bytes > rd->r->limit) return wl_rd_over_limit(rd->r, bytes, "the macrocell nodes");
+        mc_node *nv = wl_realloc(rd->v, cap * sizeof *nv);
+        if (!nv) return WL_ERR_NOMEM;
+        rd->v = nv;
+        rd->cap = cap;
     }
-    mc_node *nd = mc_push(&rd->t);
-    if (!nd) return WL_ERR_NOMEM;
-    nd->level = 3;
-    nd->small = bits;
-    small_bounds(nd);
+    if (rd->n == 0) { /* slot 0: the empty node */
+        memset(&rd->v[0], 0, sizeof rd->v[0]);
+        rd->v[0].empty = 1;
+        rd->n = 1;
+    }
+    if (id != rd->n) return wl_error(WL_ERR_INVALID, "macrocell: node %u out of order", id);
+    *out = &rd->v[rd->n++];
+    memset(*out, 0, sizeof **out);
     return WL_OK;
 }
 
-/* Combines the four quadrant bitmaps of a level-2 or level-3 node (size 2^level). */
-static uint64_t combine_small(const uint64_t q[4], int level) {
-    int h = 1 << (level - 1); /* quadrant size */
-    uint64_t out = 0;
-    for (int k = 0; k < 4; k++) {
-        int dx = (k & 1) * h, dy = (k >> 1) * h;
-        for (int r = 0; r < h; r++) {
-            uint64_t row = (q[k] >> (8 * r)) & 0xff;
-            out |= row << (8 * (r + dy) + dx);
-        }
-    }
-    return out;
+static wl_status on_small(void *ctx, uint32_t id, int level, uint64_t bits) {
+    (void)level;
+    mc_node *nd = NULL;
+    wl_status e = mc_push(ctx, id, &nd);
+    if (e) return e;
+    nd->empty = bits == 0;
+    if (!bits) return WL_OK;
+    uint64_t cols = 0;
+    for (int r = 0; r < 8; r++) cols |= (bits >> (8 * r)) & 0xff;
+    nd->y0 = (uint64_t)__builtin_ctzll(bits) / 8;
+    nd->y1 = (uint64_t)(63 - __builtin_clzll(bits)) / 8;
+    nd->x0 = (uint64_t)__builtin_ctzll(cols);
+    nd->x1 = (uint64_t)(63 - __builtin_clzll(cols));
+    return WL_OK;
 }
 
-static wl_status parse_node(mc_reader *rd, const char *c, size_t n, size_t line) {
-    int64_t v[5];
-    size_t i = 0;
-    char what[32];
-    for (int k = 0; k < 5; k++) {
-        int ovf = 0;
-        size_t at = i;
-        while (at < n && (c[at] == ' ' || c[at] == '\t')) at++;
-        if (at < n && c[at] == '-')
-            return wl_io_error_at(WL_ERR_PARSE, rd->name, line, at + 1,
-                                  "expected a non-negative integer but found '-'");
-        if (!wl_io_parse_i64(c, n, &i, &v[k], &ovf))
-            return wl_io_error_at(WL_ERR_PARSE, rd->name, line, at + 1,
-                                  ovf ? "number too large"
-                                      : k == 0 ? "expected a node level but found %s"
-                                               : "expected a node number but found %s",
-                                  wl_io_describe(c, n, at, what));
-    }
-    while (i < n && (c[i] == ' ' || c[i] == '\t')) i++;
-    if (i != n)
-        return wl_io_error_at(WL_ERR_PARSE, rd->name, line, i + 1,
-                              "expected end of line after 'level nw ne sw se' but found %s",
-                              wl_io_describe(c, n, i, what));
-    int64_t level = v[0];
-    if (level < 1 || level > MC_MAX_LEVEL)
-        return wl_io_error_at(WL_ERR_PARSE, rd->name, line, 1, "bad node level %lld",
-                              (long long)level);
-    size_t id = rd->t.n; /* the number this line gets */
-    uint64_t q[4] = {0, 0, 0, 0};
+static wl_status on_node(void *ctx, uint32_t id, int level, const uint32_t kid[4]) {
+    mc_reader *rd = ctx;
+    mc_node *nd = NULL;
+    wl_status e = mc_push(rd, id, &nd);
+    if (e) return e;
+    memcpy(nd->kid, kid, sizeof nd->kid);
+    nd->empty = 1;
+    uint64_t half = (uint64_t)1 << (level - 1 <= MC_MAX_LOCAL_LEVEL ? level - 1 : 0);
     for (int k = 0; k < 4; k++) {
-        int64_t ref = v[k + 1];
-        if (level == 1) {
-            if (ref > 1)
-                return wl_io_error_at(WL_ERR_PARSE, rd->name, line, 1,
-                                      "cell state %lld in a level-1 node: warplife runs "
-                                      "two-state rules only", (long long)ref);
+        const mc_node *ch = &rd->v[kid[k]];
+        if (ch->empty) continue;
+        if (level > MC_MAX_LOCAL_LEVEL) { /* too big for local boxes: flag only */
+            nd->empty = 0;
             continue;
         }
-        if ((uint64_t)ref >= id)
-            return wl_io_error_at(WL_ERR_PARSE, rd->name, line, 1,
-                                  "node refers to line %lld, which is not an earlier node",
-                                  (long long)ref);
-        if (ref && rd->t.v[ref].level != level - 1)
-            return wl_io_error_at(WL_ERR_PARSE, rd->name, line, 1,
-                                  "a level-%lld node needs level-%lld quadrants but node %lld "
-                                  "has level %d", (long long)level, (long long)(level - 1),
-                                  (long long)ref, rd->t.v[ref].level);
-        if (level <= 3 && ref) q[k] = rd->t.v[ref].small;
-    }
-    mc_node *nd = mc_push(&rd->t);
-    if (!nd) return WL_ERR_NOMEM;
-    nd->level = (int32_t)level;
-    if (level == 1) {
-        nd->small = (uint64_t)v[1] | (uint64_t)v[2] << 1 | (uint64_t)v[3] << 8 |
-                    (uint64_t)v[4] << 9;
-        small_bounds(nd);
-    } else if (level <= 3) {
-        nd->small = combine_small(q, (int)level);
-        small_bounds(nd);
-    } else {
-        nd->empty = 1;
-        uint64_t half = (uint64_t)1 << (level - 1 <= MC_MAX_LOCAL_LEVEL ? level - 1 : 0);
-        for (int k = 0; k < 4; k++) {
-            uint32_t ref = (uint32_t)v[k + 1];
-            nd->kid[k] = ref;
-            if (!ref || rd->t.v[ref].empty) continue;
-            if (level > MC_MAX_LOCAL_LEVEL) { /* too big for local boxes: flag only */
-                nd->empty = 0;
-                continue;
-            }
-            const mc_node *ch = &rd->t.v[ref];
-            uint64_t dx = (k & 1) ? half : 0, dy = (k >> 1) ? half : 0;
-            uint64_t x0 = ch->x0 + dx, y0 = ch->y0 + dy, x1 = ch->x1 + dx, y1 = ch->y1 + dy;
-            if (nd->empty) {
-                nd->x0 = x0, nd->y0 = y0, nd->x1 = x1, nd->y1 = y1;
-                nd->empty = 0;
-            } else {
-                if (x0 < nd->x0) nd->x0 = x0;
-                if (y0 < nd->y0) nd->y0 = y0;
-                if (x1 > nd->x1) nd->x1 = x1;
-                if (y1 > nd->y1) nd->y1 = y1;
-            }
+        uint64_t dx = (k & 1) ? half : 0, dy = (k >> 1) ? half : 0;
+        uint64_t x0 = ch->x0 + dx, y0 = ch->y0 + dy, x1 = ch->x1 + dx, y1 = ch->y1 + dy;
+        if (nd->empty) {
+            nd->x0 = x0, nd->y0 = y0, nd->x1 = x1, nd->y1 = y1;
+            nd->empty = 0;
+        } else {
+            if (x0 < nd->x0) nd->x0 = x0;
+            if (y0 < nd->y0) nd->y0 = y0;
+            if (x1 > nd->x1) nd->x1 = x1;
+            if (y1 > nd->y1) nd->y1 = y1;
         }
     }
     return WL_OK;
+}
+
+static wl_status on_rule(void *ctx, const char *text, size_t n, size_t line, size_t col) {
+    (void)line; /* the source's current line */
+    return wl_rd_rule(((mc_reader *)ctx)->r, text, n, col);
+}
+
+static wl_status on_comment(void *ctx, const char *text, size_t n) {
+    return wl_rd_comment(((mc_reader *)ctx)->r, text, n);
 }
 
 /* ORs an 8x8 bitmap whose top-left cell is (x, y) into the pattern (storage reserved). */
@@ -246,51 +161,63 @@ static void paint_small(wl_pattern *p, int64_t x, int64_t y, uint64_t bits) {
     }
 }
 
-/* Paints node `id` (level `level`, top-left at (x, y)); kids given for virtual roots. */
+/* Paints the quadrants kid[] of a level-`level` node whose top-left is (x, y). */
 static void paint(mc_reader *rd, const uint32_t kid[4], int level, int64_t x, int64_t y) {
     int64_t half = (int64_t)1 << (level - 1);
     for (int k = 0; k < 4; k++) {
         uint32_t c = kid[k];
-        if (!c || rd->t.v[c].empty) continue;
-        const mc_node *ch = &rd->t.v[c];
+        if (rd->v[c].empty) continue;
         int64_t cx = x + ((k & 1) ? half : 0), cy = y + ((k >> 1) ? half : 0);
-        if (ch->level <= 3)
-            paint_small(rd->p, cx, cy, ch->small);
+        if (wl_mc_level(&rd->g, c) <= 3)
+            paint_small(rd->r->p, cx, cy, wl_mc_bits(&rd->g, c));
         else
-            paint(rd, ch->kid, ch->level, cx, cy);
+            paint(rd, rd->v[c].kid, wl_mc_level(&rd->g, c), cx, cy);
     }
+}
+
+/* Reserves rect in the pattern, whose bitmap may take what the tables leave of the limit. */
+static wl_status reserve(mc_reader *rd, const wl_rect *rect) {
+    wl_pattern *p = rd->r->p;
+    uint64_t saved = p->limit, tables = table_bytes(rd);
+    p->limit = rd->r->limit > tables ? rd->r->limit - tables : 1;
+    wl_status e = wl_pattern_reserve(p, rect);
+    p->limit = saved;
+    if (e) wl_error_prefix("%s", rd->r->src->name);
+    return e;
 }
 
 /* Builds the pattern from the root (the last node). */
 static wl_status place(mc_reader *rd) {
-    if (rd->t.n <= 1) return WL_OK; /* no nodes: an empty pattern */
-    const mc_node *root = &rd->t.v[rd->t.n - 1];
+    uint32_t root_id = wl_mc_count(&rd->g);
+    if (!root_id) return WL_OK; /* no nodes: an empty pattern */
+    const mc_node *root = &rd->v[root_id];
+    int level = wl_mc_level(&rd->g, root_id);
     if (root->empty) return WL_OK;
-    if (root->level <= 3) {
-        int64_t h = (int64_t)1 << (root->level - 1);
+    if (level <= 3) {
+        int64_t h = (int64_t)1 << (level - 1);
         wl_rect r = {-h + (int64_t)root->x0, -h + (int64_t)root->y0, root->x1 - root->x0 + 1,
                      root->y1 - root->y0 + 1};
-        wl_status e = wl_pattern_reserve(rd->p, &r);
+        wl_status e = reserve(rd, &r);
         if (e) return e;
-        paint_small(rd->p, -h, -h, root->small);
+        paint_small(rd->r->p, -h, -h, wl_mc_bits(&rd->g, root_id));
         return WL_OK;
     }
     /* A virtual root: level and quadrants, shrunk towards the centre while too deep. */
-    int level = root->level;
     uint32_t kid[4];
     memcpy(kid, root->kid, sizeof kid);
     while (level > MC_MAX_LOCAL_LEVEL) {
         uint32_t inner[4] = {0, 0, 0, 0};
         for (int k = 0; k < 4; k++) {
-            if (!kid[k] || rd->t.v[kid[k]].empty) continue;
-            const mc_node *ch = &rd->t.v[kid[k]];
+            const mc_node *ch = &rd->v[kid[k]];
+            if (ch->empty) continue;
             for (int g = 0; g < 4; g++) {
                 uint32_t gc = ch->kid[g];
                 if (g == 3 - k) inner[k] = gc; /* the grandchild touching the centre */
-                else if (gc && !rd->t.v[gc].empty)
+                else if (!rd->v[gc].empty)
                     return wl_error(WL_ERR_TOO_BIG,
                                     "%s: macrocell pattern spans more than 2^%d cells, too "
-                                    "big to hold as a rectangle", rd->name, MC_MAX_LOCAL_LEVEL);
+                                    "big to hold as a rectangle", rd->r->src->name,
+                                    MC_MAX_LOCAL_LEVEL);
             }
         }
         memcpy(kid, inner, sizeof kid);
@@ -301,8 +228,8 @@ static wl_status place(mc_reader *rd) {
     int any = 0;
     uint64_t x0 = 0, y0 = 0, x1 = 0, y1 = 0;
     for (int k = 0; k < 4; k++) {
-        if (!kid[k] || rd->t.v[kid[k]].empty) continue;
-        const mc_node *ch = &rd->t.v[kid[k]];
+        const mc_node *ch = &rd->v[kid[k]];
+        if (ch->empty) continue;
         uint64_t dx = (k & 1) ? half : 0, dy = (k >> 1) ? half : 0;
         uint64_t a = ch->x0 + dx, b = ch->y0 + dy, c = ch->x1 + dx, d = ch->y1 + dy;
         if (!any || a < x0) x0 = a;
@@ -314,67 +241,20 @@ static wl_status place(mc_reader *rd) {
     if (!any) return WL_OK;
     int64_t org = -(int64_t)half;
     wl_rect r = {org + (int64_t)x0, org + (int64_t)y0, x1 - x0 + 1, y1 - y0 + 1};
-    wl_status e = wl_pattern_reserve(rd->p, &r);
-    if (e) {
-        wl_error_prefix("%s", rd->name);
-        return e;
-    }
+    wl_status e = reserve(rd, &r);
+    if (e) return e;
     paint(rd, kid, level, org, org);
     return WL_OK;
 }
 
-wl_status wl_macrocell_read(const char *s, size_t len, const char *name, wl_pattern *p) {
-    mc_reader rd = {name, {NULL, 0, 0}, p};
-    wl_iobuf comments = {0};
-    wl_status e = WL_OK;
-    size_t pos = 0, line = 1;
-    char what[32];
-    if (len >= 3 && memcmp(s, "\xEF\xBB\xBF", 3) == 0) pos = 3;
-    if (!mc_push(&rd.t)) return WL_ERR_NOMEM; /* slot 0: the empty node */
-    rd.t.v[0].empty = 1;
-    for (; pos < len; line++) {
-        size_t n = wl_io_line_len(s, len, pos);
-        const char *c = s + pos;
-        while (n && (c[n - 1] == ' ' || c[n - 1] == '\t')) n--;
-        if (n == 0 || c[0] == '[') {
-            /* blank, or the "[M2] (golly ...)" version line */
-        } else if (c[0] == '#') {
-            if (n > 1 && c[1] == 'R') {
-                size_t i = 2;
-                while (i < n && (c[i] == ' ' || c[i] == '\t')) i++;
-                wl_rule r;
-                e = wl_io_parse_rule(c + i, n - i, name, line, i + 1, &r, &comments);
-                if (e) goto done;
-                wl_pattern_set_rule(p, &r);
-            } else if (n > 1 && c[1] == 'G') {
-                /* the generation: a pattern carries none */
-            } else if (n > 1 && (c[1] == 'C' || c[1] == 'c' || c[1] == 'D')) {
-                size_t i = 2;
-                if (i < n && c[i] == ' ') i++;
-                wl_io_add_comment(&comments, c + i, n - i);
-            } else {
-                wl_io_add_comment(&comments, c + 1, n - 1);
-            }
-        } else if (c[0] == '.' || c[0] == '*' || c[0] == '$') {
-            e = parse_leaf(&rd, c, n, line);
-            if (e) goto done;
-        } else if (c[0] >= '0' && c[0] <= '9') {
-            e = parse_node(&rd, c, n, line);
-            if (e) goto done;
-        } else {
-            e = wl_io_error_at(WL_ERR_PARSE, name, line, 1,
-                               "expected a leaf ('.', '*', '$'), a node line 'level nw ne sw "
-                               "se' or a '#' line but found %s",
-                               wl_io_describe(c, n, 0, what));
-            goto done;
-        }
-        pos = wl_io_next_line(s, len, pos);
-    }
-    e = place(&rd);
-    if (!e) e = wl_io_store_comments(p, &comments);
-done:
-    free(rd.t.v);
-    wl_iobuf_free(&comments);
+wl_status wl_macrocell_read_src(wl_rd *r) {
+    mc_reader rd = {r, {0}, NULL, 0, 0};
+    wl_mc_sink sink = {&rd, on_small, on_node, on_rule, on_comment};
+    wl_mc_init(&rd.g, r->src->name, &sink, r->limit);
+    wl_status e = wl_mc_read(&rd.g, r->src);
+    if (!e) e = place(&rd);
+    wl_mc_free(&rd.g);
+    free(rd.v);
     return e;
 }
 

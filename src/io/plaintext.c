@@ -8,40 +8,40 @@
  * always top-left at the origin.  Anything else in a row is a parse error that names the
  * line and column.
  *
- * The writer emits the comments as "!" lines, then the rows of the bounding box with
- * trailing dead cells trimmed (an empty row is written as a single '.', which some other
- * readers need).  Runs of live cells go into the bitmap with wl_pattern_set_run.
+ * Reading streams: comment lines are taken whole, rows are parsed byte by byte as the
+ * input arrives (wl_rd_row), so a row may be as long as the pattern allows without being
+ * held in memory as text.  The writer emits the comments as "!" lines, then the rows of
+ * the bounding box with trailing dead cells trimmed (an empty row is written as a single
+ * '.', which some other readers need).  Runs of live cells go into the bitmap with
+ * wl_pattern_set_run.
  */
 #include "io_internal.h"
 
 #include <stdlib.h>
 
-wl_status wl_plaintext_read(const char *s, size_t len, const char *name, wl_pattern *p) {
-    wl_iobuf comments = {0};
-    wl_status e = WL_OK;
-    size_t pos = 0, line = 1;
+wl_status wl_plaintext_read_src(wl_rd *r) {
+    wl_src *s = r->src;
     int64_t y = 0;
-    if (len >= 3 && memcmp(s, "\xEF\xBB\xBF", 3) == 0) pos = 3;
-    while (pos < len) {
-        size_t n = wl_io_line_len(s, len, pos);
-        const char *c = s + pos;
-        if (n && c[0] == '!') {
+    for (;;) {
+        wl_status e = wl_src_need(s, 1);
+        if (e) return e;
+        if (s->pos == s->end) return WL_OK;
+        if (s->buf[s->pos] == '!') {
+            const char *c;
+            size_t n;
+            e = wl_src_peek_line(s, WL_IO_LINE_MAX, &c, &n);
+            if (e) return e;
             size_t i = 1;
             if (i < n && c[i] == ' ') i++;
-            wl_io_add_comment(&comments, c + i, n - i);
-        } else {
-            while (n && (c[n - 1] == ' ' || c[n - 1] == '\t')) n--;
-            e = wl_io_cell_row(p, c, n, 0, y, name, line, "expected '.', 'O' or '*'");
-            if (e) goto done;
-            y++;
+            e = wl_rd_comment(r, c + i, n - i);
+            if (e) return e;
+            wl_src_next_line(s);
+            continue;
         }
-        pos = wl_io_next_line(s, len, pos);
-        line++;
+        e = wl_rd_row(r, 0, y, "expected '.', 'O' or '*'");
+        if (e) return e;
+        y++;
     }
-    e = wl_io_store_comments(p, &comments);
-done:
-    wl_iobuf_free(&comments);
-    return e;
 }
 
 wl_status wl_plaintext_write(const wl_pattern *p, wl_iobuf *out) {

@@ -6,8 +6,8 @@
  * (spaces optional, "rule" optional, unknown keys ignored), then the body: tokens
  * "<count><tag>" where the count (default 1) repeats the tag, tag 'b' (or '.') is a dead
  * cell, 'o' (or 'A') a live cell, '$' ends a row, and '!' ends the pattern; anything after
- * '!' is ignored.  Whitespace and line breaks between tokens are ignored (digits of one
- * count may be split across lines, as Golly allows).
+ * '!' is ignored (and not even read).  Whitespace and line breaks between tokens are
+ * ignored (digits of one count may be split across lines, as Golly allows).
  *
  * Comment lines (both before the header and at the start of a body line):
  *   #C / #c / #N / #O  text kept as a comment line (without the tag);
@@ -18,17 +18,22 @@
  *                      those positions, and so do we).
  *
  * Placement (as Golly): the first cell of the body is (0, 0), or (x, y) of #CXRLE Pos.
- * A header larger than memory allows (or whose x*y overflows) is WL_ERR_TOO_BIG; cells
- * beyond the declared x/y are accepted, as Golly accepts them (the header is only a size
- * hint used to reserve storage in one allocation).  A run count of 0 is a parse error.
- * Multi-state tags ('B'..'X', 'p'..'y') are refused with a message saying so.
+ * Numbers beyond what the format can place (a count, size or position past 2^62, or one
+ * that overflows 64 bits) and cells outside -2^62 .. 2^62 - 1 are faults of the file:
+ * WL_ERR_PARSE.  A header declaring more cells than memory can hold is WL_ERR_TOO_BIG;
+ * cells beyond the declared x/y are accepted, as Golly accepts them (the header is only a
+ * size hint used to reserve storage in one allocation).  A run count of 0 is a parse
+ * error.  Multi-state tags ('B'..'X', 'p'..'y') are refused with a message saying so.
  *
- * Speed: the body is parsed in one pass over the bytes with a switch per byte; live runs go
- * straight into the pattern's bitmap through wl_pattern_set_run (word-wide fills), and the
- * storage is reserved once from the header, so 100 MB files read at hundreds of MB/s.
- * The writer walks rows as 64-bit words (wl_pattern_get_row) and finds run ends with
- * count-trailing-zeros, so it costs per run, not per cell.  Lines are at most 70
- * characters, as the RLE convention asks.
+ * Reading streams: the header lines are taken whole from the byte source, the body is
+ * parsed byte by byte as windows of the input arrive, with its state (x, y, a pending
+ * count, the current row's storage) in locals that survive window boundaries; a count or
+ * a token may be split across two windows.  Speed: one switch per byte; live runs go
+ * straight into the pattern's bitmap (word-wide fills), and the storage is reserved once
+ * from the header, so 100 MB files read at a couple of hundred MB/s.  The writer walks
+ * rows as 64-bit words (wl_pattern_get_row) and finds run ends with count-trailing-zeros,
+ * so it costs per run, not per cell.  Lines are at most 70 characters, as the RLE
+ * convention asks.
  */
 #include "io_internal.h"
 
@@ -36,43 +41,41 @@
 #include <stdlib.h>
 
 /* Coordinates beyond 2^62 cannot be stored by a pattern (it keeps signed 64-bit room). */
-#define RLE_COORD_LIMIT ((uint64_t)1 << 62)
+#define RLE_COORD_LIMIT ((uint64_t)WL_IO_COORD_LIMIT)
 /* The RLE convention: body lines of at most 70 characters. */
 #define RLE_LINE_MAX 70
-/* A header only reserves storage when the bitmap is at most this many bytes per input
- * byte (plus a floor), so that a lying header cannot make a tiny file allocate gigabytes;
- * the pattern grows on demand beyond it anyway. */
+/* A header only reserves storage when the bitmap is at most this many bytes per byte of
+ * input (plus a floor), so that a lying header cannot make a tiny file allocate gigabytes;
+ * the pattern grows on demand beyond it anyway.  Input of unknown size (a pipe) gets the
+ * floor. */
 #define RLE_RESERVE_PER_BYTE 64
 #define RLE_RESERVE_FLOOR ((uint64_t)1 << 26)
 
 typedef struct rle_state {
-    const char *s;
-    size_t len;
-    const char *name;
-    wl_pattern *p;
-    wl_iobuf comments;
+    wl_rd *r;
     int64_t px, py; /* placement of the top-left cell */
 } rle_state;
 
 static int is_space(char c) { return c == ' ' || c == '\t' || c == '\r' || c == '\f' || c == '\v'; }
 static int is_alpha(char c) { return (c >= 'a' && c <= 'z') || (c >= 'A' && c <= 'Z'); }
 
-/* Parses "#CXRLE Pos=x,y Gen=g" (the part after "#CXRLE"). */
-static wl_status parse_cxrle(rle_state *st, size_t pos, size_t end, size_t line,
-                             size_t line_start, int allow_pos) {
+/* Parses "#CXRLE Pos=x,y Gen=g" from c[pos] on (c is the whole line, c[0] in column 1). */
+static wl_status parse_cxrle(rle_state *st, const char *c, size_t pos, size_t end,
+                             int allow_pos) {
     while (pos < end) {
-        if (end - pos >= 4 && memcmp(st->s + pos, "Pos=", 4) == 0) {
+        if (end - pos >= 4 && memcmp(c + pos, "Pos=", 4) == 0) {
             size_t i = pos + 4;
             int64_t x, y;
             int ovf = 0;
-            if (!wl_io_parse_i64(st->s, end, &i, &x, &ovf) || i >= end || st->s[i] != ',' ||
-                (i++, !wl_io_parse_i64(st->s, end, &i, &y, &ovf)))
-                return wl_io_error_at(ovf ? WL_ERR_TOO_BIG : WL_ERR_PARSE, st->name, line,
-                                      i - line_start + 1, "expected Pos=<x>,<y> with integers");
-            if (x < -(int64_t)RLE_COORD_LIMIT || x > (int64_t)RLE_COORD_LIMIT ||
-                y < -(int64_t)RLE_COORD_LIMIT || y > (int64_t)RLE_COORD_LIMIT)
-                return wl_io_error_at(WL_ERR_TOO_BIG, st->name, line, pos - line_start + 1,
-                                      "position out of range");
+            if (!wl_io_parse_i64(c, end, &i, &x, &ovf) || i >= end || c[i] != ',' ||
+                (i++, !wl_io_parse_i64(c, end, &i, &y, &ovf)))
+                return wl_rd_error(st->r, WL_ERR_PARSE, i + 1,
+                                   ovf ? "position out of range (beyond 2^62)"
+                                       : "expected Pos=<x>,<y> with integers");
+            if (x < -WL_IO_COORD_LIMIT || x > WL_IO_COORD_LIMIT || y < -WL_IO_COORD_LIMIT ||
+                y > WL_IO_COORD_LIMIT)
+                return wl_rd_error(st->r, WL_ERR_PARSE, pos + 1,
+                                   "position out of range (beyond 2^62)");
             if (allow_pos) {
                 st->px = x;
                 st->py = y;
@@ -85,35 +88,26 @@ static wl_status parse_cxrle(rle_state *st, size_t pos, size_t end, size_t line,
     return WL_OK;
 }
 
-/* Handles one '#' line starting at s[pos] (length n, without the newline). */
-static wl_status comment_line(rle_state *st, size_t pos, size_t n, size_t line, int in_header) {
-    const char *c = st->s + pos;
-    if (n >= 6 && memcmp(c, "#CXRLE", 6) == 0)
-        return parse_cxrle(st, pos + 6, pos + n, line, pos, in_header);
+/* Handles one '#' line c[0..n) (c[0] == '#', in column 1). */
+static wl_status comment_line(rle_state *st, const char *c, size_t n, int in_header) {
+    if (n >= 6 && memcmp(c, "#CXRLE", 6) == 0) return parse_cxrle(st, c, 6, n, in_header);
     if (n >= 2 && c[1] == 'r') {
         size_t i = 2;
         while (i < n && is_space(c[i])) i++;
-        wl_rule r;
-        wl_status s = wl_io_parse_rule(c + i, n - i, st->name, line, i + 1, &r, &st->comments);
-        if (s) return s;
-        wl_pattern_set_rule(st->p, &r);
-        return WL_OK;
+        return wl_rd_rule(st->r, c + i, n - i, i + 1);
     }
     if (n >= 2 && (c[1] == 'C' || c[1] == 'c' || c[1] == 'N' || c[1] == 'O')) {
         size_t i = 2;
         if (i < n && c[i] == ' ') i++;
-        wl_io_add_comment(&st->comments, c + i, n - i);
-        return WL_OK;
+        return wl_rd_comment(st->r, c + i, n - i);
     }
-    wl_io_add_comment(&st->comments, c + 1, n - 1);
-    return WL_OK;
+    return wl_rd_comment(st->r, c + 1, n - 1);
 }
 
-/* Parses the header line "x = m, y = n, rule = R" at s[pos..pos+n). */
-static wl_status parse_header(rle_state *st, size_t pos, size_t n, size_t line, uint64_t *w,
-                              uint64_t *h) {
-    const char *s = st->s;
-    size_t end = pos + n, i = pos;
+/* Parses the header "x = m, y = n, rule = R" in s[0..n), whose s[0] is in column col0. */
+static wl_status parse_header(rle_state *st, const char *s, size_t end, size_t col0,
+                              uint64_t *w, uint64_t *h) {
+    size_t i = 0;
     char what[32];
     for (;;) {
         while (i < end && is_space(s[i])) i++;
@@ -121,40 +115,33 @@ static wl_status parse_header(rle_state *st, size_t pos, size_t n, size_t line, 
         while (i < end && is_alpha(s[i])) i++;
         size_t klen = i - k0;
         if (!klen)
-            return wl_io_error_at(WL_ERR_PARSE, st->name, line, i - pos + 1,
-                                  "expected 'x', 'y' or 'rule' in the header but found %s",
-                                  wl_io_describe(s, end, i, what));
+            return wl_rd_error(st->r, WL_ERR_PARSE, col0 + i,
+                               "expected 'x', 'y' or 'rule' in the header but found %s",
+                               wl_io_describe(s, end, i, what));
         while (i < end && is_space(s[i])) i++;
         if (i >= end || s[i] != '=')
-            return wl_io_error_at(WL_ERR_PARSE, st->name, line, i - pos + 1,
-                                  "expected '=' after '%.*s' but found %s", (int)klen,
-                                  s + k0, wl_io_describe(s, end, i, what));
+            return wl_rd_error(st->r, WL_ERR_PARSE, col0 + i,
+                               "expected '=' after '%.*s' but found %s", (int)klen, s + k0,
+                               wl_io_describe(s, end, i, what));
         i++;
         while (i < end && is_space(s[i])) i++;
-        if (klen == 4 && memcmp(s + k0, "rule", 4) == 0) {
-            /* The rule runs to the end of the line (Golly puts it last). */
-            wl_rule r;
-            wl_status e = wl_io_parse_rule(s + i, end - i, st->name, line, i - pos + 1, &r,
-                                           &st->comments);
-            if (e) return e;
-            wl_pattern_set_rule(st->p, &r);
-            return WL_OK;
-        }
+        if (klen == 4 && memcmp(s + k0, "rule", 4) == 0) /* to the end of the line */
+            return wl_rd_rule(st->r, s + i, end - i, col0 + i);
         if (klen == 1 && (s[k0] == 'x' || s[k0] == 'y')) {
             uint64_t v = 0;
             size_t d0 = i;
             while (i < end && s[i] >= '0' && s[i] <= '9') {
                 uint64_t d = (uint64_t)(s[i] - '0');
                 if (v > (UINT64_MAX - d) / 10)
-                    return wl_io_error_at(WL_ERR_TOO_BIG, st->name, line, d0 - pos + 1,
-                                          "pattern size '%c' overflows 64 bits", s[k0]);
+                    return wl_rd_error(st->r, WL_ERR_PARSE, col0 + d0,
+                                       "pattern size '%c' overflows 64 bits", s[k0]);
                 v = v * 10 + d;
                 i++;
             }
             if (i == d0)
-                return wl_io_error_at(WL_ERR_PARSE, st->name, line, i - pos + 1,
-                                      "expected a number after '%c =' but found %s", s[k0],
-                                      wl_io_describe(s, end, i, what));
+                return wl_rd_error(st->r, WL_ERR_PARSE, col0 + i,
+                                   "expected a number after '%c =' but found %s", s[k0],
+                                   wl_io_describe(s, end, i, what));
             *(s[k0] == 'x' ? w : h) = v;
         } else {
             while (i < end && s[i] != ',') i++; /* unknown key: ignored, as Golly does */
@@ -162,27 +149,39 @@ static wl_status parse_header(rle_state *st, size_t pos, size_t n, size_t line, 
         while (i < end && is_space(s[i])) i++;
         if (i >= end) return WL_OK;
         if (s[i] != ',')
-            return wl_io_error_at(WL_ERR_PARSE, st->name, line, i - pos + 1,
-                                  "expected ',' or end of line in the header but found %s",
-                                  wl_io_describe(s, end, i, what));
+            return wl_rd_error(st->r, WL_ERR_PARSE, col0 + i,
+                               "expected ',' or end of line in the header but found %s",
+                               wl_io_describe(s, end, i, what));
         i++;
     }
 }
 
-/* Reserves storage for a declared size, or refuses one that cannot fit. */
-static wl_status reserve_declared(rle_state *st, uint64_t w, uint64_t h, size_t line) {
+/* Reserves storage for a declared size when it is believable, or refuses one that cannot
+ * be placed (beyond 2^62: the file's fault) or held (beyond memory). */
+static wl_status reserve_declared(rle_state *st, uint64_t w, uint64_t h) {
+    wl_rd *r = st->r;
     if (!w || !h) return WL_OK;
-    if (w > RLE_COORD_LIMIT || h > RLE_COORD_LIMIT ||
-        (w + 63) / 64 * 8 > wl_pattern_max_bytes() / h)
-        return wl_io_error_at(WL_ERR_TOO_BIG, st->name, line, 1,
-                              "declared size x = %llu, y = %llu is larger than memory allows",
-                              (unsigned long long)w, (unsigned long long)h);
+    if (w > RLE_COORD_LIMIT || h > RLE_COORD_LIMIT)
+        return wl_rd_error(r, WL_ERR_PARSE, 1,
+                           "declared size x = %llu, y = %llu is beyond the coordinate range "
+                           "(2^62)", (unsigned long long)w, (unsigned long long)h);
+    if ((w + 63) / 64 * 8 > wl_pattern_max_bytes() / h)
+        return wl_rd_error(r, WL_ERR_TOO_BIG, 1,
+                           "declared size x = %llu, y = %llu is larger than memory allows",
+                           (unsigned long long)w, (unsigned long long)h);
     uint64_t bytes = (w + 63) / 64 * 8 * h;
-    uint64_t budget = RLE_RESERVE_FLOOR + (uint64_t)st->len * RLE_RESERVE_PER_BYTE;
+    uint64_t raw = r->src->raw_size;
+    uint64_t budget = RLE_RESERVE_FLOOR +
+                      (raw < UINT64_MAX / 2 / RLE_RESERVE_PER_BYTE ? raw * RLE_RESERVE_PER_BYTE
+                                                                   : UINT64_MAX / 2);
+    if (budget > r->limit) budget = r->limit; /* the cells will decide, if they go so far */
     if (bytes > budget) return WL_OK;
-    wl_rect r = {st->px, st->py, w, h};
-    wl_status s = wl_pattern_reserve(st->p, &r);
-    if (s) wl_error_prefix("%s:%zu:1", st->name, line);
+    /* A box reaching past 2^62 is not reserved: its cells there will be refused. */
+    if (w > RLE_COORD_LIMIT - (uint64_t)st->px || h > RLE_COORD_LIMIT - (uint64_t)st->py)
+        return WL_OK;
+    wl_rect rect = {st->px, st->py, w, h};
+    wl_status s = wl_pattern_reserve(r->p, &rect);
+    if (s) wl_error_prefix("%s:%zu:1", r->src->name, r->src->line);
     return s;
 }
 
@@ -204,30 +203,62 @@ static inline void or_run(uint64_t *row, uint64_t a, uint64_t n) {
  * *bit0 + x); NULL when row y or column 0 is outside the storage (the reader then takes
  * the general path, which grows the storage). */
 static uint64_t *body_row(const rle_state *st, uint64_t y, uint64_t *bit0, uint64_t *cells) {
-    const wl_pattern *p = st->p;
-    int64_t ay = st->py + (int64_t)y;
+    const wl_pattern *p = st->r->p;
     *cells = 0;
     *bit0 = 0;
+    if (y >= RLE_COORD_LIMIT - (uint64_t)st->py) return NULL; /* beyond 2^62: refused later */
+    int64_t ay = st->py + (int64_t)y;
     if (!p->w || ay < p->y0 || (uint64_t)(ay - p->y0) >= p->h || st->px < p->x0 ||
         (uint64_t)(st->px - p->x0) >= p->w)
         return NULL;
     *bit0 = (uint64_t)(st->px - p->x0);
     *cells = p->w - *bit0;
+    /* Never past the coordinate range, which grown storage may overshoot. */
+    if (*cells > RLE_COORD_LIMIT - (uint64_t)st->px) *cells = RLE_COORD_LIMIT - (uint64_t)st->px;
     return p->bits + (size_t)(ay - p->y0) * p->stride;
 }
 
-/* Parses the body from s[pos]; line / line_start locate s[pos] for messages. */
-static wl_status parse_body(rle_state *st, size_t pos, size_t line, size_t line_start) {
-    const char *s = st->s;
-    size_t len = st->len;
+/* Reads the '#' lines that start the lines after a newline inside the body (buf[pos] is
+ * the first byte of a line). */
+static wl_status body_comments(rle_state *st) {
+    wl_src *s = st->r->src;
+    for (;;) {
+        wl_status e = wl_src_need(s, 1);
+        if (e) return e;
+        if (s->pos == s->end || s->buf[s->pos] != '#') return WL_OK;
+        const char *c;
+        size_t n;
+        e = wl_src_peek_line(s, WL_IO_LINE_MAX, &c, &n);
+        if (!e) e = comment_line(st, c, n, 0);
+        if (e) return e;
+        wl_src_next_line(s);
+    }
+}
+
+/* Parses the body from the source's position to '!' or the end of the input. */
+static wl_status parse_body(rle_state *st) {
+    wl_rd *r = st->r;
+    wl_src *s = r->src;
+    const char *b = s->buf;
+    size_t pos = s->pos, end = s->end;
     uint64_t x = 0, y = 0, count = 0;
-    size_t count_pos = 0; /* where the pending count started (for messages) */
+    size_t count_line = 0, count_col = 0; /* where the pending count started */
     int have_count = 0;
     char what[32];
+    wl_status e;
     uint64_t row_cells = 0, row_bit0 = 0; /* the current row's storage (see body_row) */
     uint64_t *row = body_row(st, 0, &row_bit0, &row_cells);
-    while (pos < len) {
-        char c = s[pos];
+    for (;;) {
+        if (pos == end) { /* the window is used up: the next one */
+            s->pos = pos;
+            e = wl_src_more(s);
+            if (e) return e;
+            b = s->buf;
+            pos = s->pos;
+            end = s->end;
+            if (pos == end) break;
+        }
+        char c = b[pos];
         switch (c) {
         case '0': case '1': case '2': case '3': case '4':
         case '5': case '6': case '7': case '8': case '9': {
@@ -235,11 +266,12 @@ static wl_status parse_body(rle_state *st, size_t pos, size_t line, size_t line_
             if (!have_count) {
                 have_count = 1;
                 count = 0;
-                count_pos = pos;
+                count_line = s->line;
+                count_col = wl_src_col(s, pos);
             }
             if (count > (RLE_COORD_LIMIT - d) / 10)
-                return wl_io_error_at(WL_ERR_TOO_BIG, st->name, line, count_pos - line_start + 1,
-                                      "run count too large");
+                return wl_io_error_at(WL_ERR_PARSE, s->name, count_line, count_col,
+                                      "run count too large (more than 2^62)");
             count = count * 10 + d;
             pos++;
             continue;
@@ -248,8 +280,8 @@ static wl_status parse_body(rle_state *st, size_t pos, size_t line, size_t line_
             /* The commonest tokens of all, single cells without a count: short paths. */
             if (!have_count) {
                 if (x >= RLE_COORD_LIMIT)
-                    return wl_io_error_at(WL_ERR_TOO_BIG, st->name, line, pos - line_start + 1,
-                                          "pattern too wide");
+                    return wl_rd_error(r, WL_ERR_PARSE, wl_src_col(s, pos),
+                                       "pattern too wide (more than 2^62 cells)");
                 x++;
                 pos++;
                 continue;
@@ -257,8 +289,8 @@ static wl_status parse_body(rle_state *st, size_t pos, size_t line, size_t line_
             goto token;
         case 'o': case 'A':
             if (!have_count && x < row_cells) {
-                uint64_t b = row_bit0 + x;
-                row[b / 64] |= (uint64_t)1 << (b % 64);
+                uint64_t bit = row_bit0 + x;
+                row[bit / 64] |= (uint64_t)1 << (bit % 64);
                 x++;
                 pos++;
                 continue;
@@ -269,31 +301,29 @@ static wl_status parse_body(rle_state *st, size_t pos, size_t line, size_t line_
             uint64_t n = 1;
             if (have_count) {
                 if (count == 0)
-                    return wl_io_error_at(WL_ERR_PARSE, st->name, line,
-                                          count_pos - line_start + 1,
+                    return wl_io_error_at(WL_ERR_PARSE, s->name, count_line, count_col,
                                           "run count must be at least 1");
                 n = count;
                 have_count = 0;
             }
             if (c == '$') {
                 if (n > RLE_COORD_LIMIT - y)
-                    return wl_io_error_at(WL_ERR_TOO_BIG, st->name, line, pos - line_start + 1,
-                                          "pattern too tall");
+                    return wl_rd_error(r, WL_ERR_PARSE, wl_src_col(s, pos),
+                                       "pattern too tall (more than 2^62 rows)");
                 y += n;
                 x = 0;
                 row = body_row(st, y, &row_bit0, &row_cells);
             } else {
                 if (n > RLE_COORD_LIMIT - x)
-                    return wl_io_error_at(WL_ERR_TOO_BIG, st->name, line, pos - line_start + 1,
-                                          "pattern too wide");
+                    return wl_rd_error(r, WL_ERR_PARSE, wl_src_col(s, pos),
+                                       "pattern too wide (more than 2^62 cells)");
                 if (c == 'o' || c == 'A') {
-                    wl_pattern *p = st->p;
-                    /* Position and offset are both within 2^62: only the sum can overflow. */
-                    if ((st->px > 0 && (int64_t)x > INT64_MAX - st->px) ||
-                        (st->py > 0 && (int64_t)y > INT64_MAX - st->py))
-                        return wl_io_error_at(WL_ERR_TOO_BIG, st->name, line,
-                                              pos - line_start + 1,
-                                              "cell coordinates out of range");
+                    wl_pattern *p = r->p;
+                    /* Live cells must stay below 2^62 (the position is within +-2^62). */
+                    if (x + n > RLE_COORD_LIMIT - (uint64_t)st->px ||
+                        y >= RLE_COORD_LIMIT - (uint64_t)st->py)
+                        return wl_rd_error(r, WL_ERR_PARSE, wl_src_col(s, pos),
+                                           "cell coordinates out of range (beyond 2^62)");
                     int64_t ax = st->px + (int64_t)x, ay = st->py + (int64_t)y;
                     if (p->w && ay >= p->y0 && (uint64_t)(ay - p->y0) < p->h && ax >= p->x0 &&
                         (uint64_t)(ax - p->x0) + n <= p->w) {
@@ -301,9 +331,9 @@ static wl_status parse_body(rle_state *st, size_t pos, size_t line, size_t line_
                         or_run(p->bits + (size_t)(ay - p->y0) * p->stride,
                                (uint64_t)(ax - p->x0), n);
                     } else {
-                        wl_status e = wl_pattern_set_run(p, ax, ay, n);
+                        e = wl_pattern_set_run(p, ax, ay, n);
                         if (e) {
-                            wl_error_prefix("%s:%zu:%zu", st->name, line, pos - line_start + 1);
+                            wl_error_prefix("%s:%zu:%zu", s->name, s->line, wl_src_col(s, pos));
                             return e;
                         }
                         /* The storage may have grown and moved. */
@@ -316,90 +346,97 @@ static wl_status parse_body(rle_state *st, size_t pos, size_t line, size_t line_
             continue;
         }
         case '!':
+            s->pos = pos + 1;
             if (have_count)
-                return wl_io_error_at(WL_ERR_PARSE, st->name, line, pos - line_start + 1,
-                                      "expected 'b', 'o' or '$' after a run count but found '!'");
-            return WL_OK; /* the rest of the file is ignored, as in Golly */
+                return wl_rd_error(r, WL_ERR_PARSE, wl_src_col(s, pos),
+                                   "expected 'b', 'o' or '$' after a run count but found '!'");
+            return WL_OK; /* the rest of the input is ignored, as in Golly */
         case '\n':
+            wl_src_newline(s, pos);
             pos++;
-            line++;
-            line_start = pos;
-            /* A line starting with '#' inside the body is a comment line. */
-            if (pos < len && s[pos] == '#' && !have_count) {
-                size_t n = wl_io_line_len(s, len, pos);
-                wl_status e = comment_line(st, pos, n, line, 0);
+            if (!have_count) { /* a line starting with '#' inside the body is a comment */
+                s->pos = pos;
+                e = body_comments(st);
                 if (e) return e;
-                pos += n;
+                b = s->buf;
+                pos = s->pos;
+                end = s->end;
             }
             continue;
         case ' ': case '\t': case '\r': case '\f': case '\v':
             pos++;
             continue;
         default:
+            s->pos = pos;
             if ((c >= 'B' && c <= 'X') || (c >= 'p' && c <= 'y'))
-                return wl_io_error_at(
-                    WL_ERR_PARSE, st->name, line, pos - line_start + 1,
-                    "multi-state cell '%c' in a two-state pattern (warplife runs two-state "
-                    "rules only)", c);
-            return wl_io_error_at(WL_ERR_PARSE, st->name, line, pos - line_start + 1,
-                                  "expected a run count, 'b', 'o', '$' or '!' but found %s",
-                                  wl_io_describe(s, len, pos, what));
+                return wl_rd_error(r, WL_ERR_PARSE, wl_src_col(s, pos),
+                                   "multi-state cell '%c' in a two-state pattern (warplife "
+                                   "runs two-state rules only)", c);
+            return wl_rd_error(r, WL_ERR_PARSE, wl_src_col(s, pos),
+                               "expected a run count, 'b', 'o', '$' or '!' but found %s",
+                               wl_io_describe_byte((unsigned char)c, what));
         }
     }
+    s->pos = pos;
     if (have_count)
-        return wl_io_error_at(WL_ERR_PARSE, st->name, line, pos - line_start + 1,
-                              "expected 'b', 'o' or '$' after a run count but found end of file");
+        return wl_rd_error(r, WL_ERR_PARSE, wl_src_col(s, pos),
+                           "expected 'b', 'o' or '$' after a run count but found end of file");
     return WL_OK; /* a missing '!' is tolerated, as Golly tolerates it */
 }
 
-wl_status wl_rle_read(const char *s, size_t len, const char *name, wl_pattern *p) {
-    rle_state st = {s, len, name, p, {0}, 0, 0};
-    size_t pos = 0, line = 1;
-    int saw_header = 0;
-    wl_status e = WL_OK;
-    if (len >= 3 && memcmp(s, "\xEF\xBB\xBF", 3) == 0) pos = 3; /* UTF-8 byte order mark */
-    size_t line_start = pos;
-    /* Comment lines and the header. */
-    while (pos < len) {
-        size_t n = wl_io_line_len(s, len, pos);
-        size_t i = pos;
-        while (i < pos + n && is_space(s[i])) i++;
-        if (i == pos + n) { /* blank line */
-            pos = wl_io_next_line(s, len, pos);
-            line++;
-            line_start = pos;
-            continue;
-        }
-        if (s[pos] == '#') {
-            e = comment_line(&st, pos, n, line, 1);
-            if (e) goto done;
-            pos = wl_io_next_line(s, len, pos);
-            line++;
-            line_start = pos;
-            continue;
-        }
-        size_t j = i + 1;
-        while (j < pos + n && is_space(s[j])) j++;
-        if (!saw_header && s[i] == 'x' && j < pos + n && s[j] == '=') {
-            saw_header = 1;
-            uint64_t w = 0, h = 0;
-            e = parse_header(&st, pos, n, line, &w, &h);
-            if (e) goto done;
-            e = reserve_declared(&st, w, h, line);
-            if (e) goto done;
-            pos = wl_io_next_line(s, len, pos);
-            line++;
-            line_start = pos;
-            continue; /* comment lines may follow the header */
-        }
-        break; /* the body starts here (headerless RLE when there was no 'x =' line) */
+/* Is the line at the source's position an "x = ..." header?  (buf[pos] is 'x'.)  Looks
+ * only as far as the '=' (a body line may be long). */
+static wl_status is_header(wl_src *s, int *yes) {
+    *yes = 0;
+    for (size_t k = 1; k < WL_IO_LINE_MAX; k++) {
+        wl_status e = wl_src_need(s, k + 1);
+        if (e) return e;
+        if (s->end - s->pos <= k) return WL_OK;
+        char c = s->buf[s->pos + k];
+        if (c == '=') *yes = 1;
+        if (c == '\n' || !is_space(c)) return WL_OK;
     }
-    e = parse_body(&st, pos, line, line_start);
-    if (e) goto done;
-    e = wl_io_store_comments(p, &st.comments);
-done:
-    wl_iobuf_free(&st.comments);
-    return e;
+    return WL_OK;
+}
+
+wl_status wl_rle_read_src(wl_rd *r) {
+    rle_state st = {r, 0, 0};
+    wl_src *s = r->src;
+    int saw_header = 0;
+    wl_status e;
+    /* Comment lines and the header, line by line, up to the first byte of the body. */
+    for (;;) {
+        if ((e = wl_src_need(s, 1))) return e;
+        if (s->pos == s->end) break; /* no body at all */
+        const char *c;
+        size_t n;
+        if (s->buf[s->pos] == '#') {
+            if ((e = wl_src_peek_line(s, WL_IO_LINE_MAX, &c, &n))) return e;
+            if ((e = comment_line(&st, c, n, 1))) return e;
+            wl_src_next_line(s);
+            continue;
+        }
+        /* Blanks before a line's first token belong to nothing: consume them. */
+        while (s->pos < s->end && is_space(s->buf[s->pos]))
+            if (++s->pos == s->end && (e = wl_src_more(s))) return e;
+        if (s->pos == s->end) break;
+        if (s->buf[s->pos] == '\n') { /* a blank line */
+            wl_src_newline(s, s->pos);
+            s->pos++;
+            continue;
+        }
+        int header = 0;
+        if (!saw_header && s->buf[s->pos] == 'x' && (e = is_header(s, &header))) return e;
+        if (!header) break; /* the body starts here (headerless RLE when no 'x =' line) */
+        saw_header = 1;
+        size_t col0 = wl_src_col(s, s->pos);
+        uint64_t w = 0, h = 0;
+        if ((e = wl_src_peek_line(s, WL_IO_LINE_MAX, &c, &n))) return e;
+        if ((e = parse_header(&st, c, n, col0, &w, &h))) return e;
+        if ((e = reserve_declared(&st, w, h))) return e;
+        wl_src_next_line(s); /* comment lines may follow the header */
+    }
+    return parse_body(&st);
 }
 
 /* ---- writer ------------------------------------------------------------------------ */

@@ -233,8 +233,11 @@ wl_status wl_universe_load_file(wl_universe *u, const char *path, uint64_t *drop
         wl_clear_error();
     }
     wl_pattern *p;
-    s = wl_pattern_read_file(path, &p);
-    if (s == WL_ERR_TOO_BIG && u->ho) { /* a macrocell file too big for a pattern */
+    wl_read_opts ro = {u->cfg.max_memory};
+    wl_format fmt = WL_FORMAT_AUTO;
+    s = wl_pattern_read_file_opts(path, &ro, &p, &fmt);
+    if (s == WL_ERR_TOO_BIG && u->ho && fmt == WL_FORMAT_MACROCELL && strcmp(path, "-") != 0) {
+        /* a macrocell file too big for a pattern: HashLife reads it again, natively */
         char why[512];
         snprintf(why, sizeof why, "%s", wl_last_error());
         wl_status h = wl_handover_load_file(u->ho, &u->ops, &u->ctx, path);

@@ -948,10 +948,10 @@ static void render_tile(const sp_ctx *c, const sp_tile *t, const wl_view *v, uin
         uint64_t w = rows[r];
         if (!w) continue;
         if (z >= 0) {
-            sp_i128 y0 = (Y + r) << z;
+            sp_i128 y0 = (Y + r) * ((sp_i128)1 << z); /* a multiplication: Y + r may be negative */
             if (y0 >= (sp_i128)v->height || y0 + (1 << z) <= 0) continue;
             for (; w; w &= w - 1) {
-                sp_i128 x0 = (X + __builtin_ctzll(w)) << z;
+                sp_i128 x0 = (X + __builtin_ctzll(w)) * ((sp_i128)1 << z);
                 if (x0 >= (sp_i128)v->width || x0 + (1 << z) <= 0) continue;
                 for (sp_i128 py = y0 < 0 ? 0 : y0; py < y0 + (1 << z) && py < (sp_i128)v->height; py++)
                     for (sp_i128 px = x0 < 0 ? 0 : x0; px < x0 + (1 << z) && px < (sp_i128)v->width; px++)
@@ -967,7 +967,7 @@ static void render_tile(const sp_ctx *c, const sp_tile *t, const wl_view *v, uin
                 if (px >= (sp_i128)v->width) break;
                 if (px >= 0) line[(size_t)px] = v->alive;
                 /* the first cell of the next pixel, relative to the tile */
-                sp_i128 next = ((px + 1) << -z) - X;
+                sp_i128 next = (px + 1) * ((sp_i128)1 << -z) - X;
                 if (next >= 64) break;
                 w &= ~(uint64_t)0 << (int)next;
             }
