@@ -7,7 +7,7 @@
  * Every reader consumes a byte source (iosrc.h) as it streams by, a window at a time, and
  * fills a fresh pattern made by the caller; no reader needs the whole file in memory, and
  * each stops at the first byte that cannot belong to its format.  Every writer appends
- * text to a wl_iobuf.  Nothing here touches the file system.
+ * text to a wl_iobuf.  Only the byte source touches the file system (to read).
  */
 #ifndef WL_IO_INTERNAL_H
 #define WL_IO_INTERNAL_H
