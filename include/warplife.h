@@ -233,6 +233,11 @@ typedef struct wl_read_opts {
      * reader's own tables); past it the read stops with WL_ERR_TOO_BIG and a message that
      * names the limit.  0: a quarter of physical memory. */
     uint64_t max_memory;
+    /* 1: stop where the cells begin and return an empty pattern with the rule and the
+     * comments read so far (RLE and macrocell stop there; other formats are read whole
+     * and their cells dropped).  `run` learns a macrocell file's rule this way before
+     * HashLife reads the file itself. */
+    int header_only;
 } wl_read_opts;
 /* wl_pattern_read_mem and wl_pattern_read_file with options.  *format (may be NULL) gets
  * the detected format, also when the read then fails (WL_FORMAT_AUTO when detection did

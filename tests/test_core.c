@@ -117,10 +117,175 @@ static void test_grid_placement(unsigned long long seed) {
     }
 }
 
+/* ---- the tiled pattern against a plain model ------------------------------------------- */
+
+#define MODEL_MAX 4096
+
+/* A model pattern: a list of distinct live cells. */
+typedef struct model {
+    int64_t x[MODEL_MAX], y[MODEL_MAX];
+    int n;
+} model;
+
+static int model_find(const model *m, int64_t x, int64_t y) {
+    for (int i = 0; i < m->n; i++)
+        if (m->x[i] == x && m->y[i] == y) return i;
+    return -1;
+}
+
+static void model_set(model *m, int64_t x, int64_t y, int alive) {
+    int i = model_find(m, x, y);
+    if (alive && i < 0 && m->n < MODEL_MAX) {
+        m->x[m->n] = x;
+        m->y[m->n++] = y;
+    } else if (!alive && i >= 0) {
+        m->x[i] = m->x[--m->n];
+        m->y[i] = m->y[m->n];
+    }
+}
+
+/* A coordinate near one of a few far-apart centres (2^60, -2^40, 0, ...). */
+static int64_t coord(uint64_t *st) {
+    static const int64_t centre[] = {0, -64, 1000, -((int64_t)1 << 40), (int64_t)1 << 60,
+                                     -((int64_t)1 << 60) + 100};
+    uint64_t r = wl_splitmix64(st);
+    return centre[r % 6] + (int64_t)((r >> 8) % 200) - 100;
+}
+
+typedef struct row_walk {
+    const model *m;
+    int64_t last_y;
+    int rows, cells, bad;
+} row_walk;
+
+static wl_status walk_row(void *ctx, int64_t y, size_t n, const int64_t *x, const uint64_t *w) {
+    row_walk *rw = ctx;
+    if (rw->rows && y <= rw->last_y) rw->bad = 1; /* rows top to bottom */
+    rw->last_y = y;
+    rw->rows++;
+    for (size_t k = 0; k < n; k++) {
+        if (!w[k] || x[k] % 64 || (k && x[k] <= x[k - 1])) rw->bad = 1;
+        for (uint64_t v = w[k]; v; v &= v - 1) {
+            rw->cells++;
+            if (model_find(rw->m, x[k] + __builtin_ctzll(v), y) < 0) rw->bad = 1;
+        }
+    }
+    return WL_OK;
+}
+
+/* Random sets, clears, runs and ORs, then every query, the row walk, the tile orders and
+ * round trips through every writer, all against the model. */
+static void test_pattern_model(unsigned long long seed) {
+    static model m;
+    for (int round = 0; round < 6; round++) {
+        uint64_t st = seed ^ (0xabcdef12345ull * (uint64_t)(round + 1));
+        wl_pattern *p = wl_pattern_new();
+        m.n = 0;
+        for (int op = 0; op < 300; op++) {
+            uint64_t r = wl_splitmix64(&st);
+            int64_t x = coord(&st), y = coord(&st);
+            switch (r % 5) {
+            case 0: case 1:
+                WL_CHECK_OK(wl_pattern_set(p, x, y, 1));
+                model_set(&m, x, y, 1);
+                break;
+            case 2:
+                WL_CHECK_OK(wl_pattern_set(p, x, y, 0));
+                model_set(&m, x, y, 0);
+                if (m.n) { /* clear a live one too */
+                    int i = (int)((r >> 8) % (uint64_t)m.n);
+                    WL_CHECK_OK(wl_pattern_set(p, m.x[i], m.y[i], 0));
+                    model_set(&m, m.x[i], m.y[i], 0);
+                }
+                break;
+            case 3: {
+                uint64_t len = 1 + (r >> 8) % 80;
+                WL_CHECK_OK(wl_pattern_set_run(p, x, y, len));
+                for (uint64_t k = 0; k < len; k++) model_set(&m, x + (int64_t)k, y, 1);
+                break;
+            }
+            default: {
+                uint64_t bits = wl_splitmix64(&st) & wl_splitmix64(&st);
+                WL_CHECK_OK(wl_pattern_or(p, x, y, bits));
+                for (; bits; bits &= bits - 1) model_set(&m, x + __builtin_ctzll(bits), y, 1);
+            }
+            }
+        }
+        WL_CHECK(m.n < MODEL_MAX, "model full");
+        WL_CHECK(wl_pattern_population(p) == (uint64_t)m.n, "population %llu, model %d",
+                 (unsigned long long)wl_pattern_population(p), m.n);
+        for (int i = 0; i < m.n; i++)
+            WL_CHECK(wl_pattern_get(p, m.x[i], m.y[i]), "cell %d lost", i);
+        /* Bounds. */
+        wl_rect b;
+        int any = wl_pattern_bounds(p, &b);
+        WL_CHECK(any == (m.n > 0), "bounds any");
+        for (int i = 0; i < m.n && any; i++)
+            WL_CHECK(m.x[i] >= b.x && m.y[i] >= b.y && (uint64_t)(m.x[i] - b.x) < b.w &&
+                     (uint64_t)(m.y[i] - b.y) < b.h, "cell %d outside the bounds", i);
+        int edges = 0;
+        for (int i = 0; i < m.n; i++)
+            edges |= (m.x[i] == b.x) | (m.y[i] == b.y) * 2 |
+                     (m.x[i] == b.x + (int64_t)b.w - 1) * 4 | (m.y[i] == b.y + (int64_t)b.h - 1) * 8;
+        WL_CHECK(!m.n || edges == 15, "bounds not tight");
+        /* Rows around live cells, at every alignment. */
+        for (int i = 0; i < m.n && i < 200; i++) {
+            uint64_t words[3];
+            int64_t x0 = m.x[i] - (int64_t)(wl_splitmix64(&st) % 100);
+            wl_pattern_get_row(p, x0, m.y[i], 150, words);
+            for (int k = 0; k < 150; k++)
+                WL_CHECK((int)(words[k / 64] >> (k % 64) & 1) ==
+                             (model_find(&m, x0 + k, m.y[i]) >= 0), "row cell %d of %d", k, i);
+        }
+        /* The row walk: every live cell once, in order. */
+        row_walk rw = {&m, 0, 0, 0, 0};
+        WL_CHECK_OK(wl_pattern_each_row(p, walk_row, &rw));
+        WL_CHECK(!rw.bad && rw.cells == m.n, "row walk: %d cells of %d, bad %d", rw.cells, m.n,
+                 rw.bad);
+        /* Quadtree order around an origin: each tile's quadrant sequence never goes back. */
+        wl_tile_ref *v;
+        size_t n;
+        int64_t org = -((int64_t)1 << 56);
+        WL_CHECK_OK(wl_pattern_tiles(p, WL_TILES_Z, org, org, &v, &n));
+        for (size_t i = 1; i < n; i++) {
+            uint64_t dx = v[i - 1].zx ^ v[i].zx, dy = v[i - 1].zy ^ v[i].zy;
+            int ydec = !(dy < dx && dy < (dx ^ dy)); /* the higher top bit decides */
+            int ok = ydec ? v[i - 1].zy < v[i].zy : v[i - 1].zx < v[i].zx;
+            WL_CHECK(ok, "tile %zu out of quadtree order", i);
+        }
+        size_t cut[5];
+        uint64_t half = (uint64_t)1 << 56;
+        wl_tiles_split(v, 0, n, half, half, cut);
+        for (int q = 0; q < 4; q++)
+            for (size_t i = cut[q]; i < cut[q + 1]; i++)
+                WL_CHECK((int)((v[i].zy >= half) * 2 + (v[i].zx >= half)) == q, "split");
+        WL_CHECK(cut[4] == n, "split covers");
+        free(v);
+        /* A clone, and every writer and reader, give the same cells back. */
+        wl_pattern *c = wl_pattern_clone(p);
+        WL_CHECK(c && wl_pattern_equal_cells(p, c), "clone");
+        wl_pattern_free(c);
+        static const wl_format fmts[] = {WL_FORMAT_RLE, WL_FORMAT_LIFE106, WL_FORMAT_MACROCELL};
+        for (int f = 0; f < 3; f++) {
+            char *text = NULL;
+            size_t len = 0;
+            wl_pattern *back = NULL;
+            WL_CHECK_OK(wl_pattern_write_mem(p, fmts[f], 0, &text, &len));
+            WL_CHECK_OK(wl_pattern_read_mem(text, len, "model", &back));
+            WL_CHECK(back && wl_pattern_equal_cells(p, back), "round trip through %s",
+                     wl_format_name(fmts[f]));
+            wl_pattern_free(back);
+            free(text);
+        }
+        wl_pattern_free(p);
+    }
+}
+
 int main(void) {
     unsigned long long seed = wl_test_seed();
     test_bigint();
     test_pattern(seed);
+    test_pattern_model(seed);
     test_grid_placement(seed);
     return wl_test_finish("test_core");
 }

@@ -165,7 +165,7 @@ static wl_status read_stream(const void *arg, wl_pattern **p) {
     if (w < 0) return WL_ERR_IO;
     dup2(rfd, STDIN_FILENO);
     close(rfd);
-    wl_read_opts o = {st->limit};
+    wl_read_opts o = {.max_memory = st->limit};
     wl_status s = wl_pattern_read_file_opts("-", &o, p, NULL);
     close(STDIN_FILENO);
     kill(w, SIGKILL);
@@ -188,7 +188,7 @@ typedef struct blob {
 
 static wl_status read_blob(const void *arg, wl_pattern **p) {
     const blob *b = arg;
-    wl_read_opts o = {b->limit};
+    wl_read_opts o = {.max_memory = b->limit};
     return wl_pattern_read_mem_opts(b->data, b->len, b->name, &o, p, NULL);
 }
 

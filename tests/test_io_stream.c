@@ -33,7 +33,7 @@ static wl_pattern *read_all_windows(const char *what, const void *data, size_t l
                                     const char *name, uint64_t limit, wl_status want,
                                     const char *where, wl_format want_fmt) {
     wl_pattern *first = NULL;
-    wl_read_opts o = {limit};
+    wl_read_opts o = {.max_memory = limit};
     for (size_t w = 0; w < NWINDOWS; w++) {
         set_window(windows[w]);
         wl_pattern *p = NULL;
@@ -135,7 +135,7 @@ static void test_long_lines(void) {
     free(t.p);
 }
 
-/* The reading limit: the bitmap, the comments and macrocell's tables count; the message
+/* The reading limit: the cells' storage, the comments and macrocell's tables count; the message
  * names the limit; the pattern read keeps no limit afterwards. */
 static void test_limits(void) {
     text t = {0};
@@ -149,11 +149,10 @@ static void test_limits(void) {
     WL_CHECK(p && wl_pattern_population(p) == 100000, "rows within the limit");
     if (p) WL_CHECK_OK(wl_pattern_set(p, 0, 600000, 1)); /* 4.8 MB: no limit any more */
     wl_pattern_free(p);
-    /* Headerless, so that nothing is reserved: the storage doubles up to the limit and
-     * then takes exactly what it needs. */
-    p = read_all_windows("rows grown to the limit", t.p + 18, t.len - 18, "rows.rle", 900000,
-                         WL_OK, NULL, WL_FORMAT_RLE);
-    WL_CHECK(p && wl_pattern_population(p) == 100000, "rows grown to the limit");
+    /* Headerless: the same (storage follows the cells, whatever the header says). */
+    p = read_all_windows("rows headerless", t.p + 18, t.len - 18, "rows.rle", 1 << 20, WL_OK,
+                         NULL, WL_FORMAT_RLE);
+    WL_CHECK(p && wl_pattern_population(p) == 100000, "rows headerless");
     wl_pattern_free(p);
 
     t.len = 0;
@@ -167,10 +166,14 @@ static void test_limits(void) {
     wl_pattern_free(read_all_windows("macrocell nodes over the limit", t.p, t.len, "n.mc",
                                      256 << 10, WL_ERR_TOO_BIG, "reading limit of 256 KiB",
                                      WL_FORMAT_MACROCELL));
+    /* Far-apart cells cost what cells cost: a box of 10^10 cells in a limit of 1 MiB. */
     const char *far = "#Life 1.06\n0 0\n100000 100000\n";
-    wl_pattern_free(read_all_windows("far cells", far, strlen(far), "f.lif", 1 << 20,
-                                     WL_ERR_TOO_BIG, "f.lif:3:1: pattern of", WL_FORMAT_LIFE106));
-    /* A macrocell root whose rectangle is over the limit (but its nodes are few). */
+    p = read_all_windows("far cells", far, strlen(far), "f.lif", 1 << 20, WL_OK, NULL,
+                         WL_FORMAT_LIFE106);
+    WL_CHECK(p && wl_pattern_population(p) == 2 && wl_pattern_get(p, 100000, 100000),
+             "far cells");
+    wl_pattern_free(p);
+    /* A macrocell diagonal of 2048 cells across a 2^14 square: few nodes, few tiles. */
     t.len = 0;
     put(&t, "[M2]\n*$\n", 8);
     for (int lv = 4; lv <= 14; lv++) {
@@ -178,8 +181,23 @@ static void test_limits(void) {
         snprintf(line, sizeof line, "%d %d 0 0 %d\n", lv, lv - 3, lv - 3);
         put(&t, line, strlen(line));
     }
-    wl_pattern_free(read_all_windows("macrocell rectangle over the limit", t.p, t.len, "r.mc",
-                                     1 << 20, WL_ERR_TOO_BIG, "reading limit of", 
+    p = read_all_windows("macrocell diagonal", t.p, t.len, "r.mc", 1 << 20, WL_OK, NULL,
+                         WL_FORMAT_MACROCELL);
+    WL_CHECK(p && wl_pattern_population(p) == 2048 && wl_pattern_get(p, -8192, -8192) &&
+             wl_pattern_get(p, 8192 - 8, 8192 - 8), "macrocell diagonal");
+    wl_pattern_free(p);
+    /* A filled 2^14 square (2^28 cells) in 12 lines: refused before painting a cell. */
+    t.len = 0;
+    put(&t, "[M2]\n", 5);
+    for (int r = 0; r < 8; r++) put(&t, "********$", 9);
+    put(&t, "\n", 1);
+    for (int lv = 4; lv <= 14; lv++) {
+        char line[64];
+        snprintf(line, sizeof line, "%d %d %d %d %d\n", lv, lv - 3, lv - 3, lv - 3, lv - 3);
+        put(&t, line, strlen(line));
+    }
+    wl_pattern_free(read_all_windows("macrocell cells over the limit", t.p, t.len, "r.mc",
+                                     1 << 20, WL_ERR_TOO_BIG, "cells would take",
                                      WL_FORMAT_MACROCELL));
     free(t.p);
 }

@@ -413,27 +413,22 @@ static void summary(const run_args *a, wl_universe *u, double seconds) {
 
 static int finish(run_args *a, wl_universe *u);
 
-/* A file too big for a rectangle of cells (a macrocell pattern, typically): the engine's
- * own reader loads it on the plane; the rule comes from --rule or the file's "#R" line. */
+/* A macrocell file read by the engine's own reader on the plane: one for an engine that
+ * reads the format (HashLife), or one too big to hold as a pattern; the rule comes from
+ * --rule or the file's "#R" line. */
 static int run_huge(run_args *a, const wl_rule *given) {
     wl_rule rule;
     wl_rule_life(&rule);
     if (given) {
         rule = *given;
     } else {
-        FILE *f = fopen(a->pattern, "r");
-        char line[256];
-        for (int i = 0; f && i < 64 && fgets(line, sizeof line, f); i++) {
-            if (strncmp(line, "#R ", 3) != 0) continue;
-            line[strcspn(line, "\r\n")] = '\0';
-            wl_status s = wl_rule_parse(line + 3, &rule);
-            if (s) {
-                fclose(f);
-                return cli_fail(s, a->pattern);
-            }
-            break;
-        }
-        if (f) fclose(f);
+        /* The rule and comments only: the reader stops at the first node. */
+        wl_read_opts ro = {.max_memory = a->eng.max_memory, .header_only = 1};
+        wl_pattern *head = NULL;
+        wl_status s = wl_pattern_read_file_opts(a->pattern, &ro, &head, NULL);
+        if (s) return cli_fail_input(s, "");
+        rule = *wl_pattern_rule(head);
+        wl_pattern_free(head);
     }
     wl_clear_error();
     a->topology_given = 1;
@@ -474,7 +469,16 @@ static int run_pattern(run_args *a) {
         s = wl_rule_parse(a->rule_text, &rule);
         if (s) return cli_fail(s, "--rule");
     }
-    wl_read_opts ro = {a->eng.max_memory};
+    /* A macrocell file for an engine that reads the format itself (HashLife) on the
+     * plane goes straight to the engine's reader: its tree is the file's. */
+    int gz;
+    if (strcmp(a->pattern, "-") != 0 && strcmp(a->eng.engine, "auto") != 0 &&
+        wl_format_from_path(a->pattern, &gz) == WL_FORMAT_MACROCELL &&
+        (wl_engine_caps(a->eng.engine) & (WL_CAN_FILES | WL_CAN_PLANE)) ==
+            (WL_CAN_FILES | WL_CAN_PLANE) &&
+        (!a->topology_given || a->topology == WL_TOPOLOGY_PLANE))
+        return run_huge(a, a->rule_text ? &rule : NULL);
+    wl_read_opts ro = {.max_memory = a->eng.max_memory};
     wl_format fmt = WL_FORMAT_AUTO;
     s = wl_pattern_read_file_opts(a->pattern, &ro, &p, &fmt);
     /* A macrocell file too big for a rectangle may still fit an engine's own quadtree

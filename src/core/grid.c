@@ -54,50 +54,51 @@ static void or_bits(uint64_t *row, uint64_t col, uint64_t v, unsigned n) {
     if (sh && sh + n > 64) row[(col >> 6) + 1] |= v >> (64 - sh);
 }
 
+/* ORs the 64 cells of pattern row y from x on (bit i = cell x + i) into the grid, placed
+ * and wrapped as wl_grid_from_pattern says; returns the cells a bounded grid drops. */
+static uint64_t put_word(wl_grid *g, wl_topology topo, int64_t x, int64_t y, uint64_t v) {
+    int64_t ox = (int64_t)(g->w / 2), oy = (int64_t)(g->h / 2);
+    int64_t gy = y + oy; /* row in the grid before wrapping */
+    if (topo == WL_TOPOLOGY_BOUNDED && (gy < 0 || (uint64_t)gy >= g->h))
+        return (uint64_t)__builtin_popcountll(v);
+    uint64_t lost = 0;
+    uint64_t *dst = g->words + (uint64_t)wl_mod(gy, (int64_t)g->h) * g->stride;
+    while (v) {
+        /* Copy runs of up to 64 cells that stay within one grid span. */
+        unsigned bit = (unsigned)__builtin_ctzll(v);
+        int64_t gx = x + bit + ox;
+        if (topo == WL_TOPOLOGY_BOUNDED && (gx < 0 || (uint64_t)gx >= g->w)) {
+            lost++;
+            v &= v - 1;
+            continue;
+        }
+        uint64_t col = (uint64_t)wl_mod(gx, (int64_t)g->w);
+        uint64_t room = g->w - col; /* cells until the grid's right edge */
+        unsigned take = 64 - bit;
+        if (take > room) take = (unsigned)room;
+        uint64_t chunk = v >> bit;
+        if (take < 64) chunk &= ((uint64_t)1 << take) - 1;
+        or_bits(dst, col, chunk, take);
+        v &= (take + bit >= 64) ? 0 : ~((((uint64_t)1 << take) - 1) << bit);
+    }
+    return lost;
+}
+
 wl_status wl_grid_from_pattern(wl_grid *g, const wl_pattern *p, wl_topology topo,
                                uint64_t *dropped) {
     uint64_t lost = 0;
     if (dropped) *dropped = 0;
-    wl_rect b;
-    if (!wl_pattern_bounds(p, &b)) return WL_OK;
-    int64_t ox = (int64_t)(g->w / 2), oy = (int64_t)(g->h / 2);
-    size_t n = (size_t)((b.w + 63) / 64);
-    uint64_t *words = wl_malloc(n * sizeof(uint64_t));
-    if (!words) return WL_ERR_NOMEM;
-    for (uint64_t r = 0; r < b.h; r++) {
-        int64_t y = b.y + (int64_t)r;
-        wl_pattern_get_row(p, b.x, y, b.w, words);
-        int64_t gy = y + oy; /* row in the grid before wrapping */
-        int in_rows = gy >= 0 && (uint64_t)gy < g->h;
-        if (topo == WL_TOPOLOGY_BOUNDED && !in_rows) {
-            for (size_t i = 0; i < n; i++) lost += (uint64_t)__builtin_popcountll(words[i]);
-            continue;
-        }
-        uint64_t row = (uint64_t)wl_mod(gy, (int64_t)g->h);
-        uint64_t *dst = g->words + row * g->stride;
-        for (size_t i = 0; i < n; i++) {
-            uint64_t v = words[i];
-            while (v) {
-                /* Copy runs of up to 64 cells that stay within one grid span. */
-                unsigned bit = (unsigned)__builtin_ctzll(v);
-                int64_t gx = b.x + (int64_t)(i * 64 + bit) + ox;
-                if (topo == WL_TOPOLOGY_BOUNDED && (gx < 0 || (uint64_t)gx >= g->w)) {
-                    lost++;
-                    v &= v - 1;
-                    continue;
-                }
-                uint64_t col = (uint64_t)wl_mod(gx, (int64_t)g->w);
-                uint64_t room = g->w - col; /* cells until the grid's right edge */
-                unsigned take = 64 - bit;
-                if (take > room) take = (unsigned)room;
-                uint64_t chunk = v >> bit;
-                if (take < 64) chunk &= ((uint64_t)1 << take) - 1;
-                or_bits(dst, col, chunk, take);
-                v &= (take + bit >= 64) ? 0 : ~((((uint64_t)1 << take) - 1) << bit);
-            }
-        }
+    wl_tile_ref *v;
+    size_t n;
+    wl_status s = wl_pattern_tiles(p, WL_TILES_ANY, 0, 0, &v, &n);
+    if (s) return s;
+    for (size_t i = 0; i < n; i++) {
+        uint64_t rows[64];
+        wl_ptile_rows(v[i].t, rows);
+        for (int r = 0; r < 64; r++)
+            if (rows[r]) lost += put_word(g, topo, v[i].tx * 64, v[i].ty * 64 + r, rows[r]);
     }
-    free(words);
+    free(v);
     if (dropped) *dropped = lost;
     return WL_OK;
 }
@@ -108,28 +109,18 @@ wl_status wl_grid_to_pattern(const wl_grid *g, const wl_rule *rule, wl_pattern *
     if (!p) return WL_ERR_NOMEM;
     if (rule) p->rule = *rule;
     int64_t ox = (int64_t)(g->w / 2), oy = (int64_t)(g->h / 2);
-    wl_rect all = {-ox, -oy, g->w, g->h};
-    wl_status s = wl_pattern_reserve(p, &all);
+    wl_status s = WL_OK;
+    for (uint64_t r = 0; r < g->h && !s; r++) {
+        const uint64_t *row = g->words + r * g->stride;
+        for (size_t i = 0; i < g->stride && !s; i++) {
+            uint64_t v = row[i];
+            if (i * 64 + 64 > g->w) v &= i * 64 >= g->w ? 0 : ~(uint64_t)0 >> (64 - (g->w - i * 64));
+            s = wl_pattern_or(p, (int64_t)(i * 64) - ox, (int64_t)r - oy, v);
+        }
+    }
     if (s) {
         wl_pattern_free(p);
         return s;
-    }
-    for (uint64_t r = 0; r < g->h; r++) {
-        const uint64_t *row = g->words + r * g->stride;
-        for (size_t i = 0; i < g->stride; i++) {
-            uint64_t v = row[i];
-            while (v) {
-                unsigned bit = (unsigned)__builtin_ctzll(v);
-                uint64_t x = i * 64 + bit;
-                if (x >= g->w) break;
-                /* Length of the run of ones starting at bit. */
-                uint64_t rest = ~(v >> bit);
-                unsigned len = rest ? (unsigned)__builtin_ctzll(rest) : 64 - bit;
-                if (x + len > g->w) len = (unsigned)(g->w - x);
-                wl_pattern_set_run(p, (int64_t)x - ox, (int64_t)r - oy, len);
-                v &= (len + bit >= 64) ? 0 : ~((((uint64_t)1 << len) - 1) << bit);
-            }
-        }
     }
     *out = p;
     return WL_OK;

@@ -62,28 +62,94 @@ wl_status wl_gzip(const void *data, size_t len, char **out, size_t *out_len);
 
 /* ---- patterns ---------------------------------------------------------------------- */
 
-/* A pattern is a dense bitmap over a rectangle that grows on demand.  Bit (x - x0) % 64 of
- * word bits[(y - y0) * stride + (x - x0) / 64] is the cell (x, y).  Cells outside the
- * rectangle are dead.  The rectangle may be larger than the live cells' bounding box. */
+/* A pattern is a hash map of 64x64 tiles, so that it costs what its live cells cost and
+ * never what their bounding box covers: two gliders 2^40 cells apart take two tiles.
+ * Tile (tx, ty) holds cells x in [64 tx, 64 tx + 64), y in [64 ty, 64 ty + 64); bit c of
+ * its row r is the cell (64 tx + c, 64 ty + r).  Only rows ever written are stored: bit r
+ * of `mask` says row r is, and the stored rows lie in order in `u.rows` (or in `u.one`
+ * while there is one), so a lone cell costs a table slot and no more.  A stored row may
+ * be all dead (cells can be cleared); a slot with mask 0 is free. */
+typedef struct wl_ptile {
+    int64_t tx, ty;
+    uint64_t mask;
+    uint32_t cap; /* words allocated at u.rows; 0: the one stored row is u.one */
+    uint32_t spare;
+    union {
+        uint64_t one;
+        uint64_t *rows;
+    } u;
+} wl_ptile;
+
 struct wl_pattern {
-    int64_t x0, y0;  /* coordinates of the first cell of the storage */
-    uint64_t w, h;   /* storage extent in cells (w is a multiple of 64) */
-    size_t stride;   /* words per row = w / 64 */
-    uint64_t *bits;  /* h * stride words, or NULL when w == h == 0 */
+    wl_ptile *slot;  /* open addressing, linear probing; NULL while empty */
+    size_t cap, n;   /* slots (0 or a power of two) and tiles */
+    uint64_t words;  /* row words allocated outside the table */
+    size_t cur;      /* the slot a writer used last (a hint, checked before use) */
+    uint64_t max;    /* wl_pattern_max_bytes() when first needed (0 = not yet) */
     wl_rule rule;
     char *comments;  /* never NULL after wl_pattern_new */
-    /* While a reader fills the pattern: the bytes its bitmap may grow to (0 = only the
+    /* While a reader fills the pattern: the bytes its storage may grow to (0 = only the
      * memory cap, wl_pattern_max_bytes).  Growing past it is WL_ERR_TOO_BIG with a message
      * naming the limit.  Readers set it for the time of a read and clear it after. */
     uint64_t limit;
 };
 
-/* Largest bitmap a pattern may allocate, in bytes (a share of physical memory). */
+/* Largest storage a pattern may allocate, in bytes (a share of physical memory). */
 uint64_t wl_pattern_max_bytes(void);
-/* Bytes of the pattern's storage now (its bitmap). */
+/* Bytes of the pattern's storage now (its table and rows). */
 static inline uint64_t wl_pattern_storage_bytes(const wl_pattern *p) {
-    return (uint64_t)p->h * p->stride * sizeof(uint64_t);
+    return (uint64_t)p->cap * sizeof(wl_ptile) + p->words * sizeof(uint64_t);
 }
+/* ORs `bits` into row y from cell x on (bit i is the cell x + i); creates storage only for
+ * nonzero words.  WL_ERR_TOO_BIG past the cap or the limit, or for coordinates beyond
+ * +-2^62. */
+wl_status wl_pattern_or(wl_pattern *p, int64_t x, int64_t y, uint64_t bits);
+/* Points *w at the stored word holding cells [64 floor(x / 64), + 64) of row y, created
+ * (dead) if absent; errors as wl_pattern_or.  The pointer is valid until the pattern next
+ * grows (another word created). */
+wl_status wl_pattern_word(wl_pattern *p, int64_t x, int64_t y, uint64_t **w);
+
+/* The pattern's tiles as an array (free() it), in one of three orders: any; by rows (ty,
+ * then tx); or quadtree order around an origin tile (otx, oty): by the interleaved bits of
+ * (zy, zx) = (ty - oty, tx - otx) as unsigned numbers, y above x, which visits the
+ * quadrants of every aligned square nw, ne, sw, se, each whole - the order in which a
+ * quadtree whose root's top-left tile is the origin is built bottom up. */
+typedef struct wl_tile_ref {
+    int64_t tx, ty;
+    uint64_t zx, zy;     /* tx - otx, ty - oty (WL_TILES_Z only) */
+    uint64_t zk[2];      /* their interleave, the sort key (low, high word) */
+    const wl_ptile *t;
+} wl_tile_ref;
+enum { WL_TILES_ANY, WL_TILES_ROWS, WL_TILES_Z };
+wl_status wl_pattern_tiles(const wl_pattern *p, int order, int64_t otx, int64_t oty,
+                           wl_tile_ref **out, size_t *n);
+/* The 64 rows of a tile (dead rows included). */
+void wl_ptile_rows(const wl_ptile *t, uint64_t rows[64]);
+/* For tiles v[lo, hi) in quadtree order, all inside one square whose quadrants meet at
+ * (mx, my) (relative tile coordinates): cut[q]..cut[q + 1] are those of quadrant q (0 nw,
+ * 1 ne, 2 sw, 3 se). */
+void wl_tiles_split(const wl_tile_ref *v, size_t lo, size_t hi, uint64_t mx, uint64_t my,
+                    size_t cut[5]);
+/* The 8x8 square of a 64x64 block of rows whose top-left cell is (8 i, 8 j): bit 8 r + c
+ * is the cell (8 i + c, 8 j + r). */
+static inline uint64_t wl_rows_leaf(const uint64_t *rows, int i, int j) {
+    uint64_t b = 0;
+    for (int r = 0; r < 8; r++) b |= ((rows[8 * j + r] >> (8 * i)) & 0xff) << (8 * r);
+    return b;
+}
+/* Whether the 2^k x 2^k square (k <= 6) whose top-left cell is (cx, cy) of a 64x64 block
+ * of rows has a live cell. */
+static inline int wl_rows_any(const uint64_t *rows, int cx, int cy, int k) {
+    uint64_t any = 0, m = k == 6 ? ~(uint64_t)0 : (((uint64_t)1 << (1 << k)) - 1) << cx;
+    for (int r = cy; r < cy + (1 << k); r++) any |= rows[r];
+    return (any & m) != 0;
+}
+/* Calls fn for every row with live cells, top to bottom, with its nonzero words left to
+ * right: word k holds cells [x[k], x[k] + 64) (x[k] a multiple of 64).  Stops at and
+ * returns the first nonzero status fn returns. */
+typedef wl_status (*wl_row_fn)(void *ctx, int64_t y, size_t n, const int64_t *x,
+                               const uint64_t *w);
+wl_status wl_pattern_each_row(const wl_pattern *p, wl_row_fn fn, void *ctx);
 
 /* ---- grids ------------------------------------------------------------------------- */
 

@@ -1,13 +1,20 @@
 #define _POSIX_C_SOURCE 200809L
 /*
- * pattern.c - the engine-independent pattern: a dense bitmap over a rectangle that grows
- * on demand (see struct wl_pattern in internal.h).  The storage's left edge x0 is always a
- * multiple of 64 so that growing to the left moves whole words.
+ * pattern.c - the engine-independent pattern: a hash map of 64x64 tiles holding only the
+ * rows ever written (see struct wl_pattern in internal.h).  What a pattern costs follows
+ * its live cells: a dense soup takes about a bit a cell plus a slot per 4096 cells, a lone
+ * cell a 40-byte slot, and the space between far-apart objects nothing.  Readers and
+ * engines reach the storage through words (wl_pattern_or, wl_pattern_word), tiles in row
+ * or quadtree order (wl_pattern_tiles) and rows (wl_pattern_each_row), never through a
+ * rectangle.
  */
 #include "internal.h"
 
 #include <stdlib.h>
 #include <string.h>
+
+/* Cells live within +-2^62 (half the int64 range, so that sums of two stay exact). */
+#define COORD_MAX (INT64_MAX / 2)
 
 /* WL_MAX_PATTERN_BYTES (bytes, if set) lowers the cap: the fuzz targets use it so that a
  * tiny input describing a huge valid pattern ends in WL_ERR_TOO_BIG instead of gigabytes. */
@@ -33,199 +40,307 @@ wl_pattern *wl_pattern_new(void) {
     return p;
 }
 
+static void free_storage(wl_pattern *p) {
+    for (size_t i = 0; i < p->cap; i++)
+        if (p->slot[i].mask && p->slot[i].cap) free(p->slot[i].u.rows);
+    free(p->slot);
+    p->slot = NULL;
+    p->cap = p->n = p->cur = 0;
+    p->words = 0;
+}
+
 void wl_pattern_free(wl_pattern *p) {
     if (!p) return;
-    free(p->bits);
+    free_storage(p);
     free(p->comments);
     free(p);
 }
 
+void wl_pattern_clear(wl_pattern *p) { free_storage(p); }
+
 wl_pattern *wl_pattern_clone(const wl_pattern *p) {
     wl_pattern *c = wl_pattern_new();
     if (!c) return NULL;
-    free(c->comments); /* wl_pattern_new's empty string; replaced below */
-    *c = *p;
-    c->bits = NULL;
-    c->comments = NULL;
-    c->limit = 0;
-    size_t words = p->h * p->stride;
-    if (words) {
-        c->bits = wl_malloc(words * sizeof(uint64_t));
-        if (!c->bits) goto fail;
-        memcpy(c->bits, p->bits, words * sizeof(uint64_t));
-    }
-    c->comments = strdup(p->comments);
-    if (!c->comments) {
-        wl_error(WL_ERR_NOMEM, "out of memory copying comments");
-        goto fail;
+    c->rule = p->rule;
+    c->max = p->max;
+    if (wl_pattern_set_comments(c, p->comments)) goto fail;
+    if (p->cap) {
+        c->slot = wl_malloc(p->cap * sizeof *c->slot);
+        if (!c->slot) goto fail;
+        memcpy(c->slot, p->slot, p->cap * sizeof *c->slot);
+        c->cap = p->cap;
+        for (size_t i = 0; i < c->cap; i++) {
+            wl_ptile *t = &c->slot[i];
+            if (!t->mask || !t->cap) continue;
+            uint64_t *rows = wl_malloc(t->cap * sizeof *rows);
+            if (!rows) {
+                /* The slots from here on still point at p's rows: forget them. */
+                for (size_t j = i; j < c->cap; j++) c->slot[j].cap = 0;
+                goto fail;
+            }
+            memcpy(rows, t->u.rows, t->cap * sizeof *rows);
+            t->u.rows = rows;
+        }
+        c->n = p->n;
+        c->words = p->words;
     }
     return c;
 fail:
-    free(c->bits);
-    free(c->comments);
-    free(c);
+    wl_pattern_free(c);
     return NULL;
 }
 
-/* Grows the storage to cover [x0, x1) x [y0, y1) (plus what it covers now). */
-static wl_status grow(wl_pattern *p, int64_t x0, int64_t y0, int64_t x1, int64_t y1) {
-    if (p->w && p->h) {
-        int64_t ox1 = p->x0 + (int64_t)p->w, oy1 = p->y0 + (int64_t)p->h;
-        if (p->x0 < x0) x0 = p->x0;
-        if (p->y0 < y0) y0 = p->y0;
-        if (ox1 > x1) x1 = ox1;
-        if (oy1 > y1) y1 = oy1;
+/* ---- the table ----------------------------------------------------------------------- */
+
+static size_t slot_of(int64_t tx, int64_t ty, size_t cap) {
+    uint64_t h = (uint64_t)tx * 0x9E3779B97F4A7C15ull;
+    h ^= ((uint64_t)ty + 0x632BE59BD9B4E019ull) * 0xC2B2AE3D27D4EB4Full;
+    h ^= h >> 31;
+    h *= 0xBF58476D1CE4E5B9ull;
+    h ^= h >> 29;
+    return (size_t)h & (cap - 1);
+}
+
+static const wl_ptile *find(const wl_pattern *p, int64_t tx, int64_t ty) {
+    if (!p->cap) return NULL;
+    for (size_t i = slot_of(tx, ty, p->cap);; i = (i + 1) & (p->cap - 1)) {
+        const wl_ptile *t = &p->slot[i];
+        if (!t->mask) return NULL;
+        if (t->tx == tx && t->ty == ty) return t;
     }
-    x0 = wl_floordiv(x0, 64) * 64;
-    x1 = wl_floordiv(x1 + 63, 64) * 64;
-    uint64_t nw = (uint64_t)(x1 - x0), nh = (uint64_t)(y1 - y0);
-    size_t nstride = (size_t)(nw / 64);
-    uint64_t cap = wl_pattern_max_bytes();
+}
+
+static const uint64_t *row_ptr(const wl_ptile *t, int r) {
+    const uint64_t *rows = t->cap ? t->u.rows : &t->u.one;
+    return rows + __builtin_popcountll(t->mask & (((uint64_t)1 << r) - 1));
+}
+
+/* Row r of a tile, 0 when not stored. */
+static inline uint64_t tile_row(const wl_ptile *t, int r) {
+    return t && (t->mask >> r & 1) ? *row_ptr(t, r) : 0;
+}
+
+void wl_ptile_rows(const wl_ptile *t, uint64_t rows[64]) {
+    const uint64_t *src = t->cap ? t->u.rows : &t->u.one;
+    memset(rows, 0, 64 * sizeof *rows);
+    for (uint64_t m = t->mask; m; m &= m - 1) rows[__builtin_ctzll(m)] = *src++;
+}
+
+/* The cap on the storage: the reader's limit while one is set, else the memory cap. */
+static wl_status room(wl_pattern *p, uint64_t more) {
+    if (!p->max) p->max = wl_pattern_max_bytes();
+    uint64_t cap = p->max;
     int by_limit = p->limit && p->limit < cap;
     if (by_limit) cap = p->limit;
-    if (nh && nstride > cap / 8 / nh) {
-        if (!by_limit)
-            return wl_error(WL_ERR_TOO_BIG, "pattern of %llu x %llu cells does not fit in memory",
-                            (unsigned long long)nw, (unsigned long long)nh);
-        char need[32], lim[32];
-        double bytes = (double)nstride * 8.0 * (double)nh;
-        return wl_error(WL_ERR_TOO_BIG,
-                        "pattern of %llu x %llu cells needs %s, more than the reading limit "
-                        "of %s", (unsigned long long)nw, (unsigned long long)nh,
-                        bytes < 1.8e19 ? wl_bytes_text((uint64_t)bytes, need) : "over 16 EiB",
-                        wl_bytes_text(p->limit, lim));
+    uint64_t now = wl_pattern_storage_bytes(p);
+    if (more <= cap && now <= cap - more) return WL_OK;
+    char lim[32];
+    if (!by_limit)
+        return wl_error(WL_ERR_TOO_BIG, "pattern does not fit in memory (its cells would take "
+                                        "more than %s)", wl_bytes_text(cap, lim));
+    return wl_error(WL_ERR_TOO_BIG, "pattern's cells would take more than the reading limit "
+                                    "of %s", wl_bytes_text(p->limit, lim));
+}
+
+static wl_status grow_table(wl_pattern *p) {
+    size_t ncap = p->cap ? p->cap * 2 : 16;
+    if (ncap > SIZE_MAX / sizeof(wl_ptile)) return wl_error(WL_ERR_TOO_BIG, "pattern too big");
+    wl_status s = room(p, (uint64_t)(ncap - p->cap) * sizeof(wl_ptile));
+    if (s) return s;
+    wl_ptile *ns = wl_calloc(ncap, sizeof *ns);
+    if (!ns) return WL_ERR_NOMEM;
+    for (size_t i = 0; i < p->cap; i++) {
+        const wl_ptile *t = &p->slot[i];
+        if (!t->mask) continue;
+        size_t j = slot_of(t->tx, t->ty, ncap);
+        while (ns[j].mask) j = (j + 1) & (ncap - 1);
+        ns[j] = *t;
     }
-    uint64_t *nb = wl_calloc((size_t)nh * nstride, sizeof(uint64_t));
-    if (!nb) return WL_ERR_NOMEM;
-    if (p->bits) {
-        size_t xoff = (size_t)((p->x0 - x0) / 64);
-        for (uint64_t r = 0; r < p->h; r++)
-            memcpy(nb + (size_t)(r + (uint64_t)(p->y0 - y0)) * nstride + xoff,
-                   p->bits + r * p->stride, p->stride * sizeof(uint64_t));
-        free(p->bits);
-    }
-    p->bits = nb;
-    p->x0 = x0;
-    p->y0 = y0;
-    p->w = nw;
-    p->h = nh;
-    p->stride = nstride;
+    free(p->slot);
+    p->slot = ns;
+    p->cap = ncap;
+    p->cur = 0;
     return WL_OK;
 }
 
-static int inside(const wl_pattern *p, int64_t x, int64_t y) {
-    return p->w && x >= p->x0 && y >= p->y0 && (uint64_t)(x - p->x0) < p->w &&
-           (uint64_t)(y - p->y0) < p->h;
+/* The stored word of row r of tile (tx, ty), created if absent. */
+static wl_status word_at(wl_pattern *p, int64_t tx, int64_t ty, int r, uint64_t **out) {
+    wl_ptile *t = NULL;
+    if (p->cur < p->cap && p->slot[p->cur].mask && p->slot[p->cur].tx == tx &&
+        p->slot[p->cur].ty == ty) {
+        t = &p->slot[p->cur];
+    } else if (p->cap) {
+        for (size_t i = slot_of(tx, ty, p->cap);; i = (i + 1) & (p->cap - 1)) {
+            if (!p->slot[i].mask) break;
+            if (p->slot[i].tx == tx && p->slot[i].ty == ty) {
+                t = &p->slot[i];
+                p->cur = i;
+                break;
+            }
+        }
+    }
+    uint64_t bit = (uint64_t)1 << r;
+    if (!t) { /* a new tile, at most 7/10 of the slots used */
+        if ((p->n + 1) * 10 > p->cap * 7) {
+            wl_status s = grow_table(p);
+            if (s) return s;
+        }
+        size_t i = slot_of(tx, ty, p->cap);
+        while (p->slot[i].mask) i = (i + 1) & (p->cap - 1);
+        t = &p->slot[i];
+        t->tx = tx;
+        t->ty = ty;
+        t->mask = bit;
+        t->cap = 0;
+        t->u.one = 0;
+        p->n++;
+        p->cur = i;
+        *out = &t->u.one;
+        return WL_OK;
+    }
+    if (t->mask & bit) {
+        *out = (uint64_t *)row_ptr(t, r);
+        return WL_OK;
+    }
+    unsigned n = (unsigned)__builtin_popcountll(t->mask);
+    unsigned at = (unsigned)__builtin_popcountll(t->mask & (bit - 1));
+    if (!t->cap || n == t->cap) { /* the one inline row or a full array: a larger array */
+        unsigned ncap = t->cap ? t->cap * 2 : 4;
+        wl_status s = room(p, (ncap - t->cap) * sizeof(uint64_t));
+        if (s) return s;
+        uint64_t *rows;
+        if (t->cap) {
+            rows = wl_realloc(t->u.rows, ncap * sizeof *rows);
+        } else {
+            rows = wl_malloc(ncap * sizeof *rows);
+            if (rows) rows[0] = t->u.one;
+        }
+        if (!rows) return WL_ERR_NOMEM;
+        p->words += ncap - t->cap;
+        t->u.rows = rows;
+        t->cap = ncap;
+    }
+    uint64_t *rows = t->u.rows;
+    memmove(rows + at + 1, rows + at, (n - at) * sizeof *rows);
+    rows[at] = 0;
+    t->mask |= bit;
+    *out = rows + at;
+    return WL_OK;
 }
 
-/* Ensures (x, y) .. (x + n - 1, y) is stored, growing geometrically so that a reader
- * setting cells one by one does O(log) reallocations. */
-static wl_status ensure(wl_pattern *p, int64_t x, int64_t y, uint64_t n) {
-    if (inside(p, x, y) && inside(p, x + (int64_t)n - 1, y)) return WL_OK;
-    if (x > INT64_MAX - (int64_t)n || x < INT64_MIN / 2 || y < INT64_MIN / 2 ||
-        x > INT64_MAX / 2 || y > INT64_MAX / 2)
-        return wl_error(WL_ERR_TOO_BIG, "cell coordinates out of range");
-    int64_t x0 = x, y0 = y, x1 = x + (int64_t)n, y1 = y + 1;
-    if (p->w && p->h) {
-        /* Double in the direction of growth. */
-        int64_t gw = (int64_t)p->w, gh = (int64_t)p->h;
-        if (x0 < p->x0) x0 = (x0 < p->x0 - gw) ? x0 : p->x0 - gw;
-        if (x1 > p->x0 + gw) x1 = (x1 > p->x0 + 2 * gw) ? x1 : p->x0 + 2 * gw;
-        if (y0 < p->y0) y0 = (y0 < p->y0 - gh) ? y0 : p->y0 - gh;
-        if (y1 > p->y0 + gh) y1 = (y1 > p->y0 + 2 * gh) ? y1 : p->y0 + 2 * gh;
-    }
-    wl_status s = grow(p, x0, y0, x1, y1);
-    /* The doubled box is over the cap (or memory): half the growth, a quarter, ... down to
-     * exactly what the cells need.  Each retry fails before allocating, and a pattern that
-     * fills its cap grows by at least half the room left each time rather than a row at a
-     * time. */
-    int64_t ex1 = x + (int64_t)n, ey1 = y + 1;
-    for (int k = 1; s && k <= 64; k++) {
-        uint64_t dx0 = (uint64_t)(x - x0) >> k, dy0 = (uint64_t)(y - y0) >> k;
-        uint64_t dx1 = (uint64_t)(x1 - ex1) >> k, dy1 = (uint64_t)(y1 - ey1) >> k;
-        if (s != WL_ERR_TOO_BIG && s != WL_ERR_NOMEM) break;
-        wl_clear_error();
-        s = grow(p, x - (int64_t)dx0, y - (int64_t)dy0, ex1 + (int64_t)dx1, ey1 + (int64_t)dy1);
-        if (!(dx0 | dy0 | dx1 | dy1)) break; /* that was the exact box */
-    }
+static int coords_ok(int64_t x, int64_t y) {
+    return x >= -COORD_MAX && x <= COORD_MAX && y >= -COORD_MAX && y <= COORD_MAX;
+}
+
+static wl_status out_of_range(void) {
+    return wl_error(WL_ERR_TOO_BIG, "cell coordinates out of range");
+}
+
+wl_status wl_pattern_word(wl_pattern *p, int64_t x, int64_t y, uint64_t **w) {
+    if (!coords_ok(x, y)) return out_of_range();
+    return word_at(p, wl_floordiv(x, 64), wl_floordiv(y, 64), (int)wl_mod(y, 64), w);
+}
+
+wl_status wl_pattern_or(wl_pattern *p, int64_t x, int64_t y, uint64_t bits) {
+    if (!bits) return WL_OK;
+    if (!coords_ok(x, y) || !coords_ok(x + 63, y)) return out_of_range();
+    int64_t tx = wl_floordiv(x, 64), ty = wl_floordiv(y, 64);
+    int r = (int)wl_mod(y, 64);
+    unsigned sh = (unsigned)wl_mod(x, 64);
+    uint64_t lo = bits << sh, hi = sh ? bits >> (64 - sh) : 0;
+    uint64_t *w;
+    wl_status s = WL_OK;
+    if (lo && !(s = word_at(p, tx, ty, r, &w))) *w |= lo;
+    if (hi && !s && !(s = word_at(p, tx + 1, ty, r, &w))) *w |= hi;
     return s;
 }
 
+/* ---- cells ------------------------------------------------------------------------------ */
+
 wl_status wl_pattern_reserve(wl_pattern *p, const wl_rect *r) {
+    (void)p; /* storage follows the cells; a rectangle only has to be placeable */
     if (!r->w || !r->h) return WL_OK;
     if (r->w > (uint64_t)INT64_MAX / 4 || r->h > (uint64_t)INT64_MAX / 4 ||
-        r->x > INT64_MAX / 2 || r->y > INT64_MAX / 2 || r->x < INT64_MIN / 2 ||
-        r->y < INT64_MIN / 2)
-        return wl_error(WL_ERR_TOO_BIG, "pattern of %llu x %llu cells does not fit in memory",
+        !coords_ok(r->x, r->y) || !coords_ok(r->x + (int64_t)(r->w - 1), r->y + (int64_t)(r->h - 1)))
+        return wl_error(WL_ERR_TOO_BIG, "a pattern of %llu x %llu cells there is out of range",
                         (unsigned long long)r->w, (unsigned long long)r->h);
-    if (inside(p, r->x, r->y) && inside(p, r->x + (int64_t)r->w - 1, r->y + (int64_t)r->h - 1))
-        return WL_OK;
-    return grow(p, r->x, r->y, r->x + (int64_t)r->w, r->y + (int64_t)r->h);
+    return WL_OK;
 }
 
 wl_status wl_pattern_set(wl_pattern *p, int64_t x, int64_t y, int alive) {
     if (!alive) {
-        if (inside(p, x, y)) {
-            uint64_t dx = (uint64_t)(x - p->x0);
-            p->bits[(uint64_t)(y - p->y0) * p->stride + dx / 64] &= ~((uint64_t)1 << (dx % 64));
-        }
+        const wl_ptile *t = find(p, wl_floordiv(x, 64), wl_floordiv(y, 64));
+        int r = (int)wl_mod(y, 64);
+        if (t && (t->mask >> r & 1))
+            *(uint64_t *)row_ptr(t, r) &= ~((uint64_t)1 << wl_mod(x, 64));
         return WL_OK;
     }
-    wl_status s = ensure(p, x, y, 1);
-    if (s) return s;
-    uint64_t dx = (uint64_t)(x - p->x0);
-    p->bits[(uint64_t)(y - p->y0) * p->stride + dx / 64] |= (uint64_t)1 << (dx % 64);
-    return WL_OK;
+    return wl_pattern_or(p, x - wl_mod(x, 64), y, (uint64_t)1 << wl_mod(x, 64));
 }
 
 wl_status wl_pattern_set_run(wl_pattern *p, int64_t x, int64_t y, uint64_t count) {
     if (!count) return WL_OK;
-    if (count > (uint64_t)INT64_MAX / 4)
-        return wl_error(WL_ERR_TOO_BIG, "a run of %llu live cells is too long to hold",
+    if (count > (uint64_t)INT64_MAX / 4 || !coords_ok(x, y) ||
+        !coords_ok(x + (int64_t)(count - 1), y))
+        return wl_error(WL_ERR_TOO_BIG, "a run of %llu live cells there is out of range",
                         (unsigned long long)count);
-    wl_status s = ensure(p, x, y, count);
-    if (s) return s;
-    uint64_t *row = p->bits + (uint64_t)(y - p->y0) * p->stride;
-    uint64_t a = (uint64_t)(x - p->x0), b = a + count; /* [a, b) */
-    uint64_t wa = a / 64, wb = (b - 1) / 64;
-    uint64_t ma = ~(uint64_t)0 << (a % 64);
-    uint64_t mb = ~(uint64_t)0 >> (63 - (b - 1) % 64);
-    if (wa == wb) {
-        row[wa] |= ma & mb;
-    } else {
-        row[wa] |= ma;
-        for (uint64_t i = wa + 1; i < wb; i++) row[i] = ~(uint64_t)0;
-        row[wb] |= mb;
+    /* A long run needs a tile per 64 cells: refuse at once one that cannot fit. */
+    if (count >= 4096) {
+        wl_status s = room(p, count / 64 * (uint64_t)sizeof(wl_ptile));
+        if (s) return s;
+    }
+    int64_t end = x + (int64_t)count; /* [x, end) */
+    while (x < end) {
+        int64_t wx = x - wl_mod(x, 64);
+        unsigned a = (unsigned)(x - wx);
+        unsigned b = end - wx >= 64 ? 64 : (unsigned)(end - wx);
+        uint64_t m = (b == 64 ? ~(uint64_t)0 : (((uint64_t)1 << b) - 1)) & (~(uint64_t)0 << a);
+        uint64_t *w;
+        wl_status s = wl_pattern_word(p, wx, y, &w);
+        if (s) return s;
+        *w |= m;
+        x = wx + 64;
     }
     return WL_OK;
 }
 
 int wl_pattern_get(const wl_pattern *p, int64_t x, int64_t y) {
-    if (!inside(p, x, y)) return 0;
-    uint64_t dx = (uint64_t)(x - p->x0);
-    return (int)((p->bits[(uint64_t)(y - p->y0) * p->stride + dx / 64] >> (dx % 64)) & 1u);
+    const wl_ptile *t = find(p, wl_floordiv(x, 64), wl_floordiv(y, 64));
+    return (int)(tile_row(t, (int)wl_mod(y, 64)) >> wl_mod(x, 64) & 1);
 }
 
 uint64_t wl_pattern_population(const wl_pattern *p) {
-    uint64_t n = 0, words = p->h * p->stride;
-    for (uint64_t i = 0; i < words; i++) n += (uint64_t)__builtin_popcountll(p->bits[i]);
+    uint64_t n = 0;
+    for (size_t i = 0; i < p->cap; i++) {
+        const wl_ptile *t = &p->slot[i];
+        if (!t->mask) continue;
+        const uint64_t *rows = t->cap ? t->u.rows : &t->u.one;
+        for (int k = __builtin_popcountll(t->mask); k--;)
+            n += (uint64_t)__builtin_popcountll(rows[k]);
+    }
     return n;
 }
 
 int wl_pattern_bounds(const wl_pattern *p, wl_rect *out) {
     int64_t minx = INT64_MAX, maxx = INT64_MIN, miny = INT64_MAX, maxy = INT64_MIN;
-    for (uint64_t r = 0; r < p->h; r++) {
-        const uint64_t *row = p->bits + r * p->stride;
-        for (size_t i = 0; i < p->stride; i++) {
-            if (!row[i]) continue;
-            int64_t y = p->y0 + (int64_t)r;
-            int64_t lo = p->x0 + (int64_t)(i * 64) + __builtin_ctzll(row[i]);
-            int64_t hi = p->x0 + (int64_t)(i * 64) + 63 - __builtin_clzll(row[i]);
-            if (lo < minx) minx = lo;
-            if (hi > maxx) maxx = hi;
-            if (y < miny) miny = y;
-            if (y > maxy) maxy = y;
+    for (size_t i = 0; i < p->cap; i++) {
+        const wl_ptile *t = &p->slot[i];
+        if (!t->mask) continue;
+        const uint64_t *rows = t->cap ? t->u.rows : &t->u.one;
+        uint64_t or = 0;
+        int lo = -1, hi = -1;
+        for (uint64_t m = t->mask; m; m &= m - 1, rows++) {
+            if (!*rows) continue;
+            or |= *rows;
+            if (lo < 0) lo = __builtin_ctzll(m);
+            hi = __builtin_ctzll(m);
         }
+        if (!or) continue;
+        int64_t x0 = t->tx * 64, y0 = t->ty * 64;
+        if (x0 + __builtin_ctzll(or) < minx) minx = x0 + __builtin_ctzll(or);
+        if (x0 + 63 - __builtin_clzll(or) > maxx) maxx = x0 + 63 - __builtin_clzll(or);
+        if (y0 + lo < miny) miny = y0 + lo;
+        if (y0 + hi > maxy) maxy = y0 + hi;
     }
     if (minx == INT64_MAX) {
         memset(out, 0, sizeof *out);
@@ -238,50 +353,39 @@ int wl_pattern_bounds(const wl_pattern *p, wl_rect *out) {
     return 1;
 }
 
-void wl_pattern_clear(wl_pattern *p) {
-    free(p->bits);
-    p->bits = NULL;
-    p->x0 = p->y0 = 0;
-    p->w = p->h = 0;
-    p->stride = 0;
-}
-
 void wl_pattern_get_row(const wl_pattern *p, int64_t x, int64_t y, uint64_t w,
                         uint64_t *words) {
     uint64_t nwords = (w + 63) / 64;
     memset(words, 0, nwords * sizeof(uint64_t));
-    if (!p->w || y < p->y0 || (uint64_t)(y - p->y0) >= p->h) return;
-    const uint64_t *row = p->bits + (uint64_t)(y - p->y0) * p->stride;
-    /* Output bit i is storage column c = x - x0 + i.  Walk output words. */
+    if (!p->n) return;
+    int64_t ty = wl_floordiv(y, 64);
+    int r = (int)wl_mod(y, 64);
+    int sh = (int)wl_mod(x, 64);
+    /* Output word k is cells [x + 64 k, + 64): the high part of tile column t0 + k and
+     * the low part of t0 + k + 1.  Each tile is looked up once. */
+    int64_t t0 = wl_floordiv(x, 64);
+    uint64_t cur = tile_row(find(p, t0, ty), r);
     for (uint64_t k = 0; k < nwords; k++) {
-        int64_t c = (x - p->x0) + (int64_t)(k * 64); /* column of output bit 0 of word k */
-        uint64_t v = 0;
-        int64_t wi = wl_floordiv(c, 64);
-        int sh = (int)wl_mod(c, 64);
-        if (wi >= 0 && (uint64_t)wi < p->stride) v = row[wi] >> sh;
-        if (sh && wi + 1 >= 0 && (uint64_t)(wi + 1) < p->stride) v |= row[wi + 1] << (64 - sh);
-        words[k] = v;
+        uint64_t next = sh || k + 1 < nwords ? tile_row(find(p, t0 + (int64_t)k + 1, ty), r) : 0;
+        words[k] = sh ? cur >> sh | next << (64 - sh) : cur;
+        cur = next;
     }
     if (w % 64) words[nwords - 1] &= ~(uint64_t)0 >> (64 - w % 64);
 }
 
 int wl_pattern_equal_cells(const wl_pattern *a, const wl_pattern *b) {
-    wl_rect ra, rb;
-    int ea = wl_pattern_bounds(a, &ra), eb = wl_pattern_bounds(b, &rb);
-    if (ea != eb) return 0;
-    if (!ea) return 1;
-    if (memcmp(&ra, &rb, sizeof ra) != 0) return 0;
-    size_t n = (size_t)((ra.w + 63) / 64);
-    uint64_t *wa = wl_malloc(n * sizeof(uint64_t)), *wb = wl_malloc(n * sizeof(uint64_t));
-    int eq = wa && wb;
-    for (uint64_t r = 0; eq && r < ra.h; r++) {
-        wl_pattern_get_row(a, ra.x, ra.y + (int64_t)r, ra.w, wa);
-        wl_pattern_get_row(b, ra.x, ra.y + (int64_t)r, ra.w, wb);
-        eq = memcmp(wa, wb, n * sizeof(uint64_t)) == 0;
+    if (wl_pattern_population(a) != wl_pattern_population(b)) return 0;
+    /* Equal counts, and every cell of a alive in b: the same cells. */
+    for (size_t i = 0; i < a->cap; i++) {
+        const wl_ptile *t = &a->slot[i];
+        if (!t->mask) continue;
+        const wl_ptile *u = find(b, t->tx, t->ty);
+        for (int r = 0; r < 64; r++) {
+            uint64_t v = tile_row(t, r);
+            if (v & ~tile_row(u, r)) return 0;
+        }
     }
-    free(wa);
-    free(wb);
-    return eq;
+    return 1;
 }
 
 const wl_rule *wl_pattern_rule(const wl_pattern *p) { return &p->rule; }
@@ -302,21 +406,116 @@ wl_status wl_pattern_random(wl_pattern *p, const wl_rect *r, double density, uin
     if (density < 0 || density > 1) return wl_error(WL_ERR_INVALID, "density must be in [0, 1]");
     wl_status s = wl_pattern_reserve(p, r);
     if (s) return s;
-    /* Each 64-bit draw decides four cells with 16-bit thresholds. */
+    /* Each 64-bit draw decides four cells with 16-bit thresholds, row after row. */
     uint32_t threshold = (uint32_t)(density * 65536.0 + 0.5);
     uint64_t state = seed;
     for (uint64_t y = 0; y < r->h; y++) {
-        uint64_t draw = 0;
+        uint64_t draw = 0, word = 0;
         for (uint64_t x = 0; x < r->w; x++) {
             if ((x & 3) == 0) draw = wl_splitmix64(&state);
             uint32_t v = (uint32_t)(draw & 0xffff);
             draw >>= 16;
-            if (v < threshold) {
-                uint64_t dx = (uint64_t)(r->x + (int64_t)x - p->x0);
-                p->bits[(uint64_t)(r->y + (int64_t)y - p->y0) * p->stride + dx / 64] |=
-                    (uint64_t)1 << (dx % 64);
+            if (v < threshold) word |= (uint64_t)1 << (x & 63);
+            if ((x & 63) == 63 || x + 1 == r->w) {
+                s = wl_pattern_or(p, r->x + (int64_t)(x & ~(uint64_t)63), r->y + (int64_t)y, word);
+                if (s) return s;
+                word = 0;
             }
         }
     }
     return WL_OK;
+}
+
+/* ---- tiles and rows in order ------------------------------------------------------------- */
+
+static int by_rows(const void *pa, const void *pb) {
+    const wl_tile_ref *a = pa, *b = pb;
+    if (a->ty != b->ty) return a->ty < b->ty ? -1 : 1;
+    return a->tx < b->tx ? -1 : a->tx > b->tx;
+}
+
+/* Quadtree (Morton) order: by the 128-bit interleave of (zy, zx), y bits above x bits. */
+static int by_z(const void *pa, const void *pb) {
+    const wl_tile_ref *a = pa, *b = pb;
+    if (a->zk[1] != b->zk[1]) return a->zk[1] < b->zk[1] ? -1 : 1;
+    return a->zk[0] < b->zk[0] ? -1 : a->zk[0] > b->zk[0];
+}
+
+/* The 32 bits of v at the even bit positions of the result. */
+static uint64_t spread32(uint64_t v) {
+    v &= 0xFFFFFFFFull;
+    v = (v | v << 16) & 0x0000FFFF0000FFFFull;
+    v = (v | v << 8) & 0x00FF00FF00FF00FFull;
+    v = (v | v << 4) & 0x0F0F0F0F0F0F0F0Full;
+    v = (v | v << 2) & 0x3333333333333333ull;
+    return (v | v << 1) & 0x5555555555555555ull;
+}
+
+wl_status wl_pattern_tiles(const wl_pattern *p, int order, int64_t otx, int64_t oty,
+                           wl_tile_ref **out, size_t *n) {
+    *out = NULL;
+    *n = 0;
+    if (!p->n) return WL_OK;
+    wl_tile_ref *v = wl_malloc(p->n * sizeof *v);
+    if (!v) return WL_ERR_NOMEM;
+    size_t k = 0;
+    for (size_t i = 0; i < p->cap; i++) {
+        const wl_ptile *t = &p->slot[i];
+        if (!t->mask) continue;
+        v[k].tx = t->tx;
+        v[k].ty = t->ty;
+        v[k].zx = (uint64_t)t->tx - (uint64_t)otx;
+        v[k].zy = (uint64_t)t->ty - (uint64_t)oty;
+        v[k].zk[0] = spread32(v[k].zx) | spread32(v[k].zy) << 1;
+        v[k].zk[1] = spread32(v[k].zx >> 32) | spread32(v[k].zy >> 32) << 1;
+        v[k].t = t;
+        k++;
+    }
+    if (order == WL_TILES_ROWS) qsort(v, k, sizeof *v, by_rows);
+    if (order == WL_TILES_Z) qsort(v, k, sizeof *v, by_z);
+    *out = v;
+    *n = k;
+    return WL_OK;
+}
+
+void wl_tiles_split(const wl_tile_ref *v, size_t lo, size_t hi, uint64_t mx, uint64_t my,
+                    size_t cut[5]) {
+    cut[0] = lo;
+    size_t i = lo;
+    for (int q = 0; q < 4; q++) {
+        while (i < hi && (size_t)((v[i].zy >= my) * 2 + (v[i].zx >= mx)) == (size_t)q) i++;
+        cut[q + 1] = i;
+    }
+    cut[4] = hi;
+}
+
+wl_status wl_pattern_each_row(const wl_pattern *p, wl_row_fn fn, void *ctx) {
+    wl_tile_ref *v;
+    size_t n;
+    wl_status s = wl_pattern_tiles(p, WL_TILES_ROWS, 0, 0, &v, &n);
+    if (s) return s;
+    int64_t *xs = n ? wl_malloc(n * sizeof *xs) : NULL;
+    uint64_t *ws = n ? wl_malloc(n * sizeof *ws) : NULL;
+    if (n && (!xs || !ws)) s = WL_ERR_NOMEM;
+    for (size_t a = 0; a < n && !s;) {
+        size_t b = a;
+        uint64_t any = 0;
+        while (b < n && v[b].ty == v[a].ty) any |= v[b++].t->mask;
+        for (int r = 0; r < 64 && !s; r++) {
+            if (!(any >> r & 1)) continue;
+            size_t m = 0;
+            for (size_t i = a; i < b; i++) {
+                uint64_t w = tile_row(v[i].t, r);
+                if (!w) continue;
+                xs[m] = v[i].tx * 64;
+                ws[m++] = w;
+            }
+            if (m) s = fn(ctx, v[a].ty * 64 + r, m, xs, ws);
+        }
+        a = b;
+    }
+    free(xs);
+    free(ws);
+    free(v);
+    return s;
 }

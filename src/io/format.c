@@ -256,8 +256,9 @@ static wl_status read_src(wl_src *s, const char *path_hint, const wl_read_opts *
     wl_pattern *p = wl_pattern_new();
     if (!p) return WL_ERR_NOMEM;
     wl_rd r = {s, p, {0}, opts && opts->max_memory ? opts->max_memory : wl_io_default_limit(),
-               f};
+               f, opts && opts->header_only};
     e = run_reader(&r, f, life_auto);
+    if (!e && r.header_only) wl_pattern_clear(p);
     if (format) *format = r.format;
     if (e) {
         wl_pattern_free(p);
@@ -314,7 +315,7 @@ static wl_status read_mem_as(wl_format f, const char *s, size_t len, const char 
     wl_src src;
     wl_status e = wl_src_open_mem(&src, s, len, name);
     if (!e) {
-        wl_rd r = {&src, p, {0}, wl_io_default_limit(), f};
+        wl_rd r = {&src, p, {0}, wl_io_default_limit(), f, 0};
         e = run_reader(&r, f, 0);
     }
     wl_src_close(&src);

@@ -98,6 +98,7 @@ typedef struct wl_rd {
     wl_iobuf comments; /* comment lines, '\n'-joined, stored into p at the end */
     uint64_t limit;
     wl_format format;  /* what was read; the Life reader sets 1.05 or 1.06 when it knows */
+    int header_only;   /* wl_read_opts.header_only */
 } wl_rd;
 
 /* Sets an error "name:line:col: <message>" at the source's current line. */

@@ -232,25 +232,21 @@ wl_status wl_life105_write(const wl_pattern *p, wl_iobuf *out) {
     return WL_OK;
 }
 
-wl_status wl_life106_write(const wl_pattern *p, wl_iobuf *out) {
-    wl_status e = write_header(p, "#Life 1.06\n", out);
-    if (e) return e;
-    wl_rect r;
-    if (!wl_pattern_bounds(p, &r)) return WL_OK;
-    size_t nw = (size_t)((r.w + 63) / 64);
-    uint64_t *row = wl_malloc(nw * sizeof(uint64_t));
-    if (!row) return WL_ERR_NOMEM;
-    for (uint64_t ry = 0; ry < r.h && !out->failed; ry++) {
-        int64_t y = r.y + (int64_t)ry;
-        wl_pattern_get_row(p, r.x, y, r.w, row);
-        for (uint64_t a = wl_io_next_one(row, r.w, 0); a < r.w;
-             a = wl_io_next_one(row, r.w, a + 1)) {
-            wl_iobuf_put_i64(out, r.x + (int64_t)a);
+static wl_status life106_row(void *ctx, int64_t y, size_t n, const int64_t *x,
+                             const uint64_t *w) {
+    wl_iobuf *out = ctx;
+    for (size_t k = 0; k < n && !out->failed; k++)
+        for (uint64_t v = w[k]; v; v &= v - 1) {
+            wl_iobuf_put_i64(out, x[k] + __builtin_ctzll(v));
             wl_iobuf_putc(out, ' ');
             wl_iobuf_put_i64(out, y);
             wl_iobuf_putc(out, '\n');
         }
-    }
-    free(row);
     return WL_OK;
+}
+
+wl_status wl_life106_write(const wl_pattern *p, wl_iobuf *out) {
+    wl_status e = write_header(p, "#Life 1.06\n", out);
+    if (e) return e;
+    return wl_pattern_each_row(p, life106_row, out);
 }

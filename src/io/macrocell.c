@@ -16,36 +16,42 @@
  *
  * Reading: the lines go through the macrocell grammar (mcgrammar.c), which checks every
  * reference and hands over each node once, small ones (levels 1..3) as bitmaps.  Every
- * node gets an "empty" flag and (for levels <= 62) the bounding box of its live cells in
- * its own coordinates, computed as the nodes arrive because children precede parents;
- * the tables (this reader's 56 bytes and the grammar's 16 bytes a node) count against the
- * reading limit.  A root deeper than 62 levels is first shrunk while all its cells sit in
- * its central half (Golly often writes roots with empty borders).  The root's bounding box
- * is reserved in the pattern once (WL_ERR_TOO_BIG if it cannot be held: engines with their
- * own quadtree read such files natively) and the tree is walked, skipping empty subtrees,
- * painting each 8x8 (or smaller) bitmap straight into the pattern's rows.
+ * node gets an "empty" flag and its population (saturating), computed as the nodes arrive
+ * because children precede parents; the tables (this reader's 32 bytes and the grammar's
+ * 16 bytes a node) count against the reading limit.  A root deeper than 62 levels is first
+ * shrunk while all its cells sit in its central half (Golly often writes roots with empty
+ * borders).  A tree with more cells than the limit can hold at a bit a cell is refused
+ * before painting (WL_ERR_TOO_BIG: engines with their own quadtree read such files
+ * natively); otherwise the tree is walked, skipping empty subtrees, painting each 8x8 (or
+ * smaller) bitmap into the pattern's tiles, which cost what the cells cost, however far
+ * apart they are.
  *
- * Writing: the pattern's bounding box is cut into 8x8 leaves aligned to the root's grid;
- * leaves, then each level of 2x2 groups, are hash-consed (one table keyed by level and
- * children), so identical subtrees are written once and repetitive patterns give small
- * files.  Nodes are numbered in creation order, which puts children before parents.  The
- * root is the smallest level >= 4 whose centred square holds the bounding box.
+ * Writing: the tree is built bottom up from the pattern's 64x64 tiles taken in quadtree
+ * order (each tile cut into 8x8 leaves), so the time follows the tiles, not the bounding
+ * box; every node is hash-consed (one table keyed by level and children), so identical
+ * subtrees are written once and repetitive patterns give small files.  Nodes are numbered
+ * in creation order (depth first), which puts children before parents.  The root is the
+ * smallest level >= 4 whose centred square holds the bounding box.
  */
 #include "io_internal.h"
 #include "mcgrammar.h"
 
 #include <stdlib.h>
 
-/* Bounding boxes in node coordinates need 2^level to fit comfortably in 63 bits. */
+/* A pattern's cells lie within +-2^62: a root deeper than this is shrunk towards its
+ * centre first (its cells farther out cannot be placed). */
 #define MC_MAX_LOCAL_LEVEL 62
 
 /* ---- reader ------------------------------------------------------------------------ */
+
+/* What a node callback returns to stop the grammar at the first node (header_only). */
+#define MC_HEADER_DONE WL_ERR_INTERRUPTED
 
 /* What the reader keeps per node (the grammar keeps the level and small bitmaps). */
 typedef struct mc_node {
     uint32_t kid[4];         /* levels >= 4: nw, ne, sw, se node numbers (0 = empty) */
     int empty;
-    uint64_t x0, y0, x1, y1; /* inclusive bounding box in node coordinates (if !empty) */
+    uint64_t pop;            /* live cells, saturating at UINT64_MAX */
 } mc_node;
 
 typedef struct mc_reader {
@@ -84,46 +90,28 @@ static wl_status mc_push(mc_reader *rd, uint32_t id, mc_node **out) {
 
 static wl_status on_small(void *ctx, uint32_t id, int level, uint64_t bits) {
     (void)level;
+    if (((mc_reader *)ctx)->r->header_only) return MC_HEADER_DONE;
     mc_node *nd = NULL;
     wl_status e = mc_push(ctx, id, &nd);
     if (e) return e;
     nd->empty = bits == 0;
-    if (!bits) return WL_OK;
-    uint64_t cols = 0;
-    for (int r = 0; r < 8; r++) cols |= (bits >> (8 * r)) & 0xff;
-    nd->y0 = (uint64_t)__builtin_ctzll(bits) / 8;
-    nd->y1 = (uint64_t)(63 - __builtin_clzll(bits)) / 8;
-    nd->x0 = (uint64_t)__builtin_ctzll(cols);
-    nd->x1 = (uint64_t)(63 - __builtin_clzll(cols));
+    nd->pop = (uint64_t)__builtin_popcountll(bits);
     return WL_OK;
 }
 
 static wl_status on_node(void *ctx, uint32_t id, int level, const uint32_t kid[4]) {
+    (void)level;
     mc_reader *rd = ctx;
+    if (rd->r->header_only) return MC_HEADER_DONE;
     mc_node *nd = NULL;
     wl_status e = mc_push(rd, id, &nd);
     if (e) return e;
     memcpy(nd->kid, kid, sizeof nd->kid);
     nd->empty = 1;
-    uint64_t half = (uint64_t)1 << (level - 1 <= MC_MAX_LOCAL_LEVEL ? level - 1 : 0);
     for (int k = 0; k < 4; k++) {
         const mc_node *ch = &rd->v[kid[k]];
-        if (ch->empty) continue;
-        if (level > MC_MAX_LOCAL_LEVEL) { /* too big for local boxes: flag only */
-            nd->empty = 0;
-            continue;
-        }
-        uint64_t dx = (k & 1) ? half : 0, dy = (k >> 1) ? half : 0;
-        uint64_t x0 = ch->x0 + dx, y0 = ch->y0 + dy, x1 = ch->x1 + dx, y1 = ch->y1 + dy;
-        if (nd->empty) {
-            nd->x0 = x0, nd->y0 = y0, nd->x1 = x1, nd->y1 = y1;
-            nd->empty = 0;
-        } else {
-            if (x0 < nd->x0) nd->x0 = x0;
-            if (y0 < nd->y0) nd->y0 = y0;
-            if (x1 > nd->x1) nd->x1 = x1;
-            if (y1 > nd->y1) nd->y1 = y1;
-        }
+        nd->empty &= ch->empty;
+        nd->pop = nd->pop > UINT64_MAX - ch->pop ? UINT64_MAX : nd->pop + ch->pop;
     }
     return WL_OK;
 }
@@ -137,50 +125,38 @@ static wl_status on_comment(void *ctx, const char *text, size_t n) {
     return wl_rd_comment(((mc_reader *)ctx)->r, text, n);
 }
 
-/* ORs an 8x8 bitmap whose top-left cell is (x, y) into the pattern (storage reserved). */
-static void paint_small(wl_pattern *p, int64_t x, int64_t y, uint64_t bits) {
-    if (x < p->x0) {
-        /* Only a root of level 1..3 (origin -1, -2 or -4) can start left of the storage,
-         * whose left edge is a multiple of 64: set its few cells one by one. */
-        for (; bits; bits &= bits - 1) {
-            int b = __builtin_ctzll(bits);
-            wl_pattern_set(p, x + b % 8, y + b / 8, 1);
-        }
-        return;
-    }
-    uint64_t dx = (uint64_t)(x - p->x0);
-    size_t wi = (size_t)(dx / 64);
-    unsigned sh = (unsigned)(dx % 64);
-    for (int r = 0; r < 8 && bits >> (8 * r); r++) {
-        uint64_t byte = (bits >> (8 * r)) & 0xff;
-        if (!byte) continue;
-        uint64_t *row = p->bits + (size_t)(y + r - p->y0) * p->stride;
-        row[wi] |= byte << sh;
-        /* Spilled bits are live cells, hence inside the reserved storage. */
-        if (sh > 56 && (byte >> (64 - sh))) row[wi + 1] |= byte >> (64 - sh);
-    }
+/* ORs an 8x8 bitmap whose top-left cell is (x, y) into the pattern. */
+static wl_status paint_small(wl_pattern *p, int64_t x, int64_t y, uint64_t bits) {
+    wl_status e = WL_OK;
+    for (int r = 0; r < 8 && !e && bits >> (8 * r); r++)
+        e = wl_pattern_or(p, x, y + r, (bits >> (8 * r)) & 0xff);
+    return e;
 }
 
 /* Paints the quadrants kid[] of a level-`level` node whose top-left is (x, y). */
-static void paint(mc_reader *rd, const uint32_t kid[4], int level, int64_t x, int64_t y) {
+static wl_status paint(mc_reader *rd, const uint32_t kid[4], int level, int64_t x, int64_t y) {
     int64_t half = (int64_t)1 << (level - 1);
-    for (int k = 0; k < 4; k++) {
+    wl_status e = WL_OK;
+    for (int k = 0; k < 4 && !e; k++) {
         uint32_t c = kid[k];
         if (rd->v[c].empty) continue;
         int64_t cx = x + ((k & 1) ? half : 0), cy = y + ((k >> 1) ? half : 0);
         if (wl_mc_level(&rd->g, c) <= 3)
-            paint_small(rd->r->p, cx, cy, wl_mc_bits(&rd->g, c));
+            e = paint_small(rd->r->p, cx, cy, wl_mc_bits(&rd->g, c));
         else
-            paint(rd, rd->v[c].kid, wl_mc_level(&rd->g, c), cx, cy);
+            e = paint(rd, rd->v[c].kid, wl_mc_level(&rd->g, c), cx, cy);
     }
+    return e;
 }
 
-/* Reserves rect in the pattern, whose bitmap may take what the tables leave of the limit. */
-static wl_status reserve(mc_reader *rd, const wl_rect *rect) {
+/* Paints the root's cells; the pattern's storage may take what the tables leave of the
+ * limit. */
+static wl_status paint_root(mc_reader *rd, const uint32_t *kid, int level, int64_t org,
+                            uint64_t bits) {
     wl_pattern *p = rd->r->p;
     uint64_t saved = p->limit, tables = table_bytes(rd);
     p->limit = rd->r->limit > tables ? rd->r->limit - tables : 1;
-    wl_status e = wl_pattern_reserve(p, rect);
+    wl_status e = kid ? paint(rd, kid, level, org, org) : paint_small(p, org, org, bits);
     p->limit = saved;
     if (e) wl_error_prefix("%s", rd->r->src->name);
     return e;
@@ -193,15 +169,8 @@ static wl_status place(mc_reader *rd) {
     const mc_node *root = &rd->v[root_id];
     int level = wl_mc_level(&rd->g, root_id);
     if (root->empty) return WL_OK;
-    if (level <= 3) {
-        int64_t h = (int64_t)1 << (level - 1);
-        wl_rect r = {-h + (int64_t)root->x0, -h + (int64_t)root->y0, root->x1 - root->x0 + 1,
-                     root->y1 - root->y0 + 1};
-        wl_status e = reserve(rd, &r);
-        if (e) return e;
-        paint_small(rd->r->p, -h, -h, wl_mc_bits(&rd->g, root_id));
-        return WL_OK;
-    }
+    if (level <= 3)
+        return paint_root(rd, NULL, level, -((int64_t)1 << (level - 1)), wl_mc_bits(&rd->g, root_id));
     /* A virtual root: level and quadrants, shrunk towards the centre while too deep. */
     uint32_t kid[4];
     memcpy(kid, root->kid, sizeof kid);
@@ -215,36 +184,26 @@ static wl_status place(mc_reader *rd) {
                 if (g == 3 - k) inner[k] = gc; /* the grandchild touching the centre */
                 else if (!rd->v[gc].empty)
                     return wl_error(WL_ERR_TOO_BIG,
-                                    "%s: macrocell pattern spans more than 2^%d cells, too "
-                                    "big to hold as a rectangle", rd->r->src->name,
-                                    MC_MAX_LOCAL_LEVEL);
+                                    "%s: macrocell pattern reaches more than 2^%d cells "
+                                    "from its centre, beyond the coordinates a pattern "
+                                    "holds", rd->r->src->name,
+                                    MC_MAX_LOCAL_LEVEL - 1);
             }
         }
         memcpy(kid, inner, sizeof kid);
         level--;
     }
-    /* Bounding box of the (possibly virtual) root, in its own coordinates. */
-    uint64_t half = (uint64_t)1 << (level - 1);
-    int any = 0;
-    uint64_t x0 = 0, y0 = 0, x1 = 0, y1 = 0;
-    for (int k = 0; k < 4; k++) {
-        const mc_node *ch = &rd->v[kid[k]];
-        if (ch->empty) continue;
-        uint64_t dx = (k & 1) ? half : 0, dy = (k >> 1) ? half : 0;
-        uint64_t a = ch->x0 + dx, b = ch->y0 + dy, c = ch->x1 + dx, d = ch->y1 + dy;
-        if (!any || a < x0) x0 = a;
-        if (!any || b < y0) y0 = b;
-        if (!any || c > x1) x1 = c;
-        if (!any || d > y1) y1 = d;
-        any = 1;
-    }
-    if (!any) return WL_OK;
-    int64_t org = -(int64_t)half;
-    wl_rect r = {org + (int64_t)x0, org + (int64_t)y0, x1 - x0 + 1, y1 - y0 + 1};
-    wl_status e = reserve(rd, &r);
-    if (e) return e;
-    paint(rd, kid, level, org, org);
-    return WL_OK;
+    uint64_t pop = 0;
+    for (int k = 0; k < 4; k++)
+        pop = pop > UINT64_MAX - rd->v[kid[k]].pop ? UINT64_MAX : pop + rd->v[kid[k]].pop;
+    if (!pop) return WL_OK;
+    /* A cell takes at least a bit: a tree of more cells than the room left is refused
+     * before painting any (a few lines can describe a filled square of 2^40 cells). */
+    uint64_t tables = table_bytes(rd), room = rd->r->limit > tables ? rd->r->limit - tables : 0;
+    if (pop / 8 > room)
+        return wl_rd_over_limit(rd->r, pop / 8 > UINT64_MAX - tables ? UINT64_MAX : pop / 8 + tables,
+                                "the macrocell pattern's cells");
+    return paint_root(rd, kid, level, -(int64_t)((uint64_t)1 << (level - 1)), 0);
 }
 
 wl_status wl_macrocell_read_src(wl_rd *r) {
@@ -252,7 +211,8 @@ wl_status wl_macrocell_read_src(wl_rd *r) {
     wl_mc_sink sink = {&rd, on_small, on_node, on_rule, on_comment};
     wl_mc_init(&rd.g, r->src->name, &sink, r->limit);
     wl_status e = wl_mc_read(&rd.g, r->src);
-    if (!e) e = place(&rd);
+    if (e == MC_HEADER_DONE && r->header_only) e = WL_OK; /* the first node: done */
+    else if (!e) e = place(&rd);
     wl_mc_free(&rd.g);
     free(rd.v);
     return e;
@@ -348,6 +308,58 @@ static void write_leaf(wl_iobuf *out, uint64_t bits) {
     wl_iobuf_putc(out, '\n');
 }
 
+/* The node of level k (3..6) whose top-left cell is (cx, cy) of a 64x64 block: its
+ * number, 0 when empty, -1 on failure (w->err says why). */
+static int64_t node_rows(mc_writer *w, const uint64_t *rows, int cx, int cy, int k) {
+    if (!wl_rows_any(rows, cx, cy, k)) return 0;
+    mc_key key = {(uint32_t)k, 0, 0, 0, 0};
+    if (k == 3) {
+        uint64_t bits = wl_rows_leaf(rows, cx / 8, cy / 8);
+        if (!bits) return 0;
+        key.a = (uint32_t)bits;
+        key.b = (uint32_t)(bits >> 32);
+    } else {
+        int half = 1 << (k - 1);
+        uint32_t q[4];
+        for (int i = 0; i < 4; i++) {
+            int64_t id = node_rows(w, rows, cx + (i & 1) * half, cy + (i >> 1) * half, k - 1);
+            if (id < 0) return -1;
+            q[i] = (uint32_t)id;
+        }
+        if (!(q[0] | q[1] | q[2] | q[3])) return 0;
+        key.a = q[0], key.b = q[1], key.c = q[2], key.d = q[3];
+    }
+    uint32_t id = intern(w, &key);
+    return id ? (int64_t)id : -1;
+}
+
+/* The node of level k >= 6 made of tiles v[lo, hi) (quadtree order) whose top-left tile
+ * is (bx, by) relative to the root's. */
+static int64_t node_tiles(mc_writer *w, const wl_tile_ref *v, size_t lo, size_t hi,
+                          uint64_t bx, uint64_t by, int k) {
+    if (lo == hi) return 0;
+    if (k == 6) {
+        uint64_t rows[64];
+        wl_ptile_rows(v[lo].t, rows);
+        return node_rows(w, rows, 0, 0, 6);
+    }
+    uint64_t half = (uint64_t)1 << (k - 7);
+    size_t cut[5];
+    wl_tiles_split(v, lo, hi, bx + half, by + half, cut);
+    mc_key key = {(uint32_t)k, 0, 0, 0, 0};
+    uint32_t q[4];
+    for (int i = 0; i < 4; i++) {
+        int64_t id = node_tiles(w, v, cut[i], cut[i + 1], bx + (uint64_t)(i & 1) * half,
+                                by + (uint64_t)(i >> 1) * half, k - 1);
+        if (id < 0) return -1;
+        q[i] = (uint32_t)id;
+    }
+    if (!(q[0] | q[1] | q[2] | q[3])) return 0;
+    key.a = q[0], key.b = q[1], key.c = q[2], key.d = q[3];
+    uint32_t id = intern(w, &key);
+    return id ? (int64_t)id : -1;
+}
+
 wl_status wl_macrocell_write(const wl_pattern *p, wl_iobuf *out) {
     char rule[WL_RULE_TEXT_MAX];
     wl_status e = wl_rule_format(wl_pattern_rule(p), rule, sizeof rule);
@@ -367,79 +379,24 @@ wl_status wl_macrocell_write(const wl_pattern *p, wl_iobuf *out) {
             return wl_error(WL_ERR_TOO_BIG,
                             "macrocell: the pattern reaches beyond 2^61 cells from the origin");
     }
-    uint64_t half = (uint64_t)1 << (L - 1);
-    /* Leaf grid: leaf (i, j) covers x from 8i - half; indices [lx0, lx1] x [ly0, ly1]. */
-    uint64_t lx0 = ((uint64_t)r.x + half) >> 3, lx1 = ((uint64_t)r.x + r.w - 1 + half) >> 3;
-    uint64_t ly0 = ((uint64_t)r.y + half) >> 3, ly1 = ((uint64_t)r.y + r.h - 1 + half) >> 3;
-    size_t gw = (size_t)(lx1 - lx0 + 1), gh = (size_t)(ly1 - ly0 + 1);
     mc_writer w = {{NULL, NULL, 0, 0}, NULL, 0, 0, WL_OK};
-    uint32_t *grid = wl_malloc(gw * gh * sizeof *grid);
-    size_t rw = (gw * 8 + 63) / 64;
-    uint64_t *rows = wl_malloc(8 * rw * sizeof *rows);
-    if (!grid || !rows) {
-        e = WL_ERR_NOMEM;
+    wl_tile_ref *v = NULL;
+    size_t n = 0;
+    int64_t root;
+    if (L <= 6) { /* inside [-32, 32)^2: one block of 64 rows */
+        uint64_t rows[64];
+        for (int k = 0; k < 64; k++) wl_pattern_get_row(p, -32, k - 32, 64, &rows[k]);
+        int at = 32 - (1 << (L - 1));
+        root = node_rows(&w, rows, at, at, L);
+    } else {
+        int64_t org = -((int64_t)1 << (L - 7)); /* the root's top-left tile */
+        e = wl_pattern_tiles(p, WL_TILES_Z, org, org, &v, &n);
+        if (e) goto done;
+        root = node_tiles(&w, v, 0, n, 0, 0, L);
+    }
+    if (root < 0) {
+        e = w.err;
         goto done;
-    }
-    int64_t gx = (int64_t)(lx0 * 8 - half); /* pattern x of the grid's first column */
-    for (size_t j = 0; j < gh; j++) {
-        int64_t gy = (int64_t)((ly0 + j) * 8 - half);
-        for (int k = 0; k < 8; k++) wl_pattern_get_row(p, gx, gy + k, gw * 8, rows + k * rw);
-        for (size_t i = 0; i < gw; i++) {
-            uint64_t bits = 0;
-            for (int k = 0; k < 8; k++)
-                bits |= ((rows[k * rw + i / 8] >> (8 * (i % 8))) & 0xff) << (8 * k);
-            uint32_t id = 0;
-            if (bits) {
-                mc_key key = {3, (uint32_t)bits, (uint32_t)(bits >> 32), 0, 0};
-                id = intern(&w, &key);
-                if (!id) {
-                    e = w.err;
-                    goto done;
-                }
-            }
-            grid[j * gw + i] = id;
-        }
-    }
-    /* Combine 2x2 groups level by level up to the root. */
-    uint64_t x0 = lx0, y0 = ly0;
-    for (int level = 4; level <= L; level++) {
-        uint64_t nx0 = x0 >> 1, ny0 = y0 >> 1;
-        size_t nw = (size_t)(((x0 + gw - 1) >> 1) - nx0 + 1);
-        size_t nh = (size_t)(((y0 + gh - 1) >> 1) - ny0 + 1);
-        uint32_t *next = wl_malloc(nw * nh * sizeof *next);
-        if (!next) {
-            e = WL_ERR_NOMEM;
-            goto done;
-        }
-        for (size_t j = 0; j < nh; j++) {
-            for (size_t i = 0; i < nw; i++) {
-                uint32_t q[4];
-                for (int k = 0; k < 4; k++) {
-                    uint64_t cx = ((nx0 + i) << 1) + (uint64_t)(k & 1);
-                    uint64_t cy = ((ny0 + j) << 1) + (uint64_t)(k >> 1);
-                    q[k] = (cx >= x0 && cx < x0 + gw && cy >= y0 && cy < y0 + gh)
-                               ? grid[(size_t)(cy - y0) * gw + (size_t)(cx - x0)]
-                               : 0;
-                }
-                uint32_t id = 0;
-                if (q[0] | q[1] | q[2] | q[3]) {
-                    mc_key key = {(uint32_t)level, q[0], q[1], q[2], q[3]};
-                    id = intern(&w, &key);
-                    if (!id) {
-                        e = w.err;
-                        free(next);
-                        goto done;
-                    }
-                }
-                next[j * nw + i] = id;
-            }
-        }
-        free(grid);
-        grid = next;
-        x0 = nx0;
-        y0 = ny0;
-        gw = nw;
-        gh = nh;
     }
     for (size_t i = 0; i < w.n && !out->failed; i++) {
         const mc_key *k = &w.nodes[i];
@@ -459,8 +416,7 @@ wl_status wl_macrocell_write(const wl_pattern *p, wl_iobuf *out) {
         }
     }
 done:
-    free(grid);
-    free(rows);
+    free(v);
     free(w.h.keys);
     free(w.h.ids);
     free(w.nodes);

@@ -20,19 +20,17 @@
  * Placement (as Golly): the first cell of the body is (0, 0), or (x, y) of #CXRLE Pos.
  * Numbers beyond what the format can place (a count, size or position past 2^62, or one
  * that overflows 64 bits) and cells outside -2^62 .. 2^62 - 1 are faults of the file:
- * WL_ERR_PARSE.  A header declaring more cells than memory can hold is WL_ERR_TOO_BIG;
- * cells beyond the declared x/y are accepted, as Golly accepts them (the header is only a
- * size hint used to reserve storage in one allocation).  A run count of 0 is a parse
- * error.  Multi-state tags ('B'..'X', 'p'..'y') are refused with a message saying so.
+ * WL_ERR_PARSE.  Cells beyond the declared x/y are accepted, as Golly accepts them (the
+ * header's size is only checked to be placeable).  A run count of 0 is a parse error.  Multi-state tags ('B'..'X', 'p'..'y') are refused with a message saying so.
  *
  * Reading streams: the header lines are taken whole from the byte source, the body is
  * parsed byte by byte as windows of the input arrive, with its state (x, y, a pending
- * count, the current row's storage) in locals that survive window boundaries; a count or
- * a token may be split across two windows.  Speed: one switch per byte; live runs go
- * straight into the pattern's bitmap (word-wide fills), and the storage is reserved once
- * from the header, so 100 MB files read at a couple of hundred MB/s.  The writer walks
- * rows as 64-bit words (wl_pattern_get_row) and finds run ends with count-trailing-zeros,
- * so it costs per run, not per cell.  Lines are at most 70 characters, as the RLE
+ * count, the pattern word being filled) in locals that survive window boundaries; a count
+ * or a token may be split across two windows.  Speed: one switch per byte; live cells go
+ * straight into the pattern's current 64-cell word, which is looked up once per word, so
+ * 100 MB files read at a couple of hundred MB/s.  The writer walks the pattern's rows
+ * with live cells (wl_pattern_each_row) as 64-bit words and finds run ends with
+ * count-trailing-zeros, so it costs per run, never per cell of the bounding box.  Lines are at most 70 characters, as the RLE
  * convention asks.
  */
 #include "io_internal.h"
@@ -44,12 +42,9 @@
 #define RLE_COORD_LIMIT ((uint64_t)WL_IO_COORD_LIMIT)
 /* The RLE convention: body lines of at most 70 characters. */
 #define RLE_LINE_MAX 70
-/* A header only reserves storage when the bitmap is at most this many bytes per byte of
- * input (plus a floor), so that a lying header cannot make a tiny file allocate gigabytes;
- * the pattern grows on demand beyond it anyway.  Input of unknown size (a pipe) gets the
- * floor. */
-#define RLE_RESERVE_PER_BYTE 64
-#define RLE_RESERVE_FLOOR ((uint64_t)1 << 26)
+/* The body column of the current word's bit 0 when there is no current word: every
+ * column x < 2^62 is then 2^63 or more past it. */
+#define RLE_NO_WORD ((uint64_t)1 << 63)
 
 typedef struct rle_state {
     wl_rd *r;
@@ -156,66 +151,38 @@ static wl_status parse_header(rle_state *st, const char *s, size_t end, size_t c
     }
 }
 
-/* Reserves storage for a declared size when it is believable, or refuses one that cannot
- * be placed (beyond 2^62: the file's fault) or held (beyond memory). */
-static wl_status reserve_declared(rle_state *st, uint64_t w, uint64_t h) {
-    wl_rd *r = st->r;
-    if (!w || !h) return WL_OK;
+/* Checks that a declared size can be placed (beyond 2^62 it is the file's fault). */
+static wl_status check_declared(rle_state *st, uint64_t w, uint64_t h) {
     if (w > RLE_COORD_LIMIT || h > RLE_COORD_LIMIT)
-        return wl_rd_error(r, WL_ERR_PARSE, 1,
+        return wl_rd_error(st->r, WL_ERR_PARSE, 1,
                            "declared size x = %llu, y = %llu is beyond the coordinate range "
                            "(2^62)", (unsigned long long)w, (unsigned long long)h);
-    if ((w + 63) / 64 * 8 > wl_pattern_max_bytes() / h)
-        return wl_rd_error(r, WL_ERR_TOO_BIG, 1,
-                           "declared size x = %llu, y = %llu is larger than memory allows",
-                           (unsigned long long)w, (unsigned long long)h);
-    uint64_t bytes = (w + 63) / 64 * 8 * h;
-    uint64_t raw = r->src->raw_size;
-    uint64_t budget = RLE_RESERVE_FLOOR +
-                      (raw < UINT64_MAX / 2 / RLE_RESERVE_PER_BYTE ? raw * RLE_RESERVE_PER_BYTE
-                                                                   : UINT64_MAX / 2);
-    if (budget > r->limit) budget = r->limit; /* the cells will decide, if they go so far */
-    if (bytes > budget) return WL_OK;
-    /* A box reaching past 2^62 is not reserved: its cells there will be refused. */
-    if (w > RLE_COORD_LIMIT - (uint64_t)st->px || h > RLE_COORD_LIMIT - (uint64_t)st->py)
-        return WL_OK;
-    wl_rect rect = {st->px, st->py, w, h};
-    wl_status s = wl_pattern_reserve(r->p, &rect);
-    if (s) wl_error_prefix("%s:%zu:1", r->src->name, r->src->line);
-    return s;
+    return WL_OK;
 }
 
-/* Sets bits [a, a + n) of a row (n >= 1). */
-static inline void or_run(uint64_t *row, uint64_t a, uint64_t n) {
-    uint64_t b = a + n - 1, wa = a / 64, wb = b / 64;
-    uint64_t ma = ~(uint64_t)0 << (a % 64), mb = ~(uint64_t)0 >> (63 - b % 64);
-    if (wa == wb) {
-        row[wa] |= ma & mb;
-        return;
+/* ORs the n live cells from body column x on into row ay, through the current word
+ * (*word, whose bit 0 is body column *wlo), fetching the next words as needed. */
+static wl_status or_cells(rle_state *st, int64_t ay, uint64_t x, uint64_t n, uint64_t **word,
+                          uint64_t *wlo) {
+    wl_pattern *p = st->r->p;
+    if (n >= 4096) { /* a long run: the pattern refuses one that cannot fit at once */
+        *wlo = RLE_NO_WORD;
+        return wl_pattern_set_run(p, st->px + (int64_t)x, ay, n);
     }
-    row[wa] |= ma;
-    for (uint64_t i = wa + 1; i < wb; i++) row[i] = ~(uint64_t)0;
-    row[wb] |= mb;
-}
-
-/* The storage row of body row y, with *bit0 set to the bit of body column 0 in it and
- * *cells to the number of body columns it holds (so body column x < *cells is bit
- * *bit0 + x); NULL when row y or column 0 is outside the storage (the reader then takes
- * the general path, which grows the storage). */
-static uint64_t *body_row(const rle_state *st, uint64_t y, uint64_t *bit0, uint64_t *cells) {
-    const wl_pattern *p = st->r->p;
-    *cells = 0;
-    *bit0 = 0;
-    if (y >= RLE_COORD_LIMIT - (uint64_t)st->py) return NULL; /* beyond 2^62: refused later */
-    int64_t ay = st->py + (int64_t)y;
-    if (!p->w || ay < p->y0 || (uint64_t)(ay - p->y0) >= p->h || st->px < p->x0 ||
-        (uint64_t)(st->px - p->x0) >= p->w)
-        return NULL;
-    *bit0 = (uint64_t)(st->px - p->x0);
-    *cells = p->w - *bit0;
-    /* Never past the coordinate range, which grown storage may overshoot. */
-    if (*cells > RLE_COORD_LIMIT - (uint64_t)st->px) *cells = RLE_COORD_LIMIT - (uint64_t)st->px;
-    return p->bits + (size_t)(ay - p->y0) * p->stride;
+    while (n) {
+        if (x - *wlo >= 64) {
+            int64_t a = st->px + (int64_t)x, a0 = a - wl_mod(a, 64);
+            wl_status e = wl_pattern_word(p, a0, ay, word);
+            if (e) return e;
+            *wlo = (uint64_t)(a0 - st->px);
+        }
+        unsigned lo = (unsigned)(x - *wlo);
+        uint64_t take = 64 - lo < n ? 64 - lo : n;
+        **word |= (take == 64 ? ~(uint64_t)0 : (((uint64_t)1 << take) - 1)) << lo;
+        x += take;
+        n -= take;
+    }
+    return WL_OK;
 }
 
 /* Reads the '#' lines that start the lines after a newline inside the body (buf[pos] is
@@ -246,8 +213,7 @@ static wl_status parse_body(rle_state *st) {
     int have_count = 0;
     char what[32];
     wl_status e;
-    uint64_t row_cells = 0, row_bit0 = 0; /* the current row's storage (see body_row) */
-    uint64_t *row = body_row(st, 0, &row_bit0, &row_cells);
+    uint64_t *word = NULL, wlo = RLE_NO_WORD; /* the current word (see or_cells) */
     for (;;) {
         if (pos == end) { /* the window is used up: the next one */
             s->pos = pos;
@@ -288,9 +254,8 @@ static wl_status parse_body(rle_state *st) {
             }
             goto token;
         case 'o': case 'A':
-            if (!have_count && x < row_cells) {
-                uint64_t bit = row_bit0 + x;
-                row[bit / 64] |= (uint64_t)1 << (bit % 64);
+            if (!have_count && x - wlo < 64) {
+                *word |= (uint64_t)1 << (x - wlo);
                 x++;
                 pos++;
                 continue;
@@ -312,32 +277,21 @@ static wl_status parse_body(rle_state *st) {
                                        "pattern too tall (more than 2^62 rows)");
                 y += n;
                 x = 0;
-                row = body_row(st, y, &row_bit0, &row_cells);
+                wlo = RLE_NO_WORD;
             } else {
                 if (n > RLE_COORD_LIMIT - x)
                     return wl_rd_error(r, WL_ERR_PARSE, wl_src_col(s, pos),
                                        "pattern too wide (more than 2^62 cells)");
                 if (c == 'o' || c == 'A') {
-                    wl_pattern *p = r->p;
                     /* Live cells must stay below 2^62 (the position is within +-2^62). */
                     if (x + n > RLE_COORD_LIMIT - (uint64_t)st->px ||
                         y >= RLE_COORD_LIMIT - (uint64_t)st->py)
                         return wl_rd_error(r, WL_ERR_PARSE, wl_src_col(s, pos),
                                            "cell coordinates out of range (beyond 2^62)");
-                    int64_t ax = st->px + (int64_t)x, ay = st->py + (int64_t)y;
-                    if (p->w && ay >= p->y0 && (uint64_t)(ay - p->y0) < p->h && ax >= p->x0 &&
-                        (uint64_t)(ax - p->x0) + n <= p->w) {
-                        /* Fast path: inside the reserved storage, set the bits here. */
-                        or_run(p->bits + (size_t)(ay - p->y0) * p->stride,
-                               (uint64_t)(ax - p->x0), n);
-                    } else {
-                        e = wl_pattern_set_run(p, ax, ay, n);
-                        if (e) {
-                            wl_error_prefix("%s:%zu:%zu", s->name, s->line, wl_src_col(s, pos));
-                            return e;
-                        }
-                        /* The storage may have grown and moved. */
-                        row = body_row(st, y, &row_bit0, &row_cells);
+                    e = or_cells(st, st->py + (int64_t)y, x, n, &word, &wlo);
+                    if (e) {
+                        wl_error_prefix("%s:%zu:%zu", s->name, s->line, wl_src_col(s, pos));
+                        return e;
                     }
                 }
                 x += n;
@@ -433,10 +387,10 @@ wl_status wl_rle_read_src(wl_rd *r) {
         uint64_t w = 0, h = 0;
         if ((e = wl_src_peek_line(s, WL_IO_LINE_MAX, &c, &n))) return e;
         if ((e = parse_header(&st, c, n, col0, &w, &h))) return e;
-        if ((e = reserve_declared(&st, w, h))) return e;
+        if ((e = check_declared(&st, w, h))) return e;
         wl_src_next_line(s); /* comment lines may follow the header */
     }
-    return parse_body(&st);
+    return r->header_only ? WL_OK : parse_body(&st);
 }
 
 /* ---- writer ------------------------------------------------------------------------ */
@@ -481,6 +435,51 @@ static inline void emit(rle_out *o, uint64_t n, char tag) {
     o->line_len += (size_t)k;
 }
 
+/* The writer's walk over the rows with live cells. */
+typedef struct rle_rows {
+    rle_out *o;
+    int64_t x0, prev; /* the left edge; the last row written (relative to the top) */
+    int64_t top;
+    int first_done;
+} rle_rows;
+
+static wl_status rle_row(void *ctx, int64_t y, size_t n, const int64_t *x, const uint64_t *w) {
+    rle_rows *rr = ctx;
+    rle_out *o = rr->o;
+    int64_t ry = y - rr->top;
+    if (rr->first_done) emit(o, (uint64_t)(ry - rr->prev), '$');
+    rr->first_done = 1;
+    rr->prev = ry;
+    int64_t at = rr->x0;           /* the next cell to describe */
+    int64_t run = 0, run_end = 0;  /* the pending run of live cells [run, run_end) */
+    for (size_t k = 0; k < n; k++) {
+        uint64_t v = w[k];
+        while (v) {
+            int b = __builtin_ctzll(v);
+            uint64_t rest = ~(v >> b);
+            int len = rest ? __builtin_ctzll(rest) : 64 - b;
+            int64_t a = x[k] + b;
+            if (run_end == a && run_end > run) {
+                run_end += len; /* continues from the word before */
+            } else {
+                if (run_end > run) {
+                    if (run > at) emit(o, (uint64_t)(run - at), 'b');
+                    emit(o, (uint64_t)(run_end - run), 'o');
+                    at = run_end;
+                }
+                run = a;
+                run_end = a + len;
+            }
+            v &= b + len >= 64 ? 0 : ~(uint64_t)0 << (b + len);
+        }
+    }
+    if (run_end > run) {
+        if (run > at) emit(o, (uint64_t)(run - at), 'b');
+        emit(o, (uint64_t)(run_end - run), 'o');
+    }
+    return o->b->failed ? WL_ERR_NOMEM : WL_OK;
+}
+
 wl_status wl_rle_write(const wl_pattern *p, wl_iobuf *out) {
     wl_rect r;
     int any = wl_pattern_bounds(p, &r);
@@ -505,29 +504,10 @@ wl_status wl_rle_write(const wl_pattern *p, wl_iobuf *out) {
     rle_out o = {out, NULL, NULL, 0};
     if (!out_room(&o)) return wl_error(WL_ERR_NOMEM, "out of memory writing RLE");
     if (any) {
-        size_t nw = (size_t)((r.w + 63) / 64);
-        uint64_t *row = wl_malloc(nw * sizeof(uint64_t));
-        if (!row) return WL_ERR_NOMEM;
-        uint64_t prev = 0;
-        int first = 1;
-        for (uint64_t ry = 0; ry < r.h; ry++) {
-            wl_pattern_get_row(p, r.x, r.y + (int64_t)ry, r.w, row);
-            uint64_t a = wl_io_next_one(row, r.w, 0);
-            if (a == r.w) continue;
-            if (!first) emit(&o, ry - prev, '$');
-            first = 0;
-            prev = ry;
-            uint64_t at = 0;
-            while (a < r.w) {
-                if (a > at) emit(&o, a - at, 'b');
-                uint64_t z = wl_io_next_zero(row, r.w, a);
-                emit(&o, z - a, 'o');
-                at = z;
-                a = wl_io_next_one(row, r.w, z);
-            }
-            if (out->failed) break;
-        }
-        free(row);
+        rle_rows rr = {&o, r.x, 0, r.y, 0};
+        wl_status e2 = wl_pattern_each_row(p, rle_row, &rr);
+        if (e2 && e2 != WL_ERR_NOMEM) return e2;
+        if (e2) out->failed = 1;
     }
     emit(&o, 1, '!');
     if (!out->failed) out->len = (size_t)(o.q - out->p);

@@ -186,21 +186,33 @@ static wl_status reserve(wl_snapshot *s, size_t words) {
     return WL_OK;
 }
 
-/* Copies a pattern's bitmap into s. */
+/* A bitmap of the pattern's bounding box (widened to whole 64-cell words) in s. */
 static wl_status from_pattern(wl_snapshot *s, const wl_pattern *p) {
-    size_t words = (size_t)(p->h * p->stride);
-    s->x0 = p->x0;
-    s->y0 = p->y0;
-    s->w = p->w;
-    s->h = p->h;
-    s->stride = p->stride;
-    if (!words) {
+    wl_rect r;
+    if (!wl_pattern_bounds(p, &r)) {
         s->w = s->h = 0;
+        s->stride = 0;
+        s->x0 = s->y0 = 0;
         return WL_OK;
     }
-    wl_status st = reserve(s, words);
+    int64_t tx0 = wl_floordiv(r.x, 64), tx1 = wl_floordiv(r.x + (int64_t)r.w - 1, 64);
+    uint64_t *bits;
+    wl_status st = wl_snapshot_bitmap(s, tx0 * 64, r.y, (uint64_t)(tx1 - tx0 + 1) * 64, r.h, &bits);
     if (st) return st;
-    memcpy(s->bits, p->bits, words * sizeof *s->bits);
+    wl_tile_ref *v;
+    size_t n;
+    st = wl_pattern_tiles(p, WL_TILES_ANY, 0, 0, &v, &n);
+    if (st) return st;
+    for (size_t i = 0; i < n; i++) {
+        uint64_t rows[64];
+        wl_ptile_rows(v[i].t, rows);
+        for (int k = 0; k < 64; k++) {
+            int64_t y = v[i].ty * 64 + k;
+            if (rows[k] && y >= r.y && (uint64_t)(y - r.y) < r.h)
+                bits[(size_t)(y - r.y) * s->stride + (size_t)(v[i].tx - tx0)] = rows[k];
+        }
+    }
+    free(v);
     return WL_OK;
 }
 

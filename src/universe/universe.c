@@ -233,7 +233,7 @@ wl_status wl_universe_load_file(wl_universe *u, const char *path, uint64_t *drop
         wl_clear_error();
     }
     wl_pattern *p;
-    wl_read_opts ro = {u->cfg.max_memory};
+    wl_read_opts ro = {.max_memory = u->cfg.max_memory};
     wl_format fmt = WL_FORMAT_AUTO;
     s = wl_pattern_read_file_opts(path, &ro, &p, &fmt);
     if (s == WL_ERR_TOO_BIG && u->ho && fmt == WL_FORMAT_MACROCELL && strcmp(path, "-") != 0) {

@@ -221,27 +221,42 @@ wl_status hl_bounds(void *ctx, wl_bigint *xmin, wl_bigint *ymin, wl_bigint *xmax
 
 /* ---- from and to patterns --------------------------------------------------------------- */
 
-/* Builds the level-k node for the square at (x, y) from pattern p whose live cells lie in
- * rect r; 0 on failure. */
-static uint32_t build(hl_ctx *h, const wl_pattern *p, const wl_rect *r, i128 x, i128 y, int k) {
-    i128 size = (i128)1 << k;
-    if (x + size <= r->x || y + size <= r->y || x >= (i128)r->x + (i128)r->w ||
-        y >= (i128)r->y + (i128)r->h)
-        return hl_empty(h, k);
-    if (k == HL_LEAF_LEVEL) {
-        uint64_t bits = 0;
-        for (int row = 0; row < 8; row++) {
-            uint64_t w = 0;
-            wl_pattern_get_row(p, (int64_t)x, (int64_t)(y + row), 8, &w);
-            bits |= (w & 0xFF) << (8 * row);
-        }
-        return hl_leaf_make(h, bits);
-    }
+/* The level-k node (3 <= k <= 6) whose top-left cell is (cx, cy) of a 64x64 block of
+ * rows; 0 on failure. */
+static uint32_t build_rows(hl_ctx *h, const uint64_t *rows, int cx, int cy, int k) {
+    if (!wl_rows_any(rows, cx, cy, k)) return hl_empty(h, k);
+    if (k == HL_LEAF_LEVEL) return hl_leaf_make(h, wl_rows_leaf(rows, cx / 8, cy / 8));
     size_t sp0 = h->sp;
-    i128 half = size / 2;
+    int half = 1 << (k - 1);
     uint32_t c[4];
     for (int i = 0; i < 4; i++) {
-        c[i] = build(h, p, r, x + (i & 1) * half, y + (i >> 1) * half, k - 1);
+        c[i] = build_rows(h, rows, cx + (i & 1) * half, cy + (i >> 1) * half, k - 1);
+        if (!c[i]) return 0;
+        hl_push(h, c[i]);
+    }
+    uint32_t n = hl_node_make(h, c[0], c[1], c[2], c[3]);
+    h->sp = sp0;
+    return n;
+}
+
+/* The level-k node (k >= 6) made of the pattern tiles v[lo, hi) (quadtree order) whose
+ * top-left tile is (bx, by) relative to the root's; 0 on failure.  Empty squares cost
+ * nothing, so the time follows the tiles, never the bounding box. */
+static uint32_t build(hl_ctx *h, const wl_tile_ref *v, size_t lo, size_t hi, uint64_t bx,
+                      uint64_t by, int k) {
+    if (lo == hi) return hl_empty(h, k);
+    if (k == 6) {
+        uint64_t rows[64];
+        wl_ptile_rows(v[lo].t, rows);
+        return build_rows(h, rows, 0, 0, 6);
+    }
+    uint64_t half = (uint64_t)1 << (k - 7);
+    size_t cut[5], sp0 = h->sp;
+    wl_tiles_split(v, lo, hi, bx + half, by + half, cut);
+    uint32_t c[4];
+    for (int i = 0; i < 4; i++) {
+        c[i] = build(h, v, cut[i], cut[i + 1], bx + (uint64_t)(i & 1) * half,
+                     by + (uint64_t)(i >> 1) * half, k - 1);
         if (!c[i]) return 0;
         hl_push(h, c[i]);
     }
@@ -266,45 +281,40 @@ static wl_status take_failure(hl_ctx *h) {
 wl_status hl_load_pattern(void *ctx, const wl_pattern *p) {
     hl_ctx *h = ctx;
     wl_rect r;
-    int k = 6;
+    int k = 7; /* at least a square of 2x2 tiles around the origin */
     if (wl_pattern_bounds(p, &r)) {
         int kx = level_covering(r.x, r.x + (int64_t)r.w - 1);
         int ky = level_covering(r.y, r.y + (int64_t)r.h - 1);
-        k = kx > ky ? kx : ky;
-    } else {
-        r.w = r.h = 0;
+        if (kx > k) k = kx;
+        if (ky > k) k = ky;
     }
+    int64_t org = -(int64_t)((uint64_t)1 << (k - 7)); /* the root's top-left tile */
+    wl_tile_ref *v;
+    size_t n;
+    wl_status s = wl_pattern_tiles(p, WL_TILES_Z, org, org, &v, &n);
+    if (s) return s;
     h->sp = 0;
-    i128 half = (i128)1 << (k - 1);
-    uint32_t n = build(h, p, &r, -half, -half, k);
-    if (!n) return take_failure(h);
-    hl_set_root(h, n, k);
+    uint32_t root = build(h, v, 0, n, 0, 0, k);
+    free(v);
+    if (!root) return take_failure(h);
+    hl_set_root(h, root, k);
     return WL_OK;
 }
 
 /* ORs the live cells of node n (level k, top-left (x, y)) into pattern p. */
-static void store_node(hl_ctx *h, uint32_t n, int k, i128 x, i128 y, wl_pattern *p) {
-    if (n == h->empty[k]) return;
+static wl_status store_node(hl_ctx *h, uint32_t n, int k, i128 x, i128 y, wl_pattern *p) {
+    if (n == h->empty[k]) return WL_OK;
+    wl_status s = WL_OK;
     if (k == HL_LEAF_LEVEL) {
         uint64_t b = hl_leaf_bits(h, n);
-        for (int r = 0; r < 8; r++) {
-            uint64_t row = (b >> (8 * r)) & 0xFF;
-            if (!row) continue;
-            int64_t o = (int64_t)(x - p->x0);
-            if (o < 0) {
-                row >>= -o;
-                o = 0;
-            }
-            uint64_t *line = p->bits + (size_t)((int64_t)(y + r) - p->y0) * p->stride;
-            unsigned sh = (unsigned)(o & 63);
-            line[o >> 6] |= row << sh;
-            if (sh > 56 && (row >> (64 - sh))) line[(o >> 6) + 1] |= row >> (64 - sh);
-        }
-        return;
+        for (int r = 0; r < 8 && !s; r++)
+            s = wl_pattern_or(p, (int64_t)x, (int64_t)(y + r), (b >> (8 * r)) & 0xFF);
+        return s;
     }
     i128 half = (i128)1 << (k - 1);
-    for (int i = 0; i < 4; i++)
-        store_node(h, h->nodes[n].c[i], k - 1, x + (i & 1) * half, y + (i >> 1) * half, p);
+    for (int i = 0; i < 4 && !s; i++)
+        s = store_node(h, h->nodes[n].c[i], k - 1, x + (i & 1) * half, y + (i >> 1) * half, p);
+    return s;
 }
 
 wl_status hl_store_pattern(void *ctx, wl_pattern **out) {
@@ -325,14 +335,12 @@ wl_status hl_store_pattern(void *ctx, wl_pattern **out) {
                 return wl_error(WL_ERR_TOO_BIG,
                                 "hashlife: the pattern extends beyond 64-bit coordinates");
             }
-        wl_rect r = {v[0], v[1], (uint64_t)(v[2] - v[0]) + 1, (uint64_t)(v[3] - v[1]) + 1};
-        s = wl_pattern_reserve(p, &r);
+        i128 half = (i128)1 << (h->root_level - 1);
+        s = store_node(h, h->root, h->root_level, -half, -half, p);
         if (s) {
             wl_pattern_free(p);
             return s;
         }
-        i128 half = (i128)1 << (h->root_level - 1);
-        store_node(h, h->root, h->root_level, -half, -half, p);
     }
     *out = p;
     return WL_OK;

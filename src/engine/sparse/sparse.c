@@ -780,33 +780,26 @@ static void clear(sp_ctx *c) {
 static wl_status load_pattern(void *v, const wl_pattern *p) {
     sp_ctx *c = v;
     clear(c);
-    wl_rect r;
-    if (!wl_pattern_bounds(p, &r)) return WL_OK;
-    int64_t tx0 = wl_floordiv(r.x, WL_TILE);
-    int64_t tx1 = wl_floordiv(r.x + (int64_t)r.w - 1, WL_TILE);
-    size_t nw = (size_t)(tx1 - tx0 + 1);
-    uint64_t *words = wl_malloc(nw * 8);
-    if (!words) return WL_ERR_NOMEM;
+    wl_tile_ref *pt; /* the pattern's tiles are this engine's tiles */
+    size_t n;
+    wl_status s = wl_pattern_tiles(p, WL_TILES_ANY, 0, 0, &pt, &n);
+    if (s) return s;
     sp_list made = {0};
-    wl_status s = WL_OK;
-    for (uint64_t i = 0; i < r.h && !s; i++) {
-        int64_t y = r.y + (int64_t)i;
-        wl_pattern_get_row(p, tx0 * WL_TILE, y, nw * WL_TILE, words);
-        int64_t ty = wl_floordiv(y, WL_TILE);
-        for (size_t w = 0; w < nw && !s; w++) {
-            if (!words[w]) continue;
-            size_t before = c->map.count;
-            sp_tile *t = tile_get(c, tx0 + (int64_t)w, ty);
-            if (!t) {
-                s = c->fail;
-                break;
-            }
-            if (c->map.count != before) s = list_push(&made, t);
-            t->rows[c->par][wl_mod(y, WL_TILE)] = words[w];
+    for (size_t i = 0; i < n && !s; i++) {
+        uint64_t rows[WL_TILE], any = 0;
+        wl_ptile_rows(pt[i].t, rows);
+        for (int r = 0; r < WL_TILE; r++) any |= rows[r];
+        if (!any) continue;
+        sp_tile *t = tile_get(c, pt[i].tx, pt[i].ty);
+        if (!t) {
+            s = c->fail;
+            break;
         }
+        memcpy(t->rows[c->par], rows, sizeof rows);
+        s = list_push(&made, t);
     }
     for (size_t i = 0; i < made.n && !s; i++) s = edited(c, made.t[i]);
-    free(words);
+    free(pt);
     free(made.t);
     if (s) clear(c);
     return s;
@@ -864,22 +857,10 @@ static wl_status store_pattern(void *v, wl_pattern **out) {
     if (!*out) return WL_ERR_NOMEM;
     wl_pattern *p = *out;
     wl_pattern_set_rule(p, &c->cfg.rule);
-    int64_t x0, y0, x1, y1;
-    if (bounds_of(c, &x0, &y0, &x1, &y1) != WL_OK) return WL_OK;
-    wl_rect r = {x0, y0, (uint64_t)(x1 - x0) + 1, (uint64_t)(y1 - y0) + 1};
-    wl_status s = wl_pattern_reserve(p, &r);
+    wl_status s = WL_OK;
     FOR_EACH_TILE(c, t) {
-        for (int rr = 0; rr < WL_TILE && !s; rr++) {
-            uint64_t w = t->rows[c->par][rr];
-            int64_t x = t->tx * WL_TILE, y = t->ty * WL_TILE + rr;
-            while (w && !s) { /* one run of live cells at a time */
-                int b = __builtin_ctzll(w);
-                uint64_t rest = ~(w >> b);
-                int run = rest ? __builtin_ctzll(rest) : 64 - b;
-                s = wl_pattern_set_run(p, x + b, y, (uint64_t)run);
-                w &= run == 64 ? 0 : ~((((uint64_t)1 << run) - 1) << b);
-            }
-        }
+        for (int rr = 0; rr < WL_TILE && !s; rr++)
+            s = wl_pattern_or(p, t->tx * WL_TILE, t->ty * WL_TILE + rr, t->rows[c->par][rr]);
     }
     if (s) {
         wl_pattern_free(p);
