@@ -10,6 +10,12 @@
  *    linearly out beyond 64-bit coordinates;
  *  - macrocell round trips (plain and gzipped), a hand-written macrocell file with known
  *    cells, and malformed files;
+ *  - HashLife's macrocell loader against the pattern reader (both use the one macrocell
+ *    grammar): a table of small files (roots of levels 1..3 and deep ones, node lines of
+ *    levels 1..3 inside a tree, empty files, comments, CRLF, gzip) must give the same cells,
+ *    also when stepped (and the same as `ref`), and bad files the same status and message,
+ *    the universe kept; soups through the writer; a file bigger than the store refused, and
+ *    a file loaded after a long run filled the store;
  *  - a memory limit that forces garbage collection mid-run (same answer), one too small
  *    (WL_ERR_NOMEM, universe unchanged), interruption through cfg->poll (consistent
  *    universe at the reported generation), B0 refused, cell access and rendering;
@@ -431,6 +437,387 @@ static void memory_limit(void) {
     wl_pattern_free(p);
 }
 
+/* ---- macrocell: the native loader against the pattern reader ----------------------------- */
+
+/* A macrocell text and what both readers must make of it. */
+typedef struct mc_case {
+    const char *name; /* also the file name: its extension matters to format detection */
+    const char *text;
+    wl_status want;   /* the status of both paths */
+    int native;       /* 1: hashlife's own loader must take it (not WL_ERR_UNSUPPORTED) */
+    const char *cells; /* for valid files: the live cells, "x,y x,y ..." (NULL: not checked) */
+} mc_case;
+
+static const mc_case mc_cases[] = {
+    {"leaf-root.mc", "[M2]\n.*$..*$***$\n", WL_OK, 1, "-3,-4 -2,-3 -4,-2 -3,-2 -2,-2"},
+    {"level1-root.mc", "[M2]\n1 1 0 0 1\n", WL_OK, 1, "-1,-1 0,0"},
+    {"level1-full.mc", "[M2] (golly 4.2)\n1 1 1 1 1\n", WL_OK, 1, "-1,-1 0,-1 -1,0 0,0"},
+    {"level2-root.mc", "[M2]\n1 1 0 0 1\n1 0 1 0 0\n2 1 2 0 1\n", WL_OK, 1,
+     "-2,-2 -1,-1 1,-2 0,0 1,1"},
+    {"level3-line-root.mc", "[M2]\n1 1 0 0 1\n2 1 0 0 1\n3 2 0 0 2\n", WL_OK, 1,
+     "-4,-4 -3,-3 -2,-2 -1,-1 0,0 1,1 2,2 3,3"},
+    {"small-lines-inside.mc",
+     "[M2]\n1 1 0 0 1\n2 1 0 0 1\n3 0 2 0 0\n.*$..*$***$\n4 3 4 0 3\n5 0 0 5 0\n", WL_OK, 1,
+     "-12,0 -11,1 -10,2 -9,3 -7,0 -6,1 -8,2 -7,2 -6,2 -4,8 -3,9 -2,10 -1,11"},
+    {"golly-level1.mc", "[M2] (golly 2.0)\n#R B3/S23\n1 0 1 0 0\n1 1 0 0 0\n2 1 2 2 1\n"
+                        "3 3 0 0 3\n4 4 4 0 0\n", WL_OK, 1, NULL},
+    {"header-only.mc", "[M2] (golly 4.2)\n#R B3/S23\n", WL_OK, 1, ""},
+    {"empty-file.mc", "", WL_OK, 1, ""},
+    {"empty-level4.mc", "[M2]\n4 0 0 0 0\n", WL_OK, 1, ""},
+    {"empty-level1.mc", "[M2]\n1 0 0 0 0\n", WL_OK, 1, ""},
+    {"empty-leaf.mc", "[M2]\n$\n5 0 0 0 0\n", WL_OK, 1, ""},
+    {"comments.mc",
+     "[M2] (golly 3.0)\n#R B3/S23\n#G 1234\n#C a comment\n#D description\n#O someone\n\n"
+     ".*$..*$***$\n\n4 1 0 0 1\n",
+     WL_OK, 1, "-7,-8 -6,-7 -8,-6 -7,-6 -6,-6 1,0 2,1 0,2 1,2 2,2"},
+    {"crlf.mc", "[M2]\r\n#R B3/S23  \r\n.*$..*$***$  \r\n4 0 0 0 1\r\n", WL_OK, 1,
+     "1,0 2,1 0,2 1,2 2,2"},
+    {"bom-blanks.mc", "\xEF\xBB\xBF\n \n[M2]\n.*$..*$***$\n4 0 0 0 1\n", WL_OK, 1,
+     "1,0 2,1 0,2 1,2 2,2"},
+    {"no-header.mc", "#R B3/S23\n.*$..*$***$\n4 0 0 0 1\n", WL_OK, 1, "1,0 2,1 0,2 1,2 2,2"},
+    {"no-header-node.mc", ".*$..*$***$\n4 0 0 0 1\n", WL_OK, 1, "1,0 2,1 0,2 1,2 2,2"},
+    {"other-rule.mc", "[M2]\n#R B36/S23:T100,100\n.*$..*$***$\n4 1 0 0 0\n", WL_OK, 1,
+     "-7,-8 -6,-7 -8,-6 -7,-6 -6,-6"},
+    {"no-header.txt", ".*$..*$***$\n4 0 0 0 1\n", WL_ERR_PARSE, 0, NULL}, /* read as RLE */
+    {"forward-ref.mc", "[M2]\n4 2 0 0 0\n.*$\n", WL_ERR_PARSE, 1, NULL},
+    {"self-ref.mc", "[M2]\n.*$\n4 2 0 0 0\n", WL_ERR_PARSE, 1, NULL},
+    {"wrong-level.mc", "[M2]\n.*$\n5 1 0 0 0\n", WL_ERR_PARSE, 1, NULL},
+    {"level1-kid.mc", "[M2]\n1 1 0 0 0\n4 1 0 0 0\n", WL_ERR_PARSE, 1, NULL},
+    {"level2-kid.mc", "[M2]\n1 1 0 0 0\n2 1 0 0 0\n4 2 0 0 0\n", WL_ERR_PARSE, 1, NULL},
+    {"state2.mc", "[M2]\n1 2 0 0 0\n", WL_ERR_PARSE, 1, NULL},
+    {"level0.mc", "[M2]\n0 0 0 0 0\n", WL_ERR_PARSE, 1, NULL},
+    {"negative.mc", "[M2]\n.*$\n4 -1 0 0 0\n", WL_ERR_PARSE, 1, NULL},
+    {"short-node.mc", "[M2]\n.*$\n4 1 0 0\n", WL_ERR_PARSE, 1, NULL},
+    {"long-node.mc", "[M2]\n.*$\n4 1 0 0 0 0\n", WL_ERR_PARSE, 1, NULL},
+    {"huge-number.mc", "[M2]\n.*$\n4 99999999999999999999 0 0 0\n", WL_ERR_PARSE, 1, NULL},
+    {"wide-leaf.mc", "[M2]\n.*$..*$*****.***$\n", WL_ERR_PARSE, 1, NULL},
+    {"tall-leaf.mc", "[M2]\n*$*$*$*$*$*$*$*$*$\n", WL_ERR_PARSE, 1, NULL},
+    {"garbage.mc", "[M2]\nhello world\n", WL_ERR_PARSE, 1, NULL},
+    {"rle-body.mc", "[M2]\nx = 3, y = 3\nbo$2bo$3o!\n", WL_ERR_PARSE, 1, NULL},
+    {"bad-rule.mc", "[M2]\n#R nonsense\n.*$\n", WL_ERR_PARSE, 1, NULL},
+    {"empty-rule.mc", "[M2]\n#R\n.*$\n", WL_ERR_PARSE, 1, NULL},
+    {"binary.mc", "\x01\x02\x03\x04", WL_ERR_PARSE, 0, NULL},
+};
+
+/* A file of a level-L root (5 <= L) with a glider on each side of the centre, reached
+ * through chains of single-child nodes: lines 1 leaf, 2 "4 0 0 0 1" (the glider at the se
+ * quadrant), 3 "4 1 0 0 0" (at the nw quadrant), then per level k = 5..L-1 two nodes
+ * keeping the first chain in the se corner and the second in the nw corner, and a root
+ * with the first chain nw and the second se: the gliders at (-8, -8) and (0, 0).  `far`:
+ * the root holds the second chain at nw instead, a glider at (-2^(L-1), -2^(L-1)). */
+static char *deep_text(int L, int far) {
+    size_t cap = 64 + (size_t)L * 64, n = 0;
+    char *t = malloc(cap);
+    if (!t) return NULL;
+    n += (size_t)snprintf(t + n, cap - n, "[M2] (deep)\n.*$..*$***$\n4 0 0 0 1\n4 1 0 0 0\n");
+    int a = 2, b = 3, line = 3;
+    for (int k = 5; k < L; k++) {
+        n += (size_t)snprintf(t + n, cap - n, "%d 0 0 0 %d\n%d %d 0 0 0\n", k, a, k, b);
+        a = line + 1;
+        b = line + 2;
+        line += 2;
+    }
+    if (far)
+        snprintf(t + n, cap - n, "%d %d 0 0 0\n", L, b);
+    else
+        snprintf(t + n, cap - n, "%d %d 0 0 %d\n", L, a, b);
+    return t;
+}
+
+static wl_pattern *cell_list(const char *s) {
+    wl_pattern *p = wl_pattern_new();
+    long long x, y;
+    int used;
+    while (p && sscanf(s, " %lld,%lld%n", &x, &y, &used) == 2) {
+        wl_pattern_set(p, x, y, 1);
+        s += used;
+    }
+    return p;
+}
+
+/* Writes len bytes to path (gzipped when gz); 0 when gzip is not built in. */
+static int write_bytes(const char *path, const char *text, size_t len, int gz, int cut) {
+    char *z = NULL;
+    size_t zlen = 0;
+    if (gz) {
+        if (wl_gzip(text, len, &z, &zlen) != WL_OK) return 0;
+        text = z;
+        len = cut ? zlen / 2 : zlen;
+    }
+    FILE *f = fopen(path, "wb");
+    if (f) {
+        fwrite(text, 1, len, f);
+        fclose(f);
+    }
+    free(z);
+    return f != NULL;
+}
+
+/* The cells of a universe, or NULL (with a failed check). */
+static wl_pattern *cells_of(wl_universe *u, const char *what) {
+    wl_pattern *p = NULL;
+    wl_status s = wl_universe_store(u, &p);
+    WL_CHECK(s == WL_OK, "%s: store: %s", what, wl_last_error());
+    return p;
+}
+
+/* Steps a natively loaded universe and one loaded from the pattern reader's pattern in a
+ * few increments, checking that they agree (cells, population, bounds) and, while the
+ * cells stay within a 256-cell grid, that `ref` does too. */
+static void mc_step_check(wl_universe *native, const wl_pattern *p, const char *what) {
+    wl_rule life;
+    wl_rule_life(&life);
+    wl_universe *via = make_hl(&life, 0), *ref = make_ref(&life, 256);
+    if (via && ref) {
+        WL_CHECK_OK(wl_universe_load(via, p, NULL));
+        WL_CHECK_OK(wl_universe_load(ref, p, NULL));
+        static const uint64_t incs[] = {1, 3, 8, 21};
+        uint64_t gen = 0;
+        wl_rect r;
+        int on_grid = !wl_pattern_bounds(p, &r) ||
+                      (r.x >= -100 && r.y >= -100 && r.x + (int64_t)r.w <= 100 &&
+                       r.y + (int64_t)r.h <= 100);
+        for (size_t i = 0; i < sizeof incs / sizeof incs[0]; i++) {
+            WL_CHECK_OK(wl_universe_step(native, incs[i]));
+            WL_CHECK_OK(wl_universe_step(via, incs[i]));
+            WL_CHECK_OK(wl_universe_step(ref, incs[i]));
+            gen += incs[i];
+            char msg[160];
+            snprintf(msg, sizeof msg, "%s after %llu generations", what,
+                     (unsigned long long)gen);
+            wl_test_same(native, via, msg);
+            if (on_grid) on_grid = compare(native, ref, 256, msg, gen);
+        }
+    }
+    wl_universe_free(via);
+    wl_universe_free(ref);
+}
+
+/* One file through both readers: hashlife's loader (by its engine slot and through
+ * wl_universe_load_file on a universe holding a blinker) and wl_pattern_read_file. */
+static void mc_check_file(const char *path, const char *what, wl_status want, int native,
+                          const char *want_cells) {
+    wl_rule life;
+    wl_rule_life(&life);
+    static const int blinker[][2] = {{100, 100}, {101, 100}, {102, 100}};
+    wl_pattern *before = cells(blinker, 3), *p = NULL;
+    wl_universe *u = make_hl(&life, 0);
+    if (!u || !before) goto done;
+    WL_CHECK_OK(wl_universe_load(u, before, NULL));
+
+    /* the pattern reader: the reference answer */
+    wl_status sp = wl_pattern_read_file(path, &p);
+    char msg_p[512];
+    snprintf(msg_p, sizeof msg_p, "%s", wl_last_error());
+    WL_CHECK(sp == want, "%s: pattern reader gives %s, want %s (%s)", what, wl_status_str(sp),
+             wl_status_str(want), msg_p);
+
+    /* the engine's own loader, without the fallback to the pattern reader */
+    hl_ctx *h = wl_universe_ctx(u);
+    wl_status sn = hl_load_file(h, path);
+    WL_CHECK(native ? sn == sp : (sn == sp || sn == WL_ERR_UNSUPPORTED),
+             "%s: hashlife's loader gives %s, the pattern reader %s (%s)", what,
+             wl_status_str(sn), wl_status_str(sp), wl_last_error());
+    if (sn == WL_ERR_PARSE && sp == WL_ERR_PARSE)
+        WL_CHECK(strcmp(wl_last_error(), msg_p) == 0, "%s: messages differ: '%s' vs '%s'",
+                 what, wl_last_error(), msg_p);
+    WL_CHECK(sn == WL_OK || sn == WL_ERR_UNSUPPORTED || strstr(wl_last_error(), path),
+             "%s: the message names the file: %s", what, wl_last_error());
+    WL_CHECK_OK(wl_universe_load(u, before, NULL));
+
+    /* the universe: same status; the same cells, or the blinker kept */
+    wl_status su = wl_universe_load_file(u, path, NULL);
+    WL_CHECK(su == sp, "%s: wl_universe_load_file gives %s, the pattern reader %s (%s)", what,
+             wl_status_str(su), wl_status_str(sp), wl_last_error());
+    wl_pattern *got = cells_of(u, what);
+    if (su == WL_OK && sp == WL_OK && got) {
+        WL_CHECK(wl_pattern_equal_cells(got, p), "%s: cells differ (%llu vs %llu live)", what,
+                 (unsigned long long)wl_pattern_population(got),
+                 (unsigned long long)wl_pattern_population(p));
+        if (want_cells) {
+            wl_pattern *w = cell_list(want_cells);
+            WL_CHECK(w && wl_pattern_equal_cells(got, w), "%s: not the expected cells", what);
+            wl_pattern_free(w);
+        }
+        mc_step_check(u, p, what);
+    } else if (su != WL_OK && got) {
+        WL_CHECK(wl_pattern_equal_cells(got, before), "%s: universe changed by a failed load",
+                 what);
+    }
+    wl_pattern_free(got);
+done:
+    wl_pattern_free(p);
+    wl_pattern_free(before);
+    wl_universe_free(u);
+}
+
+/* A file whose glider lies beyond the pattern reader's 2^62 but within hashlife's reach:
+ * the reader refuses it (WL_ERR_TOO_BIG), hashlife holds 5 cells at -2^(L-1). */
+static void mc_far_check(const char *path, const char *what, int L) {
+    wl_rule life;
+    wl_rule_life(&life);
+    wl_pattern *p = NULL;
+    wl_status sp = wl_pattern_read_file(path, &p);
+    WL_CHECK(sp == WL_ERR_TOO_BIG, "%s: pattern reader gives %s", what, wl_status_str(sp));
+    wl_pattern_free(p);
+    wl_universe *u = make_hl(&life, 0);
+    if (!u) return;
+    WL_CHECK_OK(wl_universe_load_file(u, path, NULL));
+    WL_CHECK(pop_u64(u) == 5, "%s: population %llu", what, (unsigned long long)pop_u64(u));
+    wl_bigint b[4], half, want, zero;
+    bounds_of(u, b);
+    char text[80];
+    snprintf(text, sizeof text, "2^%d", L - 1);
+    WL_CHECK(wl_bigint_parse(text, &half) == WL_OK, "parse %s", text);
+    wl_bigint_from_u64(&zero, 0);
+    wl_bigint_sub(&want, &zero, &half);
+    WL_CHECK(wl_bigint_cmp(&b[0], &want) == 0, "%s: leftmost cell at -%s", what, text);
+    wl_universe_free(u);
+}
+
+static void macrocell_grammar(void) {
+    char dir[] = "/tmp/test_hashlife_mc_XXXXXX";
+    if (!mkdtemp(dir)) {
+        WL_CHECK(0, "mkdtemp failed");
+        return;
+    }
+    char path[512], what[160];
+    int have_gz = 1;
+    for (size_t i = 0; i < sizeof mc_cases / sizeof mc_cases[0]; i++) {
+        const mc_case *c = &mc_cases[i];
+        size_t len = strlen(c->text);
+        if (strcmp(c->name, "binary.mc") == 0) len = 4;
+        for (int gz = 0; gz < 2; gz++) {
+            snprintf(path, sizeof path, "%s/%s%s", dir, c->name, gz ? ".gz" : "");
+            if (!write_bytes(path, c->text, len, gz, 0)) {
+                have_gz = 0;
+                continue;
+            }
+            snprintf(what, sizeof what, "%s%s", c->name, gz ? " (gzip)" : "");
+            mc_check_file(path, what, c->want, c->native, c->cells);
+            unlink(path);
+        }
+    }
+    if (!have_gz) printf("skipped: gzip variants (%s)\n", wl_last_error());
+    /* deep roots: below and beyond the 62 levels the pattern reader places directly and
+     * the 240 levels of hashlife's nodes; far out: a glider at -2^(L-1), which the pattern
+     * reader holds up to 2^62 and hashlife up to 2^240 */
+    static const int levels[] = {5, 6, 40, 62, 63, 70, 240, 241, 242, 300};
+    for (size_t i = 0; i < 2 * sizeof levels / sizeof levels[0]; i++) {
+        int L = levels[i / 2], far = (int)(i % 2);
+        char *t = deep_text(L, far);
+        snprintf(path, sizeof path, "%s/deep%d%s.mc", dir, L, far ? "far" : "");
+        snprintf(what, sizeof what, "level-%d root%s", L, far ? ", far out" : "");
+        if (t && write_bytes(path, t, strlen(t), 0, 0)) {
+            if (!far)
+                mc_check_file(path, what, WL_OK, 1,
+                              "-7,-8 -6,-7 -8,-6 -7,-6 -6,-6 1,0 2,1 0,2 1,2 2,2");
+            else if (L <= 62 || L > HL_MAX_LEVEL)
+                mc_check_file(path, what, L <= 62 ? WL_OK : WL_ERR_TOO_BIG, 1, NULL);
+            else
+                mc_far_check(path, what, L);
+        }
+        free(t);
+        unlink(path);
+    }
+    /* truncated gzip, and a missing file */
+    snprintf(path, sizeof path, "%s/cut.mc.gz", dir);
+    static const char glider_mc[] = "[M2]\n#R B3/S23\n.*$..*$***$\n4 0 0 0 1\n";
+    if (have_gz && write_bytes(path, glider_mc, strlen(glider_mc), 1, 1))
+        mc_check_file(path, "truncated gzip", WL_ERR_PARSE, 1, NULL);
+    unlink(path);
+    snprintf(path, sizeof path, "%s/missing.mc", dir);
+    mc_check_file(path, "missing file", WL_ERR_NOT_FOUND, 1, NULL);
+    rmdir(dir);
+}
+
+/* Round trips of random soups through hashlife's writer, read back by both readers; and
+ * the memory limit while reading: a file bigger than the store is refused (universe kept),
+ * and one that fits once the old universe's garbage is gone loads after a long run. */
+static void macrocell_native(void) {
+    char dir[] = "/tmp/test_hashlife_mcn_XXXXXX";
+    if (!mkdtemp(dir)) {
+        WL_CHECK(0, "mkdtemp failed");
+        return;
+    }
+    char path[512];
+    snprintf(path, sizeof path, "%s/soup.mc", dir);
+    wl_rule life;
+    wl_rule_life(&life);
+    for (int rep = 0; rep < (quick ? 2 : 4); rep++) {
+        wl_pattern *p = wl_pattern_new(), *q = NULL;
+        wl_rect r = {(int64_t)(wl_splitmix64(&rng) % 2001) - 1000,
+                     (int64_t)(wl_splitmix64(&rng) % 2001) - 1000,
+                     1 + wl_splitmix64(&rng) % 150, 1 + wl_splitmix64(&rng) % 150};
+        WL_CHECK_OK(wl_pattern_random(p, &r, 0.3, wl_splitmix64(&rng)));
+        wl_universe *a = make_hl(&life, 0);
+        if (a) {
+            WL_CHECK_OK(wl_universe_load(a, p, NULL));
+            WL_CHECK_OK(wl_universe_save_file(a, path, WL_FORMAT_AUTO, -1));
+            wl_pattern *none = wl_pattern_new();
+            WL_CHECK_OK(wl_universe_load(a, none, NULL));
+            wl_pattern_free(none);
+            WL_CHECK_OK(hl_load_file(wl_universe_ctx(a), path));
+            wl_pattern *got = cells_of(a, "round trip");
+            WL_CHECK(got && wl_pattern_equal_cells(got, p), "soup -> .mc -> hashlife: equal");
+            WL_CHECK_OK(wl_pattern_read_file(path, &q));
+            WL_CHECK(q && wl_pattern_equal_cells(q, p), "soup -> .mc -> pattern: equal");
+            if (q) mc_step_check(a, q, "round trip");
+            wl_pattern_free(got);
+        }
+        wl_universe_free(a);
+        wl_pattern_free(p);
+        wl_pattern_free(q);
+    }
+
+    /* a store of 4096 nodes (the limit from max_memory / 40 bytes) */
+    wl_pattern *big = wl_pattern_new(), *small = wl_pattern_new();
+    wl_rect rb = {-400, -400, 800, 800}, rs = {-60, -60, 120, 120};
+    WL_CHECK_OK(wl_pattern_random(big, &rb, 0.4, wl_splitmix64(&rng)));
+    WL_CHECK_OK(wl_pattern_random(small, &rs, 0.4, wl_splitmix64(&rng)));
+    char bigp[512], smallp[512];
+    snprintf(bigp, sizeof bigp, "%s/big.mc", dir);
+    snprintf(smallp, sizeof smallp, "%s/small.mc", dir);
+    WL_CHECK_OK(wl_pattern_write_file(big, bigp, WL_FORMAT_MACROCELL, 0));
+    WL_CHECK_OK(wl_pattern_write_file(small, smallp, WL_FORMAT_MACROCELL, 0));
+    wl_universe *u = make_hl(&life, 4096 * 40);
+    if (u) {
+        hl_ctx *h = wl_universe_ctx(u);
+        wl_pattern *seed = wl_pattern_new();
+        soup(seed, 64, wl_splitmix64(&rng));
+        WL_CHECK_OK(wl_universe_load(u, seed, NULL));
+        /* a file of 10000 leaves does not fit: refused, the soup kept */
+        wl_pattern *before = cells_of(u, "before");
+        wl_status s = wl_universe_load_file(u, bigp, NULL);
+        WL_CHECK(s == WL_ERR_TOO_BIG, "a file bigger than the store: %s (%s)", wl_status_str(s),
+                 wl_last_error());
+        WL_CHECK(strstr(wl_last_error(), "big.mc:") != NULL, "message: %s", wl_last_error());
+        wl_pattern *after = cells_of(u, "after");
+        WL_CHECK(before && after && wl_pattern_equal_cells(before, after),
+                 "universe unchanged by a file bigger than the store");
+        /* run until the store is more than half full, then load a file that fits */
+        for (int i = 0; i < 40 && h->live <= h->limit / 2 + 1500; i++)
+            WL_CHECK_OK(wl_universe_step(u, 37));
+        printf("note: 4096-node store: %u nodes in use before loading a %s\n", h->live,
+               "file of ~700 nodes");
+        WL_CHECK_OK(wl_universe_load_file(u, smallp, NULL));
+        wl_pattern *got = cells_of(u, "small");
+        WL_CHECK(got && wl_pattern_equal_cells(got, small), "small file after a long run");
+        WL_CHECK_OK(wl_universe_step(u, 100));
+        wl_pattern_free(got);
+        wl_pattern_free(before);
+        wl_pattern_free(after);
+        wl_pattern_free(seed);
+    }
+    wl_universe_free(u);
+    wl_pattern_free(big);
+    wl_pattern_free(small);
+    unlink(bigp);
+    unlink(smallp);
+    unlink(path);
+    rmdir(dir);
+}
+
 static int poll_calls;
 static int poll_stop_after(void *user) { return ++poll_calls > *(int *)user; }
 
@@ -834,6 +1221,8 @@ int main(int argc, char **argv) {
     methuselahs();
     gun();
     macrocell();
+    macrocell_grammar();
+    macrocell_native();
     memory_limit();
     interruption();
     b0_and_cells();

@@ -75,7 +75,6 @@
 #include <sys/mman.h>
 #endif
 
-#define HL_MIN_ROOT_LEVEL 6        /* the central-quarter test needs great-grandchildren */
 #define HL_POLL_INTERVAL 4096      /* non-memoised results between two calls of cfg->poll */
 #define HL_BYTES_PER_NODE 40       /* node 24 + hash slots (2 to 4 x 4 bytes): worst case */
 #define HL_DEFAULT_CAP_BYTES (8ull << 30) /* default memory cap: min(this, RAM / 2) */
@@ -274,6 +273,8 @@ static wl_status gc(hl_ctx *h) {
                         (unsigned long long)(h->max_bytes >> 20), h->live);
     return WL_OK;
 }
+
+wl_status hl_collect(hl_ctx *h) { return gc(h); }
 
 /* ---- node store ----------------------------------------------------------------------- */
 

@@ -17,6 +17,7 @@
 
 #define HL_LEAF_MARK 0xFFFFFFFFu
 #define HL_LEAF_LEVEL 3 /* a leaf covers 2^3 x 2^3 cells */
+#define HL_MIN_ROOT_LEVEL 6 /* the central-quarter test needs great-grandchildren */
 #define HL_MAX_LEVEL 240 /* coordinates stay far below the 2^255 of a wl_bigint */
 #define HL_INDEX_BITS 28 /* node indices < 2^28 (10 GB of nodes): 4 bits of a table slot tag */
 #define HL_NO_RESULT 0xFFu /* rexp value of a node without a memoised result */
@@ -90,6 +91,9 @@ static inline int hl_is_empty(const hl_ctx *h, uint32_t n, int level) {
 wl_status hl_grow_root(hl_ctx *h, int level);
 /* Replaces the universe with a root (level >= 3), resetting memo-independent state. */
 void hl_set_root(hl_ctx *h, uint32_t root, int level);
+/* Collects garbage now (what the root, the empty nodes and the protect stack reach is
+ * kept); WL_ERR_NOMEM when the live trees fill seven eighths of the limit. */
+wl_status hl_collect(hl_ctx *h);
 /* Protects a node from garbage collection until the stack is popped below it. */
 static inline void hl_push(hl_ctx *h, uint32_t n) { h->stack[h->sp++] = n; }
 
