@@ -73,7 +73,7 @@ typedef struct wl_ptile {
     int64_t tx, ty;
     uint64_t mask;
     uint32_t cap; /* words allocated at u.rows; 0: the one stored row is u.one */
-    uint32_t spare;
+    uint32_t n;   /* rows stored (the bits of mask) */
     union {
         uint64_t one;
         uint64_t *rows;

@@ -110,9 +110,17 @@ static const wl_ptile *find(const wl_pattern *p, int64_t tx, int64_t ty) {
     }
 }
 
+/* Bits set in v, without a library call on machines built for plain x86-64. */
+static inline unsigned popcount(uint64_t v) {
+    v -= (v >> 1) & 0x5555555555555555ull;
+    v = (v & 0x3333333333333333ull) + ((v >> 2) & 0x3333333333333333ull);
+    v = (v + (v >> 4)) & 0x0F0F0F0F0F0F0F0Full;
+    return (unsigned)((v * 0x0101010101010101ull) >> 56);
+}
+
 static const uint64_t *row_ptr(const wl_ptile *t, int r) {
     const uint64_t *rows = t->cap ? t->u.rows : &t->u.one;
-    return rows + __builtin_popcountll(t->mask & (((uint64_t)1 << r) - 1));
+    return rows + popcount(t->mask & (((uint64_t)1 << r) - 1));
 }
 
 /* Row r of a tile, 0 when not stored. */
@@ -192,6 +200,7 @@ static wl_status word_at(wl_pattern *p, int64_t tx, int64_t ty, int r, uint64_t 
         t->ty = ty;
         t->mask = bit;
         t->cap = 0;
+        t->n = 1;
         t->u.one = 0;
         p->n++;
         p->cur = i;
@@ -202,8 +211,9 @@ static wl_status word_at(wl_pattern *p, int64_t tx, int64_t ty, int r, uint64_t 
         *out = (uint64_t *)row_ptr(t, r);
         return WL_OK;
     }
-    unsigned n = (unsigned)__builtin_popcountll(t->mask);
-    unsigned at = (unsigned)__builtin_popcountll(t->mask & (bit - 1));
+    unsigned n = t->n;
+    /* Rows written top to bottom (readers, engines) append: no count needed. */
+    unsigned at = t->mask >> r ? popcount(t->mask & (bit - 1)) : n;
     if (!t->cap || n == t->cap) { /* the one inline row or a full array: a larger array */
         unsigned ncap = t->cap ? t->cap * 2 : 4;
         wl_status s = room(p, (ncap - t->cap) * sizeof(uint64_t));
@@ -224,6 +234,7 @@ static wl_status word_at(wl_pattern *p, int64_t tx, int64_t ty, int r, uint64_t 
     memmove(rows + at + 1, rows + at, (n - at) * sizeof *rows);
     rows[at] = 0;
     t->mask |= bit;
+    t->n = n + 1;
     *out = rows + at;
     return WL_OK;
 }
@@ -315,8 +326,7 @@ uint64_t wl_pattern_population(const wl_pattern *p) {
         const wl_ptile *t = &p->slot[i];
         if (!t->mask) continue;
         const uint64_t *rows = t->cap ? t->u.rows : &t->u.one;
-        for (int k = __builtin_popcountll(t->mask); k--;)
-            n += (uint64_t)__builtin_popcountll(rows[k]);
+        for (unsigned k = t->n; k--;) n += popcount(rows[k]);
     }
     return n;
 }

@@ -133,10 +133,35 @@ static wl_status paint_small(wl_pattern *p, int64_t x, int64_t y, uint64_t bits)
     return e;
 }
 
-/* Paints the quadrants kid[] of a level-`level` node whose top-left is (x, y). */
+/* ORs the cells of the quadrants kid[] of a node of level <= 6 into a 64x64 block of rows,
+ * its top-left at (cx, cy) of the block. */
+static void paint_rows(const mc_reader *rd, const uint32_t kid[4], int level, int cx, int cy,
+                       uint64_t *rows) {
+    int half = 1 << (level - 1);
+    for (int k = 0; k < 4; k++) {
+        uint32_t c = kid[k];
+        if (rd->v[c].empty) continue;
+        int qx = cx + (k & 1) * half, qy = cy + (k >> 1) * half;
+        if (wl_mc_level(&rd->g, c) <= 3) {
+            uint64_t bits = wl_mc_bits(&rd->g, c);
+            for (int r = 0; r < 8; r++) rows[qy + r] |= ((bits >> (8 * r)) & 0xff) << qx;
+        } else {
+            paint_rows(rd, rd->v[c].kid, wl_mc_level(&rd->g, c), qx, qy, rows);
+        }
+    }
+}
+
+/* Paints the quadrants kid[] of a level-`level` node whose top-left is (x, y): a node of
+ * a whole tile is painted into a block first, then stored row by row in order. */
 static wl_status paint(mc_reader *rd, const uint32_t kid[4], int level, int64_t x, int64_t y) {
-    int64_t half = (int64_t)1 << (level - 1);
     wl_status e = WL_OK;
+    if (level == 6 && !wl_mod(x, 64) && !wl_mod(y, 64)) {
+        uint64_t rows[64] = {0};
+        paint_rows(rd, kid, level, 0, 0, rows);
+        for (int r = 0; r < 64 && !e; r++) e = wl_pattern_or(rd->r->p, x, y + r, rows[r]);
+        return e;
+    }
+    int64_t half = (int64_t)1 << (level - 1);
     for (int k = 0; k < 4 && !e; k++) {
         uint32_t c = kid[k];
         if (rd->v[c].empty) continue;
@@ -311,7 +336,7 @@ static void write_leaf(wl_iobuf *out, uint64_t bits) {
 /* The node of level k (3..6) whose top-left cell is (cx, cy) of a 64x64 block: its
  * number, 0 when empty, -1 on failure (w->err says why). */
 static int64_t node_rows(mc_writer *w, const uint64_t *rows, int cx, int cy, int k) {
-    if (!wl_rows_any(rows, cx, cy, k)) return 0;
+    if (k >= 5 && !wl_rows_any(rows, cx, cy, k)) return 0; /* sparse tiles */
     mc_key key = {(uint32_t)k, 0, 0, 0, 0};
     if (k == 3) {
         uint64_t bits = wl_rows_leaf(rows, cx / 8, cy / 8);

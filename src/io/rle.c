@@ -288,7 +288,11 @@ static wl_status parse_body(rle_state *st) {
                         y >= RLE_COORD_LIMIT - (uint64_t)st->py)
                         return wl_rd_error(r, WL_ERR_PARSE, wl_src_col(s, pos),
                                            "cell coordinates out of range (beyond 2^62)");
-                    e = or_cells(st, st->py + (int64_t)y, x, n, &word, &wlo);
+                    /* Through copies, so that word and wlo stay in registers. */
+                    uint64_t *w2 = word, wl2 = wlo;
+                    e = or_cells(st, st->py + (int64_t)y, x, n, &w2, &wl2);
+                    word = w2;
+                    wlo = wl2;
                     if (e) {
                         wl_error_prefix("%s:%zu:%zu", s->name, s->line, wl_src_col(s, pos));
                         return e;

@@ -224,7 +224,7 @@ wl_status hl_bounds(void *ctx, wl_bigint *xmin, wl_bigint *ymin, wl_bigint *xmax
 /* The level-k node (3 <= k <= 6) whose top-left cell is (cx, cy) of a 64x64 block of
  * rows; 0 on failure. */
 static uint32_t build_rows(hl_ctx *h, const uint64_t *rows, int cx, int cy, int k) {
-    if (!wl_rows_any(rows, cx, cy, k)) return hl_empty(h, k);
+    if (k >= 5 && !wl_rows_any(rows, cx, cy, k)) return hl_empty(h, k); /* sparse tiles */
     if (k == HL_LEAF_LEVEL) return hl_leaf_make(h, wl_rows_leaf(rows, cx / 8, cy / 8));
     size_t sp0 = h->sp;
     int half = 1 << (k - 1);
