@@ -9,7 +9,7 @@ static wl_status read_auto(const char *s, size_t len, const char *name, wl_patte
     wl_pattern *r = NULL;
     wl_status e = wl_pattern_read_mem(s, len, name, &r);
     if (e) return e;
-    free(p->bits);
+    wl_pattern_clear(p);
     free(p->comments);
     *p = *r; /* take r's storage, rule and comments */
     free(r);

@@ -165,8 +165,8 @@ wl_status wl_pattern_set(wl_pattern *p, int64_t x, int64_t y, int alive);
 int wl_pattern_get(const wl_pattern *p, int64_t x, int64_t y);
 /* Sets `count` consecutive cells of row y from x on to alive (fast path for readers). */
 wl_status wl_pattern_set_run(wl_pattern *p, int64_t x, int64_t y, uint64_t count);
-/* Reserves storage for the rectangle r so that setting cells inside it never reallocates.
- * Readers call it with the size a header declares. */
+/* Checks that the rectangle r can be placed (WL_ERR_TOO_BIG beyond +-2^62).  Storage
+ * follows the cells set, never a rectangle, so this allocates nothing. */
 wl_status wl_pattern_reserve(wl_pattern *p, const wl_rect *r);
 /* Number of live cells. */
 uint64_t wl_pattern_population(const wl_pattern *p);
@@ -229,7 +229,7 @@ wl_status wl_pattern_read_file_ex(const char *path, wl_pattern **out, wl_format 
 
 /* Options for reading (a zeroed struct, or NULL, means the defaults). */
 typedef struct wl_read_opts {
-    /* Bytes the pattern may grow to while it is read (its bitmap, its comments and the
+    /* Bytes the pattern may grow to while it is read (its cells' storage, its comments and the
      * reader's own tables); past it the read stops with WL_ERR_TOO_BIG and a message that
      * names the limit.  0: a quarter of physical memory. */
     uint64_t max_memory;

@@ -153,6 +153,17 @@ if grep -Eq '^  hashlife ' out; then
     t 0 "$W" info rpent-far.mc; has out '^population 116$'
     t 0 "$W" run rpent.rle -m 1103 --popcount -q --maxmemory 64
     has out '^generation 1103 population 116$'
+    # A macrocell file goes to HashLife's own reader, rule line included (gzip too), and
+    # ends where the pattern path ends.
+    t 0 "$W" soup 40x30 --seed 3 --rule B36/S23 -o hl.rle
+    t 0 "$W" convert hl.rle hl.mc.gz
+    t 0 "$W" run -e hashlife hl.mc.gz -m 64 -q -o hl-native.rle
+    t 0 "$W" run -e sparse hl.rle -m 64 -q -o hl-sparse.rle
+    same hl-native.rle hl-sparse.rle; has hl-native.rle 'rule = B36/S23'
+    # Cells far apart cost what cells cost: a glider and a blinker 2^40 cells apart.
+    printf '#Life 1.06\n1 0\n2 1\n0 2\n1 2\n2 2\n' >far.lif
+    printf '%s 1099511627776\n' 1099511627775 1099511627776 1099511627777 >>far.lif
+    t 0 "$W" run -e hashlife far.lif -m 4 --popcount -q; has out '^generation 4 population 8$'
 fi
 t 1 "$W" run rpent.rle -m 1 --maxmemory 0
 

@@ -288,15 +288,33 @@ static void test_gzip_streams(void) {
                          WL_FORMAT_RLE);
     WL_CHECK(p && wl_pattern_population(p) == 5 && wl_pattern_get(p, 1, 1), "across members");
     wl_pattern_free(p);
-    /* Cut inside the second member (found while detection still looks: no format yet),
-     * and damaged in the first. */
-    wl_pattern_free(read_all_windows("truncated", cd, lc + ld - 5, "t.rle.gz", 0, WL_ERR_PARSE,
-                                     "t.rle.gz: truncated gzip data", WL_FORMAT_AUTO));
+    /* Cut in the second member's trailer: its text is whole, and the reader stops at
+     * the '!' before the cut in every window.  Cut in its data: truncated.  Damaged in
+     * the first. */
+    p = read_all_windows("truncated trailer", cd, lc + ld - 5, "t.rle.gz", 0, WL_OK, NULL,
+                         WL_FORMAT_RLE);
+    WL_CHECK(p && wl_pattern_population(p) == 5, "truncated trailer");
+    wl_pattern_free(p);
+    wl_pattern_free(read_all_windows("truncated", cd, lc + ld - 12, "t.rle.gz", 0, WL_ERR_PARSE,
+                                     "t.rle.gz: truncated gzip data", WL_FORMAT_RLE));
     char *bad = malloc(la);
     memcpy(bad, za, la);
     for (size_t i = 10; i < la - 8; i++) bad[i] = (char)0xff;
     wl_pattern_free(read_all_windows("corrupt", bad, la, "bad.rle.gz", 0, WL_ERR_PARSE,
                                      "bad.rle.gz: corrupt gzip data", WL_FORMAT_AUTO));
+    /* A damaged checksum after text that detection cannot place: the same fault in every
+     * window (fuzz/seeds/auto/late-crc.gz, found by the fuzzer, is a text detection can
+     * place, where the reader's fault at 1:1 must come first in every window). */
+    char late[4100] = "[M";
+    memset(late + 2, 'o', 4000);
+    late[4002] = '\0';
+    char *zt;
+    size_t lt;
+    WL_CHECK_OK(wl_gzip(late, strlen(late), &zt, &lt));
+    zt[lt - 8] ^= 1; /* the CRC-32 of the trailer */
+    wl_pattern_free(read_all_windows("bad checksum late", zt, lt, "crc.gz", 0, WL_ERR_PARSE,
+                                     "crc.gz: corrupt gzip data", WL_FORMAT_AUTO));
+    free(zt);
     /* The same through a file. */
     char path[] = "/tmp/wl_test_io_stream_XXXXXX";
     int fd = mkstemp(path);

@@ -190,14 +190,20 @@ static detect_result detect_prefix(const char *s, size_t len, int whole, int cap
 static wl_status detect(wl_src *s, const char *path_hint, wl_format *f, int *life_auto) {
     size_t want = 64;
     for (;;) {
+        /* A fault of the input (corrupt gzip data) after some bytes: decide on the bytes
+         * before it if they suffice, as a larger window would have (the reader meets the
+         * fault again where it reads on), so that the outcome is the same in any window. */
         wl_status e = wl_src_need(s, want);
-        if (e) return e;
+        if (e && s->end == s->pos) return e;
         size_t avail = s->end - s->pos, at = 0;
         int capped = avail >= DETECT_MAX;
         const char *b = s->buf + s->pos;
         detect_result r = detect_prefix(b, capped ? DETECT_MAX : avail, s->eof && !capped,
                                         capped, path_hint, f, life_auto, &at);
-        if (r == DETECT_DONE) return WL_OK;
+        if (r == DETECT_DONE) {
+            if (e) wl_clear_error();
+            return WL_OK;
+        }
         if (r == DETECT_BINARY) {
             size_t line = 1, col0 = 0; /* col0: offset of the byte's line */
             if (avail >= 3 && memcmp(b, "\xEF\xBB\xBF", 3) == 0) col0 = 3;
@@ -209,6 +215,7 @@ static wl_status detect(wl_src *s, const char *path_hint, wl_format *f, int *lif
                                   "(RLE, plaintext, Life 1.05/1.06 or macrocell)",
                                   wl_io_describe_byte((unsigned char)b[at], what));
         }
+        if (e) return e;
         want = avail * 2 > DETECT_MAX ? DETECT_MAX : avail * 2 + 1;
     }
 }

@@ -243,7 +243,19 @@ static wl_status inflate_more(wl_src *s, size_t room) {
 }
 #endif
 
+static wl_status more(wl_src *s);
+
 wl_status wl_src_more(wl_src *s) {
+    if (s->fault) return wl_error(s->fault, "%s", s->fault_msg);
+    wl_status e = more(s);
+    if (e && e != WL_ERR_NOMEM) {
+        s->fault = e;
+        snprintf(s->fault_msg, sizeof s->fault_msg, "%s", wl_last_error());
+    }
+    return e;
+}
+
+static wl_status more(wl_src *s) {
     if (s->eof) return WL_OK;
     if (s->kind == SRC_MEM) {
         size_t left = s->mem_len - s->end;

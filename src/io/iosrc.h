@@ -55,6 +55,8 @@ typedef struct wl_src {
     unsigned char *zin;  /* gzip from a descriptor: compressed bytes read so far */
     int raw_eof;         /* gzip: the compressed input is used up */
     int member_done;     /* gzip: a member ended; another may follow */
+    wl_status fault;     /* a fault of the input met once is met again on every later call */
+    char fault_msg[256];
 } wl_src;
 
 /* Opens a source over len bytes at data (not copied: they must outlive the source); `name`

@@ -21,9 +21,10 @@
  * detection looks at), the first line that is not a '#' line decides: digits or '-' make
  * it 1.06, anything else 1.05 (as a "#P" line does).
  *
- * Writers: 1.05 cuts the bounding box into vertical strips of at most 80 columns (the
- * format's traditional line limit) and writes one #P block per strip that has live cells,
- * trimmed to that strip's own rows; 1.06 lists live cells row by row, left to right.  Both
+ * Writers: 1.05 writes the pattern's 64-column tile strips (within the format's
+ * traditional 80-column lines) as #P blocks, a new block after 16 empty rows, so the
+ * output follows the cells, not the bounding box; 1.06 lists live cells row by row, left
+ * to right.  Both
  * write the rule as "#N" for Life, "#R S/B" for other outer-totalistic rules (the
  * notation of the format), else "#R" and the canonical rule text.
  */
@@ -31,8 +32,9 @@
 
 #include <stdlib.h>
 
-/* Columns per #P block in the 1.05 writer (the format's traditional 80-column lines). */
-#define LIFE105_STRIP 80
+/* The 1.05 writer's blocks are 64 columns wide (within the format's traditional
+ * 80-column lines) and end after this many empty rows. */
+#define LIFE105_GAP 16
 
 static int blank(char c) { return c == ' ' || c == '\t'; }
 
@@ -191,44 +193,54 @@ static wl_status write_header(const wl_pattern *p, const char *version, wl_iobuf
     return write_rule_line(p, out);
 }
 
+/* Tiles by column strip, then top to bottom. */
+static int by_columns(const void *pa, const void *pb) {
+    const wl_tile_ref *a = pa, *b = pb;
+    if (a->tx != b->tx) return a->tx < b->tx ? -1 : 1;
+    return a->ty < b->ty ? -1 : a->ty > b->ty;
+}
+
+/* One row of a 1.05 block: '*' and '.' up to the last live cell. */
+static void put_row105(wl_iobuf *out, uint64_t w) {
+    int last = 63 - __builtin_clzll(w);
+    if (!wl_iobuf_reserve(out, (size_t)last + 2)) return;
+    for (int i = 0; i <= last; i++) out->p[out->len++] = (w >> i & 1) ? '*' : '.';
+    out->p[out->len++] = '\n';
+}
+
 wl_status wl_life105_write(const wl_pattern *p, wl_iobuf *out) {
     wl_status e = write_header(p, "#Life 1.05\n", out);
     if (e) return e;
-    wl_rect r;
-    if (!wl_pattern_bounds(p, &r)) return WL_OK;
-    uint64_t row[(LIFE105_STRIP + 63) / 64];
-    for (uint64_t sx = 0; sx < r.w && !out->failed; sx += LIFE105_STRIP) {
-        uint64_t sw = r.w - sx < LIFE105_STRIP ? r.w - sx : LIFE105_STRIP;
-        int64_t x0 = r.x + (int64_t)sx;
-        /* This strip's first and last rows with live cells. */
-        uint64_t top = r.h, bottom = 0;
-        for (uint64_t ry = 0; ry < r.h; ry++) {
-            wl_pattern_get_row(p, x0, r.y + (int64_t)ry, sw, row);
-            if (wl_io_next_one(row, sw, 0) < sw) {
-                if (top == r.h) top = ry;
-                bottom = ry;
-            }
-        }
-        if (top == r.h) continue;
-        wl_iobuf_puts(out, "#P ");
-        wl_iobuf_put_i64(out, x0);
-        wl_iobuf_putc(out, ' ');
-        wl_iobuf_put_i64(out, r.y + (int64_t)top);
-        wl_iobuf_putc(out, '\n');
-        for (uint64_t ry = top; ry <= bottom; ry++) {
-            wl_pattern_get_row(p, x0, r.y + (int64_t)ry, sw, row);
-            uint64_t last = 0;
-            for (uint64_t i = 0; i < sw; i++)
-                if (row[i / 64] >> (i % 64) & 1) last = i + 1;
-            if (!last) {
-                wl_iobuf_putc(out, '.');
+    wl_tile_ref *v;
+    size_t n;
+    e = wl_pattern_tiles(p, WL_TILES_ANY, 0, 0, &v, &n);
+    if (e) return e;
+    if (n) qsort(v, n, sizeof *v, by_columns);
+    /* A block per run of rows of one 64-column strip, a new one past a gap of
+     * LIFE105_GAP empty rows, so that far-apart cells cost blocks, not empty lines. */
+    int64_t last = 0; /* the last row written in the current strip */
+    for (size_t i = 0; i < n && !out->failed; i++) {
+        int fresh = i == 0 || v[i].tx != v[i - 1].tx;
+        uint64_t rows[64];
+        wl_ptile_rows(v[i].t, rows);
+        for (int r = 0; r < 64 && !out->failed; r++) {
+            if (!rows[r]) continue;
+            int64_t y = v[i].ty * 64 + r;
+            if (fresh || y - last > LIFE105_GAP) {
+                wl_iobuf_puts(out, "#P ");
+                wl_iobuf_put_i64(out, v[i].tx * 64);
+                wl_iobuf_putc(out, ' ');
+                wl_iobuf_put_i64(out, y);
+                wl_iobuf_putc(out, '\n');
+                fresh = 0;
             } else {
-                for (uint64_t i = 0; i < last; i++)
-                    wl_iobuf_putc(out, (row[i / 64] >> (i % 64) & 1) ? '*' : '.');
+                for (int64_t k = last + 1; k < y; k++) wl_iobuf_puts(out, ".\n");
             }
-            wl_iobuf_putc(out, '\n');
+            put_row105(out, rows[r]);
+            last = y;
         }
     }
+    free(v);
     return WL_OK;
 }
 
