@@ -84,7 +84,10 @@ struct wl_pattern {
     wl_ptile *slot;  /* open addressing, linear probing; NULL while empty */
     size_t cap, n;   /* slots (0 or a power of two) and tiles */
     uint64_t words;  /* row words allocated outside the table */
-    size_t cur;      /* the slot a writer used last (a hint, checked before use) */
+    /* Writers' hints: the slot (+ 1) of a tile recently used, by (tx + 7 ty) mod 256, so
+     * that a row-by-row writer finds the tiles of its band without hashing; checked
+     * against the slot before use, so a stale hint costs nothing. */
+    uint32_t hint[256];
     uint64_t max;    /* wl_pattern_max_bytes() when first needed (0 = not yet) */
     wl_rule rule;
     char *comments;  /* never NULL after wl_pattern_new */

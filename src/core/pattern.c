@@ -45,7 +45,7 @@ static void free_storage(wl_pattern *p) {
         if (p->slot[i].mask && p->slot[i].cap) free(p->slot[i].u.rows);
     free(p->slot);
     p->slot = NULL;
-    p->cap = p->n = p->cur = 0;
+    p->cap = p->n = 0;
     p->words = 0;
 }
 
@@ -167,22 +167,22 @@ static wl_status grow_table(wl_pattern *p) {
     free(p->slot);
     p->slot = ns;
     p->cap = ncap;
-    p->cur = 0;
     return WL_OK;
 }
 
 /* The stored word of row r of tile (tx, ty), created if absent. */
 static wl_status word_at(wl_pattern *p, int64_t tx, int64_t ty, int r, uint64_t **out) {
     wl_ptile *t = NULL;
-    if (p->cur < p->cap && p->slot[p->cur].mask && p->slot[p->cur].tx == tx &&
-        p->slot[p->cur].ty == ty) {
-        t = &p->slot[p->cur];
+    uint32_t *hint = &p->hint[((uint64_t)tx + 7 * (uint64_t)ty) & 255];
+    size_t h = (size_t)*hint - 1;
+    if (h < p->cap && p->slot[h].mask && p->slot[h].tx == tx && p->slot[h].ty == ty) {
+        t = &p->slot[h];
     } else if (p->cap) {
         for (size_t i = slot_of(tx, ty, p->cap);; i = (i + 1) & (p->cap - 1)) {
             if (!p->slot[i].mask) break;
             if (p->slot[i].tx == tx && p->slot[i].ty == ty) {
                 t = &p->slot[i];
-                p->cur = i;
+                if (i < UINT32_MAX) *hint = (uint32_t)(i + 1);
                 break;
             }
         }
@@ -203,7 +203,7 @@ static wl_status word_at(wl_pattern *p, int64_t tx, int64_t ty, int r, uint64_t 
         t->n = 1;
         t->u.one = 0;
         p->n++;
-        p->cur = i;
+        if (i < UINT32_MAX) *hint = (uint32_t)(i + 1);
         *out = &t->u.one;
         return WL_OK;
     }
@@ -215,7 +215,7 @@ static wl_status word_at(wl_pattern *p, int64_t tx, int64_t ty, int r, uint64_t 
     /* Rows written top to bottom (readers, engines) append: no count needed. */
     unsigned at = t->mask >> r ? popcount(t->mask & (bit - 1)) : n;
     if (!t->cap || n == t->cap) { /* the one inline row or a full array: a larger array */
-        unsigned ncap = t->cap ? t->cap * 2 : 4;
+        unsigned ncap = t->cap ? t->cap * 4 : 4; /* 4, 16, 64 */
         wl_status s = room(p, (ncap - t->cap) * sizeof(uint64_t));
         if (s) return s;
         uint64_t *rows;
