@@ -155,20 +155,15 @@ static void check_poll(const char *kernel, uint64_t seed) {
 
 /* "mpi:cpu" as one engine name, and the error for an unknown inner kernel. */
 static void check_names(void) {
-    wl_config cfg;
-    wl_config_init(&cfg);
-    cfg.engine = "mpi:ref";
-    cfg.width = 20;
-    cfg.height = 9;
     wl_universe *u = NULL;
-    WL_CHECK_OK(wl_universe_create(&cfg, &u));
+    WL_CHECK_OK(wl_test_make("mpi:ref", NULL, WL_TOPOLOGY_TORUS, 20, 9, NULL, 0, &u));
     if (u) {
         WL_CHECK(strcmp(wl_universe_engine(u), "mpi") == 0, "engine %s", wl_universe_engine(u));
         WL_CHECK(strcmp(wl_universe_kernel(u), "ref") == 0, "kernel %s", wl_universe_kernel(u));
         wl_universe_free(u);
     }
-    cfg.engine = "mpi:nosuch";
-    WL_CHECK(wl_universe_create(&cfg, &u) == WL_ERR_NOT_FOUND, "unknown kernel accepted");
+    WL_CHECK(wl_test_make("mpi:nosuch", NULL, WL_TOPOLOGY_TORUS, 20, 9, NULL, 0, &u) ==
+                 WL_ERR_NOT_FOUND, "unknown kernel accepted");
 }
 
 int main(int argc, char **argv) {

@@ -93,13 +93,8 @@ static void test_render_random(uint64_t *st, int rounds) {
 
 /* A torus universe of an odd size: snapshot, default render and store agree. */
 static void test_universe_snapshot(uint64_t *st) {
-    wl_config cfg;
-    wl_config_init(&cfg);
-    cfg.engine = "ref";
-    cfg.width = 131;
-    cfg.height = 77;
     wl_universe *u = NULL;
-    WL_CHECK_OK(wl_universe_create(&cfg, &u));
+    WL_CHECK_OK(wl_test_make("ref", NULL, WL_TOPOLOGY_TORUS, 131, 77, NULL, 0, &u));
     if (!u) return;
     wl_pattern *p = wl_pattern_new();
     wl_rect r = {-65, -38, 131, 77};

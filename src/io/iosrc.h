@@ -77,6 +77,17 @@ void wl_src_close(wl_src *s);
  * and adds nothing.  Errors: WL_ERR_IO (read failed), WL_ERR_PARSE (corrupt or truncated
  * gzip data), WL_ERR_NOMEM. */
 wl_status wl_src_more(wl_src *s);
+/* For a reader that scans buf[pos, end) in locals: hands its position back, fetches the
+ * next window and reloads the locals (*pos == *end afterwards: the input has ended). */
+static inline wl_status wl_src_refill(wl_src *s, const char **b, size_t *pos, size_t *end) {
+    s->pos = *pos;
+    wl_status e = wl_src_more(s);
+    *b = s->buf;
+    *pos = s->pos;
+    *end = s->end;
+    return e;
+}
+
 /* Calls wl_src_more until at least n bytes are unconsumed or the input ends. */
 wl_status wl_src_need(wl_src *s, size_t n);
 /* Skips a UTF-8 byte order mark at the start of the input (columns then count from the

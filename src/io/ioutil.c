@@ -226,12 +226,7 @@ wl_status wl_rd_row(wl_rd *r, int64_t x0, int64_t y, const char *expected) {
     wl_status e = WL_OK;
     for (;;) {
         if (pos == end) {
-            s->pos = pos;
-            e = wl_src_more(s);
-            if (e) return e;
-            b = s->buf;
-            pos = s->pos;
-            end = s->end;
+            if ((e = wl_src_refill(s, &b, &pos, &end))) return e;
             if (pos == end) break; /* end of input: the row ends too */
         }
         char c = b[pos];

@@ -333,27 +333,30 @@ static void write_leaf(wl_iobuf *out, uint64_t bits) {
     wl_iobuf_putc(out, '\n');
 }
 
+/* The node of level k >= 4 with quadrants q[] (numbers, 0 empty, -1 failed): its number,
+ * 0 when empty, -1 on failure (w->err says why). */
+static int64_t make_node(mc_writer *w, int k, const int64_t q[4]) {
+    if (q[0] < 0 || q[1] < 0 || q[2] < 0 || q[3] < 0) return -1;
+    if (!(q[0] | q[1] | q[2] | q[3])) return 0;
+    mc_key key = {(uint32_t)k, (uint32_t)q[0], (uint32_t)q[1], (uint32_t)q[2], (uint32_t)q[3]};
+    uint32_t id = intern(w, &key);
+    return id ? (int64_t)id : -1;
+}
+
 /* The node of level k (3..6) whose top-left cell is (cx, cy) of a 64x64 block: its
  * number, 0 when empty, -1 on failure (w->err says why). */
 static int64_t node_rows(mc_writer *w, const uint64_t *rows, int cx, int cy, int k) {
     if (k >= 5 && !wl_rows_any(rows, cx, cy, k)) return 0; /* sparse tiles */
-    mc_key key = {(uint32_t)k, 0, 0, 0, 0};
-    if (k == 3) {
-        uint64_t bits = wl_rows_leaf(rows, cx / 8, cy / 8);
-        if (!bits) return 0;
-        key.a = (uint32_t)bits;
-        key.b = (uint32_t)(bits >> 32);
-    } else {
+    if (k > 3) {
         int half = 1 << (k - 1);
-        uint32_t q[4];
-        for (int i = 0; i < 4; i++) {
-            int64_t id = node_rows(w, rows, cx + (i & 1) * half, cy + (i >> 1) * half, k - 1);
-            if (id < 0) return -1;
-            q[i] = (uint32_t)id;
-        }
-        if (!(q[0] | q[1] | q[2] | q[3])) return 0;
-        key.a = q[0], key.b = q[1], key.c = q[2], key.d = q[3];
+        int64_t q[4];
+        for (int i = 0; i < 4; i++)
+            q[i] = node_rows(w, rows, cx + (i & 1) * half, cy + (i >> 1) * half, k - 1);
+        return make_node(w, k, q);
     }
+    uint64_t bits = wl_rows_leaf(rows, cx / 8, cy / 8);
+    if (!bits) return 0;
+    mc_key key = {3, (uint32_t)bits, (uint32_t)(bits >> 32), 0, 0};
     uint32_t id = intern(w, &key);
     return id ? (int64_t)id : -1;
 }
@@ -371,18 +374,13 @@ static int64_t node_tiles(mc_writer *w, const wl_tile_ref *v, size_t lo, size_t 
     uint64_t half = (uint64_t)1 << (k - 7);
     size_t cut[5];
     wl_tiles_split(v, lo, hi, bx + half, by + half, cut);
-    mc_key key = {(uint32_t)k, 0, 0, 0, 0};
-    uint32_t q[4];
+    int64_t q[4];
     for (int i = 0; i < 4; i++) {
-        int64_t id = node_tiles(w, v, cut[i], cut[i + 1], bx + (uint64_t)(i & 1) * half,
-                                by + (uint64_t)(i >> 1) * half, k - 1);
-        if (id < 0) return -1;
-        q[i] = (uint32_t)id;
+        q[i] = node_tiles(w, v, cut[i], cut[i + 1], bx + (uint64_t)(i & 1) * half,
+                          by + (uint64_t)(i >> 1) * half, k - 1);
+        if (q[i] < 0) return -1;
     }
-    if (!(q[0] | q[1] | q[2] | q[3])) return 0;
-    key.a = q[0], key.b = q[1], key.c = q[2], key.d = q[3];
-    uint32_t id = intern(w, &key);
-    return id ? (int64_t)id : -1;
+    return make_node(w, k, q);
 }
 
 wl_status wl_macrocell_write(const wl_pattern *p, wl_iobuf *out) {

@@ -216,12 +216,7 @@ static wl_status parse_body(rle_state *st) {
     uint64_t *word = NULL, wlo = RLE_NO_WORD; /* the current word (see or_cells) */
     for (;;) {
         if (pos == end) { /* the window is used up: the next one */
-            s->pos = pos;
-            e = wl_src_more(s);
-            if (e) return e;
-            b = s->buf;
-            pos = s->pos;
-            end = s->end;
+            if ((e = wl_src_refill(s, &b, &pos, &end))) return e;
             if (pos == end) break;
         }
         char c = b[pos];
