@@ -181,7 +181,7 @@ static void test_pattern_model(unsigned long long seed) {
         uint64_t st = seed ^ (0xabcdef12345ull * (uint64_t)(round + 1));
         wl_pattern *p = wl_pattern_new();
         m.n = 0;
-        for (int op = 0; op < 300; op++) {
+        for (int op = 0; op < 300 && m.n < MODEL_MAX - 160; op++) { /* room for a step */
             uint64_t r = wl_splitmix64(&st);
             int64_t x = coord(&st), y = coord(&st);
             switch (r % 5) {
