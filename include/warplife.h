@@ -318,6 +318,16 @@ typedef enum wl_topology {
 /* Returns "torus", "bounded" or "plane". */
 const char *wl_topology_name(wl_topology t);
 
+/* The grid a pattern's file asks for with Golly's rule suffix: ":Tw,h" a w x h torus,
+ * ":Pw,h" a w x h bounded plane (":Tn" and ":Pn": n x n).  WL_TOPOLOGY_PLANE (and
+ * *w = *h = 0) when it asks for none.  Readers set it; the RLE and macrocell writers
+ * write it back after the rule; `warplife run` runs there unless told otherwise.
+ * (Golly's shifted tori and its Klein bottle, cross-surface and sphere are not run: a
+ * reader keeps such a suffix as a comment saying so.) */
+wl_topology wl_pattern_topology(const wl_pattern *p, uint64_t *w, uint64_t *h);
+/* Sets it; WL_TOPOLOGY_PLANE clears it.  w and h are at least 1 otherwise. */
+void wl_pattern_set_topology(wl_pattern *p, wl_topology t, uint64_t w, uint64_t h);
+
 /* Called every so often during long computations; return nonzero to stop the computation,
  * which then returns WL_ERR_INTERRUPTED leaving the universe at a consistent generation. */
 typedef int (*wl_poll_fn)(void *user);
@@ -386,8 +396,8 @@ wl_status wl_universe_population(wl_universe *u, wl_bigint *out);
 wl_status wl_universe_bounds(wl_universe *u, wl_bigint *xmin, wl_bigint *ymin,
                              wl_bigint *xmax, wl_bigint *ymax, int *empty);
 
-/* Stores the live cells into a new pattern (with the universe's rule) in pattern
- * coordinates.  WL_ERR_TOO_BIG if they do not fit in memory as a rectangle. */
+/* Stores the live cells into a new pattern (with the universe's rule, and on a torus or
+ * bounded grid that grid: see wl_pattern_topology) in pattern coordinates.  WL_ERR_TOO_BIG if they do not fit in memory as a rectangle. */
 wl_status wl_universe_store(wl_universe *u, wl_pattern **out);
 
 /* Saves to a file: engines with a native writer for the format (HashLife: macrocell) use

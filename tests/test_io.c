@@ -51,7 +51,7 @@ static const good_case good[] = {
     {"split.rle", "#C hi\nx = 4, y = 1\n#C inside\n1\n2b\n2o\n#C body\n!", WL_FORMAT_RLE, NULL,
      "hi\ninside\nbody", 2, {{12, 0}, {13, 0}}},
     {"torus.rle", "x = 3, y = 3, rule = B36/S23:T100,50\nbo$2bo$3o!", WL_FORMAT_RLE, "B36/S23",
-     "warplife: topology suffix ':T100,50' of the rule ignored", 5, {GLIDER(0, 0)}},
+     "", 5, {GLIDER(0, 0)}},
     {"oldrule.rle", "#r 23/36\nx=1,y=1\no!", WL_FORMAT_RLE, "B36/S23", "", 1, {{0, 0}}},
     {"beyond.rle", "x = 1, y = 1\n3o$b2o!", WL_FORMAT_RLE, NULL, "", 5,
      {{0, 0}, {1, 0}, {2, 0}, {1, 1}, {2, 1}}},
@@ -538,6 +538,57 @@ static void test_format_names(void) {
     wl_pattern_free(p);
 }
 
+/* Golly's bounded-grid suffixes: the grids warplife runs are read, kept and written back
+ * by RLE and macrocell; the others load with a comment saying they are not run. */
+static void test_grid_suffix(void) {
+    static const struct {
+        const char *rule;
+        wl_topology topo;
+        uint64_t w, h;
+    } cases[] = {
+        {"B3/S23:T100,50", WL_TOPOLOGY_TORUS, 100, 50},
+        {"B3/S23:t64", WL_TOPOLOGY_TORUS, 64, 64},
+        {"B36/S23:P30,20", WL_TOPOLOGY_BOUNDED, 30, 20},
+        {"23/3:P7", WL_TOPOLOGY_BOUNDED, 7, 7},
+        {"B3/S23:T20,30+5", WL_TOPOLOGY_PLANE, 0, 0},  /* a shifted torus */
+        {"B3/S23:K20,30*", WL_TOPOLOGY_PLANE, 0, 0},   /* a Klein bottle */
+        {"B3/S23:C20,30", WL_TOPOLOGY_PLANE, 0, 0},    /* a cross-surface */
+        {"B3/S23:S20", WL_TOPOLOGY_PLANE, 0, 0},       /* a sphere */
+        {"B3/S23:T0,30", WL_TOPOLOGY_PLANE, 0, 0},     /* infinite one way */
+        {"B3/S23", WL_TOPOLOGY_PLANE, 0, 0},
+    };
+    for (size_t i = 0; i < sizeof cases / sizeof cases[0]; i++) {
+        char text[160];
+        snprintf(text, sizeof text, "x = 3, y = 1, rule = %s\n3o!\n", cases[i].rule);
+        wl_pattern *p = NULL;
+        WL_CHECK_OK(wl_pattern_read_mem(text, strlen(text), "grid.rle", &p));
+        if (!p) continue;
+        uint64_t w, h;
+        wl_topology t = wl_pattern_topology(p, &w, &h);
+        WL_CHECK(t == cases[i].topo && w == cases[i].w && h == cases[i].h,
+                 "%s: topology %s %llux%llu", cases[i].rule, wl_topology_name(t),
+                 (unsigned long long)w, (unsigned long long)h);
+        int noted = strstr(wl_pattern_comments(p), "of the rule ignored") != NULL;
+        WL_CHECK(noted == (t == WL_TOPOLOGY_PLANE && strchr(cases[i].rule, ':') != NULL),
+                 "%s: comment '%s'", cases[i].rule, wl_pattern_comments(p));
+        static const wl_format fmts[] = {WL_FORMAT_RLE, WL_FORMAT_MACROCELL};
+        for (int f = 0; f < 2; f++) {
+            char *out = NULL;
+            size_t len = 0;
+            wl_pattern *back = NULL;
+            WL_CHECK_OK(wl_pattern_write_mem(p, fmts[f], 0, &out, &len));
+            WL_CHECK_OK(wl_pattern_read_mem(out, len, "back", &back));
+            uint64_t bw, bh;
+            WL_CHECK(back && wl_pattern_topology(back, &bw, &bh) == t && bw == w && bh == h &&
+                         wl_pattern_equal_cells(p, back),
+                     "%s through %s", cases[i].rule, wl_format_name(fmts[f]));
+            wl_pattern_free(back);
+            free(out);
+        }
+        wl_pattern_free(p);
+    }
+}
+
 int main(void) {
     unsigned long long seed = wl_test_seed();
     const char *q = getenv("WL_TEST_QUICK");
@@ -552,6 +603,7 @@ int main(void) {
         else
             unsetenv("WL_IO_WINDOW");
         test_good();
+        test_grid_suffix();
         test_headerless_life();
         test_bad();
         test_deep_macrocell();

@@ -495,6 +495,19 @@ static int run_pattern(run_args *a) {
         return rc;
     }
     if (!a->rule_text) rule = *wl_pattern_rule(p);
+    /* The grid the file asks for (Golly's ":Tw,h" / ":Pw,h"), unless the command line
+     * chose one. */
+    uint64_t gw, gh;
+    wl_topology gt = wl_pattern_topology(p, &gw, &gh);
+    if (!a->topology_given && gt != WL_TOPOLOGY_PLANE) {
+        a->topology_given = 1;
+        a->topology = gt;
+        a->width = gw;
+        a->height = gh;
+        if (!a->eng.quiet)
+            fprintf(stderr, "warplife: the file asks for a %llux%llu %s; running there\n",
+                    (unsigned long long)gw, (unsigned long long)gh, wl_topology_name(gt));
+    }
     if (a->output && check_output_dir(a->output)) {
         rc = CLI_EXIT_RUNTIME;
         goto done;

@@ -90,6 +90,8 @@ struct wl_pattern {
     uint32_t hint[256];
     uint64_t max;    /* wl_pattern_max_bytes() when first needed (0 = not yet) */
     wl_rule rule;
+    wl_topology topo; /* the grid the file asked for (WL_TOPOLOGY_PLANE: none) */
+    uint64_t grid_w, grid_h;
     char *comments;  /* never NULL after wl_pattern_new */
     /* While a reader fills the pattern: the bytes its storage may grow to (0 = only the
      * memory cap, wl_pattern_max_bytes).  Growing past it is WL_ERR_TOO_BIG with a message

@@ -37,6 +37,7 @@ wl_pattern *wl_pattern_new(void) {
         return NULL;
     }
     wl_rule_life(&p->rule);
+    p->topo = WL_TOPOLOGY_PLANE;
     return p;
 }
 
@@ -62,6 +63,9 @@ wl_pattern *wl_pattern_clone(const wl_pattern *p) {
     wl_pattern *c = wl_pattern_new();
     if (!c) return NULL;
     c->rule = p->rule;
+    c->topo = p->topo;
+    c->grid_w = p->grid_w;
+    c->grid_h = p->grid_h;
     c->max = p->max;
     if (wl_pattern_set_comments(c, p->comments)) goto fail;
     if (p->cap) {
@@ -401,6 +405,19 @@ int wl_pattern_equal_cells(const wl_pattern *a, const wl_pattern *b) {
 const wl_rule *wl_pattern_rule(const wl_pattern *p) { return &p->rule; }
 
 void wl_pattern_set_rule(wl_pattern *p, const wl_rule *r) { p->rule = *r; }
+
+wl_topology wl_pattern_topology(const wl_pattern *p, uint64_t *w, uint64_t *h) {
+    if (w) *w = p->topo == WL_TOPOLOGY_PLANE ? 0 : p->grid_w;
+    if (h) *h = p->topo == WL_TOPOLOGY_PLANE ? 0 : p->grid_h;
+    return p->topo;
+}
+
+void wl_pattern_set_topology(wl_pattern *p, wl_topology t, uint64_t w, uint64_t h) {
+    int none = t == WL_TOPOLOGY_PLANE || !w || !h;
+    p->topo = none ? WL_TOPOLOGY_PLANE : t;
+    p->grid_w = none ? 0 : w;
+    p->grid_h = none ? 0 : h;
+}
 
 const char *wl_pattern_comments(const wl_pattern *p) { return p->comments; }
 

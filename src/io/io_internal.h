@@ -70,11 +70,16 @@ const char *wl_io_describe(const char *s, size_t len, size_t pos, char *buf);
 /* The same for one byte c (0..255), or "end of file" for c < 0. */
 const char *wl_io_describe_byte(int c, char *buf);
 /* Parses rule text `text[0..n)` with wl_rule_parse; on failure prefixes the rule error with
- * "name:line:col: " and returns WL_ERR_PARSE.  A Golly topology suffix (":T100,50",
- * ":P...") is not part of a rule: it is dropped and, when `comments` is non-NULL, noted
- * there as a comment line, so that bounded-grid patterns from Golly still load. */
+ * "name:line:col: " and returns WL_ERR_PARSE.  A Golly topology suffix is not part of a
+ * rule: ":Tw,h" and ":Pw,h" (":Tn", ":Pn") set *topo, *gw, *gh (each may be NULL; *topo
+ * is WL_TOPOLOGY_PLANE without one); others (shifted tori, ":K", ":C", ":S") are dropped
+ * and, when `comments` is non-NULL, noted there, so that such patterns still load. */
+/* Writes the pattern's grid as Golly's rule suffix (":Tw,h" or ":Pw,h"; nothing on the
+ * plane), to follow the rule text. */
+void wl_io_put_grid_suffix(wl_iobuf *out, const wl_pattern *p);
 wl_status wl_io_parse_rule(const char *text, size_t n, const char *name, size_t line,
-                           size_t col, wl_rule *out, wl_iobuf *comments);
+                           size_t col, wl_rule *out, wl_iobuf *comments, wl_topology *topo,
+                           uint64_t *gw, uint64_t *gh);
 /* Appends one comment line (no newline inside) to a '\n'-joined comment buffer. */
 void wl_io_add_comment(wl_iobuf *comments, const char *text, size_t n);
 

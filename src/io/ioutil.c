@@ -94,17 +94,66 @@ const char *wl_io_describe(const char *s, size_t len, size_t pos, char *buf) {
     return wl_io_describe_byte((unsigned char)s[pos], buf);
 }
 
+void wl_io_put_grid_suffix(wl_iobuf *out, const wl_pattern *p) {
+    uint64_t w, h;
+    wl_topology t = wl_pattern_topology(p, &w, &h);
+    if (t == WL_TOPOLOGY_PLANE) return;
+    wl_iobuf_puts(out, t == WL_TOPOLOGY_TORUS ? ":T" : ":P");
+    wl_iobuf_put_u64(out, w);
+    wl_iobuf_putc(out, ',');
+    wl_iobuf_put_u64(out, h);
+}
+
+/* Golly's bounded-grid suffix after the ':' (s[0..n)): "T" or "P" (any case), then w or
+ * w,h in decimal.  1 with the grid for the forms warplife runs (a torus, a bounded
+ * plane, both sizes at least 1); 0 for the others (shifts, K, C, S, a size 0). */
+static int parse_grid(const char *s, size_t n, wl_topology *t, uint64_t *w, uint64_t *h) {
+    if (n < 2) return 0;
+    if (s[0] == 'T' || s[0] == 't') *t = WL_TOPOLOGY_TORUS;
+    else if (s[0] == 'P' || s[0] == 'p') *t = WL_TOPOLOGY_BOUNDED;
+    else return 0;
+    uint64_t v[2] = {0, 0};
+    size_t i = 1;
+    for (int k = 0; k < 2; k++) {
+        size_t start = i;
+        while (i < n && s[i] >= '0' && s[i] <= '9') {
+            if (v[k] > ((uint64_t)1 << 40)) return 0; /* no grid is that large */
+            v[k] = v[k] * 10 + (uint64_t)(s[i++] - '0');
+        }
+        if (i == start || !v[k]) return 0;
+        if (k == 0 && i < n && s[i] == ',') {
+            i++;
+            continue;
+        }
+        if (k == 0) v[1] = v[0]; /* one size: a square */
+        break;
+    }
+    if (i != n) return 0;
+    *w = v[0];
+    *h = v[1];
+    return 1;
+}
+
 wl_status wl_io_parse_rule(const char *text, size_t n, const char *name, size_t line,
-                           size_t col, wl_rule *out, wl_iobuf *comments) {
+                           size_t col, wl_rule *out, wl_iobuf *comments, wl_topology *topo,
+                           uint64_t *gw, uint64_t *gh) {
     char tmp[WL_RULE_TEXT_MAX * 2];
     while (n && (text[n - 1] == ' ' || text[n - 1] == '\t' || text[n - 1] == '\r')) n--;
     const char *colon = memchr(text, ':', n);
-    if (colon && colon + 1 < text + n && (colon[1] == 'T' || colon[1] == 'P')) {
+    if (topo) *topo = WL_TOPOLOGY_PLANE;
+    if (colon && colon + 1 < text + n && strchr("TPKCStpkcs", colon[1])) {
         size_t k = (size_t)(colon - text);
-        if (comments) {
+        wl_topology t;
+        uint64_t w, h;
+        if (parse_grid(colon + 1, n - k - 1, &t, &w, &h)) {
+            if (topo) *topo = t;
+            if (gw) *gw = w;
+            if (gh) *gh = h;
+        } else if (comments) {
             char note[160];
             int m =
-                snprintf(note, sizeof note, "warplife: topology suffix '%.*s' of the rule ignored",
+                snprintf(note, sizeof note, "warplife: topology suffix '%.*s' of the rule ignored "
+                                            "(not run here: only :Tw,h and :Pw,h are)",
                          (int)(n - k > 100 ? 100 : n - k), colon);
             if (m > 0)
                 wl_io_add_comment(comments, note,
@@ -194,8 +243,14 @@ wl_status wl_rd_comment(wl_rd *r, const char *text, size_t n) {
 
 wl_status wl_rd_rule(wl_rd *r, const char *text, size_t n, size_t col) {
     wl_rule rule;
-    wl_status e = wl_io_parse_rule(text, n, r->src->name, r->src->line, col, &rule, &r->comments);
-    if (!e) wl_pattern_set_rule(r->p, &rule);
+    wl_topology t;
+    uint64_t w = 0, h = 0;
+    wl_status e = wl_io_parse_rule(text, n, r->src->name, r->src->line, col, &rule,
+                                   &r->comments, &t, &w, &h);
+    if (!e) {
+        wl_pattern_set_rule(r->p, &rule);
+        wl_pattern_set_topology(r->p, t, w, h);
+    }
     return e;
 }
 

@@ -389,6 +389,7 @@ wl_status wl_macrocell_write(const wl_pattern *p, wl_iobuf *out) {
     if (e) return e;
     wl_iobuf_puts(out, "[M2] (warplife " WL_VERSION_STRING ")\n#R ");
     wl_iobuf_puts(out, rule);
+    wl_io_put_grid_suffix(out, p);
     wl_iobuf_putc(out, '\n');
     wl_io_write_comments(p, "#C ", out);
     wl_rect r;

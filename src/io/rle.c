@@ -499,6 +499,7 @@ wl_status wl_rle_write(const wl_pattern *p, wl_iobuf *out) {
     wl_iobuf_put_u64(out, r.h);
     wl_iobuf_puts(out, ", rule = ");
     wl_iobuf_puts(out, rule);
+    wl_io_put_grid_suffix(out, p);
     wl_iobuf_putc(out, '\n');
     rle_out o = {out, NULL, NULL, 0};
     if (!out_room(&o)) return wl_error(WL_ERR_NOMEM, "out of memory writing RLE");

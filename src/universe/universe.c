@@ -280,6 +280,8 @@ wl_status wl_universe_store(wl_universe *u, wl_pattern **out) {
         s = u->ops->store_grid(u->ctx, &g);
         if (!s) s = wl_grid_to_pattern(&g, &u->cfg.rule, out);
         wl_grid_free(&g);
+        /* The grid goes with the cells, as Golly writes it (":Tw,h", ":Pw,h"). */
+        if (!s) wl_pattern_set_topology(*out, u->cfg.topology, u->cfg.width, u->cfg.height);
         return s;
     }
     if (u->ops->store_pattern) return u->ops->store_pattern(u->ctx, out);
