@@ -319,13 +319,14 @@ typedef enum wl_topology {
 const char *wl_topology_name(wl_topology t);
 
 /* The grid a pattern's file asks for with Golly's rule suffix: ":Tw,h" a w x h torus,
- * ":Pw,h" a w x h bounded plane (":Tn" and ":Pn": n x n).  WL_TOPOLOGY_PLANE (and
- * *w = *h = 0) when it asks for none.  Readers set it; the RLE and macrocell writers
+ * ":Pw,h" a w x h bounded plane (":Tn" and ":Pn": n x n); a side of 0 has no bounds
+ * (Golly's tubes ":T0,h" and strips ":P0,h").  WL_TOPOLOGY_PLANE (and *w = *h = 0) when
+ * it asks for none.  Readers set it; the RLE and macrocell writers
  * write it back after the rule; `warplife run` runs there unless told otherwise.
  * (Golly's shifted tori and its Klein bottle, cross-surface and sphere are not run: a
  * reader keeps such a suffix as a comment saying so.) */
 wl_topology wl_pattern_topology(const wl_pattern *p, uint64_t *w, uint64_t *h);
-/* Sets it; WL_TOPOLOGY_PLANE clears it.  w and h are at least 1 otherwise. */
+/* Sets it; WL_TOPOLOGY_PLANE (or w = h = 0) clears it. */
 void wl_pattern_set_topology(wl_pattern *p, wl_topology t, uint64_t w, uint64_t h);
 
 /* Called every so often during long computations; return nonzero to stop the computation,

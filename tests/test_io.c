@@ -554,7 +554,9 @@ static void test_grid_suffix(void) {
         {"B3/S23:K20,30*", WL_TOPOLOGY_PLANE, 0, 0},   /* a Klein bottle */
         {"B3/S23:C20,30", WL_TOPOLOGY_PLANE, 0, 0},    /* a cross-surface */
         {"B3/S23:S20", WL_TOPOLOGY_PLANE, 0, 0},       /* a sphere */
-        {"B3/S23:T0,30", WL_TOPOLOGY_PLANE, 0, 0},     /* infinite one way */
+        {"B3/S23:T0,30", WL_TOPOLOGY_TORUS, 0, 30},    /* a tube, unbounded one way */
+        {"B3/S23:P40,0", WL_TOPOLOGY_BOUNDED, 40, 0},  /* a strip */
+        {"B3/S23:T0,0", WL_TOPOLOGY_PLANE, 0, 0},      /* no bounds at all: noted */
         {"B3/S23", WL_TOPOLOGY_PLANE, 0, 0},
     };
     for (size_t i = 0; i < sizeof cases / sizeof cases[0]; i++) {

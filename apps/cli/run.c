@@ -103,6 +103,11 @@ typedef struct run_args {
     wl_topology topology;
     uint64_t width, height;
     int needs_pattern; /* an option that only makes sense with a pattern was given */
+    /* The grid the pattern file asked for, when it is run there: written back with the
+     * result (a side of 0, a tube, is run on a torus wide enough not to wrap). */
+    int file_grid;
+    wl_topology file_topo;
+    uint64_t file_w, file_h;
 } run_args;
 
 void cli_engine_config(wl_config *cfg, const cli_engine_opts *o) {
@@ -500,13 +505,30 @@ static int run_pattern(run_args *a) {
     uint64_t gw, gh;
     wl_topology gt = wl_pattern_topology(p, &gw, &gh);
     if (!a->topology_given && gt != WL_TOPOLOGY_PLANE) {
-        a->topology_given = 1;
-        a->topology = gt;
-        a->width = gw;
-        a->height = gh;
-        if (!a->eng.quiet)
-            fprintf(stderr, "warplife: the file asks for a %llux%llu %s; running there\n",
-                    (unsigned long long)gw, (unsigned long long)gh, wl_topology_name(gt));
+        /* A side without bounds (a tube or strip) gets one light cannot cross in the run,
+         * as the automatic torus does. */
+        wl_rect r;
+        if (!wl_pattern_bounds(p, &r)) r.w = r.h = 1;
+        int exact = 1;
+        a->topology_given = a->file_grid = 1;
+        a->topology = a->file_topo = gt;
+        a->file_w = gw;
+        a->file_h = gh;
+        a->width = gw ? gw : auto_side(r.w, a->generations, &exact);
+        a->height = gh ? gh : auto_side(r.h, a->generations, &exact);
+        if (!a->eng.quiet) {
+            char sw[24] = "unbounded", sh[24] = "unbounded";
+            if (gw) snprintf(sw, sizeof sw, "%llu", (unsigned long long)gw);
+            if (gh) snprintf(sh, sizeof sh, "%llu", (unsigned long long)gh);
+            fprintf(stderr, "warplife: the file asks for a %s x %s %s; running on %llux%llu\n",
+                    sw, sh, wl_topology_name(gt), (unsigned long long)a->width,
+                    (unsigned long long)a->height);
+        }
+        if (!exact)
+            fprintf(stderr, "warplife: warning: the unbounded side is emulated by %llu cells, "
+                            "too few for %llu generations: cells may wrap around\n",
+                    (unsigned long long)(gw ? a->height : a->width),
+                    (unsigned long long)a->generations);
     }
     if (a->output && check_output_dir(a->output)) {
         rc = CLI_EXIT_RUNTIME;
@@ -565,6 +587,14 @@ static int finish(run_args *a, wl_universe *u) {
         /* mpi engine: the store is collective, so every rank takes part; rank 0 writes */
         wl_pattern *p = NULL;
         s = wl_universe_store(u, &p);
+        wl_pattern_free(p);
+        if (s) return cli_fail(s, a->output);
+    } else if (a->output && a->file_grid) {
+        /* The file's grid goes back as it was asked for (a tube stays a tube). */
+        wl_pattern *p = NULL;
+        s = wl_universe_store(u, &p);
+        if (!s) wl_pattern_set_topology(p, a->file_topo, a->file_w, a->file_h);
+        if (!s) s = wl_pattern_write_file(p, a->output, WL_FORMAT_AUTO, -1);
         wl_pattern_free(p);
         if (s) return cli_fail(s, a->output);
     } else if (a->output) {

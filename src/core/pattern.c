@@ -413,7 +413,7 @@ wl_topology wl_pattern_topology(const wl_pattern *p, uint64_t *w, uint64_t *h) {
 }
 
 void wl_pattern_set_topology(wl_pattern *p, wl_topology t, uint64_t w, uint64_t h) {
-    int none = t == WL_TOPOLOGY_PLANE || !w || !h;
+    int none = t == WL_TOPOLOGY_PLANE || (!w && !h);
     p->topo = none ? WL_TOPOLOGY_PLANE : t;
     p->grid_w = none ? 0 : w;
     p->grid_h = none ? 0 : h;

@@ -105,8 +105,9 @@ void wl_io_put_grid_suffix(wl_iobuf *out, const wl_pattern *p) {
 }
 
 /* Golly's bounded-grid suffix after the ':' (s[0..n)): "T" or "P" (any case), then w or
- * w,h in decimal.  1 with the grid for the forms warplife runs (a torus, a bounded
- * plane, both sizes at least 1); 0 for the others (shifts, K, C, S, a size 0). */
+ * w,h in decimal, 0 for a side without bounds (Golly's tubes and strips).  1 with the
+ * grid for the forms warplife runs (a torus, a bounded plane, at most one side 0); 0 for
+ * the others (shifts, K, C, S, both sides 0). */
 static int parse_grid(const char *s, size_t n, wl_topology *t, uint64_t *w, uint64_t *h) {
     if (n < 2) return 0;
     if (s[0] == 'T' || s[0] == 't') *t = WL_TOPOLOGY_TORUS;
@@ -120,7 +121,7 @@ static int parse_grid(const char *s, size_t n, wl_topology *t, uint64_t *w, uint
             if (v[k] > ((uint64_t)1 << 40)) return 0; /* no grid is that large */
             v[k] = v[k] * 10 + (uint64_t)(s[i++] - '0');
         }
-        if (i == start || !v[k]) return 0;
+        if (i == start) return 0;
         if (k == 0 && i < n && s[i] == ',') {
             i++;
             continue;
@@ -128,7 +129,7 @@ static int parse_grid(const char *s, size_t n, wl_topology *t, uint64_t *w, uint
         if (k == 0) v[1] = v[0]; /* one size: a square */
         break;
     }
-    if (i != n) return 0;
+    if (i != n || (!v[0] && !v[1])) return 0;
     *w = v[0];
     *h = v[1];
     return 1;
