@@ -239,6 +239,11 @@ typedef struct wl_read_opts {
      * HashLife reads the file itself. */
     int header_only;
 } wl_read_opts;
+/* A macrocell file whose pattern would take more than this (1 GiB of storage; a few lines
+ * of macrocell can describe billions of cells) is not read as a pattern by "auto"
+ * universes (wl_universe_load_file) and by the warplife command: HashLife, whose tree is
+ * the file's, reads it instead.  An explicit reading limit (max_memory) replaces it. */
+#define WL_MACROCELL_PATTERN_MAX ((uint64_t)1 << 30)
 /* wl_pattern_read_mem and wl_pattern_read_file with options.  *format (may be NULL) gets
  * the detected format, also when the read then fails (WL_FORMAT_AUTO when detection did
  * not get so far), so that a caller can tell which reader refused the input. */

@@ -32,6 +32,12 @@ void cli_error(const char *fmt, ...)
     __attribute__((format(printf, 1, 2)))
 #endif
     ;
+/* Reads a pattern file for a command (*fmt may be NULL), with the reading limit
+ * max_memory (0: the library's default).  A macrocell file's pattern is held to
+ * WL_MACROCELL_PATTERN_MAX unless max_memory is given: past that the commands hand the
+ * file to HashLife (WL_ERR_TOO_BIG tells them to). */
+wl_status cli_read_pattern(const char *path, uint64_t max_memory, wl_pattern **p,
+                           wl_format *fmt);
 /* Maps a library status to an exit status (parse errors -> 2, invalid -> 1, ...). */
 int cli_exit_status(wl_status s);
 /* Parses an unsigned count exactly up to 2^64-1: decimal digits or "2^k" (k <= 63).

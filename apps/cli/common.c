@@ -25,6 +25,15 @@ void cli_error(const char *fmt, ...) {
     va_end(ap);
 }
 
+wl_status cli_read_pattern(const char *path, uint64_t max_memory, wl_pattern **p,
+                           wl_format *fmt) {
+    wl_read_opts ro = {.max_memory = max_memory};
+    if (!max_memory && strcmp(path, "-") != 0 &&
+        wl_format_from_path(path, NULL) == WL_FORMAT_MACROCELL)
+        ro.max_memory = WL_MACROCELL_PATTERN_MAX;
+    return wl_pattern_read_file_opts(path, &ro, p, fmt);
+}
+
 int cli_exit_status(wl_status s) {
     switch (s) {
     case WL_OK: return CLI_EXIT_OK;

@@ -94,7 +94,7 @@ int cli_convert(int argc, char **argv) {
     wl_status s;
     if (rule_text && (s = wl_rule_parse(rule_text, &rule)) != WL_OK) return cli_fail(s, "--rule");
     wl_pattern *p = NULL;
-    s = wl_pattern_read_file(in, &p);
+    s = cli_read_pattern(in, 0, &p, NULL);
     if (s == WL_ERR_TOO_BIG) return convert_huge(in, out, fmt, rule_text ? &rule : NULL);
     if (s) return cli_fail_input(s, "");
     if (rule_text) wl_pattern_set_rule(p, &rule);

@@ -110,7 +110,7 @@ static int describe_huge(const char *path) {
 static int describe(const char *path) {
     wl_pattern *p = NULL;
     wl_format fmt = WL_FORMAT_AUTO;
-    wl_status s = wl_pattern_read_file_ex(path, &p, &fmt);
+    wl_status s = cli_read_pattern(path, 0, &p, &fmt);
     if (s == WL_ERR_TOO_BIG) return describe_huge(path);
     if (s) return cli_fail_input(s, "");
     char rule[WL_RULE_TEXT_MAX];

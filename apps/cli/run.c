@@ -483,9 +483,8 @@ static int run_pattern(run_args *a) {
             (WL_CAN_FILES | WL_CAN_PLANE) &&
         (!a->topology_given || a->topology == WL_TOPOLOGY_PLANE))
         return run_huge(a, a->rule_text ? &rule : NULL);
-    wl_read_opts ro = {.max_memory = a->eng.max_memory};
     wl_format fmt = WL_FORMAT_AUTO;
-    s = wl_pattern_read_file_opts(a->pattern, &ro, &p, &fmt);
+    s = cli_read_pattern(a->pattern, a->eng.max_memory, &p, &fmt);
     /* A macrocell file too big for a rectangle may still fit an engine's own quadtree
      * (which reads the file again: not possible for standard input). */
     if (s == WL_ERR_TOO_BIG && fmt == WL_FORMAT_MACROCELL && strcmp(a->pattern, "-") != 0 &&

@@ -16,12 +16,13 @@
  *
  * Reading: the lines go through the macrocell grammar (mcgrammar.c), which checks every
  * reference and hands over each node once, small ones (levels 1..3) as bitmaps.  Every
- * node gets an "empty" flag and its population (saturating), computed as the nodes arrive
- * because children precede parents; the tables (this reader's 32 bytes and the grammar's
- * 16 bytes a node) count against the reading limit.  A root deeper than 62 levels is first
+ * node gets an "empty" flag, its population and its count of 64x64 squares with cells
+ * (saturating), computed as the nodes arrive because children precede parents; the tables
+ * (this reader's 40 bytes and the grammar's 16 bytes a node) count against the reading
+ * limit.  A root deeper than 62 levels is first
  * shrunk while all its cells sit in its central half (Golly often writes roots with empty
- * borders).  A tree with more cells than the limit can hold at a bit a cell is refused
- * before painting (WL_ERR_TOO_BIG: engines with their own quadtree read such files
+ * borders).  A tree whose cells and squares need more than the limit (a bit a cell, a
+ * table slot a square) is refused before painting (WL_ERR_TOO_BIG: engines with their own quadtree read such files
  * natively); otherwise the tree is walked, skipping empty subtrees, painting each 8x8 (or
  * smaller) bitmap into the pattern's tiles, which cost what the cells cost, however far
  * apart they are.
@@ -52,7 +53,10 @@ typedef struct mc_node {
     uint32_t kid[4];         /* levels >= 4: nw, ne, sw, se node numbers (0 = empty) */
     int empty;
     uint64_t pop;            /* live cells, saturating at UINT64_MAX */
+    uint64_t tiles;          /* levels >= 6: its 64x64 squares with cells, saturating */
 } mc_node;
+
+static uint64_t sat_add(uint64_t a, uint64_t b) { return a > UINT64_MAX - b ? UINT64_MAX : a + b; }
 
 typedef struct mc_reader {
     wl_rd *r;
@@ -111,8 +115,10 @@ static wl_status on_node(void *ctx, uint32_t id, int level, const uint32_t kid[4
     for (int k = 0; k < 4; k++) {
         const mc_node *ch = &rd->v[kid[k]];
         nd->empty &= ch->empty;
-        nd->pop = nd->pop > UINT64_MAX - ch->pop ? UINT64_MAX : nd->pop + ch->pop;
+        nd->pop = sat_add(nd->pop, ch->pop);
+        if (level > 6) nd->tiles = sat_add(nd->tiles, ch->tiles);
     }
+    if (level == 6) nd->tiles = !nd->empty;
     return WL_OK;
 }
 
@@ -218,16 +224,20 @@ static wl_status place(mc_reader *rd) {
         memcpy(kid, inner, sizeof kid);
         level--;
     }
-    uint64_t pop = 0;
-    for (int k = 0; k < 4; k++)
-        pop = pop > UINT64_MAX - rd->v[kid[k]].pop ? UINT64_MAX : pop + rd->v[kid[k]].pop;
+    uint64_t pop = 0, tiles = 0;
+    for (int k = 0; k < 4; k++) {
+        pop = sat_add(pop, rd->v[kid[k]].pop);
+        tiles = sat_add(tiles, rd->v[kid[k]].tiles);
+    }
     if (!pop) return WL_OK;
-    /* A cell takes at least a bit: a tree of more cells than the room left is refused
-     * before painting any (a few lines can describe a filled square of 2^40 cells). */
+    /* What the pattern will take at least: a slot per 64x64 square with cells (at most
+     * 7/10 of the slots used) and a bit per cell.  A tree that needs more than the room
+     * left is refused before painting any: a few lines can describe 2^40 cells. */
+    uint64_t need = sat_add(pop / 8, tiles > UINT64_MAX / 64 ? UINT64_MAX
+                                                            : tiles * sizeof(wl_ptile) * 10 / 7);
     uint64_t tables = table_bytes(rd), room = rd->r->limit > tables ? rd->r->limit - tables : 0;
-    if (pop / 8 > room)
-        return wl_rd_over_limit(rd->r, pop / 8 > UINT64_MAX - tables ? UINT64_MAX : pop / 8 + tables,
-                                "the macrocell pattern's cells");
+    if (need > room)
+        return wl_rd_over_limit(rd->r, sat_add(need, tables), "the macrocell pattern's cells");
     return paint_root(rd, kid, level, -(int64_t)((uint64_t)1 << (level - 1)), 0);
 }
 
