@@ -575,17 +575,13 @@ static void test_grid_suffix(void) {
                  "%s: comment '%s'", cases[i].rule, wl_pattern_comments(p));
         static const wl_format fmts[] = {WL_FORMAT_RLE, WL_FORMAT_MACROCELL};
         for (int f = 0; f < 2; f++) {
-            char *out = NULL;
-            size_t len = 0;
             wl_pattern *back = NULL;
-            WL_CHECK_OK(wl_pattern_write_mem(p, fmts[f], 0, &out, &len));
-            WL_CHECK_OK(wl_pattern_read_mem(out, len, "back", &back));
+            WL_CHECK_OK(wl_test_round_trip(p, fmts[f], &back));
             uint64_t bw, bh;
             WL_CHECK(back && wl_pattern_topology(back, &bw, &bh) == t && bw == w && bh == h &&
                          wl_pattern_equal_cells(p, back),
                      "%s through %s", cases[i].rule, wl_format_name(fmts[f]));
             wl_pattern_free(back);
-            free(out);
         }
         wl_pattern_free(p);
     }

@@ -58,6 +58,18 @@ static inline int wl_test_dir_entries(const char *dir) {
 }
 #endif
 
+/* Writes p in fmt to memory and reads it back into *back (NULL on failure). */
+static inline wl_status wl_test_round_trip(const wl_pattern *p, wl_format fmt,
+                                           wl_pattern **back) {
+    char *text = NULL;
+    size_t len = 0;
+    *back = NULL;
+    wl_status s = wl_pattern_write_mem(p, fmt, 0, &text, &len);
+    if (!s) s = wl_pattern_read_mem(text, len, "round trip", back);
+    free(text);
+    return s;
+}
+
 /* Makes a universe of `engine` ("auto" when NULL) with `kernel` (NULL: the default) on
  * topology topo of w x h cells (ignored on the plane) under `rule` (NULL: B3/S23), with
  * `threads` worker threads (0: all cores); the status of wl_universe_create, whose
