@@ -4,7 +4,7 @@
 # writes every log under $OUT (default ./gpu-out).  The last thing it prints is a short
 # summary table.
 #
-# usage: scripts/gpu.sh [all|test|bench|quick|opencl|lop3v|pair|wave|wavetune|shapes|sizes]
+# usage: scripts/gpu.sh [all|test|bench|quick|opencl|lop3v|pair|wave|wavetune|shapes|sizes|circuit]
 #        (default all)
 #   test   build + test_engines --gpu (every cuda kernel vs ref, cell by cell)
 #   bench  build + benchmarks
@@ -22,6 +22,9 @@
 #          lop3p against lop3v and wave (shapes, topologies, odd size, other rules)
 #   shapes build + tests and 65536^2 benchmarks (torus, bounded) of the lop3v Life shapes
 #          named in WL_GPU_SHAPES (default: 40x12x16 40x8x16r)
+#   circuit  build + tests of the circuit kernel (any rule; NVRTC, the lut6x3 fallback, K
+#          1 and 8) + the 65536^2 benchmarks of the issue #15 rules against B3/S23, a K
+#          sweep, lut6x3, and 4096^2 for 4096 generations
 #   sizes  build + a sweep of grid sizes (256^2 .. 32768^2) over the bitsliced kernels, for
 #          the choice of `best` by size (WL_GPU_SIZES, WL_GPU_KERNELS, WL_GPU_RULES)
 #   opencl build + the OpenCL engine's GPU run (src/engine/opencl/gpu_opencl.sh, logs in
@@ -268,6 +271,39 @@ if [ "$MODE" = all ] || [ "$MODE" = test ]; then
   unset WL_CACHE_DIR
 fi
 
+# ---- the circuit kernel (any rule: Hensel, MAP), issue #15 ------------------------------
+# rules of the issue's targets: two named Hensel rules, three random Hensel rules and two
+# random MAP rules (drawn once, fixed here so that runs compare)
+CIRCUIT_RULES="B2-a/S12 B3-cnqy/S23-a4ityz B2akn/S2ace4aijwz6an8 B2-ce3cei6k/S1c7c8 B2cen4iwyz7c8/S02-kn3akqr6ain MAPKQn+mVX1p6OSui7lDtNN3GI/2CAF8Iov1l0ALDHLdcm/Wuelc0momdo5J76Enmzmzmc3P2RQCEY346wVC9OGEQ MAPUrSHxnfjbFSzduaYHPY0k05rRaywBCDpqFHb57H+91YjNv0FyZ9oYYus83MaOuOXATeXvLOhCft+2xt9eVQZVQ"
+if [ "$MODE" = circuit ]; then
+  te test.log 300 --gpu -e cuda -k circuit,best
+  te test_k.log 120 WL_CUDA_NO_NVRTC=1 --gpu -e cuda -k circuit -r hensel1,map
+  for k in 1 8; do
+    te test_k.log 120 WL_CUDA_CIRCUIT_K=$k --gpu -e cuda -k circuit -r life,hensel2,map-b0
+  done
+  fails test.log
+  fails test_k.log
+  B=65536x65536
+  export WL_CUDA_VERBOSE=1 # network sizes and NVRTC times on stderr (bench_stderr.log)
+  bench bench.txt --engine cuda --kernel best,circuit --rule B3/S23 --size $B --generations 1024 --runs 3 --torus
+  for r in $CIRCUIT_RULES; do
+    bench bench.txt --engine cuda --kernel best --rule "$r" --size $B --generations 1024 --runs 3 --torus
+  done
+  bench bench.txt --engine cuda --kernel best,circuit --rule B3/S23 --size $B --generations 1024 --runs 3 --torus
+  for k in 2 8; do
+    for r in B2-a/S12 B2akn/S2ace4aijwz6an8; do
+      WL_CUDA_CIRCUIT_K=$k bench bench.txt --engine cuda --kernel circuit --rule "$r" --size $B --generations 1024 --runs 3 --torus
+    done
+  done
+  bench bench.txt --engine cuda --kernel lut6x3 --rule B2-a/S12 --size $B --generations 128 --runs 3 --torus
+  bench bench.txt --engine cuda --kernel best --rule B2-a/S12 --size $B --generations 1024 --runs 3 --bounded
+  for r in B3/S23 B2-a/S12; do
+    bench bench.txt --engine cuda --kernel best --rule $r --size 4096x4096 --generations 4096 --runs 3 --torus
+  done
+  unset WL_CUDA_VERBOSE
+  grep -E "network|compiled|cache" "$OUT/bench_stderr.log" | cut -c1-200 | sort | uniq | head -30 >"$OUT/circuit_nets.txt"
+fi
+
 # ---- benchmarks -----------------------------------------------------------------------
 if [ "$MODE" = all ] || [ "$MODE" = bench ] || [ "$MODE" = quick ]; then
   B=65536x65536
@@ -286,8 +322,8 @@ if [ "$MODE" = all ] || [ "$MODE" = bench ] || [ "$MODE" = quick ]; then
     for r in B36/S23 B3678/S34678 B2/S B368/S245 B34/S34 B3/S238; do
       bench bench.txt --engine cuda --kernel best --rule $r --size $B --generations 1024 --runs 3 --torus
     done
-    # a non-totalistic rule: best falls back to lut6x3
-    bench bench.txt --engine cuda --kernel best --rule B2-a/S12 --size $B --generations 128 --runs 3 --torus
+    # rules that are not outer-totalistic: best runs circuit (issue #15), against lut6x3
+    bench bench.txt --engine cuda --kernel best,lut6x3 --rule B2-a/S12 --size $B --generations 128 --runs 3 --torus
     # 80% of GPU memory in two bit-packed buffers (square grid, side a multiple of 1024)
     mem_mib=$(nvidia-smi --query-gpu=memory.total --format=csv,noheader,nounits | head -1)
     side=$(awk -v m="$mem_mib" 'BEGIN{c=0.8*m*1048576*8/2; s=int(sqrt(c)/1024)*1024; print s}')

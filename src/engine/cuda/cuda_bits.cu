@@ -38,7 +38,11 @@ static void build_lut6x3(const wl_rule *r, uint8_t *t) {
 }
 
 extern "C" wl_status wlcu_bits_init(wlcu_ctx *c) {
-    if (c->kernel != WLCU_K_LUT6X3) return WL_OK;
+    return c->kernel == WLCU_K_LUT6X3 ? wlcu_lut6x3_table(c) : WL_OK;
+}
+
+extern "C" wl_status wlcu_lut6x3_table(wlcu_ctx *c) {
+    if (c->table) return WL_OK;
     uint8_t *t = (uint8_t *)wl_malloc(LUT6X3_SIZE);
     if (!t) return WL_ERR_NOMEM;
     build_lut6x3(&c->rule, t);
@@ -149,3 +153,4 @@ extern "C" wl_status wlcu_bits_step(wlcu_ctx *c, unsigned gens) {
 }
 
 extern "C" wl_status wlcu_bitcount_step(wlcu_ctx *c) { return bits_step(c, WLCU_K_BITCOUNT); }
+extern "C" wl_status wlcu_lut6x3_step(wlcu_ctx *c) { return bits_step(c, WLCU_K_LUT6X3); }

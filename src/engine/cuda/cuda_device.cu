@@ -321,7 +321,7 @@ extern "C" wl_status wlcu_advance(wlcu_ctx *c, uint64_t gens) {
         unsigned k = gens < kmax ? (unsigned)gens : kmax;
         if (ki->whole && k < kmax) { /* the remainder, one generation at a time */
             k = 1;
-            s = wlcu_bitcount_step(c);
+            s = ki->totalistic ? wlcu_bitcount_step(c) : wlcu_lut6x3_step(c);
         } else {
             s = ki->launch(c, k);
         }

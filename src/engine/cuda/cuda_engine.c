@@ -7,10 +7,13 @@
  * Kernels (the first is the default):
  *   best       the fastest kernel for the rule and grid size: lop3p for outer-totalistic
  *              rules on grids of 2^28 cells or more, wave on smaller ones
- *              (best_totalistic), lut6x3 for other rules;
+ *              (best_totalistic), circuit for every other rule;
  *   wave       wavefront temporal blocking: one warp streams a strip of rows through K
  *              register-resident generations, no shared memory (cuda_wave.cuh); rules other
  *              than B3/S23 compiled at run time by NVRTC (cuda_rtc.cu);
+ *   circuit    wave's kernel with any rule (Hensel, MAP) as a network of LOP3 gates over the
+ *              nine cells and the adders' sums, found by wl_rnet_synth (src/core/rulenet.c)
+ *              and compiled by NVRTC; lut6x3 when NVRTC is missing;
  *   lop3       bitsliced, several generations per launch in registers (cuda_lop3.cu);
  *   lop3v      the same row logic on a taller tile split between the warps of a block, edge
  *              rows exchanged through shared memory every generation (cuda_lop3v.cu);
@@ -77,7 +80,7 @@ static wl_status cuda_create(const wl_config *cfg, const char *kernel, void **ct
         return wl_error(WL_ERR_TOO_BIG, "CUDA engine: a %llu x %llu grid is too large",
                         (unsigned long long)cfg->width, (unsigned long long)cfg->height);
     if (id < 0)
-        id = totalistic ? best_totalistic(cfg->width, cfg->height) : WLCU_K_LUT6X3;
+        id = totalistic ? best_totalistic(cfg->width, cfg->height) : WLCU_K_CIRCUIT;
     if (wlcu_kernels[id].totalistic && !totalistic) {
         if (cfg->verbose)
             fprintf(stderr,
@@ -98,6 +101,7 @@ static wl_status cuda_create(const wl_config *cfg, const char *kernel, void **ct
     e->dev.rule_variant = wlcu_lop3_variant(birth, survive);
     /* WL_CUDA_VERBOSE=1: the notes without a verbose config (benchmarks: NVRTC times) */
     e->dev.lop3_synth = wl_lop3_synth;
+    e->dev.rnet_synth = wl_rnet_synth;
     e->dev.verbose = cfg->verbose || (getenv("WL_CUDA_VERBOSE") && *getenv("WL_CUDA_VERBOSE") != '0');
     /* tuning knob: another compiled tile shape for the Life kernel (see cuda_lop3.cu) */
     e->dev.lop3_shape = e->dev.rule_variant == 0 ? wlcu_lop3_shape(getenv("WL_CUDA_LOP3")) : -1;

@@ -260,6 +260,27 @@ static void emit_rule(const wl_lop3_net *n, char *buf, size_t cap) {
     if (len < cap) snprintf(buf + len, cap - len, "} while (0)\n");
 }
 
+/* Appends the WV_CIRCUIT_NET macro of network n (cuda_wave.cuh's rule 3) to buf. */
+static void emit_circuit(const wl_rnet *n, char *buf, size_t cap) {
+    static const char *const names[WL_RNET_INPUTS] = {
+        "c_se", "c_s",  "c_sw", "c_e",  "c_c",  "c_w",  "c_ne", "c_n",  "c_nw", "d_st",
+        "d_ct", "d_sm", "d_cm", "d_sb", "d_cb", "d_x0", "d_k",  "d_y1", "d_y2"};
+    size_t len = strlen(buf);
+    len += (size_t)snprintf(buf + len, cap - len,
+                            "#define WV_LOP3D(d, a, b, c, l) uint32_t d; WV_LOP3(d, a, b, c, l)\n"
+                            "#define WV_CIRCUIT_NET(n_) do { ");
+    if (len >= cap) return;
+    int m = wl_rnet_emit(n, "WV_LOP3D", names, "t", "n_", buf + len, cap - len);
+    if (m < 0 || len + (size_t)m >= cap) {
+        buf[0] = 0; /* the compile then fails with a clear error */
+        return;
+    }
+    for (size_t i = len; i < len + (size_t)m; i++)
+        if (buf[i] == '\n') buf[i] = ' ';
+    len += (size_t)m;
+    snprintf(buf + len, cap - len, "} while (0)\n");
+}
+
 /* ---- compile, load, cache ---- */
 
 #define RTC_CACHE 64 /* rules kept per process; beyond that, the mask kernel */
@@ -267,6 +288,7 @@ static struct rtc_entry {
     int device, family, kk, nr, wb;
     char defs[128]; /* WL_CUDA_WAVE_DEFS at compile time (tuning builds) */
     uint16_t birth, survive;
+    wl_rule rule; /* the whole table (circuit kernels) */
     CUfunction fn;
     int per_sm;
 } cache[RTC_CACHE];
@@ -310,6 +332,9 @@ static void rtc_key(wl_rtc_key *k, int family, const char *src, const char *cons
     wl_rtc_key_add_str(k, family == WLCU_RTC_PAIR
                               ? "warplife pair_rule cubin 1: pr_rule_kernel(in, out, w, h, np, "
                                 "torus, groups, total, kk, birth, survive)"
+                          : family == WLCU_RTC_CIRCUIT
+                              ? "warplife wave_circuit cubin 1: wv_rule_kernel(in, out, w, h, "
+                                "nw, torus, strips, chunks, hc, birth, survive), rule 3"
                               : "warplife wave_rule cubin 1: wv_rule_kernel(in, out, w, h, nw, "
                                 "torus, strips, chunks, hc, birth, survive)");
     wl_rtc_key_add_str(k, src);
@@ -384,46 +409,59 @@ static void kernel_text(int family, int kk, int nr, int wb, char *buf, size_t ca
              "wv_rule_kernel(const uint32_t *in, uint32_t *out, int64_t w, int64_t h,\n"
              "    uint64_t nw, int torus, int64_t strips, int64_t chunks, int64_t hc,\n"
              "    unsigned birth, unsigned survive) {\n"
-             "  wave_body(in, out, w, h, nw, torus, strips, chunks, hc, birth, survive, 2, %d);\n"
+             "  wave_body(in, out, w, h, nw, torus, strips, chunks, hc, birth, survive, %d, %d);\n"
              "}\n",
              getenv("WL_CUDA_WAVE_MINB") ? atoi(getenv("WL_CUDA_WAVE_MINB"))
+             : family == WLCU_RTC_CIRCUIT ? 2 /* up to ~100 gates per level: registers */
              : kk > 12                  ? 2
              : kk > 8                   ? 3
                                         : 4,
-             kk);
+             family == WLCU_RTC_CIRCUIT ? 3 : 2, kk);
 }
 
 /* Compiles and loads the kernel of `family` for (c->birth, c->survive, kk, nr, wb); lock
  * held. */
 static wl_status build(wlcu_ctx *c, int family, int kk, int nr, int wb, CUfunction *fn,
                        int *per_sm) {
-    const char *fam = family == WLCU_RTC_PAIR ? "lop3p" : "wave";
-    uint32_t table, care;
-    rule_table(c->birth, c->survive, &table, &care);
-    wl_lop3_net net, mine;
-    structured_net(table, &mine);
-    if (!net_ok(&mine, table, care))
-        return wl_error(WL_ERR_DEVICE, "CUDA %s: internal error: rule network check failed",
-                        fam);
+    const char *fam = family == WLCU_RTC_PAIR ? "lop3p" : family == WLCU_RTC_CIRCUIT ? "circuit" : "wave";
+    wl_lop3_net net;
+    wl_rnet rnet;
     const char *from = "structured";
-    if (c->lop3_synth && c->lop3_synth(c->birth, c->survive, &net) == WL_OK &&
-        net_ok(&net, table, care) &&
-        net.n < mine.n)
-        from = "lop3net";
-    else {
-        wl_clear_error();
-        net = mine;
+    size_t extra = 4096; /* rule macro + kernel definition */
+    if (family == WLCU_RTC_CIRCUIT) {
+        /* effort 1: a few hundred ms of search, ~12% fewer gates than effort 0 */
+        if (!c->rnet_synth) return wl_error(WL_ERR_UNAVAILABLE, "CUDA circuit: no synthesiser");
+        wl_status st = c->rnet_synth(&c->rule, 1, &rnet);
+        if (st) return st;
+        extra += 80 * (size_t)rnet.n;
+        from = "rulenet";
+        net.n = rnet.n;
+    } else {
+        uint32_t table, care;
+        rule_table(c->birth, c->survive, &table, &care);
+        wl_lop3_net mine;
+        structured_net(table, &mine);
+        if (!net_ok(&mine, table, care))
+            return wl_error(WL_ERR_DEVICE, "CUDA %s: internal error: rule network check failed",
+                            fam);
+        if (c->lop3_synth && c->lop3_synth(c->birth, c->survive, &net) == WL_OK &&
+            net_ok(&net, table, care) && net.n < mine.n)
+            from = "lop3net";
+        else {
+            wl_clear_error();
+            net = mine;
+        }
     }
     int major = 0, minor = 0;
     WLCU_CHECK(cudaDeviceGetAttribute(&major, cudaDevAttrComputeCapabilityMajor, c->device));
     WLCU_CHECK(cudaDeviceGetAttribute(&minor, cudaDevAttrComputeCapabilityMinor, c->device));
-    static const size_t extra = 4096; /* rule macro + kernel definition */
     size_t cap = sizeof WLCU_WIN_SRC + sizeof WLCU_WAVE_SRC + sizeof WLCU_PAIR_SRC + extra;
     char *src = (char *)malloc(cap);
     if (!src)
         return wl_error(WL_ERR_NOMEM, "CUDA %s: out of memory for the kernel source", fam);
     src[0] = 0;
-    emit_rule(&net, src, extra / 2);
+    if (family == WLCU_RTC_CIRCUIT) emit_circuit(&rnet, src, extra - 1024);
+    else emit_rule(&net, src, extra / 2);
     size_t len = strlen(src);
     len += (size_t)snprintf(src + len, cap - len, "%s\n%s\n%s\n", (const char *)WLCU_WIN_SRC,
                             (const char *)WLCU_WAVE_SRC,
@@ -513,7 +551,9 @@ extern "C" wl_status wlcu_rtc_kernel(wlcu_ctx *c, int family, int kk, int nr, in
     for (int i = 0; i < n_cache; i++)
         if (cache[i].device == c->device && cache[i].family == family && cache[i].kk == kk &&
             cache[i].nr == nr && cache[i].wb == wb && cache[i].birth == c->birth &&
-            cache[i].survive == c->survive && strcmp(cache[i].defs, defs_now) == 0) {
+            cache[i].survive == c->survive &&
+            memcmp(&cache[i].rule, &c->rule, sizeof c->rule) == 0 &&
+            strcmp(cache[i].defs, defs_now) == 0) {
             *fn = (void *)cache[i].fn;
             *per_sm = cache[i].per_sm;
             goto done;
@@ -535,6 +575,7 @@ extern "C" wl_status wlcu_rtc_kernel(wlcu_ctx *c, int family, int kk, int nr, in
             snprintf(cache[n_cache].defs, sizeof cache[n_cache].defs, "%s", defs_now);
             cache[n_cache].birth = c->birth;
             cache[n_cache].survive = c->survive;
+            cache[n_cache].rule = c->rule;
             cache[n_cache].fn = f;
             cache[n_cache].per_sm = ps;
             n_cache++;

@@ -88,6 +88,8 @@ static int64_t plan_chunk(int64_t h, int64_t strips, int64_t r, int kk) {
     return best_hc;
 }
 
+static wl_status wave_plan(wlcu_ctx *c, int sms, int per_sm);
+
 extern "C" wl_status wlcu_wave_prepare(wlcu_ctx *c) {
     int sms = 0, per_sm = 0;
     WLCU_CHECK(cudaDeviceGetAttribute(&sms, cudaDevAttrMultiProcessorCount, c->device));
@@ -119,6 +121,42 @@ extern "C" wl_status wlcu_wave_prepare(wlcu_ctx *c) {
                                                                      32 * WV_WARPS, 0));
         }
     }
+    return wave_plan(c, sms, per_sm);
+}
+
+/* K of the circuit kernels: their networks are 10-100 gates, so a few levels give the
+ * instruction-level parallelism, and fewer levels leave registers for the gates' values.
+ * WL_CUDA_CIRCUIT_K (1..16) tunes it. */
+#define CIRCUIT_K 4
+
+extern "C" wl_status wlcu_circuit_prepare(wlcu_ctx *c) {
+    int sms = 0, per_sm = 0;
+    WLCU_CHECK(cudaDeviceGetAttribute(&sms, cudaDevAttrMultiProcessorCount, c->device));
+    wl_status s = wlcu_lut6x3_table(c); /* the remainder of a step, or everything */
+    if (s) return s;
+    const char *ek = getenv("WL_CUDA_CIRCUIT_K");
+    int k = ek && atoi(ek) >= 1 && atoi(ek) <= WV_KMAX ? atoi(ek) : CIRCUIT_K;
+    const char *off = getenv("WL_CUDA_NO_NVRTC");
+    s = WL_ERR_UNAVAILABLE;
+    c->wave_fn = NULL;
+    if (!(off && *off && *off != '0') && c->rnet_synth)
+        s = wlcu_rtc_kernel(c, WLCU_RTC_CIRCUIT, k, 0, 0, &c->wave_fn, &per_sm);
+    if (s) {
+        if (c->verbose)
+            fprintf(stderr, "warplife: cuda circuit: no run-time compiled kernel for this rule "
+                            "(%s); using lut6x3\n",
+                    off && *off && *off != '0' ? "WL_CUDA_NO_NVRTC" : wl_last_error());
+        wl_clear_error();
+        c->wave_fn = NULL;
+        c->wave_k = 1; /* every generation by lut6x3 */
+        return WL_OK;
+    }
+    c->wave_k = k;
+    return wave_plan(c, sms, per_sm);
+}
+
+/* Resident warps and the chunk height for the chosen kernel (per_sm blocks per SM). */
+static wl_status wave_plan(wlcu_ctx *c, int sms, int per_sm) {
     if (per_sm < 1) per_sm = 1;
     c->wave_resident = (int64_t)sms * per_sm * WV_WARPS;
     /* the chunk height depends only on the grid, the kernel and K: planned once here */
@@ -135,6 +173,7 @@ extern "C" unsigned wlcu_wave_max_gens(const wlcu_ctx *c) {
 
 extern "C" wl_status wlcu_wave_step(wlcu_ctx *c, unsigned gens) {
     (void)gens; /* always wlcu_wave_max_gens(c) (the kernel table's `whole`) */
+    if (c->kernel == WLCU_K_CIRCUIT && !c->wave_fn) return wlcu_lut6x3_step(c); /* no NVRTC */
     const int kk = (int)wlcu_wave_max_gens(c);
     int64_t h = (int64_t)c->h, w = (int64_t)c->w;
     int64_t strips = (int64_t)((c->nw + WV_LANES_OUT - 1) / WV_LANES_OUT);

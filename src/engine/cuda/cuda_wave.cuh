@@ -75,14 +75,15 @@
 #define WV_LOP3(d, a, b, c, lut) \
     asm("lop3.b32 %0, %1, %2, %3, %4;" : "=r"(d) : "r"(a), "r"(b), "r"(c), "n"(lut))
 
-/* Horizontal 3-sum s + 2c of word x (left + centre + right cells, lane-wise). */
-#define WV_HSUM3(x, s, c)                                                                  \
+/* Horizontal 3-sum s + 2c of word x (left + centre + right cells, lane-wise); xl, xr get
+ * the west and east neighbour planes (bit i: cell i - 1, i + 1). */
+#define WV_HSUM3(x, xl, xr, s, c)                                                          \
     do {                                                                                   \
         uint32_t l_ = __shfl_up_sync(WV_FULL, (x), 1);                                     \
         uint32_t r_ = __shfl_down_sync(WV_FULL, (x), 1);                                   \
-        uint32_t xl_ = __funnelshift_l(l_, (x), 1), xr_ = __funnelshift_r((x), r_, 1);     \
-        WV_LOP3(s, xl_, (x), xr_, 0x96);                                                   \
-        WV_LOP3(c, xl_, (x), xr_, 0xE8);                                                   \
+        xl = __funnelshift_l(l_, (x), 1), xr = __funnelshift_r((x), r_, 1);                \
+        WV_LOP3(s, xl, (x), xr, 0x96);                                                     \
+        WV_LOP3(c, xl, (x), xr, 0xE8);                                                     \
     } while (0)
 
 /* The next state of 32 cells from the vertical adder outputs: the 9-cell total is
@@ -112,6 +113,26 @@ __device__ __forceinline__ uint32_t wv_next(uint32_t x0, uint32_t k, uint32_t y1
     }
     return n;
 }
+
+/* Rule 3: the next state n of 32 cells from the nine cell planes (NW N NE W C E SW S SE)
+ * and the derived signals of rulenet.h (ST CT SM CM SB CB X0 K Y1 Y2), a network of
+ * wl_rnet_synth (src/core/rulenet.c) that NVRTC builds define as WV_CIRCUIT_NET; signals
+ * the network does not read are dropped by the compiler. */
+#ifdef WV_CIRCUIT_NET
+#define WV_CIRCUIT(nw_, n_, ne_, w_, c_, e_, sw_, s_, se_, st_, ct_, sm_, cm_, sb_, cb_, x0_,  \
+                   k_, y1_, y2_, out_)                                                     \
+    do {                                                                                   \
+        const uint32_t c_se = (se_), c_s = (s_), c_sw = (sw_), c_e = (e_), c_c = (c_),      \
+                       c_w = (w_), c_ne = (ne_), c_n = (n_), c_nw = (nw_), d_st = (st_),    \
+                       d_ct = (ct_), d_sm = (sm_), d_cm = (cm_), d_sb = (sb_), d_cb = (cb_), \
+                       d_x0 = (x0_), d_k = (k_), d_y1 = (y1_), d_y2 = (y2_);               \
+        WV_CIRCUIT_NET(out_);                                                              \
+    } while (0)
+#else
+#define WV_CIRCUIT(nw_, n_, ne_, w_, c_, e_, sw_, s_, se_, st_, ct_, sm_, cm_, sb_, cb_, x0_,  \
+                   k_, y1_, y2_, out_)                                                     \
+    ((void)(nw_), (void)(n_), (void)(ne_), (out_) = 0u) /* nvcc's instances: never rule 3 */
+#endif
 
 /* Rows are loaded WV_AHEAD iterations before they are used (a ring of 3 registers, which
  * the 3-fold unrolling rotates without moves): a warp's iteration is a few hundred cycles
@@ -172,13 +193,23 @@ __device__ __forceinline__ uint32_t wv_load_edge(const uint32_t *__restrict__ in
         }                                                                                  \
         _Pragma("unroll") for (int g = kk; g >= 1; g--) {                                  \
             const uint32_t x = g == 1 ? v : lat[g - 1];                                    \
-            uint32_t sn, cn, x0, k, y1v, y2v;                                              \
-            WV_HSUM3(x, sn, cn);                                                           \
+            uint32_t xl, xr, sn, cn, x0, k, y1v, y2v, n;                                   \
+            WV_HSUM3(x, xl, xr, sn, cn);                                                   \
             WV_LOP3(x0, sa[g], sb[g], sn, 0x96);                                           \
             WV_LOP3(k, sa[g], sb[g], sn, 0xE8);                                            \
             WV_LOP3(y1v, ca[g], cb[g], cn, 0x96);                                          \
             WV_LOP3(y2v, ca[g], cb[g], cn, 0xE8);                                          \
-            uint32_t n = wv_next(x0, k, y1v, y2v, mid[g], birth, survive, rule);           \
+            if (rule == 3) {                                                               \
+                WV_CIRCUIT(la[g], xa[g], ra[g], lb[g], mid[g], rb[g], xl, x, xr, sa[g],     \
+                           ca[g], sb[g], cb[g], sn, cn, x0, k, y1v, y2v, n);               \
+                la[g] = lb[g];                                                             \
+                xa[g] = mid[g];                                                            \
+                ra[g] = rb[g];                                                             \
+                lb[g] = xl;                                                                \
+                rb[g] = xr;                                                                \
+            } else {                                                                       \
+                n = wv_next(x0, k, y1v, y2v, mid[g], birth, survive, rule);                \
+            }                                                                              \
             if (ROWM) { /* level g's output is row r - (2g - 1) */                        \
                 const int64_t y_ = r - (2 * g - 1);                                        \
                 n &= (uint64_t)y_ < (uint64_t)h ? cm : 0u;                                 \
@@ -228,8 +259,14 @@ __device__ __forceinline__ void wave_rows(const uint32_t *__restrict__ in,
      * middle input row, and the level's latest output (the next level's next input) */
     uint32_t sa[WV_KMAX + 1], ca[WV_KMAX + 1], sb[WV_KMAX + 1], cb[WV_KMAX + 1];
     uint32_t mid[WV_KMAX + 1], lat[WV_KMAX + 1];
+    /* rule 3 (a circuit over the nine cells): the west, centre and east planes of the older
+     * row (la, xa, ra) and the west and east planes of the middle one (lb, rb) */
+    uint32_t la[WV_KMAX + 1], xa[WV_KMAX + 1], ra[WV_KMAX + 1], lb[WV_KMAX + 1], rb[WV_KMAX + 1];
 #pragma unroll
-    for (int g = 0; g <= WV_KMAX; g++) sa[g] = ca[g] = sb[g] = cb[g] = mid[g] = lat[g] = 0u;
+    for (int g = 0; g <= WV_KMAX; g++) {
+        sa[g] = ca[g] = sb[g] = cb[g] = mid[g] = lat[g] = 0u;
+        la[g] = xa[g] = ra[g] = lb[g] = rb[g] = 0u;
+    }
     const int64_t iters = (y1 - y0) + 3 * kk - 1;
     const int64_t first_store = 3 * kk - 1; /* iteration of row y0's output */
     int64_t r = y0 - kk;                    /* the row loaded in this iteration */

@@ -20,6 +20,7 @@
 
 #include "internal.h"
 #include "lop3net.h" /* wl_lop3_net (the wave kernel's rule networks) */
+#include "rulenet.h" /* wl_rnet (the circuit kernel's networks, any rule) */
 
 enum wlcu_layout { WLCU_BITS = 0, WLCU_BYTES, WLCU_PATCH, WLCU_PAIRS };
 
@@ -31,10 +32,12 @@ enum wlcu_layout { WLCU_BITS = 0, WLCU_BYTES, WLCU_PATCH, WLCU_PAIRS };
  *   max_gens    generations one launch does at most, or NULL for 1
  *   launch      one launch of `gens` <= max_gens generations from cur to nxt
  *   whole       1: a launch does exactly max_gens generations, the remainder of a step
- *               runs one generation at a time on bitcount (same layout)
+ *               runs one generation at a time on bitcount (same layout; lut6x3 for the
+ *               kernels of any rule, whose init builds its table)
  * Adding a kernel is one row here plus its .cu file. */
 #define WLCU_KERNELS(X)                                                                         \
     X(WAVE, "wave", WLCU_BITS, 1, wlcu_wave_prepare, wlcu_wave_max_gens, wlcu_wave_step, 1)     \
+    X(CIRCUIT, "circuit", WLCU_BITS, 0, wlcu_circuit_prepare, wlcu_wave_max_gens, wlcu_wave_step, 1) \
     X(LOP3, "lop3", WLCU_BITS, 1, NULL, wlcu_lop3_max_gens, wlcu_lop3_step, 1)                  \
     X(LOP3V, "lop3v", WLCU_BITS, 1, NULL, wlcu_lop3v_max_gens, wlcu_lop3v_step, 1)              \
     X(LOP3P, "lop3p", WLCU_PAIRS, 1, wlcu_pair_prepare, wlcu_pair_max_gens, wlcu_pair_step, 0)  \
@@ -51,7 +54,7 @@ enum wlcu_layout { WLCU_BITS = 0, WLCU_BYTES, WLCU_PATCH, WLCU_PAIRS };
 enum wlcu_kernel { WLCU_KERNELS(WLCU_KERNEL_ID) WLCU_K_COUNT };
 
 /* The kernel families cuda_rtc.cu compiles per rule with NVRTC. */
-enum wlcu_rtc_family { WLCU_RTC_WAVE = 0, WLCU_RTC_PAIR };
+enum wlcu_rtc_family { WLCU_RTC_WAVE = 0, WLCU_RTC_PAIR, WLCU_RTC_CIRCUIT };
 
 typedef struct wlcu_ctx {
     int device;
@@ -84,6 +87,9 @@ typedef struct wlcu_ctx {
     /* wl_lop3_synth (src/core/lop3net.c), set by cuda_engine.c so that the static library's
      * link pulls it in; NULL: cuda_rtc.cu uses its own structured networks only */
     wl_status (*lop3_synth)(uint16_t birth, uint16_t survive, wl_lop3_net *net);
+    /* wl_rnet_synth (src/core/rulenet.c), set by cuda_engine.c the same way; NULL: the
+     * circuit kernel is unavailable and falls back to lut6x3 */
+    wl_status (*rnet_synth)(const wl_rule *rule, int effort, wl_rnet *net);
     void *gl;                 /* OpenGL interop state of cuda_gl.cu, NULL until used */
 } wlcu_ctx;
 
@@ -123,6 +129,10 @@ wl_status wlcu_bits_init(wlcu_ctx *c);                  /* cuda_bits.cu */
 wl_status wlcu_bits_step(wlcu_ctx *c, unsigned gens);   /* c->kernel: lut6x3 or bitcount */
 /* One generation by bitcount whatever c->kernel is (the remainder of the whole families). */
 wl_status wlcu_bitcount_step(wlcu_ctx *c);
+/* One generation by lut6x3 (the remainder of `circuit`; needs wlcu_lut6x3_table). */
+wl_status wlcu_lut6x3_step(wlcu_ctx *c);
+/* Builds lut6x3's table for c's rule on the device (c->table) unless it is there. */
+wl_status wlcu_lut6x3_table(wlcu_ctx *c);
 wl_status wlcu_lop3_step(wlcu_ctx *c, unsigned gens); /* cuda_lop3.cu */
 unsigned wlcu_lop3_max_gens(const wlcu_ctx *c);
 /* The Life tuning shape named by text ("NRxK", from WL_CUDA_LOP3), or -1. */
@@ -140,6 +150,10 @@ int wlcu_lop3v_shape(const char *text);
  * picks the instance for c's rule (compiled-in Life, NVRTC, or run-time masks) once, after
  * wlcu_init; step launches it from cur to nxt. */
 wl_status wlcu_wave_prepare(wlcu_ctx *c);
+/* The `circuit` kernel: the wave kernel with any rule's network of wl_rnet_synth compiled
+ * by NVRTC (rule 3 of cuda_wave.cuh), K generations per launch, the remainder of a step by
+ * lut6x3 (whose table prepare builds); lut6x3 for everything when NVRTC is missing. */
+wl_status wlcu_circuit_prepare(wlcu_ctx *c);
 wl_status wlcu_wave_step(wlcu_ctx *c, unsigned gens);
 unsigned wlcu_wave_max_gens(const wlcu_ctx *c);
 /* cuda_pair.cu: the lop3p kernel on the pair layout.  prepare picks the instance for c's
