@@ -41,7 +41,7 @@
 
 /* The row techniques of bit kernels (the gen_rows functions; R_SIMD: the widest the CPU
  * has, AVX-512, else AVX2, else bitsliced). */
-enum row_tech { R_NONE, R_SIMD, R_BITSLICED, R_AVX2, R_AVX512, R_VPERMB, R_LUT6X3, R_LUT4X4 };
+enum row_tech { R_NONE, R_SIMD, R_BITSLICED, R_AVX2, R_AVX512, R_VPERMB, R_CIRCUIT, R_LUT6X3, R_LUT4X4 };
 /* What a kernel needs from the CPU. */
 enum cpu_need { NEED_NONE, NEED_AVX2, NEED_AVX512, NEED_VPERMB };
 /* How a kernel keeps the cells. */
@@ -65,7 +65,8 @@ enum cpu_family { F_BITS, F_BYTE, F_NIBBLE };
     X(BITSLICED, "bitsliced", F_BITS, NEED_NONE, 0, 1, R_BITSLICED)                        \
     X(AVX2, "avx2", F_BITS, NEED_AVX2, 0, 1, R_AVX2)                                       \
     X(AVX512, "avx512", F_BITS, NEED_AVX512, 0, 1, R_AVX512)                               \
-    X(VPERMB, "vpermb", F_BITS, NEED_VPERMB, 0, 1, R_VPERMB)
+    X(VPERMB, "vpermb", F_BITS, NEED_VPERMB, 0, 1, R_VPERMB)                               \
+    X(CIRCUIT, "circuit", F_BITS, NEED_AVX512, 0, 1, R_CIRCUIT)
 
 typedef struct cpu_kernel {
     const char *name;
@@ -97,6 +98,7 @@ static const cpu_kernel *kernel_named(const char *name) {
 typedef struct cpu_rows {
     cpu_kernel_data kd;
     uint8_t *lut6x3, *lut4x4, *table512;
+    cpu_rnet_prog *rnet;
 } cpu_rows;
 
 typedef struct cpu_ctx {
@@ -160,7 +162,8 @@ static wl_status kernel_usable(const cpu_kernel *k) {
 static enum row_tech tech_for(const cpu_kernel *k, int totalistic) {
     enum row_tech t = k->rows;
     if (t == R_SIMD) t = have_avx512() ? R_AVX512 : have_avx2() ? R_AVX2 : R_BITSLICED;
-    if (totalistic || t == R_LUT4X4 || t == R_LUT6X3 || t == R_VPERMB) return t;
+    if (totalistic || t == R_LUT4X4 || t == R_LUT6X3 || t == R_VPERMB || t == R_CIRCUIT)
+        return t;
     return t == R_AVX512 && have_vpermb() ? R_VPERMB : R_LUT6X3;
 }
 
@@ -168,6 +171,9 @@ static void rows_free(cpu_rows *r) {
     free(r->lut6x3);
     free(r->lut4x4);
     wl_aligned_free(r->table512);
+#if defined(WL_CPU_X86_SIMD)
+    cpu_rnet_prog_free(r->rnet);
+#endif
     memset(r, 0, sizeof *r);
 }
 
@@ -208,6 +214,16 @@ static wl_status select_rows(const cpu_kernel *k, const wl_rule *rule, int verbo
         *fn = cpu_gen_rows_vpermb;
         *vw = 8;
         name = "vpermb";
+        break;
+    case R_CIRCUIT:
+    {
+        wl_status st = cpu_rnet_prog_build(rule, &r->rnet);
+        if (st) return st;
+    }
+        r->kd.rnet = r->rnet;
+        *fn = cpu_gen_rows_circuit;
+        *vw = 8;
+        name = "circuit";
         break;
     case R_AVX2:
         *fn = cpu_gen_rows_avx2;

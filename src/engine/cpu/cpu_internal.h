@@ -99,6 +99,7 @@ typedef struct wl_rows_data {
     const uint8_t *lut4x4;  /* 2^16 entries: next 2x2 block (bit 0 (x,y), 1 (x+1,y), 2
                                (x,y+1), 3 (x+1,y+1)) */
     const uint8_t *table512; /* the rule as 512 bytes 0/1, 64-byte aligned (vpermb) */
+    const struct cpu_rnet_prog *rnet; /* the rule's gate network (circuit) */
 } cpu_kernel_data;
 
 /* One generation of rows [lo, hi) of a tile buffer: out row r from in rows r-1, r, r+1.
@@ -136,6 +137,15 @@ void cpu_gen_rows_vpermb(const uint64_t *in, uint64_t *out, size_t pitch, size_t
                          size_t lo, size_t hi, int wrap, const uint64_t *colmask,
                          const cpu_kernel_data *kd);
 int cpu_vpermb_available(void);
+/* simd_circuit.c: any rule as a network of wl_rnet_synth, one vpternlogq per gate
+ * (AVX-512F).  The program is built from the rule (networks cached per process). */
+typedef struct cpu_rnet_prog cpu_rnet_prog;
+void cpu_gen_rows_circuit(const uint64_t *in, uint64_t *out, size_t pitch, size_t bw,
+                          size_t lo, size_t hi, int wrap, const uint64_t *colmask,
+                          const cpu_kernel_data *kd);
+wl_status cpu_rnet_prog_build(const wl_rule *rule, cpu_rnet_prog **out);
+void cpu_rnet_prog_free(cpu_rnet_prog *p);
+int cpu_rnet_prog_gates(const cpu_rnet_prog *p);
 /* The rule as 512 aligned bytes (free with wl_aligned_free); NULL + error on failure. */
 uint8_t *cpu_vpermb_table_build(const wl_rule *r);
 /* Builds the lookup tables of lut.c for a rule (malloc'd; NULL + error on failure). */

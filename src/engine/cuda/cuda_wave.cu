@@ -127,7 +127,7 @@ extern "C" wl_status wlcu_wave_prepare(wlcu_ctx *c) {
 /* K of the circuit kernels: their networks are 10-100 gates, so a few levels give the
  * instruction-level parallelism, and fewer levels leave registers for the gates' values.
  * WL_CUDA_CIRCUIT_K (1..16) tunes it. */
-#define CIRCUIT_K 4
+#define CIRCUIT_K 8
 
 extern "C" wl_status wlcu_circuit_prepare(wlcu_ctx *c) {
     int sms = 0, per_sm = 0;
