@@ -23,8 +23,8 @@
 #   shapes build + tests and 65536^2 benchmarks (torus, bounded) of the lop3v Life shapes
 #          named in WL_GPU_SHAPES (default: 40x12x16 40x8x16r)
 #   circuit  build + tests of the circuit kernel (any rule; NVRTC, the lut6x3 fallback, K
-#          1 and 8) + the 65536^2 benchmarks of the issue #15 rules against B3/S23, a K
-#          sweep, lut6x3, and 4096^2 for 4096 generations
+#          1 and 8) + the 65536^2 benchmarks of the issue #15 rules against B3/S23, K 4 and
+#          16 against the default 8, lut6x3, and 4096^2 for 4096 generations
 #   sizes  build + a sweep of grid sizes (256^2 .. 32768^2) over the bitsliced kernels, for
 #          the choice of `best` by size (WL_GPU_SIZES, WL_GPU_KERNELS, WL_GPU_RULES)
 #   opencl build + the OpenCL engine's GPU run (src/engine/opencl/gpu_opencl.sh, logs in
@@ -290,7 +290,7 @@ if [ "$MODE" = circuit ]; then
     bench bench.txt --engine cuda --kernel best --rule "$r" --size $B --generations 1024 --runs 3 --torus
   done
   bench bench.txt --engine cuda --kernel best,circuit --rule B3/S23 --size $B --generations 1024 --runs 3 --torus
-  for k in 2 8; do
+  for k in 4 16; do
     for r in B2-a/S12 B2akn/S2ace4aijwz6an8; do
       WL_CUDA_CIRCUIT_K=$k bench bench.txt --engine cuda --kernel circuit --rule "$r" --size $B --generations 1024 --runs 3 --torus
     done
