@@ -12,6 +12,7 @@
  * (at most 19 + 192 + 2 slots of NB vectors) stay in L1.
  */
 #include "cpu_internal.h"
+#include "simd_planes.h"
 
 #include "rulenet.h"
 
@@ -102,16 +103,6 @@ void cpu_rnet_prog_free(cpu_rnet_prog *p) { free(p); }
 
 int cpu_rnet_prog_gates(const cpu_rnet_prog *p) { return p ? p->n : 0; }
 
-/* West / east neighbour planes of the 8 words at row + i (pads give the edge words). */
-static inline void west_east(const uint64_t *row, size_t i, __m512i *c, __m512i *l, __m512i *r) {
-    __m512i p = _mm512_load_si512((const void *)(row + i - 8));
-    __m512i n = _mm512_load_si512((const void *)(row + i + 8));
-    *c = _mm512_load_si512((const void *)(row + i));
-    __m512i pw = _mm512_alignr_epi64(*c, p, 7), nw = _mm512_alignr_epi64(n, *c, 1);
-    *l = _mm512_or_si512(_mm512_slli_epi64(*c, 1), _mm512_srli_epi64(pw, 63));
-    *r = _mm512_or_si512(_mm512_srli_epi64(*c, 1), _mm512_slli_epi64(nw, 63));
-}
-
 #define T3(a, b, c, imm) _mm512_ternarylogic_epi64((a), (b), (c), (imm))
 
 void cpu_gen_rows_circuit(const uint64_t *in, uint64_t *out, size_t pitch, size_t bw,
@@ -137,9 +128,9 @@ void cpu_gen_rows_circuit(const uint64_t *in, uint64_t *out, size_t pitch, size_
                     continue;
                 }
                 size_t j = i + 8 * (size_t)v;
-                west_east(a, j, &sig[WL_RNET_N][v], &sig[WL_RNET_NW][v], &sig[WL_RNET_NE][v]);
-                west_east(b, j, &sig[WL_RNET_C][v], &sig[WL_RNET_W][v], &sig[WL_RNET_E][v]);
-                west_east(c, j, &sig[WL_RNET_S][v], &sig[WL_RNET_SW][v], &sig[WL_RNET_SE][v]);
+                wl_simd_west_east(a, j, &sig[WL_RNET_N][v], &sig[WL_RNET_NW][v], &sig[WL_RNET_NE][v]);
+                wl_simd_west_east(b, j, &sig[WL_RNET_C][v], &sig[WL_RNET_W][v], &sig[WL_RNET_E][v]);
+                wl_simd_west_east(c, j, &sig[WL_RNET_S][v], &sig[WL_RNET_SW][v], &sig[WL_RNET_SE][v]);
                 if (!d) continue;
                 /* derived sums (rulenet.h), only those the network reads */
                 if (d & 0x15u) {

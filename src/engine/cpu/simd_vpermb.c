@@ -20,6 +20,7 @@
  * dependent table loads and their index arithmetic for lut4x4.
  */
 #include "cpu_internal.h"
+#include "simd_planes.h"
 
 #include <immintrin.h>
 #include <stdlib.h>
@@ -112,16 +113,6 @@ static inline void lookup8(const vp_tables *v, __m512i la, __m512i ca, __m512i r
     for (int q = 0; q < 8; q++) out[q] = lookup64(v, w[q], nsave[q], nwsave[q]);
 }
 
-/* West / east neighbour planes of the 8 words at row + i (pads give the edge words). */
-static inline void west_east(const uint64_t *row, size_t i, __m512i *c, __m512i *l, __m512i *r) {
-    __m512i p = _mm512_load_si512((const void *)(row + i - 8));
-    __m512i n = _mm512_load_si512((const void *)(row + i + 8));
-    *c = _mm512_load_si512((const void *)(row + i));
-    __m512i pw = _mm512_alignr_epi64(*c, p, 7), nw = _mm512_alignr_epi64(n, *c, 1);
-    *l = _mm512_or_si512(_mm512_slli_epi64(*c, 1), _mm512_srli_epi64(pw, 63));
-    *r = _mm512_or_si512(_mm512_srli_epi64(*c, 1), _mm512_slli_epi64(nw, 63));
-}
-
 void cpu_gen_rows_vpermb(const uint64_t *in, uint64_t *out, size_t pitch, size_t bw,
                          size_t lo, size_t hi, int wrap, const uint64_t *colmask,
                          const cpu_kernel_data *kd) {
@@ -134,9 +125,9 @@ void cpu_gen_rows_vpermb(const uint64_t *in, uint64_t *out, size_t pitch, size_t
         /* 8 words at a time (bw is a multiple of 8): the nine planes as vectors */
         for (size_t i = 0; i < bw; i += 8) {
             __m512i ca, la, ra, cb, lb, rb, cc, lc, rc;
-            west_east(a, i, &ca, &la, &ra);
-            west_east(b, i, &cb, &lb, &rb);
-            west_east(c, i, &cc, &lc, &rc);
+            wl_simd_west_east(a, i, &ca, &la, &ra);
+            wl_simd_west_east(b, i, &cb, &lb, &rb);
+            wl_simd_west_east(c, i, &cc, &lc, &rc);
             uint64_t v8[8];
             lookup8(&v, la, ca, ra, lb, cb, rb, lc, cc, rc, v8);
             for (int q = 0; q < 8; q++) o[i + q] = colmask ? v8[q] & colmask[i + q] : v8[q];
