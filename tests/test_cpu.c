@@ -14,6 +14,7 @@
 
 #include <stdlib.h>
 #include <string.h>
+#include <unistd.h> /* rmdir, unlink */
 
 static uint64_t rng;
 
@@ -117,8 +118,54 @@ static void check_one(const char *kernel, uint64_t w, uint64_t h, int torus, con
     wl_universe_free(u);
 }
 
+/* The circuit kernel's three ways to run a rule's network (circuit_jit.c, simd_circuit.c):
+ * compiled by the system C compiler into a fresh cache directory (one object left there),
+ * interpreted with WL_CPU_JIT=off, and interpreted when the compiler (WL_CC) does not exist
+ * (nothing cached); each against ref_step. */
+static void check_circuit_paths(void) {
+    wl_universe *probe = NULL;
+    wl_rule r;
+    WL_CHECK_OK(wl_rule_parse("B3-cnqy/S23-a4ityz", &r));
+    if (wl_test_make("cpu", "circuit", WL_TOPOLOGY_TORUS, 64, 64, &r, 1, &probe) ==
+        WL_ERR_UNAVAILABLE) {
+        printf("circuit paths: skipped (no AVX-512)\n");
+        return;
+    }
+    wl_universe_free(probe);
+    char dir[] = "/tmp/wl-test-jit-XXXXXX";
+    WL_CHECK(mkdtemp(dir) != NULL, "mkdtemp failed");
+    setenv("WL_CACHE_DIR", dir, 1);
+    /* a rule no earlier check compiled in this process: the first universe compiles it */
+    wl_rule fresh;
+    WL_CHECK_OK(wl_rule_parse("B2ce3-ik4ak/S1e2-a5", &fresh));
+    check_one("circuit", 200, 37, 1, &fresh, "B2ce3-ik4ak/S1e2-a5 compiled", 9, 1);
+    WL_CHECK(wl_test_dir_entries(dir) == 1, "%d entries in the cache after one compile",
+             wl_test_dir_entries(dir));
+    check_one("best", 131, 70, 0, &fresh, "B2ce3-ik4ak/S1e2-a5 best", 11, 2);
+    setenv("WL_CPU_JIT", "off", 1);
+    check_one("circuit", 200, 37, 0, &fresh, "B2ce3-ik4ak/S1e2-a5 interpreted", 9, 1);
+    unsetenv("WL_CPU_JIT");
+    wl_rule other;
+    WL_CHECK_OK(wl_rule_parse("B3-q4z5y/S234k6c", &other));
+    setenv("WL_CC", "/nonexistent/cc", 1);
+    check_one("circuit", 70, 70, 1, &other, "B3-q4z5y/S234k6c without a compiler", 7, 1);
+    unsetenv("WL_CC");
+    WL_CHECK(wl_test_dir_entries(dir) == 1, "%d entries in the cache (a failed compile "
+             "left something)", wl_test_dir_entries(dir));
+    DIR *d = opendir(dir);
+    for (struct dirent *e; d && (e = readdir(d));) {
+        char path[sizeof dir + 260];
+        snprintf(path, sizeof path, "%s/%s", dir, e->d_name);
+        if (strcmp(e->d_name, ".") && strcmp(e->d_name, "..")) unlink(path);
+    }
+    if (d) closedir(d);
+    rmdir(dir);
+    unsetenv("WL_CACHE_DIR");
+}
+
 int main(void) {
     rng = wl_test_seed();
+    check_circuit_paths();
     int quick = getenv("WL_TEST_QUICK") && atoi(getenv("WL_TEST_QUICK"));
     const char *const *kernels;
     size_t nk;

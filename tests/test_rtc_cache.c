@@ -8,7 +8,7 @@
  * no temporary file left behind.  Everything happens under a fresh mkdtemp directory.
  */
 #define _POSIX_C_SOURCE 200809L
-#include "../src/engine/cuda/rtc_cache.h"
+#include "rtc_cache.h"
 #include "wltest.h"
 
 #include <dirent.h>

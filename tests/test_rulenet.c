@@ -121,9 +121,9 @@ int main(void) {
         WL_CHECK_OK(wl_rule_parse("B2-a/S12", &r));
         wl_rnet net;
         WL_CHECK_OK(wl_rnet_synth(&r, 0, &net));
-        const char *names[WL_RNET_INPUTS] = {"se", "s",  "sw", "e",  "c",  "w",  "ne",
-                                             "n",  "nw", "st", "ct", "sm", "cm", "sb",
-                                             "cb", "x0", "k",  "y1", "y2"};
+        const char *names[WL_RNET_INPUTS + 2] = {"se", "s",  "sw", "e",  "c",  "w",  "ne",
+                                                 "n",  "nw", "st", "ct", "sm", "cm", "sb",
+                                                 "cb", "x0", "k",  "y1", "y2", "zero", "ones"};
         char buf[8192];
         int len = wl_rnet_emit(&net, "G", names, "t", "out", buf, sizeof buf);
         WL_CHECK(len > 0 && (size_t)len < sizeof buf, "emit returned %d", len);

@@ -497,12 +497,14 @@ wl_status wl_rnet_synth(const wl_rule *rule, int effort, wl_rnet *net) {
     return WL_OK;
 }
 
-int wl_rnet_emit(const wl_rnet *net, const char *macro, const char *const names[WL_RNET_INPUTS],
-                 const char *prefix, const char *out_name, char *buf, size_t cap) {
+int wl_rnet_emit(const wl_rnet *net, const char *macro,
+                 const char *const names[WL_RNET_INPUTS + 2], const char *prefix,
+                 const char *out_name, char *buf, size_t cap) {
     if (!macro || !names || !prefix || !out_name || (!buf && cap) || !well_formed(net))
         return -1;
-    for (int i = 0; i < WL_RNET_INPUTS; i++)
+    for (int i = 0; i < WL_RNET_INPUTS + 2; i++)
         if (!names[i]) return -1;
+    const char *zero = names[WL_RNET_INPUTS], *ones = names[WL_RNET_INPUTS + 1];
     size_t len = 0;
 #define PUT(...)                                                                           \
     do {                                                                                   \
@@ -514,16 +516,16 @@ int wl_rnet_emit(const wl_rnet *net, const char *macro, const char *const names[
         int in[3] = {net->g[i].a, net->g[i].b, net->g[i].c};
         char nm[3][64];
         for (int j = 0; j < 3; j++) {
-            if (in[j] == WL_RNET_ZERO) snprintf(nm[j], sizeof nm[j], "0u");
-            else if (in[j] == WL_RNET_ONES) snprintf(nm[j], sizeof nm[j], "0xffffffffu");
+            if (in[j] == WL_RNET_ZERO) snprintf(nm[j], sizeof nm[j], "%.60s", zero);
+            else if (in[j] == WL_RNET_ONES) snprintf(nm[j], sizeof nm[j], "%.60s", ones);
             else if (in[j] < WL_RNET_INPUTS) snprintf(nm[j], sizeof nm[j], "%.60s", names[in[j]]);
             else snprintf(nm[j], sizeof nm[j], "%.48s%d", prefix, in[j] - WL_RNET_INPUTS);
         }
         PUT("%s(%s%d, %s, %s, %s, 0x%02X);\n", macro, prefix, i, nm[0], nm[1], nm[2],
             net->g[i].lut);
     }
-    if (net->out == WL_RNET_ZERO) PUT("%s = 0u;\n", out_name);
-    else if (net->out == WL_RNET_ONES) PUT("%s = 0xffffffffu;\n", out_name);
+    if (net->out == WL_RNET_ZERO) PUT("%s = %s;\n", out_name, zero);
+    else if (net->out == WL_RNET_ONES) PUT("%s = %s;\n", out_name, ones);
     else if (net->out < WL_RNET_INPUTS) PUT("%s = %s;\n", out_name, names[net->out]);
     else PUT("%s = %s%d;\n", out_name, prefix, net->out - WL_RNET_INPUTS);
 #undef PUT

@@ -83,15 +83,16 @@ unsigned wl_rnet_derived(const wl_rnet *net);
 /* Evaluates the network bitwise on 64-bit words of the nine cells (cells[i] = signal i). */
 uint64_t wl_rnet_eval(const wl_rnet *net, const uint64_t cells[WL_RNET_CELLS]);
 
-/* Writes the network as source text for CUDA C or OpenCL C: per gate a line
- * `MACRO(PREFIXi, A, B, C, 0xLL);`, then `OUT = SIGNAL;`, where inputs are named
+/* Writes the network as source text for CUDA C, OpenCL C or C with vector types: per gate
+ * a line `MACRO(PREFIXi, A, B, C, 0xLL);`, then `OUT = SIGNAL;`, where inputs are named
  * names[0 .. WL_RNET_INPUTS-1] (the kernel defines the derived ones it is asked for, see
- * wl_rnet_derived; a compiler drops the others), temporaries PREFIXi, constants `0u` and
- * `0xffffffffu`.  Temporaries are not declared (define MACRO to declare its first argument).
- * Returns the text's length (like snprintf: truncated if >= cap), or -1 on a NULL argument
- * or a malformed network. */
-int wl_rnet_emit(const wl_rnet *net, const char *macro, const char *const names[WL_RNET_INPUTS],
-                 const char *prefix, const char *out_name, char *buf, size_t cap);
+ * wl_rnet_derived; a compiler drops the others), the constants names[WL_RNET_INPUTS]
+ * (zero) and names[WL_RNET_INPUTS + 1] (all ones), temporaries PREFIXi.  Temporaries are
+ * not declared (define MACRO to declare its first argument).  Returns the text's length
+ * (like snprintf: truncated if >= cap), or -1 on a NULL argument or a malformed network. */
+int wl_rnet_emit(const wl_rnet *net, const char *macro,
+                 const char *const names[WL_RNET_INPUTS + 2], const char *prefix,
+                 const char *out_name, char *buf, size_t cap);
 
 #ifdef __cplusplus
 }

@@ -29,6 +29,7 @@
  * takes 1 GiB) plus per-thread tile buffers of about TILE_CACHE_BYTES.
  */
 #include "cpu_internal.h"
+#include "rulenet.h"
 
 #include <stdio.h>
 #include <stdlib.h>
@@ -177,6 +178,34 @@ static void rows_free(cpu_rows *r) {
     memset(r, 0, sizeof *r);
 }
 
+#if defined(WL_CPU_X86_SIMD)
+/* The circuit kernel's row function for a rule: the network compiled (circuit_jit.c), or,
+ * when interpret is set and no compiler works, the interpreter (simd_circuit.c). */
+static wl_status circuit_rows(const wl_rule *rule, int verbose, int interpret, cpu_rows *r,
+                              cpu_gen_rows_fn *fn, const char **name) {
+    wl_rnet net;
+    wl_status st = cpu_circuit_net(rule, &net);
+    if (st) return st;
+    r->kd.vbmi2 = cpu_avx512_uses_vbmi2();
+    cpu_gen_rows_fn jit = NULL;
+    st = cpu_circuit_jit(&net, r->kd.vbmi2, &jit, verbose);
+    if (!st) {
+        *fn = jit;
+        if (name) *name = "circuit (compiled)";
+        return WL_OK;
+    }
+    if (!interpret) return st;
+    if (verbose) fprintf(stderr, "warplife: %s; interpreting the network\n", wl_last_error());
+    wl_clear_error();
+    st = cpu_rnet_prog_build(&net, &r->rnet);
+    if (st) return st;
+    r->kd.rnet = r->rnet;
+    *fn = cpu_gen_rows_circuit;
+    if (name) *name = "circuit (interpreted)";
+    return WL_OK;
+}
+#endif
+
 /* Chooses the row function of bit kernel k for a rule (tech_for) and builds the tables it
  * reads into *r (verbose: a note on stderr when a rule makes the kernel run another
  * technique).  Sets *fn, the vector width *vw in words, *wraps (the function handles
@@ -186,6 +215,18 @@ static wl_status select_rows(const cpu_kernel *k, const wl_rule *rule, int verbo
     int totalistic = wl_rule_is_totalistic(rule, NULL, NULL);
     enum row_tech t = tech_for(k, totalistic);
     memset(r, 0, sizeof *r);
+#if defined(WL_CPU_X86_SIMD)
+    /* best runs rules that are not outer-totalistic through their compiled gate network
+     * when a C compiler is at hand (circuit_jit.c), else the table lookups below */
+    if (!totalistic && k->rows == R_SIMD && have_avx512() &&
+        circuit_rows(rule, verbose, 0, r, fn, tech) == WL_OK) {
+        *vw = 8;
+        *wraps = 0;
+        return WL_OK;
+    }
+    wl_clear_error();
+    memset(r, 0, sizeof *r);
+#endif
     cpu_circuit_build(rule, &r->kd.circ);
     *fn = cpu_gen_rows_bitsliced;
     *vw = 1;
@@ -215,16 +256,12 @@ static wl_status select_rows(const cpu_kernel *k, const wl_rule *rule, int verbo
         *vw = 8;
         name = "vpermb";
         break;
-    case R_CIRCUIT:
-    {
-        wl_status st = cpu_rnet_prog_build(rule, &r->rnet);
+    case R_CIRCUIT: {
+        wl_status st = circuit_rows(rule, verbose, 1, r, fn, &name);
         if (st) return st;
-    }
-        r->kd.rnet = r->rnet;
-        *fn = cpu_gen_rows_circuit;
         *vw = 8;
-        name = "circuit";
         break;
+    }
     case R_AVX2:
         *fn = cpu_gen_rows_avx2;
         *vw = 4;

@@ -21,6 +21,7 @@
 #define WL_CPU_INTERNAL_H
 
 #include "internal.h"
+#include "rulenet.h" /* wl_rnet (the circuit kernels) */
 
 #include <stddef.h>
 #include <stdint.h>
@@ -138,12 +139,20 @@ void cpu_gen_rows_vpermb(const uint64_t *in, uint64_t *out, size_t pitch, size_t
                          const cpu_kernel_data *kd);
 int cpu_vpermb_available(void);
 /* simd_circuit.c: any rule as a network of wl_rnet_synth, one vpternlogq per gate
- * (AVX-512F).  The program is built from the rule (networks cached per process). */
+ * (AVX-512F): the interpreter that runs when the network cannot be compiled
+ * (circuit_jit.c). */
 typedef struct cpu_rnet_prog cpu_rnet_prog;
 void cpu_gen_rows_circuit(const uint64_t *in, uint64_t *out, size_t pitch, size_t bw,
                           size_t lo, size_t hi, int wrap, const uint64_t *colmask,
                           const cpu_kernel_data *kd);
-wl_status cpu_rnet_prog_build(const wl_rule *rule, cpu_rnet_prog **out);
+wl_status cpu_rnet_prog_build(const wl_rnet *net, cpu_rnet_prog **out);
+/* circuit_jit.c: the rule's network (wl_rnet_synth at effort 1; a few cached per process),
+ * and the network compiled to a gen_rows function by the system C compiler (AVX-512F, and
+ * VBMI2 funnel shifts when vbmi2), cached on disk; WL_ERR_UNAVAILABLE when no compiler
+ * works or WL_CPU_JIT=off (verbose: a note on stderr when it compiles or loads). */
+wl_status cpu_circuit_net(const wl_rule *rule, wl_rnet *net);
+wl_status cpu_circuit_jit(const wl_rnet *net, int vbmi2, cpu_gen_rows_fn *fn,
+                          int verbose);
 void cpu_rnet_prog_free(cpu_rnet_prog *p);
 int cpu_rnet_prog_gates(const cpu_rnet_prog *p);
 /* The rule as 512 aligned bytes (free with wl_aligned_free); NULL + error on failure. */

@@ -17,7 +17,6 @@
 #include "rulenet.h"
 
 #include <immintrin.h>
-#include <pthread.h>
 #include <stdlib.h>
 #include <string.h>
 
@@ -56,33 +55,9 @@ struct cpu_rnet_prog {
     } op[WL_RNET_MAX_GATES];
 };
 
-/* A few networks per process, so that universes of the same rule search once. */
-#define NET_CACHE 8
-static struct {
-    wl_rule rule;
-    wl_rnet net;
-} net_cache[NET_CACHE];
-static int net_cache_n, net_cache_next;
-static pthread_mutex_t net_lock = PTHREAD_MUTEX_INITIALIZER;
-
-wl_status cpu_rnet_prog_build(const wl_rule *rule, cpu_rnet_prog **out) {
-    wl_rnet net;
+wl_status cpu_rnet_prog_build(const wl_rnet *netp, cpu_rnet_prog **out) {
+    const wl_rnet net = *netp;
     *out = NULL;
-    int found = 0;
-    pthread_mutex_lock(&net_lock);
-    for (int i = 0; i < net_cache_n && !found; i++)
-        if (memcmp(&net_cache[i].rule, rule, sizeof *rule) == 0) net = net_cache[i].net, found = 1;
-    pthread_mutex_unlock(&net_lock);
-    if (!found) {
-        wl_status st = wl_rnet_synth(rule, 1, &net);
-        if (st) return st;
-        pthread_mutex_lock(&net_lock);
-        net_cache[net_cache_next].rule = *rule;
-        net_cache[net_cache_next].net = net;
-        net_cache_next = (net_cache_next + 1) % NET_CACHE;
-        if (net_cache_n < NET_CACHE) net_cache_n++;
-        pthread_mutex_unlock(&net_lock);
-    }
     cpu_rnet_prog *p = calloc(1, sizeof *p);
     if (!p) return wl_error(WL_ERR_NOMEM, "cpu circuit: out of memory");
     const int zero = WL_RNET_INPUTS + net.n, ones = zero + 1;

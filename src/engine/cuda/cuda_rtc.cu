@@ -262,9 +262,10 @@ static void emit_rule(const wl_lop3_net *n, char *buf, size_t cap) {
 
 /* Appends the WV_CIRCUIT_NET macro of network n (cuda_wave.cuh's rule 3) to buf. */
 static void emit_circuit(const wl_rnet *n, char *buf, size_t cap) {
-    static const char *const names[WL_RNET_INPUTS] = {
+    static const char *const names[WL_RNET_INPUTS + 2] = {
         "c_se", "c_s",  "c_sw", "c_e",  "c_c",  "c_w",  "c_ne", "c_n",  "c_nw", "d_st",
-        "d_ct", "d_sm", "d_cm", "d_sb", "d_cb", "d_x0", "d_k",  "d_y1", "d_y2"};
+        "d_ct", "d_sm", "d_cm", "d_sb", "d_cb", "d_x0", "d_k",  "d_y1", "d_y2", "0u",
+        "0xffffffffu"};
     size_t len = strlen(buf);
     len += (size_t)snprintf(buf + len, cap - len,
                             "#define WV_LOP3D(d, a, b, c, l) uint32_t d; WV_LOP3(d, a, b, c, l)\n"

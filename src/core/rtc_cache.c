@@ -1,7 +1,9 @@
 /*
- * rtc_cache.c - a persistent on-disk cache of NVRTC-compiled kernel images (cubins), so that
- * a rule's wave kernel is compiled once per machine instead of once per process (compiling
- * costs 3-5 s: NVVM optimisation and ptxas over one large unrolled kernel, see cuda_rtc.cu).
+ * rtc_cache.c - a persistent on-disk cache of kernels compiled at run time: NVRTC images
+ * (cubins) of the CUDA engine, so that a rule's wave kernel is compiled once per machine
+ * instead of once per process (compiling costs 3-5 s: NVVM optimisation and ptxas over one
+ * large unrolled kernel, see cuda_rtc.cu), and the cpu engine's circuit objects (shared
+ * objects built by the system C compiler, see src/engine/cpu/circuit_jit.c).
  *
  * Key: 128 bits, two independent 64-bit hashes over the length-prefixed parts the caller
  * adds (cuda_rtc.cu adds a format tag, the full generated source text, every compile option,
@@ -12,7 +14,8 @@
  * directory), so a non-cryptographic hash is enough.  Each part's length is hashed before
  * its bytes so that parts cannot slide into each other.
  *
- * File: "<dir>/rule-<h0 hex><h1 hex>.cubin" (a wave or lop3p kernel of one rule), a 48-byte
+ * File: "<dir>/rule-<h0 hex><h1 hex>.cubin" (a wave or lop3p kernel of one rule; the cpu
+ * engine's are "<dir>/cpu-<hex>.so", wrapped the same way), a 48-byte
  * header then the payload.  Header, little endian whatever the host: magic "WLRTCv1\0" (8
  * bytes), key h[0], h[1], payload length, and the payload's two hashes (8 bytes each).  A
  * read checks all of them and the file's size; any mismatch (truncation, a flipped byte, a
@@ -158,8 +161,13 @@ int wl_rtc_cache_dir(char *dir, size_t cap, char *why, size_t why_cap) {
 }
 
 int wl_rtc_cache_path(const char *dir, const wl_rtc_key *k, char *path, size_t cap) {
-    int n = snprintf(path, cap, "%s/rule-%016llx%016llx.cubin", dir,
-                     (unsigned long long)k->h[0], (unsigned long long)k->h[1]);
+    return wl_rtc_cache_path_kind(dir, k, "rule", "cubin", path, cap);
+}
+
+int wl_rtc_cache_path_kind(const char *dir, const wl_rtc_key *k, const char *prefix,
+                           const char *ext, char *path, size_t cap) {
+    int n = snprintf(path, cap, "%s/%s-%016llx%016llx.%s", dir, prefix,
+                     (unsigned long long)k->h[0], (unsigned long long)k->h[1], ext);
     return n >= 0 && (size_t)n < cap;
 }
 

@@ -1,5 +1,6 @@
 /*
- * rtc_cache.h - the on-disk cache of NVRTC-compiled kernels (rtc_cache.c): a 128-bit key
+ * rtc_cache.h - the on-disk cache of kernels compiled at run time (rtc_cache.c: NVRTC
+ * cubins, the cpu engine's circuit objects): a 128-bit key
  * over everything that determines the compiled image, the cache directory, and verified
  * atomic reads and writes of one entry.  Plain C (no CUDA) so that a CPU test can exercise
  * it; C++ (nvcc) readers get extern "C".
@@ -38,6 +39,9 @@ int wl_rtc_cache_dir(char *dir, size_t cap, char *why, size_t why_cap);
 /* The entry file of key k in dir: "<dir>/rule-<32 hex digits>.cubin".  Returns 1, or 0
  * when it does not fit in cap bytes. */
 int wl_rtc_cache_path(const char *dir, const wl_rtc_key *k, char *path, size_t cap);
+/* The same with another name: "<dir>/<prefix>-<32 hex digits>.<ext>". */
+int wl_rtc_cache_path_kind(const char *dir, const wl_rtc_key *k, const char *prefix,
+                           const char *ext, char *path, size_t cap);
 
 /* Reads the entry at path.  Returns the payload (malloc'd, caller frees) and its length in
  * *n, or NULL when the file is missing, unreadable, or fails verification (magic, key,
