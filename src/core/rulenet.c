@@ -34,6 +34,7 @@
 
 #include "internal.h"
 
+#include <pthread.h>
 #include <stdio.h>
 #include <stdlib.h>
 #include <string.h>
@@ -465,8 +466,42 @@ static int run_search(search *s, const tt *on1, const tt *on0, int derived, int 
     return 1;
 }
 
+/* The networks found most recently, so that universes of the same rule search once. */
+#define SYNTH_CACHE 8
+static struct {
+    wl_rule rule;
+    int effort;
+    wl_rnet net;
+} synth_cache[SYNTH_CACHE];
+static int synth_cache_n, synth_cache_next;
+static pthread_mutex_t synth_lock = PTHREAD_MUTEX_INITIALIZER;
+
+static wl_status synth_uncached(const wl_rule *rule, int effort, wl_rnet *net);
+
 wl_status wl_rnet_synth(const wl_rule *rule, int effort, wl_rnet *net) {
     if (!rule || !net) return wl_error(WL_ERR_INVALID, "wl_rnet_synth: NULL argument");
+    pthread_mutex_lock(&synth_lock);
+    for (int i = 0; i < synth_cache_n; i++)
+        if (synth_cache[i].effort == effort &&
+            memcmp(&synth_cache[i].rule, rule, sizeof *rule) == 0) {
+            *net = synth_cache[i].net;
+            pthread_mutex_unlock(&synth_lock);
+            return WL_OK;
+        }
+    pthread_mutex_unlock(&synth_lock);
+    wl_status st = synth_uncached(rule, effort, net);
+    if (st) return st;
+    pthread_mutex_lock(&synth_lock);
+    synth_cache[synth_cache_next].rule = *rule;
+    synth_cache[synth_cache_next].effort = effort;
+    synth_cache[synth_cache_next].net = *net;
+    synth_cache_next = (synth_cache_next + 1) % SYNTH_CACHE;
+    if (synth_cache_n < SYNTH_CACHE) synth_cache_n++;
+    pthread_mutex_unlock(&synth_lock);
+    return WL_OK;
+}
+
+static wl_status synth_uncached(const wl_rule *rule, int effort, wl_rnet *net) {
     search *s = malloc(sizeof *s);
     memo_e *memo = malloc(sizeof *memo * MEMO_MAX);
     if (!s || !memo) {

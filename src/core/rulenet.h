@@ -63,7 +63,8 @@ typedef struct wl_rnet {
 /* Finds a network for the rule and stores it in *net; checks it on all 512 neighbourhoods.
  * effort 0 tries one strategy per input set; higher values try more orderings (each
  * about as costly as effort 0, typically a few ms to 100 ms for MAP tables) and keep the
- * cheapest by wl_rnet_cost.  Deterministic.  Returns WL_OK; WL_ERR_INVALID for NULL
+ * cheapest by wl_rnet_cost.  Deterministic; the 8 most recent results are kept per
+ * process (thread-safe), so universes of one rule search once.  Returns WL_OK; WL_ERR_INVALID for NULL
  * arguments; WL_ERR_UNAVAILABLE (with a message) if no network fits in WL_RNET_MAX_GATES
  * (not seen on any table). */
 wl_status wl_rnet_synth(const wl_rule *rule, int effort, wl_rnet *net);

@@ -302,35 +302,6 @@ static cpu_gen_rows_fn load_bytes(const char *dir, const void *obj, size_t n) {
     return fn;
 }
 
-/* A few networks per process, so that universes of the same rule search once. */
-#define NET_CACHE 8
-static struct {
-    wl_rule rule;
-    wl_rnet net;
-} net_cache[NET_CACHE];
-static int net_cache_n, net_cache_next;
-static pthread_mutex_t net_lock = PTHREAD_MUTEX_INITIALIZER;
-
-wl_status cpu_circuit_net(const wl_rule *rule, wl_rnet *net) {
-    pthread_mutex_lock(&net_lock);
-    for (int i = 0; i < net_cache_n; i++)
-        if (memcmp(&net_cache[i].rule, rule, sizeof *rule) == 0) {
-            *net = net_cache[i].net;
-            pthread_mutex_unlock(&net_lock);
-            return WL_OK;
-        }
-    pthread_mutex_unlock(&net_lock);
-    wl_status st = wl_rnet_synth(rule, 1, net);
-    if (st) return st;
-    pthread_mutex_lock(&net_lock);
-    net_cache[net_cache_next].rule = *rule;
-    net_cache[net_cache_next].net = *net;
-    net_cache_next = (net_cache_next + 1) % NET_CACHE;
-    if (net_cache_n < NET_CACHE) net_cache_n++;
-    pthread_mutex_unlock(&net_lock);
-    return WL_OK;
-}
-
 wl_status cpu_circuit_jit(const wl_rnet *net, int vbmi2, cpu_gen_rows_fn *fn, int verbose) {
     *fn = NULL;
     const char *off = getenv("WL_CPU_JIT");

@@ -184,7 +184,7 @@ static void rows_free(cpu_rows *r) {
 static wl_status circuit_rows(const wl_rule *rule, int verbose, int interpret, cpu_rows *r,
                               cpu_gen_rows_fn *fn, const char **name) {
     wl_rnet net;
-    wl_status st = cpu_circuit_net(rule, &net);
+    wl_status st = wl_rnet_synth(rule, 1, &net); /* cached per process */
     if (st) return st;
     r->kd.vbmi2 = cpu_avx512_uses_vbmi2();
     cpu_gen_rows_fn jit = NULL;

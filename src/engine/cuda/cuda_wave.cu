@@ -124,18 +124,26 @@ extern "C" wl_status wlcu_wave_prepare(wlcu_ctx *c) {
     return wave_plan(c, sms, per_sm);
 }
 
-/* K of the circuit kernels: their networks are 10-100 gates, so a few levels give the
- * instruction-level parallelism, and fewer levels leave registers for the gates' values.
- * WL_CUDA_CIRCUIT_K (1..16) tunes it. */
+/* K of the circuit kernels (WL_CUDA_CIRCUIT_K, 1..16, overrides): networks of 10-100
+ * gates give each level plenty of instruction-level parallelism, and fewer levels leave
+ * registers for the gates' values.  H100, 65536^2 (docs/BENCHMARKS.md): a 12-gate network
+ * 1.74e13 / 1.93e13 / 2.09e13 CUpS at K = 4 / 8 / 16, a 35-gate one 9.95e12 / 1.02e13 /
+ * 8.70e12.  So K = 16 up to CIRCUIT_SMALL gates, 8 above. */
 #define CIRCUIT_K 8
+#define CIRCUIT_SMALL 16
 
 extern "C" wl_status wlcu_circuit_prepare(wlcu_ctx *c) {
     int sms = 0, per_sm = 0;
     WLCU_CHECK(cudaDeviceGetAttribute(&sms, cudaDevAttrMultiProcessorCount, c->device));
     wl_status s = wlcu_lut6x3_table(c); /* the remainder of a step, or everything */
     if (s) return s;
+    wl_rnet net; /* wl_rnet_synth keeps it: build() finds it again without a search */
+    int gates = c->rnet_synth && c->rnet_synth(&c->rule, 1, &net) == WL_OK ? net.n : 1 << 20;
+    wl_clear_error();
     const char *ek = getenv("WL_CUDA_CIRCUIT_K");
-    int k = ek && atoi(ek) >= 1 && atoi(ek) <= WV_KMAX ? atoi(ek) : CIRCUIT_K;
+    int k = ek && atoi(ek) >= 1 && atoi(ek) <= WV_KMAX ? atoi(ek)
+            : gates <= CIRCUIT_SMALL                   ? 16
+                                                       : CIRCUIT_K;
     const char *off = getenv("WL_CUDA_NO_NVRTC");
     s = WL_ERR_UNAVAILABLE;
     c->wave_fn = NULL;
