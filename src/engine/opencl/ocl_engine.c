@@ -7,13 +7,16 @@
  * algorithms.
  *
  * Kernels (the first is the default):
- *   best    the fastest for the device: lop3v on GPUs, wide on CPUs (PoCL);
+ *   best    the fastest for the device: lop3v on GPUs, wide on CPUs (PoCL); lop3v for
+ *           every rule that is not outer-totalistic (on CPU devices only for networks of
+ *           at most CPU_NET_MAX gates, else table);
  *   lop3v   the CUDA engine's lop3v design: 32-bit words, one word column per lane, items
  *           stacked vertically exchanging edge rows, GENS generations per launch, a LOP3
- *           network per outer-totalistic rule (inline PTX on NVIDIA); any other rule runs
- *           `table` (said on stderr when cfg->verbose is set);
+ *           network per rule (inline PTX on NVIDIA): lop3net's over the sums for
+ *           outer-totalistic rules, rulenet's over the nine cells for the others;
  *   wide    the earlier multi-generation kernel on 64-bit words (one item per word column
- *           of NR rows, neighbours' words through local memory); totalistic only;
+ *           of NR rows, neighbours' words through local memory); totalistic only (other
+ *           rules run `table`, said on stderr when cfg->verbose is set);
  *   simple  bitsliced, one generation per launch (the baseline; also totalistic only);
  *   table   any 2-state rule through its 512-entry table, one generation per launch.
  *
@@ -32,6 +35,7 @@
  *   WL_OPENCL_OPTIONS extra clBuildProgram options (e.g. "-cl-nv-verbose"), appended
  */
 #include "ocl_internal.h"
+#include "rulenet.h"
 
 #include <math.h>
 #include <stdio.h>
@@ -215,6 +219,8 @@ static wl_status set_grid_args(ocl_engine *e, cl_kernel k, int from) {
     return err == CL_SUCCESS ? WL_OK : wl_error(WL_ERR_DEVICE, "OpenCL: clSetKernelArg failed");
 }
 
+#define CPU_NET_MAX 48
+
 static wl_status ocl_create(const wl_config *cfg, const char *kernel, void **ctx) {
     *ctx = NULL;
     int id = K_BEST;
@@ -224,7 +230,9 @@ static wl_status ocl_create(const wl_config *cfg, const char *kernel, void **ctx
     else if (strcmp(kernel, "table") == 0) id = K_TABLE;
     uint16_t birth = 0, survive = 0;
     int totalistic = wl_rule_is_totalistic(&cfg->rule, &birth, &survive);
-    if (id != K_TABLE && !totalistic) {
+    if (!totalistic && (id == K_BEST || id == K_LOP3V)) {
+        id = K_LOP3V; /* any rule through its gate network (WL_RULE9) */
+    } else if (id != K_TABLE && !totalistic) {
         if (cfg->verbose)
             fprintf(stderr,
                     "warplife: opencl kernel '%s' needs an outer-totalistic rule; using table\n",
@@ -248,6 +256,15 @@ static wl_status ocl_create(const wl_config *cfg, const char *kernel, void **ctx
     e->poll = cfg->poll;
     e->poll_user = cfg->poll_user;
     wl_status s = wlocl_device_get(cfg->device, &e->dev);
+    /* best on a CPU device (PoCL, 2 cores, 2048^2): the network ran B2-a/S12 (12 gates) at
+     * 2.7x table's speed but a random MAP table (86 gates) at 0.7x, so CPU devices keep
+     * table for networks of more than CPU_NET_MAX gates */
+    if (!s && !totalistic && id == K_LOP3V && strcmp(kernel, "best") == 0 && e->dev.is_cpu) {
+        wl_rnet net;
+        if (wl_rnet_synth(&cfg->rule, 1, &net) == WL_OK && net.n > CPU_NET_MAX)
+            e->kernel = id = K_TABLE;
+        wl_clear_error();
+    }
     /* best: lop3v on GPUs (and other non-CPU devices); on CPUs (PoCL) wide, which measured
      * about 1.6x faster there (docs/BENCHMARKS.md). */
     if (!s && id == K_BEST) e->kernel = e->dev.is_cpu ? K_WIDE : K_LOP3V;
@@ -274,9 +291,11 @@ static wl_status ocl_create(const wl_config *cfg, const char *kernel, void **ctx
     }
     /* The program: the rule function + the kernels.  The table kernel takes its rule as a
      * buffer, so it gets a stub and one program serves every rule. */
-    char prefix[4096], options[1024];
+    char prefix[16384], options[1024];
     if (!s) {
-        if (e->kernel != K_TABLE) s = wlocl_rule_code(birth, survive, prefix, sizeof prefix);
+        if (e->kernel != K_TABLE && !totalistic)
+            s = wlocl_circuit_code(&cfg->rule, prefix, sizeof prefix);
+        else if (e->kernel != K_TABLE) s = wlocl_rule_code(birth, survive, prefix, sizeof prefix);
         else
             snprintf(prefix, sizeof prefix,
                      "/* table kernel: the rule is a buffer; the rule logic is unused */\n"

@@ -61,6 +61,9 @@ const char *wlocl_strerror(cl_int err);
  * Any masks work.  Returns WL_OK, or WL_ERR_INVALID if buf is too small (4096 bytes always
  * suffice). */
 wl_status wlocl_rule_code(uint16_t birth, uint16_t survive, char *buf, size_t len);
+/* The prefix for a rule that is not outer-totalistic: WL_RULE9, its network of
+ * wl_rnet_synth (src/core/rulenet.c) for the lop3v kernel, and stubs for the others. */
+wl_status wlocl_circuit_code(const wl_rule *rule, char *buf, size_t len);
 
 /* Lists the devices (one line each: index, platform, name, type, compute units, memory)
  * on out.  WL_ERR_UNAVAILABLE with a message when there are none. */

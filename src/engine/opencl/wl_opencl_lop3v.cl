@@ -27,6 +27,9 @@
  * vertical sums of three rows' s and c are full adders too: S = x0 + 2k, C = y1 + 2 y2, and
  * the 9-cell total is T = S + 2C.  The rule maps (x0, k, y1, y2, centre) to the next state
  * through WL_RULE5, generated per rule by the host (a LOP3 network; Life's has 4 LOP3).
+ * Rules that are not outer-totalistic get WL_RULE9 instead: a network of rulenet.c over the
+ * nine cell planes and the sums (the host defines it; the kernel then keeps the west and
+ * east planes of the two rows above as well).
  * With row i's sums carried to row i + 1, a row costs 2 neighbour exchanges, 2 funnel shifts,
  * 2 + 4 LOP3 for the sums and the rule's network.
  *
@@ -111,15 +114,20 @@
     } while (0)
 #endif
 
-/* Horizontal 3-sum s + 2c of row i (word x). */
+/* Horizontal 3-sum s + 2c of row i (word x); xl, xr its west and east neighbour planes. */
+#define HSUM3X(i, x, xl, xr, s, c)                                                         \
+    do {                                                                                   \
+        uint l_, r_;                                                                       \
+        NEIGH(i, x, l_, r_);                                                               \
+        SHL1(xl, l_, (x));                                                                 \
+        SHR1(xr, (x), r_);                                                                 \
+        LOP3(s, xl, (x), xr, 0x96);                                                        \
+        LOP3(c, xl, (x), xr, 0xE8);                                                        \
+    } while (0)
 #define HSUM3(i, x, s, c)                                                                  \
     do {                                                                                   \
-        uint l_, r_, xl_, xr_;                                                             \
-        NEIGH(i, x, l_, r_);                                                               \
-        SHL1(xl_, l_, (x));                                                                \
-        SHR1(xr_, (x), r_);                                                                \
-        LOP3(s, xl_, (x), xr_, 0x96);                                                      \
-        LOP3(c, xl_, (x), xr_, 0xE8);                                                      \
+        uint xl_, xr_;                                                                     \
+        HSUM3X(i, x, xl_, xr_, s, c);                                                      \
     } while (0)
 
 /* Mask of the cells of 32-bit word column c that lie inside a grid of width w. */
@@ -191,19 +199,48 @@ wl_lop3v(__global const ulong *in, __global ulong *out64, long w, long h, long n
         v[WL_BNR + 1] = xch[base + WL_BNR + 1][lane];
 #endif
         uint sa, ca, sb, cb; /* horizontal sums of rows i - 1 and i */
+#ifdef WL_RULE9
+        /* any rule (ocl_rule.c's circuit prefix): the network reads the nine cell planes
+         * (west / centre / east of rows i - 1, i, i + 1) and the sums */
+        uint la, xa, ra, lb, rb;
+        HSUM3X(0, v[0], la, ra, sa, ca);
+        xa = v[0];
+        HSUM3X(1, v[1], lb, rb, sb, cb);
+#else
         HSUM3(0, v[0], sa, ca);
         HSUM3(1, v[1], sb, cb);
+#endif
 #if WL_BUNROLL
 #pragma unroll
 #endif
         for (int i = 1; i <= WL_BNR; i++) {
             uint sn, cn, x0, kk, y1, y2, n;
+#ifdef WL_RULE9
+            uint ln, rn;
+            HSUM3X(i + 1, v[i + 1], ln, rn, sn, cn); /* row i + 1, old value */
+#else
             HSUM3(i + 1, v[i + 1], sn, cn); /* row i + 1, old value */
+#endif
             LOP3(x0, sa, sb, sn, 0x96);
             LOP3(kk, sa, sb, sn, 0xE8);
             LOP3(y1, ca, cb, cn, 0x96);
             LOP3(y2, ca, cb, cn, 0xE8);
+#ifdef WL_RULE9
+            {
+                const uint c_nw = la, c_n = xa, c_ne = ra, c_w = lb, c_c = v[i], c_e = rb,
+                           c_sw = ln, c_s = v[i + 1], c_se = rn, d_st = sa, d_ct = ca,
+                           d_sm = sb, d_cm = cb, d_sb = sn, d_cb = cn, d_x0 = x0, d_k = kk,
+                           d_y1 = y1, d_y2 = y2;
+                WL_RULE9(n);
+            }
+            la = lb;
+            ra = rb;
+            xa = v[i];
+            lb = ln;
+            rb = rn;
+#else
             WL_RULE5(n, x0, kk, y1, y2, v[i]);
+#endif
             v[i] = n;
             sa = sb;
             ca = cb;
