@@ -132,6 +132,12 @@ bench WL_OPENCL_NO_SYNTH=1 -- --engine opencl --kernel best $G --runs 3
 bench WL_OPENCL_NV=0 -- --engine opencl --kernel best $G --runs 3
 bench -- --engine opencl --kernel best --rule B36/S23 $G --runs 3
 bench -- cuda --engine cuda --kernel best --rule B36/S23 $G --runs 3
+# rules that are not outer-totalistic: lop3v with rulenet's network (WL_RULE9), issue #15
+for r in B2-a/S12 B2akn/S2ace4aijwz6an8; do
+  bench -- --engine opencl --kernel best --rule $r $G --runs 3
+  bench -- --engine opencl --kernel table --rule $r --size "$SIZE" --generations 64 --torus --runs 2
+  bench -- cuda --engine cuda --kernel best --rule $r $G --runs 3
+done
 bench -- --engine opencl --kernel wide $G --runs 3
 bench -- --engine opencl --kernel best --size 65519x65521 --generations 1024 --runs 3 --torus --verify
 bench -- --engine opencl --size 16384x16384 --time 0.3 --runs 3 --torus --verify
