@@ -128,7 +128,9 @@ extern "C" wl_status wlcu_wave_prepare(wlcu_ctx *c) {
  * gates give each level plenty of instruction-level parallelism, and fewer levels leave
  * registers for the gates' values.  H100, 65536^2 (docs/BENCHMARKS.md): a 12-gate network
  * 1.74e13 / 1.93e13 / 2.09e13 CUpS at K = 4 / 8 / 16, a 35-gate one 9.95e12 / 1.02e13 /
- * 8.70e12.  So K = 16 up to CIRCUIT_SMALL gates, 8 above. */
+ * 8.70e12.  So K = 16 up to CIRCUIT_SMALL gates on grids of 2^28 cells or more, 8 above
+ * and on smaller grids, where K = 16's taller halo costs more (4096^2 for 4096 generations:
+ * the 12-gate network 6.45e12 at K = 8, 4.49e12 at K = 16). */
 #define CIRCUIT_K 8
 #define CIRCUIT_SMALL 16
 
@@ -142,8 +144,8 @@ extern "C" wl_status wlcu_circuit_prepare(wlcu_ctx *c) {
     wl_clear_error();
     const char *ek = getenv("WL_CUDA_CIRCUIT_K");
     int k = ek && atoi(ek) >= 1 && atoi(ek) <= WV_KMAX ? atoi(ek)
-            : gates <= CIRCUIT_SMALL                   ? 16
-                                                       : CIRCUIT_K;
+            : gates <= CIRCUIT_SMALL && c->w * c->h >= ((uint64_t)1 << 28) ? 16
+                                                                             : CIRCUIT_K;
     const char *off = getenv("WL_CUDA_NO_NVRTC");
     s = WL_ERR_UNAVAILABLE;
     c->wave_fn = NULL;
