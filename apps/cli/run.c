@@ -476,9 +476,8 @@ static int run_pattern(run_args *a) {
     }
     /* A macrocell file for an engine that reads the format itself (HashLife) on the
      * plane goes straight to the engine's reader: its tree is the file's. */
-    int gz;
     if (strcmp(a->pattern, "-") != 0 && strcmp(a->eng.engine, "auto") != 0 &&
-        wl_format_from_path(a->pattern, &gz) == WL_FORMAT_MACROCELL &&
+        wl_format_from_path(a->pattern, NULL) == WL_FORMAT_MACROCELL &&
         (wl_engine_caps(a->eng.engine) & (WL_CAN_FILES | WL_CAN_PLANE)) ==
             (WL_CAN_FILES | WL_CAN_PLANE) &&
         (!a->topology_given || a->topology == WL_TOPOLOGY_PLANE))
