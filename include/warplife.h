@@ -104,15 +104,17 @@ typedef struct wl_rule {
 
 #define WL_RULE_TEXT_MAX 128 /* enough for any canonical rule text, MAP included */
 
-/* Parses rule text: B/S ("B3/S23", "b3s23", digits in any order, optional slash), S/B
- * ("23/3"), Hensel isotropic non-totalistic ("B2-a/S12", "B3-cnqy/S23-a4ityz"), and MAP
- * ("MAP" + 86 base64 characters, padding optional).  A trailing ":T..." or ":P..." topology
+/* Parses rule text: B/S ("B3/S23", "b3s23", "B3_S23", digits in any order, optional slash),
+ * S/B ("23/3"), Hensel isotropic non-totalistic ("B2-a/S12", "B3-cnqy/S23-a4ityz"), Golly's
+ * hexagonal and von Neumann neighbourhoods of B/S rules ("B245/S3H": NW N W E S SE count;
+ * "B2/S013V": N W E S), and MAP ("MAP" + 86 base64 characters, padding optional).  A trailing ":T..." or ":P..." topology
  * suffix is rejected.  On error returns WL_ERR_PARSE with a message naming the bad
  * character and its 1-based position. */
 wl_status wl_rule_parse(const char *text, wl_rule *out);
 
 /* Writes the canonical text of a rule the way Golly prints it: outer-totalistic rules as
- * "B36/S23", isotropic rules in Hensel notation with the shorter of the letter list and its
+ * "B36/S23", then outer-totalistic rules of the hexagonal or von Neumann neighbourhood as
+ * "B245/S3H" or "B2/S013V", isotropic rules in Hensel notation with the shorter of the letter list and its
  * negation ("B2-a/S"), every other rule as "MAP...".  Returns WL_ERR_INVALID if len is too
  * small (WL_RULE_TEXT_MAX always suffices). */
 wl_status wl_rule_format(const wl_rule *r, char *buf, size_t len);

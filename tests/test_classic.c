@@ -458,6 +458,20 @@ static void test_hand_cases(const target *t) {
      * cell has one neighbour (S1): the domino is a still life here, while totalistic
      * B2/S12 would grow it. */
     hand_case(t, "B2-a/S12", sd0, sd0, 9, 3);
+    /* Golly's von Neumann neighbourhood (N W E S): no dead cell beside a domino has two
+     * orthogonal live neighbours, so under B2/SV it simply dies, where Seeds grows it. */
+    static const char *const empty9[] = {".........", ".........", ".........", ".........",
+                                         ".........", ".........", ".........", ".........",
+                                         "........."};
+    hand_case(t, "B2/SV", sd0, empty9, 9, 1);
+    /* Golly's hexagonal neighbourhood (NW N W E S SE: the NE and SW cells do not count):
+     * of the cells beside the domino only the one above its left cell (S and SE alive) and
+     * the one below its right cell (N and NW alive) see two, so B2/SH turns it into a
+     * diagonal pair - not the mirror image, which a wrong pair of corners would give. */
+    static const char *const hx1[] = {".........", ".........", ".........", "....o....",
+                                      ".........", ".....o...", ".........", ".........",
+                                      "........."};
+    hand_case(t, "B2/SH", sd0, hx1, 9, 1);
 }
 
 /* B0 on a 9x9 grid: B0/S turns an empty grid full, then every cell dies (no S): the

@@ -144,6 +144,17 @@ static const struct {
     /* MAP of the empty rule: nothing is ever alive */
     {"MAPAAAAAAAAAAAAAAAAAAAAAAAAAAAAAAAAAAAAAAAAAAAAAAAAAAAAAAAAAAAAAAAAAAAAAAAAAAAAAAAAAAAAAA",
      "B/S"},
+    /* Golly's hexagonal ('H') and von Neumann ('V') neighbourhoods, and its '_' */
+    {"B245/S3H", "B245/S3H"},
+    {"b2s34h", "B2/S34H"},
+    {"23/3h", "B3/S23H"},
+    {"B3/S23H", "B3/S23H"},
+    {"B3/S23V", "B3/S23V"},
+    {"B2/S013V", "B2/S013V"},
+    {"B3_S23", "B3/S23"},
+    {"B2cek3i_S12cei", "B2cek3i/S12cei"},
+    {"B/SV", "B/S"},                              /* no neighbour matters: plain B/S */
+    {"B0123456/S0123456H", "B012345678/S012345678"}, /* every count: the Moore form */
 };
 
 static void test_good(void) {
@@ -182,8 +193,11 @@ static const struct {
     {"B3/B3", 4, "unexpected 'B'"},
     {"S3S3", 3, "unexpected 'S'"},
     {"B3/S23/", 7, "unexpected '/'"},
-    {"B3/S23V", 7, "unexpected 'V'"},
-    {"B3/S23H", 7, "unexpected 'H'"},
+    {"B7/S3H", 6, "no count 7"},
+    {"B5/S3V", 6, "no count 5"},
+    {"B2a/S3H", 7, "Hensel letters are for the Moore neighbourhood"},
+    {"B2/S34HV", 7, "unexpected 'H'"},
+    {"B3__S23", 4, "unexpected '_'"},
     {"B 3/S23", 2, "unexpected ' '"},
     {"Ba/S", 2, "unexpected 'a'"},
     {"B2-/S", 4, "unexpected '/'"},
@@ -579,8 +593,23 @@ static void test_random_text(void) {
     WL_CHECK(accepted > 0, "no random text parsed");
 }
 
+/* The neighbourhoods' cells: hexagonal counts NW N W E S SE (not NE, SW), von Neumann
+ * N W E S; index bits NW 8, N 7, NE 6, W 5, C 4, E 3, SW 2, S 1, SE 0. */
+static void test_neighbourhoods(void) {
+    wl_rule hex, vn;
+    WL_CHECK_OK(wl_rule_parse("B2/SH", &hex));
+    WL_CHECK_OK(wl_rule_parse("B2/SV", &vn));
+    for (unsigned idx = 0; idx < 512; idx++) {
+        unsigned c = (idx >> 4) & 1u;
+        int nh = __builtin_popcount(idx & 0x1ABu), nv = __builtin_popcount(idx & 0x0AAu);
+        WL_CHECK(wl_rule_next(&hex, idx) == (int)(!c && nh == 2), "B2/SH at index %u", idx);
+        WL_CHECK(wl_rule_next(&vn, idx) == (int)(!c && nv == 2), "B2/SV at index %u", idx);
+    }
+}
+
 int main(void) {
     rng_state = wl_test_seed();
+    test_neighbourhoods();
     test_good();
     test_bad();
     test_hensel_partition();

@@ -15,8 +15,10 @@
  * neighbours (mask NEIGHBOUR_MASK).
  *
  * Notations.  Four families of text name such tables:
- *   - B/S ("B3/S23", "b3s23", "S23/B3"): outer-totalistic, the next state depends on the
- *     centre and the number of live neighbours only;
+ *   - B/S ("B3/S23", "b3s23", "S23/B3", Golly's "B3_S23"): outer-totalistic, the next state
+ *     depends on the centre and the number of live neighbours only; a trailing 'H' or 'V'
+ *     counts only Golly's hexagonal (NW N W E S SE) or von Neumann (N W E S) neighbours
+ *     ("B245/S3H", "B2/S013V"; counts up to 6 or 4);
  *   - S/B ("23/3", "/2"): the same, survival counts first, the older Life notation;
  *   - Hensel isotropic non-totalistic ("B2-a/S12"): each count 1..7 may carry letters that
  *     pick configurations of the live neighbours up to rotation and reflection, or '-' and
@@ -37,8 +39,9 @@
  * check that the orbits partition every count exactly.
  *
  * Canonical text (wl_rule_format) follows Golly: a rule that is outer-totalistic prints as
- * B/S with ascending digits, birth first ("B36/S23"); else an isotropic rule prints in
- * Hensel notation, where a count with all its orbits prints as the bare digit and one with
+ * B/S with ascending digits, birth first ("B36/S23"); else one outer-totalistic on the
+ * hexagonal or von Neumann neighbourhood prints with its suffix ("B2/S34H"); else an
+ * isotropic rule prints in Hensel notation, where a count with all its orbits prints as the bare digit and one with
  * some prints its letters in alphabetical order, or '-' and the missing letters when that
  * is strictly shorter (so a tie keeps the positive list: 4 with 7 of 13 letters prints the
  * 7); everything else prints as MAP with 86 characters and no "==" padding (Golly's form).
@@ -95,14 +98,45 @@ static unsigned sym_apply(unsigned idx, unsigned sym) {
     return out;
 }
 
-/* The table of an outer-totalistic rule: bit n of birth (survive) set means a dead (live)
- * cell with n live neighbours is alive next. */
-static void from_masks(wl_rule *r, uint16_t birth, uint16_t survive) {
+/* Golly's neighbourhoods of Life-like rules, as masks of the neighbour bits that count:
+ * Moore (all eight), hexagonal (suffix 'H': the Moore neighbourhood without NE and SW, so
+ * that a square grid emulates a hexagonal one, Golly's QuickLife documentation; checked
+ * against bgolly 5.1 on its B245/S3H example) and von Neumann (suffix 'V': N, W, E, S). */
+enum { NH_MOORE, NH_HEX, NH_VN, NH_COUNT };
+static const unsigned NH_MASK[NH_COUNT] = {NEIGHBOUR_MASK, 0x1ABu /* NW N W E S SE */,
+                                           0x0AAu /* N W E S */};
+static const char NH_SUFFIX[NH_COUNT] = {0, 'H', 'V'};
+static const unsigned NH_MAX[NH_COUNT] = {8, 6, 4}; /* largest neighbour count */
+
+/* The table of an outer-totalistic rule on neighbourhood nh: bit n of birth (survive) set
+ * means a dead (live) cell with n live neighbours in the neighbourhood is alive next. */
+static void from_masks_nh(wl_rule *r, uint16_t birth, uint16_t survive, int nh) {
     memset(r, 0, sizeof *r);
     for (unsigned i = 0; i < RULE_STATES; i++) {
         uint16_t mask = (i & CENTRE_BIT) ? survive : birth;
-        if ((mask >> neighbour_count(i)) & 1u) table_set(r, i);
+        if ((mask >> __builtin_popcount(i & NH_MASK[nh])) & 1u) table_set(r, i);
     }
+}
+
+static void from_masks(wl_rule *r, uint16_t birth, uint16_t survive) {
+    from_masks_nh(r, birth, survive, NH_MOORE);
+}
+
+/* 1 if r is outer-totalistic on neighbourhood nh (its masks in *birth, *survive). */
+static int totalistic_nh(const wl_rule *r, int nh, uint16_t *birth, uint16_t *survive) {
+    uint16_t b = 0, s = 0;
+    for (unsigned i = 0; i < RULE_STATES; i++) {
+        if (!wl_rule_next(r, i)) continue;
+        unsigned n = (unsigned)__builtin_popcount(i & NH_MASK[nh]);
+        if (i & CENTRE_BIT) s |= (uint16_t)(1u << n);
+        else b |= (uint16_t)(1u << n);
+    }
+    wl_rule t;
+    from_masks_nh(&t, b, s, nh);
+    if (!wl_rule_equal(&t, r)) return 0;
+    *birth = b;
+    *survive = s;
+    return 1;
 }
 
 void wl_rule_life(wl_rule *r) {
@@ -118,15 +152,8 @@ int wl_rule_has_b0(const wl_rule *r) {
 }
 
 int wl_rule_is_totalistic(const wl_rule *r, uint16_t *birth, uint16_t *survive) {
-    uint16_t b = 0, s = 0;
-    for (unsigned i = 0; i < RULE_STATES; i++) {
-        if (!wl_rule_next(r, i)) continue;
-        if (i & CENTRE_BIT) s |= (uint16_t)(1u << neighbour_count(i));
-        else b |= (uint16_t)(1u << neighbour_count(i));
-    }
-    wl_rule t;
-    from_masks(&t, b, s);
-    if (!wl_rule_equal(&t, r)) return 0;
+    uint16_t b, s;
+    if (!totalistic_nh(r, NH_MOORE, &b, &s)) return 0;
     if (birth) *birth = b;
     if (survive) *survive = s;
     return 1;
@@ -288,6 +315,11 @@ static int at_digit(const rule_parser *p) {
     return p->pos < p->end && p->text[p->pos] >= '0' && p->text[p->pos] <= '8';
 }
 
+/* 1 at the slash between the halves ('/', or Golly's '_'). */
+static int at_slash(const rule_parser *p) {
+    return p->pos < p->end && (p->text[p->pos] == '/' || p->text[p->pos] == '_');
+}
+
 static int at_hensel_letter(const rule_parser *p) {
     char c = p->pos < p->end ? lower(p->text[p->pos]) : '\0';
     return c && strchr(HENSEL_ALL_LETTERS, c) != NULL;
@@ -372,11 +404,21 @@ static wl_status parse_bs(rule_parser *p, const hensel_map *m, wl_rule *out) {
     char marker[2] = {0, 0};
     int slash = 0, open = 0;
     memset(halves, 0, sizeof halves);
+    /* a trailing 'H' or 'V' names Golly's hexagonal or von Neumann neighbourhood */
+    int nh = NH_MOORE;
+    size_t nh_at = p->end;
+    if (p->end > p->pos + 1) {
+        char last = lower(p->text[p->end - 1]);
+        if (last == 'h' || last == 'v') {
+            nh = last == 'h' ? NH_HEX : NH_VN;
+            nh_at = --p->end;
+        }
+    }
 
     if (p->pos < p->end && strchr("bBsS", p->text[p->pos])) marker[0] = lower(p->text[p->pos++]);
     wl_status s = parse_counts(p, &halves[0], &open);
     if (s != WL_OK) return s;
-    if (p->pos < p->end && p->text[p->pos] == '/') {
+    if (at_slash(p)) {
         slash = 1;
         p->pos++;
     }
@@ -405,7 +447,34 @@ static wl_status parse_bs(rule_parser *p, const hensel_map *m, wl_rule *out) {
     else birth_first = 0;
     const half_rule *birth = &halves[birth_first ? 0 : 1];
     const half_rule *survive = &halves[birth_first ? 1 : 0];
-    table_from_halves(m, birth, survive, out);
+    if (nh == NH_MOORE) {
+        table_from_halves(m, birth, survive, out);
+        return WL_OK;
+    }
+    /* hexagonal or von Neumann: plain counts up to the neighbourhood's size */
+    uint16_t masks[2] = {0, 0};
+    for (int half = 0; half < 2; half++) {
+        const half_rule *h = half ? survive : birth;
+        for (unsigned n = 0; n <= 8; n++) {
+            if (h->pos[n] || h->neg[n]) {
+                p->pos = nh_at;
+                p->end = nh_at + 1;
+                return parse_fail(p, "Hensel letters are for the Moore neighbourhood only "
+                                     "(Golly's hexagonal letters are not supported)");
+            }
+            if (!h->plain[n]) continue;
+            if (n > NH_MAX[nh]) {
+                char buf[80];
+                p->pos = nh_at;
+                p->end = nh_at + 1;
+                snprintf(buf, sizeof buf, "the %s neighbourhood has %u neighbours: no count %u",
+                         nh == NH_HEX ? "hexagonal" : "von Neumann", NH_MAX[nh], n);
+                return parse_fail(p, buf);
+            }
+            masks[half] |= (uint16_t)(1u << n);
+        }
+    }
+    from_masks_nh(out, masks[0], masks[1], nh);
     return WL_OK;
 }
 
@@ -527,6 +596,10 @@ wl_status wl_rule_format(const wl_rule *r, char *buf, size_t len) {
     uint16_t birth, survive;
     if (wl_rule_is_totalistic(r, &birth, &survive)) {
         format_totalistic(&b, birth, survive);
+    } else if (totalistic_nh(r, NH_HEX, &birth, &survive) ||
+               totalistic_nh(r, NH_VN, &birth, &survive)) {
+        format_totalistic(&b, birth, survive);
+        put(&b, NH_SUFFIX[totalistic_nh(r, NH_HEX, &birth, &survive) ? NH_HEX : NH_VN]);
     } else if (wl_rule_is_isotropic(r)) {
         hensel_map m;
         if (!hensel_build(&m)) return wl_error(WL_ERR_INVALID, "internal: Hensel table broken");
