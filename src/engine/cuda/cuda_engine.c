@@ -26,7 +26,8 @@
  *   lut4x4, lut4x4-64   byte per cell, 4x4 -> 2x2 table (cuda_lut.cu);
  *   shared, stride, naive   byte per cell, 512-entry rule table (cuda_byte.cu).
  * The bitsliced kernels need an outer-totalistic rule; for any other rule they fall back to
- * lut6x3 (the same bit layout) and say so when cfg->verbose is set.
+ * circuit (the same bit layout; lut6x3 when NVRTC is missing) and say so when cfg->verbose
+ * is set.
  */
 #include "wlcuda.h"
 #include "cuda_gl.h" /* render_gl: CUDA-OpenGL interop (cuda_gl.cu) */
@@ -84,9 +85,9 @@ static wl_status cuda_create(const wl_config *cfg, const char *kernel, void **ct
     if (wlcu_kernels[id].totalistic && !totalistic) {
         if (cfg->verbose)
             fprintf(stderr,
-                    "warplife: cuda kernel '%s' needs an outer-totalistic rule; using lut6x3\n",
+                    "warplife: cuda kernel '%s' needs an outer-totalistic rule; using circuit\n",
                     kernel);
-        id = WLCU_K_LUT6X3;
+        id = WLCU_K_CIRCUIT;
     }
     cuda_engine *e = wl_calloc(1, sizeof *e);
     if (!e) return WL_ERR_NOMEM;

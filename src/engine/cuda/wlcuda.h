@@ -27,7 +27,7 @@ enum wlcu_layout { WLCU_BITS = 0, WLCU_BYTES, WLCU_PATCH, WLCU_PAIRS };
 /* ---- the kernels: one row each -----------------------------------------------------------
  * X(ID, "name", layout, totalistic, init, max_gens, launch, whole), in the order the engine
  * lists them (after "best"):
- *   totalistic  1: bit-sliced logic for outer-totalistic rules only (other rules run lut6x3)
+ *   totalistic  1: bit-sliced logic for outer-totalistic rules only (other rules run circuit)
  *   init        set-up after the buffers exist (tables, NVRTC kernels), or NULL
  *   max_gens    generations one launch does at most, or NULL for 1
  *   launch      one launch of `gens` <= max_gens generations from cur to nxt
