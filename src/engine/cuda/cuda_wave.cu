@@ -11,7 +11,9 @@
  * least halo and spills nothing), and a run-time mask evaluator (K = 8) for every other
  * outer-totalistic rule.  Other rules
  * normally run a kernel compiled at run time by NVRTC with the rule as a fixed LOP3 network
- * (cuda_rtc.cu); the mask kernel is the fallback when NVRTC is missing or fails.
+ * (cuda_rtc.cu); the mask kernel is the fallback when NVRTC is missing or fails.  The
+ * `circuit` kernel (any rule, wlcu_circuit_prepare) is the same body with rule 3, always
+ * compiled by NVRTC, with lut6x3 as its fallback.
  *
  * Chunk height.  Tasks cost about the same, so the launch runs in waves of the GPU's
  * resident warps.  The host tries every number of chunks per strip C (up to a few waves'

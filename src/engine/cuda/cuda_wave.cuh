@@ -3,7 +3,8 @@
  * launch with no shared memory and no barrier.  Compiled twice: by nvcc (cuda_wave.cu: the
  * hand-placed B3/S23 kernels and the run-time mask kernel) and, as embedded text, by NVRTC
  * (cuda_rtc.cu: one kernel per other outer-totalistic rule, its logic a fixed LOP3 network
- * defined as the macro WV_RULE before this text).  So this file includes nothing but
+ * defined as the macro WV_RULE before this text; and the `circuit` kernel, rule 3, for every
+ * other rule: a network over the nine cells defined as WV_CIRCUIT_NET).  So this file includes nothing but
  * cuda_win.cuh, which nvcc reads from disk and NVRTC gets pasted in front.
  *
  * What it computes: K generations of an outer-totalistic rule on the bit layout (WLCU_BITS:
