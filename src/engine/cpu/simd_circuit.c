@@ -8,8 +8,12 @@
  * a row is cut into batches of NB vectors (NB x 512 cells); the nine cell planes of a batch
  * (the neighbour shifts of simd_avx512.c) and the derived sums the network reads fill the
  * first signal slots, then each gate is one call through a table of 256 functions (one per
- * immediate) that runs its vpternlogq over the batch's NB vectors.  The batch's signals
- * (at most 19 + 192 + 2 slots of NB vectors) stay in L1.
+ * immediate) that runs its vpternlogq over the batch's NB vectors.  A batch's signals take
+ * 512 bytes a slot (21 + gates slots: 28 KiB for 35 gates, within L1; large MAP networks
+ * spill to L2).  This is the fallback of circuit_jit.c, which compiles the network: measured
+ * on the dev VM (4096^2) the interpreter matches vpermb only for small networks (B2-a/S12,
+ * 12 gates: 2.97e10 against 2.80e10 CUpS) and loses on large ones (35 gates: 1.57e10), so
+ * `best` keeps vpermb when nothing compiles.  NB = 8 measured better than 4 and 16.
  */
 #include "cpu_internal.h"
 #include "simd_planes.h"
