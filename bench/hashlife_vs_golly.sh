@@ -1,0 +1,74 @@
+#!/usr/bin/env bash
+# bench/hashlife_vs_golly.sh - the HashLife suite of issue #18, side by side in one run:
+# `warplife run -e hashlife` against Golly's bgolly with its HashLife algorithm (one leap of
+# the whole generation count, -m G -i G), whole-command wall time and peak memory of each,
+# the ratio, and whether the populations agree.
+#
+# usage: bench/hashlife_vs_golly.sh [WARPLIFE] [PATTERN_DIR]   (defaults: build/warplife,
+#        ../shared/patterns); REPEAT=n keeps the median of n runs (default 1); BGOLLY=path
+#        picks the bgolly (default: the one on PATH; without one only warplife runs);
+#        SKIP=regex leaves out the cases whose name matches (e.g. SKIP='soup|metacata');
+#        GOLLY_MB=n is bgolly's memory limit (-M; default 8192, as warplife's default cap:
+#        bgolly's own default of a few hundred MB makes it collect and recompute, e.g.
+#        catacryst to 2^40 in 50 s instead of a few).
+# Cases: the Turing machine, every .mc/.mc.gz of PATTERN_DIR/hashlife (totalperiodic.mc to
+# 2^20) and every breeder of PATTERN_DIR/breeders to 2^40, and a 4096x4096 soup (density 0.5, seed 1, made by warplife
+# and given to both as the same RLE file) to generation 1000.
+set -u
+WL=${1:-build/warplife}
+PAT=${2:-../shared/patterns}
+REPEAT=${REPEAT:-1}
+SKIP=${SKIP:-^$}
+BG=${BGOLLY:-$(command -v bgolly || true)}
+TMP=$(mktemp -d)
+trap 'rm -rf "$TMP"' EXIT
+G40=1099511627776
+
+# run NAME CMD...: median wall seconds and peak RSS (MB) of CMD over REPEAT runs, its last
+# output line kept in $TMP/NAME.out; prints "SECONDS MB" or "fail"
+run() {
+    local name=$1 times=() mem=0
+    shift
+    for _ in $(seq "$REPEAT"); do
+        if ! /usr/bin/time -f "%e %M" -o "$TMP/time" "$@" >"$TMP/$name.out" 2>/dev/null; then
+            echo fail
+            return
+        fi
+        read -r t m <"$TMP/time"
+        times+=("$t")
+        [ "$m" -gt "$mem" ] && mem=$m
+    done
+    printf '%s\n' "${times[@]}" | sort -g |
+        awk -v m="$mem" '{a[NR]=$1} END {printf "%.2f %.0f", a[int((NR+1)/2)], m / 1024}'
+}
+
+cases=("$PAT/circuitry/Turing-Machine-3-state.rle $G40")
+for f in "$PAT"/hashlife/*.mc "$PAT"/hashlife/*.mc.gz "$PAT"/breeders/*; do
+    [ -f "$f" ] || continue
+    case $(basename "$f") in
+    totalperiodic.mc) cases+=("$f 1048576") ;; # 2^30 takes both programs over a minute and 4 GB
+    *) cases+=("$f $G40") ;;
+    esac
+done
+"$WL" soup 4096x4096 -s 1 -q -o "$TMP/soup4096.rle" && cases+=("$TMP/soup4096.rle 1000")
+
+printf '%-34s %15s %9s %9s %7s %8s %8s %s\n' pattern generations warplife_s golly_s ratio wl_MB golly_MB population
+for c in "${cases[@]}"; do
+    set -- $c
+    f=$1 g=$2 name=$(basename "$1")
+    [[ $name =~ $SKIP ]] && continue
+    w=$(run wl "$WL" run "$f" -e hashlife -m "$g" --popcount -q)
+    wpop=$(sed -n 's/.*population \([0-9]*\).*/\1/p' "$TMP/wl.out" | tail -1)
+    gs=- gm=- ratio=- same="warplife $wpop"
+    if [ -n "$BG" ]; then
+        b=$(run bg "$BG" -a HashLife -M "${GOLLY_MB:-8192}" -m "$g" -i "$g" "$f")
+        bpop=$(tail -1 "$TMP/bg.out" | sed 's/.*: *//; s/,//g')
+        if [ "$b" != fail ] && [ "$w" != fail ]; then
+            read -r gs gm <<<"$b"
+            ratio=$(awk -v a="${w% *}" -v b="$gs" 'BEGIN {printf "%.2f", (b > 0 ? a / b : 0)}')
+        fi
+        if [ "$wpop" = "$bpop" ]; then same="same ($wpop)"; else same="DIFFERENT: warplife $wpop, golly $bpop"; fi
+    fi
+    read -r ws wm <<<"${w/fail/fail -}"
+    printf '%-34s %15s %9s %9s %7s %8s %8s %s\n' "$name" "$g" "$ws" "$gs" "$ratio" "$wm" "$gm" "$same"
+done
