@@ -9,13 +9,16 @@
  *
  * WL_TEST_QUICK=1 (sanitizer runs) shrinks the number of random rules.
  */
+#define _POSIX_C_SOURCE 200809L /* setenv, mkdtemp */
 #include "rulenet.h"
 #include "wltest.h"
 
 #include "internal.h" /* wl_splitmix64 */
 
+#include <stdio.h>
 #include <stdlib.h>
 #include <string.h>
+#include <unistd.h>
 
 /* Independent of wl_rnet_check: one neighbourhood at a time, cells as whole words. */
 static int exhaustive_ok(const wl_rnet *net, const wl_rule *r, unsigned *bad_idx) {
@@ -71,6 +74,64 @@ static void random_hensel(uint64_t *st, char *buf) {
         if (!part) *p++ = '/';
     }
     *p = 0;
+}
+
+/* The disk cache of networks: a search leaves one "net-*" entry; once the process cache
+ * has forgotten the rule (8 other rules later), a damaged entry is not used (the network
+ * still checks) and is written again; WL_CACHE_DIR=off writes nothing. */
+static void test_disk_cache(uint64_t *st) {
+    char dir[] = "/tmp/wl-test-rnet-XXXXXX";
+    if (!mkdtemp(dir)) {
+        WL_CHECK(0, "mkdtemp failed");
+        return;
+    }
+    const char *old_env = getenv("WL_CACHE_DIR");
+    char old_dir[4096] = "";
+    if (old_env) snprintf(old_dir, sizeof old_dir, "%s", old_env);
+    setenv("WL_CACHE_DIR", dir, 1);
+    wl_rule first, other;
+    for (int i = 0; i < 8; i++) first.table[i] = wl_splitmix64(st);
+    wl_rnet net;
+    WL_CHECK_OK(wl_rnet_synth(&first, 0, &net));
+    WL_CHECK(wl_test_dir_entries(dir) == 1, "%d cache entries after one search",
+             wl_test_dir_entries(dir));
+    char path[sizeof dir + 300] = "";
+    DIR *d = opendir(dir);
+    for (struct dirent *e; d && (e = readdir(d));)
+        if (strncmp(e->d_name, "net-", 4) == 0) snprintf(path, sizeof path, "%s/%s", dir, e->d_name);
+    if (d) closedir(d);
+    for (int k = 0; k < 8; k++) { /* push `first` out of the process cache */
+        for (int i = 0; i < 8; i++) other.table[i] = wl_splitmix64(st);
+        WL_CHECK_OK(wl_rnet_synth(&other, 0, &net));
+    }
+    WL_CHECK(wl_test_dir_entries(dir) == 9, "%d cache entries after nine searches",
+             wl_test_dir_entries(dir));
+    FILE *f = fopen(path, "r+b");
+    WL_CHECK(f != NULL, "cannot open the entry %s", path);
+    if (f) { /* flip a byte of the payload */
+        fseek(f, 100, SEEK_SET);
+        int c = fgetc(f);
+        fseek(f, 100, SEEK_SET);
+        fputc(c ^ 0x5A, f);
+        fclose(f);
+    }
+    WL_CHECK_OK(wl_rnet_synth(&first, 0, &net));
+    WL_CHECK(wl_rnet_check(&net, &first), "the network after a damaged entry is wrong");
+    setenv("WL_CACHE_DIR", "off", 1);
+    for (int i = 0; i < 8; i++) other.table[i] = wl_splitmix64(st);
+    WL_CHECK_OK(wl_rnet_synth(&other, 0, &net));
+    WL_CHECK(wl_test_dir_entries(dir) == 9, "%d cache entries (WL_CACHE_DIR=off wrote one)",
+             wl_test_dir_entries(dir));
+    d = opendir(dir);
+    for (struct dirent *e; d && (e = readdir(d));) {
+        char p[sizeof dir + 300];
+        snprintf(p, sizeof p, "%s/%s", dir, e->d_name);
+        if (strcmp(e->d_name, ".") && strcmp(e->d_name, "..")) unlink(p);
+    }
+    if (d) closedir(d);
+    rmdir(dir);
+    if (old_env) setenv("WL_CACHE_DIR", old_dir, 1);
+    else unsetenv("WL_CACHE_DIR");
 }
 
 int main(void) {
@@ -144,5 +205,6 @@ int main(void) {
         WL_CHECK(wl_rnet_cost(&broken) == -1, "malformed network has a cost");
     }
     WL_CHECK(wl_rnet_synth(NULL, 0, NULL) == WL_ERR_INVALID, "NULL arguments accepted");
+    test_disk_cache(&st);
     return wl_test_finish("test_rulenet");
 }

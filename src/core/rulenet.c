@@ -33,6 +33,7 @@
 #include "rulenet.h"
 
 #include "internal.h"
+#include "rtc_cache.h"
 
 #include <pthread.h>
 #include <stdio.h>
@@ -489,8 +490,34 @@ wl_status wl_rnet_synth(const wl_rule *rule, int effort, wl_rnet *net) {
             return WL_OK;
         }
     pthread_mutex_unlock(&synth_lock);
-    wl_status st = synth_uncached(rule, effort, net);
-    if (st) return st;
+    /* the disk cache (rtc_cache.c) beside the compiled kernels: a search costs 0.3-0.8 s at
+     * effort 1, every process that runs the rule; an entry is used only if it is well
+     * formed and checks on all 512 neighbourhoods */
+    wl_rtc_key key;
+    wl_rtc_key_init(&key);
+    wl_rtc_key_add_str(&key, "warplife rulenet 1: wl_rnet structure");
+    wl_rtc_key_add(&key, rule->table, sizeof rule->table);
+    wl_rtc_key_add(&key, &effort, sizeof effort);
+    size_t size_net = sizeof *net;
+    wl_rtc_key_add(&key, &size_net, sizeof size_net);
+    char dir[4096], path[4096 + 64];
+    int disk = wl_rtc_cache_dir(dir, sizeof dir, NULL, 0) &&
+               wl_rtc_cache_path_kind(dir, &key, "net", "bin", path, sizeof path);
+    int found = 0;
+    if (disk) {
+        size_t n = 0;
+        void *data = wl_rtc_cache_read(path, &key, &n);
+        if (data && n == sizeof *net) {
+            memcpy(net, data, sizeof *net);
+            found = wl_rnet_check(net, rule);
+        }
+        free(data);
+    }
+    if (!found) {
+        wl_status st = synth_uncached(rule, effort, net);
+        if (st) return st;
+        if (disk) wl_rtc_cache_write(path, &key, net, sizeof *net);
+    }
     pthread_mutex_lock(&synth_lock);
     synth_cache[synth_cache_next].rule = *rule;
     synth_cache[synth_cache_next].effort = effort;

@@ -64,7 +64,9 @@ typedef struct wl_rnet {
  * effort 0 tries one strategy per input set; higher values try more orderings (each
  * about as costly as effort 0, typically a few ms to 100 ms for MAP tables) and keep the
  * cheapest by wl_rnet_cost.  Deterministic; the 8 most recent results are kept per
- * process (thread-safe), so universes of one rule search once.  Returns WL_OK; WL_ERR_INVALID for NULL
+ * process (thread-safe), so universes of one rule search once, and every result is kept
+ * in the disk cache of run-time kernels (src/core/rtc_cache.c; WL_CACHE_DIR=off: none), so
+ * later processes do not search (an entry is used only after it checks).  Returns WL_OK; WL_ERR_INVALID for NULL
  * arguments; WL_ERR_UNAVAILABLE (with a message) if no network fits in WL_RNET_MAX_GATES
  * (not seen on any table). */
 wl_status wl_rnet_synth(const wl_rule *rule, int effort, wl_rnet *net);
