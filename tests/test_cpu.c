@@ -14,7 +14,6 @@
 
 #include <stdlib.h>
 #include <string.h>
-#include <unistd.h> /* rmdir, unlink */
 
 static uint64_t rng;
 
@@ -118,16 +117,6 @@ static void check_one(const char *kernel, uint64_t w, uint64_t h, int torus, con
     wl_universe_free(u);
 }
 
-/* Compiled objects ("cpu-*.so") in a cache directory (rule networks, "net-*", sit beside
- * them). */
-static int objects_in(const char *dir) {
-    DIR *d = opendir(dir);
-    int n = 0;
-    for (struct dirent *e; d && (e = readdir(d));) n += strncmp(e->d_name, "cpu-", 4) == 0;
-    if (d) closedir(d);
-    return n;
-}
-
 /* The circuit kernel's three ways to run a rule's network (circuit_jit.c, simd_circuit.c):
  * compiled by the system C compiler into a fresh cache directory (one object left there),
  * interpreted with WL_CPU_JIT=off, and interpreted when the compiler (WL_CC) does not exist
@@ -144,16 +133,14 @@ static void check_circuit_paths(void) {
     wl_universe_free(probe);
     char dir[] = "/tmp/wl-test-jit-XXXXXX";
     WL_CHECK(mkdtemp(dir) != NULL, "mkdtemp failed");
-    const char *old_env = getenv("WL_CACHE_DIR");
-    char old_dir[4096] = "";
-    if (old_env) snprintf(old_dir, sizeof old_dir, "%s", old_env);
-    setenv("WL_CACHE_DIR", dir, 1);
+    wl_test_env old_cache = wl_test_env_set("WL_CACHE_DIR", dir);
     /* a rule no earlier check compiled in this process: the first universe compiles it */
     wl_rule fresh;
     WL_CHECK_OK(wl_rule_parse("B2ce3-ik4ak/S1e2-a5", &fresh));
     check_one("circuit", 200, 37, 1, &fresh, "B2ce3-ik4ak/S1e2-a5 compiled", 9, 1);
-    WL_CHECK(objects_in(dir) == 1, "%d objects in the cache after one compile",
-             objects_in(dir));
+    /* compiled objects are "cpu-*" (rule networks, "net-*", sit beside them) */
+    WL_CHECK(wl_test_dir_find(dir, "cpu-", NULL, 0) == 1,
+             "%d objects in the cache after one compile", wl_test_dir_find(dir, "cpu-", NULL, 0));
     check_one("best", 131, 70, 0, &fresh, "B2ce3-ik4ak/S1e2-a5 best", 11, 2);
     setenv("WL_CPU_JIT", "off", 1);
     check_one("circuit", 200, 37, 0, &fresh, "B2ce3-ik4ak/S1e2-a5 interpreted", 9, 1);
@@ -163,18 +150,11 @@ static void check_circuit_paths(void) {
     setenv("WL_CC", "/nonexistent/cc", 1);
     check_one("circuit", 70, 70, 1, &other, "B3-q4z5y/S234k6c without a compiler", 7, 1);
     unsetenv("WL_CC");
-    WL_CHECK(objects_in(dir) == 1, "%d objects in the cache (a failed compile left one)",
-             objects_in(dir));
-    DIR *d = opendir(dir);
-    for (struct dirent *e; d && (e = readdir(d));) {
-        char path[sizeof dir + 260];
-        snprintf(path, sizeof path, "%s/%s", dir, e->d_name);
-        if (strcmp(e->d_name, ".") && strcmp(e->d_name, "..")) unlink(path);
-    }
-    if (d) closedir(d);
-    rmdir(dir);
-    if (old_env) setenv("WL_CACHE_DIR", old_dir, 1);
-    else unsetenv("WL_CACHE_DIR");
+    WL_CHECK(wl_test_dir_find(dir, "cpu-", NULL, 0) == 1,
+             "%d objects in the cache (a failed compile left one)",
+             wl_test_dir_find(dir, "cpu-", NULL, 0));
+    wl_test_dir_remove(dir);
+    wl_test_env_restore(&old_cache);
 }
 
 int main(void) {

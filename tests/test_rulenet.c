@@ -18,7 +18,6 @@
 #include <stdio.h>
 #include <stdlib.h>
 #include <string.h>
-#include <unistd.h>
 
 /* Independent of wl_rnet_check: one neighbourhood at a time, cells as whole words. */
 static int exhaustive_ok(const wl_rnet *net, const wl_rule *r, unsigned *bad_idx) {
@@ -85,10 +84,7 @@ static void test_disk_cache(uint64_t *st) {
         WL_CHECK(0, "mkdtemp failed");
         return;
     }
-    const char *old_env = getenv("WL_CACHE_DIR");
-    char old_dir[4096] = "";
-    if (old_env) snprintf(old_dir, sizeof old_dir, "%s", old_env);
-    setenv("WL_CACHE_DIR", dir, 1);
+    wl_test_env old_cache = wl_test_env_set("WL_CACHE_DIR", dir);
     wl_rule first, other;
     for (int i = 0; i < 8; i++) first.table[i] = wl_splitmix64(st);
     wl_rnet net;
@@ -96,10 +92,7 @@ static void test_disk_cache(uint64_t *st) {
     WL_CHECK(wl_test_dir_entries(dir) == 1, "%d cache entries after one search",
              wl_test_dir_entries(dir));
     char path[sizeof dir + 300] = "";
-    DIR *d = opendir(dir);
-    for (struct dirent *e; d && (e = readdir(d));)
-        if (strncmp(e->d_name, "net-", 4) == 0) snprintf(path, sizeof path, "%s/%s", dir, e->d_name);
-    if (d) closedir(d);
+    wl_test_dir_find(dir, "net-", path, sizeof path);
     for (int k = 0; k < 8; k++) { /* push `first` out of the process cache */
         for (int i = 0; i < 8; i++) other.table[i] = wl_splitmix64(st);
         WL_CHECK_OK(wl_rnet_synth(&other, 0, &net));
@@ -122,16 +115,8 @@ static void test_disk_cache(uint64_t *st) {
     WL_CHECK_OK(wl_rnet_synth(&other, 0, &net));
     WL_CHECK(wl_test_dir_entries(dir) == 9, "%d cache entries (WL_CACHE_DIR=off wrote one)",
              wl_test_dir_entries(dir));
-    d = opendir(dir);
-    for (struct dirent *e; d && (e = readdir(d));) {
-        char p[sizeof dir + 300];
-        snprintf(p, sizeof p, "%s/%s", dir, e->d_name);
-        if (strcmp(e->d_name, ".") && strcmp(e->d_name, "..")) unlink(p);
-    }
-    if (d) closedir(d);
-    rmdir(dir);
-    if (old_env) setenv("WL_CACHE_DIR", old_dir, 1);
-    else unsetenv("WL_CACHE_DIR");
+    wl_test_dir_remove(dir);
+    wl_test_env_restore(&old_cache);
 }
 
 int main(void) {

@@ -45,16 +45,58 @@ static unsigned long wl_test_passed, wl_test_failed;
 #ifdef _POSIX_C_SOURCE
 #include <dirent.h>
 #include <string.h>
-/* For tests that define _POSIX_C_SOURCE: the number of entries in a directory other than
- * . and .., or -1 if it cannot be opened (temporary files left behind, cache entries). */
-static inline int wl_test_dir_entries(const char *dir) {
+#include <unistd.h>
+/* For tests that define _POSIX_C_SOURCE: the number of entries in a directory whose names
+ * start with prefix (NULL: every entry but . and ..), or -1 if it cannot be opened
+ * (temporary files left behind, cache entries); the path of the last such entry goes to
+ * path (cap bytes) when path is not NULL. */
+static inline int wl_test_dir_find(const char *dir, const char *prefix, char *path,
+                                   size_t cap) {
     DIR *d = opendir(dir);
     int n = 0;
     if (!d) return -1;
-    for (struct dirent *e; (e = readdir(d));)
-        if (strcmp(e->d_name, ".") && strcmp(e->d_name, "..")) n++;
+    for (struct dirent *e; (e = readdir(d));) {
+        if (!strcmp(e->d_name, ".") || !strcmp(e->d_name, "..")) continue;
+        if (prefix && strncmp(e->d_name, prefix, strlen(prefix)) != 0) continue;
+        if (path) snprintf(path, cap, "%s/%s", dir, e->d_name);
+        n++;
+    }
     closedir(d);
     return n;
+}
+
+static inline int wl_test_dir_entries(const char *dir) {
+    return wl_test_dir_find(dir, NULL, NULL, 0);
+}
+
+/* Removes a directory and the files in it. */
+static inline void wl_test_dir_remove(const char *dir) {
+    char path[4096];
+    while (wl_test_dir_find(dir, NULL, path, sizeof path) > 0)
+        if (unlink(path) != 0) break;
+    rmdir(dir);
+}
+
+/* An environment variable's value kept across a test that changes it. */
+typedef struct wl_test_env {
+    const char *name;
+    int had;
+    char value[4096];
+} wl_test_env;
+
+/* Sets name to value (NULL: unsets it) and returns what it was. */
+static inline wl_test_env wl_test_env_set(const char *name, const char *value) {
+    wl_test_env old = {name, 0, ""};
+    const char *v = getenv(name);
+    if (v) old.had = 1, snprintf(old.value, sizeof old.value, "%s", v);
+    if (value) setenv(name, value, 1);
+    else unsetenv(name);
+    return old;
+}
+
+static inline void wl_test_env_restore(const wl_test_env *old) {
+    if (old->had) setenv(old->name, old->value, 1);
+    else unsetenv(old->name);
 }
 #endif
 

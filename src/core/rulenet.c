@@ -21,7 +21,9 @@
  *   4. else a Shannon split on the signal s whose two halves (s = 1 rows, s = 0 rows; each
  *      half's other rows become don't-cares) have the smallest greedy bases (largest
  *      first, then their sum), each half solved recursively and joined by one gate
- *      (s ? hi : lo, or anything the key test finds on (s, hi, lo)).
+ *      (s ? hi : lo, or anything the key test finds on (s, hi, lo)).  At effort >= 1 the
+ *      splits of the top two levels try the four best-scored signals and keep the one
+ *      whose subtree has the fewest gates (12% fewer gates on random rules, 20x the time).
  * Splitting on a derived signal lets an outer-totalistic part of a rule cost what it costs
  * in lop3net.c (a handful of gates on the 9-cell total), while the don't-cares of the
  * halves leave the non-totalistic exceptions (Hensel letters) as small functions of the
@@ -29,6 +31,14 @@
  * differ in the split score and the order of ties.  The cheapest network by wl_rnet_cost
  * (gates plus the derived signals it makes a kernel compute) wins; unused gates are removed
  * and every result is checked on all 512 rows.
+ *
+ * Caches: the 8 most recent networks per process, and every network in the disk cache of
+ * run-time kernels (rtc_cache.c), so that later processes skip the search.
+ *
+ * Measured (dev VM, 8 random rules of each kind, mean cost): random Hensel rules 63 at
+ * effort 0 (25-36 ms), 56 at effort 1 (0.5-0.8 s); random MAP tables 96 and 88.  Tried and
+ * dropped: extra inputs for each row's two outer cells (XOR, AND), a two-gate step
+ * top(p, q, G), a step target = v ^ h: none lowered the mean cost.
  */
 #include "rulenet.h"
 

@@ -86,6 +86,13 @@ unsigned wl_rnet_derived(const wl_rnet *net);
 /* Evaluates the network bitwise on 64-bit words of the nine cells (cells[i] = signal i). */
 uint64_t wl_rnet_eval(const wl_rnet *net, const uint64_t cells[WL_RNET_CELLS]);
 
+/* The input names the kernels' emitted networks use (cuda_wave.cuh's WV_CIRCUIT,
+ * wl_opencl_lop3v.cl's WL_RULE9, circuit_jit.c's source): c_<cell> and d_<derived signal>
+ * in signal order; a caller appends its spellings of the two constants. */
+#define WL_RNET_KERNEL_NAMES                                                                \
+    "c_se", "c_s", "c_sw", "c_e", "c_c", "c_w", "c_ne", "c_n", "c_nw", "d_st", "d_ct", "d_sm", \
+        "d_cm", "d_sb", "d_cb", "d_x0", "d_k", "d_y1", "d_y2"
+
 /* Writes the network as source text for CUDA C, OpenCL C or C with vector types: per gate
  * a line `MACRO(PREFIXi, A, B, C, 0xLL);`, then `OUT = SIGNAL;`, where inputs are named
  * names[0 .. WL_RNET_INPUTS-1] (the kernel defines the derived ones it is asked for, see

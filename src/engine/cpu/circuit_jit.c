@@ -74,9 +74,7 @@ static int sb_put(strbuf *b, const char *text) {
 /* The C source of the rows function for net. */
 static char *make_source(const wl_rnet *net, int vbmi2) {
     static const char *const names[WL_RNET_INPUTS + 2] = {
-        "c_se", "c_s",  "c_sw", "c_e",  "c_c",  "c_w",  "c_ne", "c_n",  "c_nw", "d_st",
-        "d_ct", "d_sm", "d_cm", "d_sb", "d_cb", "d_x0", "d_k",  "d_y1", "d_y2", "zero_",
-        "ones_"};
+        WL_RNET_KERNEL_NAMES, "zero_", "ones_"};
     const unsigned d = wl_rnet_derived(net);
     const int need_s = (d & 0x15u) != 0, need_c = (d & 0x2Au) != 0;
     int glen = wl_rnet_emit(net, "G", names, "t", "res_", NULL, 0);

@@ -215,6 +215,7 @@ static wl_status select_rows(const cpu_kernel *k, const wl_rule *rule, int verbo
     int totalistic = wl_rule_is_totalistic(rule, NULL, NULL);
     enum row_tech t = tech_for(k, totalistic);
     memset(r, 0, sizeof *r);
+    cpu_circuit_build(rule, &r->kd.circ);
 #if defined(WL_CPU_X86_SIMD)
     /* best runs rules that are not outer-totalistic through their compiled gate network
      * when a C compiler is at hand (circuit_jit.c), else the table lookups below; so does
@@ -222,19 +223,16 @@ static wl_status select_rows(const cpu_kernel *k, const wl_rule *rule, int verbo
      * evaluates masks at run time (4096^2, dev VM, same run: B35/S236 1.44e11 compiled
      * against 1.12e11, B34/S456 1.33e11 against 1.15e11; Life's own loop stays faster,
      * 1.57e11 against 1.42e11) */
-    cpu_circuit_build(rule, &r->kd.circ);
     int generic = totalistic && !r->kd.circ.life && !r->kd.circ.popular;
-    memset(r, 0, sizeof *r);
-    if ((!totalistic || generic) && k->rows == R_SIMD && have_avx512() &&
-        circuit_rows(rule, verbose, 0, r, fn, tech) == WL_OK) {
-        *vw = 8;
-        *wraps = 0;
-        return WL_OK;
+    if ((!totalistic || generic) && k->rows == R_SIMD && have_avx512()) {
+        if (circuit_rows(rule, verbose, 0, r, fn, tech) == WL_OK) {
+            *vw = 8;
+            *wraps = 0;
+            return WL_OK;
+        }
+        wl_clear_error(); /* no compiler: the kernels below */
     }
-    wl_clear_error();
-    memset(r, 0, sizeof *r);
 #endif
-    cpu_circuit_build(rule, &r->kd.circ);
     *fn = cpu_gen_rows_bitsliced;
     *vw = 1;
     *wraps = 0;

@@ -263,9 +263,7 @@ static void emit_rule(const wl_lop3_net *n, char *buf, size_t cap) {
 /* Appends the WV_CIRCUIT_NET macro of network n (cuda_wave.cuh's rule 3) to buf. */
 static void emit_circuit(const wl_rnet *n, char *buf, size_t cap) {
     static const char *const names[WL_RNET_INPUTS + 2] = {
-        "c_se", "c_s",  "c_sw", "c_e",  "c_c",  "c_w",  "c_ne", "c_n",  "c_nw", "d_st",
-        "d_ct", "d_sm", "d_cm", "d_sb", "d_cb", "d_x0", "d_k",  "d_y1", "d_y2", "0u",
-        "0xffffffffu"};
+        WL_RNET_KERNEL_NAMES, "0u", "0xffffffffu"};
     size_t len = strlen(buf);
     len += (size_t)snprintf(buf + len, cap - len,
                             "#define WV_LOP3D(d, a, b, c, l) uint32_t d; WV_LOP3(d, a, b, c, l)\n"
@@ -288,8 +286,7 @@ static void emit_circuit(const wl_rnet *n, char *buf, size_t cap) {
 static struct rtc_entry {
     int device, family, kk, nr, wb;
     char defs[128]; /* WL_CUDA_WAVE_DEFS at compile time (tuning builds) */
-    uint16_t birth, survive;
-    wl_rule rule; /* the whole table (circuit kernels) */
+    wl_rule rule; /* the whole table (birth and survive masks follow from it) */
     CUfunction fn;
     int per_sm;
 } cache[RTC_CACHE];
@@ -551,8 +548,7 @@ extern "C" wl_status wlcu_rtc_kernel(wlcu_ctx *c, int family, int kk, int nr, in
     }
     for (int i = 0; i < n_cache; i++)
         if (cache[i].device == c->device && cache[i].family == family && cache[i].kk == kk &&
-            cache[i].nr == nr && cache[i].wb == wb && cache[i].birth == c->birth &&
-            cache[i].survive == c->survive &&
+            cache[i].nr == nr && cache[i].wb == wb &&
             memcmp(&cache[i].rule, &c->rule, sizeof c->rule) == 0 &&
             strcmp(cache[i].defs, defs_now) == 0) {
             *fn = (void *)cache[i].fn;
@@ -574,8 +570,6 @@ extern "C" wl_status wlcu_rtc_kernel(wlcu_ctx *c, int family, int kk, int nr, in
             cache[n_cache].nr = nr;
             cache[n_cache].wb = wb;
             snprintf(cache[n_cache].defs, sizeof cache[n_cache].defs, "%s", defs_now);
-            cache[n_cache].birth = c->birth;
-            cache[n_cache].survive = c->survive;
             cache[n_cache].rule = c->rule;
             cache[n_cache].fn = f;
             cache[n_cache].per_sm = ps;
