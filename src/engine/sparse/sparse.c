@@ -54,7 +54,6 @@
 #define THREAD_BATCH 64     /* tiles a thread takes at a time */
 #define POLL_WORK 65536     /* tile steps (plus rounds) between two checks of the poll
                                callback: some milliseconds */
-#define COORD_MAX ((int64_t)1 << 56) /* tile coordinates stay within +-2^56 */
 /* Dense passes (see "dense passes" below). */
 #define DENSE_GENS 64        /* generations per pass: what a margin tile can absorb */
 #define DENSE_MIN_GENS 16    /* shorter steps stay on rounds */
@@ -72,64 +71,6 @@ static const char *const kernel_names[] = {"best", "avx512", "vpermb", "bitslice
 /* The tile that stands for every missing neighbour: dead at both generations, never
  * computed, never written. */
 static sp_tile zero_tile __attribute__((aligned(64))) = {.zero = 1};
-
-typedef struct sp_list {
-    sp_tile **t;
-    size_t n, cap;
-} sp_list;
-
-/* A neighbour to make and wake after a threaded round (threads do not touch the map). */
-typedef struct sp_defer {
-    sp_tile *t;
-    int d;
-    unsigned bricks;
-} sp_defer;
-
-/* What one thread gathers during a round (each on cache lines of its own: threads write
- * their lists at every tile). */
-typedef struct __attribute__((aligned(64))) sp_worker {
-    sp_list next;    /* tiles it put on the next round's list */
-    sp_list quiet;   /* tiles it computed that did not change and are dead where computed:
-                        perhaps dead everywhere */
-    sp_defer *defer; /* missing neighbours to make (threaded rounds only) */
-    size_t ndefer, defer_cap;
-    wl_status fail;  /* first failure (out of memory, edge of the plane) */
-} sp_worker;
-
-typedef struct sp_ctx {
-    wl_config cfg;
-    const wl_engine_ops *inner;
-    wl_tile_kernel tk;
-    wl_pool *pool;
-    int nthreads;
-    size_t parallel_min; /* rounds of fewer tiles stay on one thread */
-    int force_threads;   /* WL_SPARSE_PARALLEL=n: rounds of n tiles or more always use the
-                            threads (tests and tuning) */
-    /* per size class (log2 of the round's tiles): seconds per tile step on one thread
-     * and on all (0: not measured yet), and the rounds of the class so far */
-    double t_one[64], t_all[64];
-    uint64_t n_class[64];
-    sp_worker *workers; /* one per thread */
-    sp_map map;
-    unsigned par;     /* parity of the current generation: rows[par] is the plane now */
-    sp_list next;     /* the tiles of the next round (wake[par] set) */
-    sp_list round;    /* the tiles of the running round */
-    /* the next tile of the round a thread takes (alone on its cache lines: every thread
-     * writes it, and the fields around it are read at every tile) */
-    __attribute__((aligned(64))) size_t cursor;
-    char cursor_pad[120];
-    int resync;       /* the last round's bookkeeping failed: wake everything first */
-    wl_status fail;   /* why tile_get last returned NULL */
-    uint64_t poll_work; /* tile steps and rounds since the poll callback was last called */
-    /* dense passes: the cpu engine on a bounded grid (its size), three staging grids */
-    int dense_mode;     /* 0 off, 1 by the thresholds, 2 always (WL_SPARSE_DENSE, tests) */
-    void *grid_ctx;
-    uint64_t grid_w, grid_h;
-    wl_grid stage[3];
-    /* statistics (WL_SPARSE_STATS=1 prints them when the universe is freed) */
-    int stats;
-    uint64_t st_rounds, st_tiles, st_bricks, st_parallel, st_dense, st_dense_gens;
-} sp_ctx;
 
 static wl_status list_push(sp_list *l, sp_tile *t) {
     if (l->n == l->cap) {
@@ -167,8 +108,8 @@ static wl_status list_append(sp_list *a, const sp_list *b) {
 
 /* The tile at (tx, ty), created (dead, linked to its neighbours) if missing; NULL with
  * c->fail set when out of memory or beyond the edge of the plane. */
-static sp_tile *tile_get(sp_ctx *c, int64_t tx, int64_t ty) {
-    if (tx > COORD_MAX || tx < -COORD_MAX || ty > COORD_MAX || ty < -COORD_MAX) {
+sp_tile *sp_tile_get(sp_ctx *c, int64_t tx, int64_t ty) {
+    if (tx > SP_COORD_MAX || tx < -SP_COORD_MAX || ty > SP_COORD_MAX || ty < -SP_COORD_MAX) {
         c->fail = wl_error(WL_ERR_TOO_BIG, "sparse engine: the pattern reached 2^62 cells "
                                            "from the origin, the edge of the engine's plane");
         return NULL;
@@ -243,7 +184,7 @@ static inline wl_status wake_nb(sp_ctx *c, sp_worker *w, sp_tile *t, int d, unsi
             w->defer[w->ndefer++] = (sp_defer){t, d, bricks};
             return WL_OK;
         }
-        u = tile_get(c, t->tx + DX[d], t->ty + DY[d]);
+        u = sp_tile_get(c, t->tx + DX[d], t->ty + DY[d]);
         if (!u) return c->fail;
     }
     return wake_tile(w, u, k, bricks, shared);
@@ -274,11 +215,33 @@ static inline wl_status wake_around(sp_ctx *c, sp_worker *w, sp_tile *t, unsigne
 
 /* Cells of t were set from outside: compute it and the edges around it in the next round,
  * and t again in the round after (see the essay).  Outside rounds (one thread). */
-static wl_status edited(sp_ctx *c, sp_tile *t) {
+wl_status sp_edited(sp_ctx *c, sp_tile *t) {
     t->edited = 1;
     const uint64_t all = ~(uint64_t)0;
     sp_worker *w = &c->workers[0];
     wl_status s = wake_around(c, w, t, c->par, all, all, all, 0);
+    wl_status s2 = list_append(&c->next, &w->next);
+    w->next.n = 0;
+    return s ? s : s2;
+}
+
+/* Wakes, for the next round, every brick within one cell of the box [x0, x1] x [y0, y1]
+ * (making missing tiles): cells there were set from outside in a way that keeps the plane
+ * exact at both generations (a ship landing or leaving).  Between rounds. */
+wl_status sp_wake_box(sp_ctx *c, int64_t x0, int64_t y0, int64_t x1, int64_t y1) {
+    sp_worker *w = &c->workers[0];
+    wl_status s = WL_OK;
+    x0--, y0--, x1++, y1++;
+    for (int64_t ty = wl_floordiv(y0, WL_TILE); ty <= wl_floordiv(y1, WL_TILE) && !s; ty++) {
+        int64_t r0 = y0 - ty * WL_TILE, r1 = y1 - ty * WL_TILE;
+        if (r0 < 0) r0 = 0;
+        if (r1 > WL_TILE - 1) r1 = WL_TILE - 1;
+        uint64_t rows = (~(uint64_t)0 >> (63 - (r1 - r0))) << r0;
+        for (int64_t tx = wl_floordiv(x0, WL_TILE); tx <= wl_floordiv(x1, WL_TILE) && !s; tx++) {
+            sp_tile *t = sp_tile_get(c, tx, ty);
+            s = t ? wake_tile(w, t, c->par, bricks_of(rows), 0) : c->fail;
+        }
+    }
     wl_status s2 = list_append(&c->next, &w->next);
     w->next.n = 0;
     return s ? s : s2;
@@ -295,7 +258,7 @@ static wl_status resync(sp_ctx *c) {
         s = list_push(&all, t);
     }
     c->next.n = 0;
-    for (size_t i = 0; i < all.n && !s; i++) s = edited(c, all.t[i]);
+    for (size_t i = 0; i < all.n && !s; i++) s = sp_edited(c, all.t[i]);
     free(all.t);
     if (!s) c->resync = 0;
     return s;
@@ -494,8 +457,8 @@ static int dense_box(const sp_ctx *c, uint64_t left, sp_box *core) {
             bricks += (uint64_t)__builtin_popcount(t->wake[p]);
         }
     }
-    if (core->x0 - 2 < -COORD_MAX || core->x1 + 2 > COORD_MAX || core->y0 - 2 < -COORD_MAX ||
-        core->y1 + 2 > COORD_MAX)
+    if (core->x0 - 2 < -SP_COORD_MAX || core->x1 + 2 > SP_COORD_MAX || core->y0 - 2 < -SP_COORD_MAX ||
+        core->y1 + 2 > SP_COORD_MAX)
         return 0;
     double nx = (double)(core->x1 - core->x0 + 1), ny = (double)(core->y1 - core->y0 + 1);
     if ((nx + 4) * (ny + 4) * WL_TILE * WL_TILE > (double)DENSE_MAX_CELLS) return 0;
@@ -562,7 +525,7 @@ static wl_status dense_pass(sp_ctx *c, unsigned k, const sp_box *core, uint64_t 
      * writing the results back cannot fail (dead ones go at the end) */
     for (int64_t j = 1; j < ny - 1 && !s; j++)
         for (int64_t i = 1; i < nx - 1 && !s; i++)
-            if (!tile_get(c, bx0 + i, by0 + j)) s = c->fail;
+            if (!sp_tile_get(c, bx0 + i, by0 + j)) s = c->fail;
     if (s) return s;
     wl_grid *g = c->stage;
     const size_t stride = g[0].stride;
@@ -651,6 +614,7 @@ static wl_status dense_pass(sp_ctx *c, unsigned k, const sp_box *core, uint64_t 
 
 static wl_status step(void *v, uint64_t generations, uint64_t *done) {
     sp_ctx *c = v;
+    sp_ships *S = &c->ships;
     *done = 0;
     if (c->resync) {
         wl_status s = resync(c);
@@ -658,15 +622,27 @@ static wl_status step(void *v, uint64_t generations, uint64_t *done) {
     }
     uint64_t n = 0;
     while (n < generations) {
-        if (c->next.n == 0) { /* everything still or period 2: the phases just take turns */
-            c->par ^= (unsigned)((generations - n) & 1);
-            break;
-        }
         wl_status s = WL_OK;
+        if (c->gen >= S->next) s = sp_ships_due(c);
+        if (!s && c->gen >= S->scan_next) s = sp_ships_scan(c);
+        if (s) {
+            c->resync = 1;
+            *done = n;
+            return s;
+        }
+        /* at most up to the next ship's horizon */
+        uint64_t lim = generations - n;
+        if (S->next - c->gen < lim) lim = S->next - c->gen;
+        if (c->next.n == 0) { /* everything still or period 2: the phases just take turns */
+            c->par ^= (unsigned)(lim & 1);
+            n += lim;
+            c->gen += lim;
+            continue;
+        }
         uint64_t adv = 0, work = 0;
         sp_box core;
-        if (dense_box(c, generations - n, &core)) {
-            unsigned k = generations - n < DENSE_GENS ? (unsigned)(generations - n) : DENSE_GENS;
+        if (dense_box(c, lim, &core)) {
+            unsigned k = lim < DENSE_GENS ? (unsigned)lim : DENSE_GENS;
             s = dense_pass(c, k, &core, &adv);
             if (s && !adv) { /* no memory for the grid (nothing changed): rounds from now */
                 wl_clear_error();
@@ -674,6 +650,8 @@ static wl_status step(void *v, uint64_t generations, uint64_t *done) {
                 s = WL_OK;
             }
             work = adv * c->next.n;
+            /* no ships are looked for while the pattern churns */
+            S->scan_next = c->gen + adv + DENSE_GENS;
         }
         if (!adv) {
             s = one_round(c);
@@ -681,6 +659,7 @@ static wl_status step(void *v, uint64_t generations, uint64_t *done) {
             work = c->round.n + 1;
         }
         n += adv;
+        c->gen += adv;
         if (s) {
             *done = n;
             return s;
@@ -721,6 +700,13 @@ static void destroy(void *v) {
                 c->map.count, live, live ? bytes * 8 / ((double)live * WL_TILE * WL_TILE) : 0.0,
                 sizeof(sp_tile));
     }
+    if (c->stats)
+        fprintf(stderr, "warplife: sparse engine: ships: %llu objects tried, %llu taken out, "
+                        "%llu looks, %llu landed, %zu flying, %zu kinds\n",
+                (unsigned long long)c->ships.st_tried, (unsigned long long)c->ships.st_found,
+                (unsigned long long)c->ships.st_checks, (unsigned long long)c->ships.st_landed,
+                c->ships.n, c->ships.ntypes);
+    sp_ships_free(c);
     if (c->inner && c->tk.step) c->inner->tile_kernel_free(&c->tk);
     if (c->grid_ctx) c->inner->destroy(c->grid_ctx);
     for (int i = 0; i < 3; i++) wl_grid_free(&c->stage[i]);
@@ -760,6 +746,7 @@ static wl_status create(const wl_config *cfg, const char *kernel, void **out) {
     const char *dense = getenv("WL_SPARSE_DENSE"); /* off / always: tests and tuning */
     c->dense_mode = !dense ? 1 : strcmp(dense, "off") == 0 ? 0 : strcmp(dense, "always") == 0 ? 2 : 1;
     wl_status s = sp_map_init(&c->map);
+    if (!s) s = sp_ships_init(c);
     if (s) goto fail;
     wl_config icfg = *cfg;
     icfg.kernel = kernel;
@@ -790,6 +777,7 @@ fail:
 
 static void clear(sp_ctx *c) {
     sp_map_clear(&c->map);
+    sp_ships_clear(c);
     c->next.n = 0;
     c->resync = 0;
 }
@@ -807,7 +795,7 @@ static wl_status load_pattern(void *v, const wl_pattern *p) {
         wl_ptile_rows(pt[i].t, rows);
         for (int r = 0; r < WL_TILE; r++) any |= rows[r];
         if (!any) continue;
-        sp_tile *t = tile_get(c, pt[i].tx, pt[i].ty);
+        sp_tile *t = sp_tile_get(c, pt[i].tx, pt[i].ty);
         if (!t) {
             s = c->fail;
             break;
@@ -815,7 +803,7 @@ static wl_status load_pattern(void *v, const wl_pattern *p) {
         memcpy(t->rows[c->par], rows, sizeof rows);
         s = list_push(&made, t);
     }
-    for (size_t i = 0; i < made.n && !s; i++) s = edited(c, made.t[i]);
+    for (size_t i = 0; i < made.n && !s; i++) s = sp_edited(c, made.t[i]);
     free(pt);
     free(made.t);
     if (s) clear(c);
@@ -844,6 +832,20 @@ static wl_status bounds_of(sp_ctx *c, int64_t *x0, int64_t *y0, int64_t *x1, int
         if (!any || by > *y1) *y1 = by;
         any = 1;
     }
+    for (size_t i = 0; i < c->ships.n; i++) {
+        int64_t x, y;
+        const uint64_t *rows;
+        int h = sp_ship_cells(c, i, &x, &y, &rows);
+        uint64_t or = 0;
+        for (int r = 0; r < h; r++) or |= rows[r];
+        int64_t ax = x + __builtin_ctzll(or), bx = x + 63 - __builtin_clzll(or);
+        int64_t ay = y, by = y + h - 1; /* (a phase's first and last rows have cells) */
+        if (!any || ax < *x0) *x0 = ax;
+        if (!any || bx > *x1) *x1 = bx;
+        if (!any || ay < *y0) *y0 = ay;
+        if (!any || by > *y1) *y1 = by;
+        any = 1;
+    }
     return any ? WL_OK : WL_ERR_NOT_FOUND;
 }
 
@@ -864,6 +866,12 @@ static wl_status population(void *v, wl_bigint *out) {
     FOR_EACH_TILE(c, t) {
         for (int r = 0; r < WL_TILE; r++) n += (uint64_t)__builtin_popcountll(t->rows[c->par][r]);
     }
+    for (size_t i = 0; i < c->ships.n; i++) {
+        int64_t x, y;
+        const uint64_t *rows;
+        int h = sp_ship_cells(c, i, &x, &y, &rows);
+        for (int r = 0; r < h; r++) n += (uint64_t)__builtin_popcountll(rows[r]);
+    }
     wl_bigint_from_u64(out, n);
     return WL_OK;
 }
@@ -879,6 +887,12 @@ static wl_status store_pattern(void *v, wl_pattern **out) {
         for (int rr = 0; rr < WL_TILE && !s; rr++)
             s = wl_pattern_or(p, t->tx * WL_TILE, t->ty * WL_TILE + rr, t->rows[c->par][rr]);
     }
+    for (size_t i = 0; i < c->ships.n && !s; i++) {
+        int64_t x, y;
+        const uint64_t *rows;
+        int h = sp_ship_cells(c, i, &x, &y, &rows);
+        for (int r = 0; r < h && !s; r++) s = wl_pattern_or(p, x, y + r, rows[r]);
+    }
     if (s) {
         wl_pattern_free(p);
         *out = NULL;
@@ -890,42 +904,85 @@ static wl_status get_cell(void *v, int64_t x, int64_t y, int *alive) {
     sp_ctx *c = v;
     sp_tile *t = sp_map_find(&c->map, wl_floordiv(x, WL_TILE), wl_floordiv(y, WL_TILE));
     *alive = t ? (int)((t->rows[c->par][wl_mod(y, WL_TILE)] >> wl_mod(x, WL_TILE)) & 1) : 0;
+    for (size_t i = 0; i < c->ships.n && !*alive; i++) {
+        int64_t sx, sy;
+        const uint64_t *rows;
+        int h = sp_ship_cells(c, i, &sx, &sy, &rows);
+        if (y >= sy && y < sy + h && x >= sx && x < sx + 64)
+            *alive = (int)((rows[y - sy] >> (x - sx)) & 1);
+    }
     return WL_OK;
 }
 
 static wl_status set_cell(void *v, int64_t x, int64_t y, int alive) {
     sp_ctx *c = v;
+    wl_status ls = sp_ships_land_all(c); /* an edit may be where a ship flies */
+    if (ls) return ls;
     int64_t tx = wl_floordiv(x, WL_TILE), ty = wl_floordiv(y, WL_TILE);
-    sp_tile *t = alive ? tile_get(c, tx, ty) : sp_map_find(&c->map, tx, ty);
+    sp_tile *t = alive ? sp_tile_get(c, tx, ty) : sp_map_find(&c->map, tx, ty);
     if (!t) return alive ? c->fail : WL_OK;
     uint64_t m = (uint64_t)1 << wl_mod(x, WL_TILE);
     uint64_t *row = &t->rows[c->par][wl_mod(y, WL_TILE)];
     uint64_t was = *row;
     *row = alive ? was | m : was & ~m;
-    return *row == was ? WL_OK : edited(c, t);
+    return *row == was ? WL_OK : sp_edited(c, t);
 }
 
+/* The tiles with the ships' cells added: the tiles that ships touch are copied into a map
+ * of their own (the engine's state is not changed). */
 static wl_status each_tile(void *v, wl_tile_fn fn, void *arg) {
     sp_ctx *c = v;
+    sp_map ov = {0};
+    wl_status s = c->ships.n ? sp_map_init(&ov) : WL_OK;
+    for (size_t i = 0; i < c->ships.n && !s; i++) {
+        int64_t x, y;
+        const uint64_t *rows;
+        int h = sp_ship_cells(c, i, &x, &y, &rows);
+        const int64_t tx = wl_floordiv(x, WL_TILE);
+        const unsigned sh = (unsigned)wl_mod(x, WL_TILE);
+        for (int r = 0; r < h && !s; r++) {
+            const int64_t ty = wl_floordiv(y + r, WL_TILE);
+            const uint64_t part[2] = {rows[r] << sh, sh ? rows[r] >> (64 - sh) : 0};
+            for (int k = 0; k < 2 && !s; k++) {
+                if (!part[k]) continue;
+                size_t before = ov.count;
+                sp_tile *o = sp_map_get(&ov, tx + k, ty);
+                if (!o) {
+                    s = WL_ERR_NOMEM;
+                    break;
+                }
+                const sp_tile *t = ov.count != before ? sp_map_find(&c->map, tx + k, ty) : NULL;
+                if (t) memcpy(o->rows[0], t->rows[c->par], sizeof o->rows[0]);
+                o->rows[0][wl_mod(y + r, WL_TILE)] |= part[k];
+            }
+        }
+    }
     FOR_EACH_TILE(c, t) {
-        const uint64_t *rows = t->rows[c->par];
+        if (s) break;
+        const sp_tile *o = ov.slot ? sp_map_find(&ov, t->tx, t->ty) : NULL;
+        const uint64_t *rows = o ? o->rows[0] : t->rows[c->par];
         uint64_t or = 0;
         for (int r = 0; r < WL_TILE; r++) or |= rows[r];
-        if (!or) continue;
-        wl_status s = fn(arg, t->tx, t->ty, rows);
-        if (s) return s;
+        if (or) s = fn(arg, t->tx, t->ty, rows);
     }
-    return WL_OK;
+    for (size_t i = 0; i < ov.cap && !s; i++) {
+        const sp_tile *o = ov.slot[i];
+        if (o && !sp_map_find(&c->map, o->tx, o->ty)) s = fn(arg, o->tx, o->ty, o->rows[0]);
+    }
+    if (ov.slot) sp_map_free(&ov);
+    return s;
 }
 
 static wl_status put_tile(void *v, int64_t tx, int64_t ty, const uint64_t *rows) {
     sp_ctx *c = v;
+    wl_status ls = sp_ships_land_all(c);
+    if (ls) return ls;
     uint64_t or = 0;
     for (int r = 0; r < WL_TILE; r++) or |= rows[r];
-    sp_tile *t = or ? tile_get(c, tx, ty) : sp_map_find(&c->map, tx, ty);
+    sp_tile *t = or ? sp_tile_get(c, tx, ty) : sp_map_find(&c->map, tx, ty);
     if (!t) return or ? c->fail : WL_OK;
     memcpy(t->rows[c->par], rows, sizeof t->rows[0]);
-    return edited(c, t);
+    return sp_edited(c, t);
 }
 
 /* ---- rendering (the viewer, when the pattern is too wide for a snapshot) ------------- */
@@ -935,14 +992,15 @@ typedef __int128 sp_i128;
 /* Floor division of a 128-bit value by 2^k (k <= 63): the pixel of a cell coordinate. */
 static inline sp_i128 floor_shift(sp_i128 a, int k) { return a >> k; }
 
-/* Draws tile t into the view (see render.c for the meaning of zoom): zoomed in, each live
+/* Draws rows of cells (bit b of rows[r] is the cell (x + b, y + r): a tile, or a ship) into
+ * the view (see render.c for the meaning of zoom): zoomed in, each live
  * cell is a square of pixels; zoomed out, each pixel that covers a live cell is lit, found
  * by skipping, along each row word, to the first live cell past the pixel just lit. */
-static void render_tile(const sp_ctx *c, const sp_tile *t, const wl_view *v, uint32_t *rgba) {
-    const uint64_t *rows = t->rows[c->par];
-    const sp_i128 X = (sp_i128)t->tx * WL_TILE - v->x, Y = (sp_i128)t->ty * WL_TILE - v->y;
+static void render_rows(const uint64_t *rows, int nrows, int64_t x, int64_t y, const wl_view *v,
+                        uint32_t *rgba) {
+    const sp_i128 X = (sp_i128)x - v->x, Y = (sp_i128)y - v->y;
     const int z = v->zoom;
-    for (int r = 0; r < WL_TILE; r++) {
+    for (int r = 0; r < nrows; r++) {
         uint64_t w = rows[r];
         if (!w) continue;
         if (z >= 0) {
@@ -988,18 +1046,24 @@ static wl_status render(void *v, const wl_view *view, uint32_t *rgba) {
     sp_i128 tx0 = floor_shift(view->x, 6), ty0 = floor_shift(view->y, 6);
     sp_i128 tx1 = floor_shift((sp_i128)view->x + w, 6), ty1 = floor_shift((sp_i128)view->y + h, 6);
     sp_i128 ntiles = (tx1 - tx0 + 1) * (ty1 - ty0 + 1);
+    for (size_t i = 0; i < c->ships.n; i++) {
+        int64_t x, y;
+        const uint64_t *rows;
+        int nr = sp_ship_cells(c, i, &x, &y, &rows);
+        render_rows(rows, nr, x, y, view, rgba);
+    }
     if (ntiles > (sp_i128)c->map.count) {
         FOR_EACH_TILE(c, t) {
             if (t->tx >= tx0 && t->tx <= tx1 && t->ty >= ty0 && t->ty <= ty1)
-                render_tile(c, t, view, rgba);
+                render_rows(t->rows[c->par], WL_TILE, t->tx * WL_TILE, t->ty * WL_TILE, view, rgba);
         }
         return WL_OK;
     }
     for (sp_i128 ty = ty0; ty <= ty1; ty++)
         for (sp_i128 tx = tx0; tx <= tx1; tx++) {
-            if (tx > COORD_MAX || tx < -COORD_MAX || ty > COORD_MAX || ty < -COORD_MAX) continue;
+            if (tx > SP_COORD_MAX || tx < -SP_COORD_MAX || ty > SP_COORD_MAX || ty < -SP_COORD_MAX) continue;
             const sp_tile *t = sp_map_find(&c->map, (int64_t)tx, (int64_t)ty);
-            if (t) render_tile(c, t, view, rgba);
+            if (t) render_rows(t->rows[c->par], WL_TILE, t->tx * WL_TILE, t->ty * WL_TILE, view, rgba);
         }
     return WL_OK;
 }

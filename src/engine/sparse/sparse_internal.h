@@ -23,6 +23,7 @@ typedef struct sp_tile {
     uint8_t listed[2];
     uint8_t edited; /* cells were set from outside since its last computation */
     uint8_t zero;   /* the shared all-dead tile that stands for missing neighbours */
+    uint8_t ship;   /* during a search for ships: a ship is being taken from this tile */
 } sp_tile;
 
 /* An open-addressing hash map from tile coordinates to tiles (linear probing, deletion by
@@ -45,5 +46,139 @@ sp_tile *sp_map_find(const sp_map *m, int64_t tx, int64_t ty);
 sp_tile *sp_map_get(sp_map *m, int64_t tx, int64_t ty);
 /* Removes the tile from the map and recycles it. */
 void sp_map_remove(sp_map *m, sp_tile *t);
+
+/* ---- the engine's state (sparse.c), shared with the ships (sparse_ships.c) ---------- */
+
+typedef struct sp_list {
+    sp_tile **t;
+    size_t n, cap;
+} sp_list;
+
+/* A neighbour to make and wake after a threaded round (threads do not touch the map). */
+typedef struct sp_defer {
+    sp_tile *t;
+    int d;
+    unsigned bricks;
+} sp_defer;
+
+/* What one thread gathers during a round (each on cache lines of its own: threads write
+ * their lists at every tile). */
+typedef struct __attribute__((aligned(64))) sp_worker {
+    sp_list next;    /* tiles it put on the next round's list */
+    sp_list quiet;   /* tiles it computed that did not change and are dead where computed:
+                        perhaps dead everywhere */
+    sp_defer *defer; /* missing neighbours to make (threaded rounds only) */
+    size_t ndefer, defer_cap;
+    wl_status fail;  /* first failure (out of memory, edge of the plane) */
+} sp_worker;
+
+#define SP_COORD_MAX ((int64_t)1 << 56) /* tile coordinates stay within +-2^56 */
+
+/* ---- ships (sparse_ships.c) ---------------------------------------------------------- */
+
+#define SP_SHIP_MAXP 32   /* longest period looked for */
+#define SP_SHIP_MAXBOX 32 /* widest and tallest ship, in cells */
+
+/* A kind of ship: an object that, alone on the plane, is itself again after p
+ * generations, moved by (dx, dy) != (0, 0).  Phase j is the object j generations after
+ * its phase 0, as rows of cells relative to the ship's anchor: bit i of rows[r] is the cell
+ * (x0 + i, y0 + r). */
+typedef struct sp_phase {
+    int x0, y0, w, h;
+    unsigned pop;
+    uint64_t rows[SP_SHIP_MAXBOX];
+} sp_phase;
+
+typedef struct sp_ship_type {
+    unsigned p;
+    int dx, dy;
+    int hx0, hy0, hx1, hy1; /* the hull: every phase's cells lie in it (inclusive) */
+    sp_phase ph[SP_SHIP_MAXP];
+} sp_ship_type;
+
+/* A ship in flight: at generation g0 it is in phase 0 with its anchor at (ax, ay); it
+ * lives outside the tiles until generation `horizon`, by which nothing else can have come
+ * near it, and is looked at again then. */
+typedef struct sp_ship {
+    const sp_ship_type *type;
+    int64_t ax, ay;
+    uint64_t g0, horizon;
+} sp_ship;
+
+typedef struct sp_ships {
+    int enabled;      /* WL_SPARSE_SHIPS=off clears it */
+    sp_ship *s;
+    size_t n, cap;
+    sp_ship_type **types;
+    size_t ntypes, types_cap;
+    uint64_t next;      /* the earliest horizon (UINT64_MAX: no ships) */
+    uint64_t scan_next; /* the generation of the next search for ships among the tiles */
+    uint64_t *frames;   /* scratch: SP_SHIP_MAXP + 1 tiles of a ship's trial run */
+    uint64_t st_found, st_landed, st_checks, st_tried;
+} sp_ships;
+
+typedef struct sp_ctx {
+    wl_config cfg;
+    const wl_engine_ops *inner;
+    wl_tile_kernel tk;
+    wl_pool *pool;
+    int nthreads;
+    size_t parallel_min; /* rounds of fewer tiles stay on one thread */
+    int force_threads;   /* WL_SPARSE_PARALLEL=n: rounds of n tiles or more always use the
+                            threads (tests and tuning) */
+    /* per size class (log2 of the round's tiles): seconds per tile step on one thread
+     * and on all (0: not measured yet), and the rounds of the class so far */
+    double t_one[64], t_all[64];
+    uint64_t n_class[64];
+    sp_worker *workers; /* one per thread */
+    sp_map map;
+    unsigned par;     /* parity of the current generation: rows[par] is the plane now */
+    sp_list next;     /* the tiles of the next round (wake[par] set) */
+    sp_list round;    /* the tiles of the running round */
+    /* the next tile of the round a thread takes (alone on its cache lines: every thread
+     * writes it, and the fields around it are read at every tile) */
+    __attribute__((aligned(64))) size_t cursor;
+    char cursor_pad[120];
+    int resync;       /* the last round's bookkeeping failed: wake everything first */
+    wl_status fail;   /* why tile_get last returned NULL */
+    uint64_t poll_work; /* tile steps and rounds since the poll callback was last called */
+    uint64_t gen;       /* generations stepped since the universe was made */
+    sp_ships ships;     /* objects flying alone, outside the tiles (sparse_ships.c) */
+    /* dense passes: the cpu engine on a bounded grid (its size), three staging grids */
+    int dense_mode;     /* 0 off, 1 by the thresholds, 2 always (WL_SPARSE_DENSE, tests) */
+    void *grid_ctx;
+    uint64_t grid_w, grid_h;
+    wl_grid stage[3];
+    /* statistics (WL_SPARSE_STATS=1 prints them when the universe is freed) */
+    int stats;
+    uint64_t st_rounds, st_tiles, st_bricks, st_parallel, st_dense, st_dense_gens;
+} sp_ctx;
+
+
+/* Ships (sparse_ships.c). */
+wl_status sp_ships_init(sp_ctx *c);
+void sp_ships_free(sp_ctx *c);
+/* Looks for ships among the listed tiles and takes them out of the tiles.  Between rounds. */
+wl_status sp_ships_scan(sp_ctx *c);
+/* Looks again at the ships whose horizon is the current generation: each flies on with a
+ * new horizon, or lands (goes back into the tiles) when something may come near it. */
+wl_status sp_ships_due(sp_ctx *c);
+/* Lands every ship (before cells are set from outside). */
+wl_status sp_ships_land_all(sp_ctx *c);
+/* Forgets every ship (a new pattern). */
+void sp_ships_clear(sp_ctx *c);
+/* Ship i at the current generation: its cells are rows[0..h) at (x, y) (bit b of rows[r]
+ * is the cell (x + b, y + r)); returns h. */
+int sp_ship_cells(const sp_ctx *c, size_t i, int64_t *x, int64_t *y, const uint64_t **rows);
+
+/* The tile at (tx, ty), created (dead, linked to its neighbours) if missing; NULL with
+ * c->fail set when out of memory or beyond the edge of the plane. */
+sp_tile *sp_tile_get(sp_ctx *c, int64_t tx, int64_t ty);
+/* Wakes every brick within one cell of the box [x0, x1] x [y0, y1] of cells, where cells
+ * were changed at both generations in a way that keeps them exact.  Between rounds. */
+wl_status sp_wake_box(sp_ctx *c, int64_t x0, int64_t y0, int64_t x1, int64_t y1);
+/* Cells of t were set from outside: it is computed whole in the next two rounds, and the
+ * edges around it in the next one.  Between rounds only. */
+wl_status sp_edited(sp_ctx *c, sp_tile *t);
 
 #endif

@@ -1,0 +1,738 @@
+/*
+ * sparse_ships.c - ships: objects that fly alone across empty space are taken out of the
+ * tiles and moved by arithmetic, at no cost per generation, until something may come near
+ * them.
+ *
+ * Why.  Once a soup or a methuselah has settled, nearly all of what the tiles still compute
+ * is gliders (and other spaceships) flying away to infinity: measured on a 2048^2 soup from
+ * generation 10000 on, over 95% of the tiles stepped hold a glider and nothing else, and
+ * so do 90% of those of the methuselahs of ../shared/patterns.  Each costs one or two
+ * bricks every generation, forever.  A glider alone on the plane is itself again four
+ * generations later, one cell further diagonally; knowing that, its position at any
+ * generation is a multiplication.
+ *
+ * What a ship is.  A set of live cells (at the current generation and the one before)
+ * with no other live cell within 6 cells of it, that, run alone (the tile kernel on a tile
+ * with dead neighbours), is the same set moved by (dx, dy) != (0, 0) after p <= 32
+ * generations, and whose previous generation agrees with that motion.  Its p phases are
+ * kept once per kind of ship (sp_ship_type); a ship in flight is its kind, an anchor and
+ * the generation of its phase 0.  Rules do not matter: whatever moves alone in the rule
+ * of the universe is found (gliders and the *WSS in Life, the ships of any Hensel rule).
+ *
+ * When it is exact.  Two objects that stay 3 cells apart (no cell within distance 1 of
+ * both) evolve independently, for a rule without B0 (the engine has none).  Every ship
+ * has a horizon, a generation up to which nothing can come that near it; it is computed
+ * from what could approach it, each as a box moving at a constant speed per axis:
+ *   - the light cone of the listed tiles: where the tiles still change, changes spread at
+ *     most one cell per generation (the sleeping rule of sparse.c guarantees that a tile
+ *     not listed is still or period 2), so a listed tile is a box growing one cell per
+ *     generation each way (plus 2 cells to spare);
+ *   - the live cells of the tiles, wherever nothing is listed near them: still boxes;
+ *   - the other ships, each its hull (the box of all its phases) moving at its speed,
+ *     widened by one period's step for the jumps between periods.
+ * The earliest generation at which two such boxes come within 3 cells on both axes is a
+ * line intersection per axis.  At its horizon a ship is looked at again: it flies on with
+ * a new horizon (which grows as it leaves everything behind: about 33 looks for a glider
+ * to fly from a soup to 25000 cells away), or, when something is closer than 8
+ * generations, it lands: its two last generations are written back into the tiles, which
+ * take over, exactly as if it had never left.  A landing changes what other ships may
+ * meet, so every ship that could be reached from the landing point before its own
+ * horizon is looked at again then.
+ *
+ * Taking a ship out.  Every SCAN_GENS generations the listed tiles with few live cells are
+ * searched: each live cell seeds the set of cells within 6 of each other (the object and
+ * the space around it must be clean), which is run alone to see if it is a ship.  If it
+ * is, and nothing but its own tiles would make it land at once, its cells are erased from
+ * both generations of the tiles (the rest of the tiles stays exact: the ship could not
+ * touch it) and it flies with a horizon of two generations: at least 7 cells from
+ * everything, nothing can come within 3 of it in two, and by then its old tiles have
+ * computed themselves empty and stopped being listed, so the look at that horizon sees the
+ * plane as it is.
+ *
+ * Cost: a look is a pass over the listed tiles, the ships, and the live tiles near the
+ * ship's path; a settled soup's gliders fly for free between looks.
+ */
+#include "sparse_internal.h"
+
+#include <math.h>
+#include <stdlib.h>
+#include <string.h>
+
+#define SCAN_GENS 64        /* generations between two searches for ships */
+#define SCAN_MAX_TILES 4096 /* more listed tiles: a churning pattern, no search */
+#define SCAN_MAX_POP 64     /* tiles with more live cells (both generations) are skipped */
+#define SCAN_SEEDS 4        /* objects tried per tile and search */
+#define CLEAN 6             /* a ship has no other live cell within this distance */
+#define COMP_MAX 128        /* cells of an object tried */
+#define MARGIN 3.0          /* objects this far apart on some axis cannot interact */
+#define CONE_MARGIN 5.0     /* from a listed tile: MARGIN plus 2 to spare */
+#define K_MIN 8             /* a ship with a shorter horizon lands */
+#define K_TAKE 64           /* a ship is taken out only if it can fly this long */
+#define K_MAX ((uint64_t)1 << 40)
+#define EDGE ((double)SP_COORD_MAX * WL_TILE - 4096.0) /* ships land before this */
+
+static const uint64_t zero_rows[WL_TILE] __attribute__((aligned(64)));
+
+/* ---- ships at a generation ------------------------------------------------------------ */
+
+/* The phase of ship s at generation g (g + 1 >= s->g0) and its anchor then. */
+static const sp_phase *ship_at(const sp_ship *s, uint64_t g, int64_t *ax, int64_t *ay) {
+    const sp_ship_type *T = s->type;
+    uint64_t k = g + T->p - s->g0; /* >= p - 1 */
+    __int128 cyc = (__int128)(k / T->p) - 1;
+    *ax = (int64_t)(s->ax + cyc * T->dx);
+    *ay = (int64_t)(s->ay + cyc * T->dy);
+    return &T->ph[k % T->p];
+}
+
+int sp_ship_cells(const sp_ctx *c, size_t i, int64_t *x, int64_t *y, const uint64_t **rows) {
+    int64_t ax, ay;
+    const sp_phase *ph = ship_at(&c->ships.s[i], c->gen, &ax, &ay);
+    *x = ax + ph->x0;
+    *y = ay + ph->y0;
+    *rows = ph->rows;
+    return ph->h;
+}
+
+/* The box of the cells of ship s at generations g - 2 .. g (its hull where it is at g,
+ * widened by one period's step). */
+static void ship_region(const sp_ship *s, uint64_t g, int64_t *x0, int64_t *y0, int64_t *x1,
+                        int64_t *y1) {
+    const sp_ship_type *T = s->type;
+    int64_t ax, ay;
+    ship_at(s, g, &ax, &ay);
+    *x0 = ax + T->hx0 - abs(T->dx);
+    *x1 = ax + T->hx1 + abs(T->dx);
+    *y0 = ay + T->hy0 - abs(T->dy);
+    *y1 = ay + T->hy1 + abs(T->dy);
+}
+
+/* ---- when boxes may meet ----------------------------------------------------------------
+ * A box on one axis: [lo + vlo j, hi + vhi j] at j generations from now (relative to some
+ * origin, in cells).  Two boxes may interact at j when on both axes neither lies MARGIN or
+ * more beyond the other. */
+typedef struct sp_iv {
+    double lo, hi, vlo, vhi;
+} sp_iv;
+
+/* Narrows [*from, *to] to the j where u0 + us j < m; 0 if nothing is left.  The ends are
+ * kept inclusive and widened by a cell's worth (conservative against rounding). */
+static int below(double u0, double us, double m, double *from, double *to) {
+    if (us == 0) return u0 < m;
+    double j = (m - u0) / us;
+    if (us > 0) {
+        if (j + 1 < *to) *to = j + 1;
+    } else if (j - 1 > *from) {
+        *from = j - 1;
+    }
+    return *from <= *to;
+}
+
+/* The earliest j >= 0 at which boxes a and b (x, y) may interact, or INFINITY. */
+static double meet(const sp_iv a[2], const sp_iv b[2], double m) {
+    double from = 0, to = INFINITY;
+    for (int k = 0; k < 2; k++)
+        if (!below(b[k].lo - a[k].hi, b[k].vlo - a[k].vhi, m, &from, &to) ||
+            !below(a[k].lo - b[k].hi, a[k].vlo - b[k].vhi, m, &from, &to))
+            return INFINITY;
+    return from;
+}
+
+/* Ship s at generation g as boxes relative to (ox, oy). */
+static void ship_iv(const sp_ship *s, uint64_t g, int64_t ox, int64_t oy, sp_iv v[2]) {
+    const sp_ship_type *T = s->type;
+    int64_t ax, ay;
+    ship_at(s, g, &ax, &ay);
+    double rx = (double)((__int128)ax - ox), ry = (double)((__int128)ay - oy);
+    double sx = (double)T->dx / T->p, sy = (double)T->dy / T->p;
+    int jx = abs(T->dx), jy = abs(T->dy);
+    v[0] = (sp_iv){rx + T->hx0 - jx, rx + T->hx1 + jx, sx, sx};
+    v[1] = (sp_iv){ry + T->hy0 - jy, ry + T->hy1 + jy, sy, sy};
+}
+
+/* A still box of cells [x0, x1] x [y0, y1] relative to (ox, oy), growing by `grow` cells
+ * each way per generation. */
+static void box_iv(int64_t x0, int64_t y0, int64_t x1, int64_t y1, int64_t ox, int64_t oy,
+                   double grow, sp_iv v[2]) {
+    v[0] = (sp_iv){(double)((__int128)x0 - ox), (double)((__int128)x1 - ox), -grow, grow};
+    v[1] = (sp_iv){(double)((__int128)y0 - oy), (double)((__int128)y1 - oy), -grow, grow};
+}
+
+/* The earliest j at which ship boxes a (relative to (ox, oy)) may interact with the live
+ * cells of tile t (both generations, still), or INFINITY: against the box of the tile's
+ * cells, and where that is sooner than `before`, against the boxes of its cells in each
+ * 8 x 8 block (a ship flying past a tile of ash is near the tile's box, seldom near a
+ * block's). */
+static double meet_cells(const sp_iv a[2], const sp_tile *t, int64_t ox, int64_t oy,
+                         double before) {
+    uint64_t rows[WL_TILE], or = 0;
+    int r0 = -1, r1 = -1;
+    for (int r = 0; r < WL_TILE; r++) {
+        rows[r] = t->rows[0][r] | t->rows[1][r];
+        if (!rows[r]) continue;
+        or |= rows[r];
+        if (r0 < 0) r0 = r;
+        r1 = r;
+    }
+    if (!or) return INFINITY;
+    const int64_t X = t->tx * WL_TILE, Y = t->ty * WL_TILE;
+    sp_iv b[2];
+    box_iv(X + __builtin_ctzll(or), Y + r0, X + 63 - __builtin_clzll(or), Y + r1, ox, oy, 0, b);
+    double j = meet(a, b, MARGIN);
+    if (j >= before) return j;
+    j = INFINITY;
+    for (int by = r0 / 8; by <= r1 / 8; by++)
+        for (int bx = 0; bx < 8; bx++) {
+            unsigned bor = 0;
+            int q0 = -1, q1 = -1;
+            for (int r = 8 * by; r < 8 * by + 8; r++) {
+                unsigned v = (unsigned)(rows[r] >> (8 * bx)) & 0xFF;
+                if (!v) continue;
+                bor |= v;
+                if (q0 < 0) q0 = r;
+                q1 = r;
+            }
+            if (!bor) continue;
+            box_iv(X + 8 * bx + __builtin_ctz(bor), Y + q0, X + 8 * bx + 31 - __builtin_clz(bor),
+                   Y + q1, ox, oy, 0, b);
+            j = fmin(j, meet(a, b, MARGIN));
+        }
+    return j;
+}
+
+/* ---- horizons --------------------------------------------------------------------------- */
+
+/* How many generations ship `self` (in the list or not) can fly from now without anything
+ * coming near it.  `taking`: listed tiles that ships are being taken from are left out (a
+ * search, before those tiles have run without their ships). */
+static uint64_t horizon(sp_ctx *c, const sp_ship *self, int taking) {
+    const uint64_t g = c->gen;
+    int64_t ox, oy;
+    ship_at(self, g, &ox, &oy);
+    sp_iv a[2], b[2];
+    ship_iv(self, g, ox, oy, a);
+    double K = (double)K_MAX;
+    /* the edge of the plane */
+    for (int k = 0; k < 2; k++) {
+        double base = k ? (double)oy : (double)ox, v = a[k].vlo;
+        if (v > 0) K = fmin(K, (EDGE - (base + a[k].hi)) / v);
+        if (v < 0) K = fmin(K, (-EDGE - (base + a[k].lo)) / v);
+    }
+    /* the light cone of the bricks the next round computes */
+    for (size_t i = 0; i < c->next.n && K > 0; i++) {
+        const sp_tile *t = c->next.t[i];
+        const unsigned w = t->wake[c->par];
+        if (!w || (taking && t->ship)) continue;
+        const int64_t y0 = t->ty * WL_TILE + WL_BRICK * __builtin_ctz(w);
+        const int64_t y1 = t->ty * WL_TILE + WL_BRICK * (32 - __builtin_clz(w)) - 1;
+        box_iv(t->tx * WL_TILE, y0, t->tx * WL_TILE + 63, y1, ox, oy, 1.0, b);
+        K = fmin(K, meet(a, b, CONE_MARGIN));
+    }
+    /* the other ships */
+    for (size_t i = 0; i < c->ships.n && K > 0; i++) {
+        const sp_ship *s = &c->ships.s[i];
+        if (s == self) continue;
+        ship_iv(s, g, ox, oy, b);
+        K = fmin(K, meet(a, b, MARGIN));
+    }
+    if (K <= 0) return 0;
+    /* the live cells of the tiles near its path over the next K generations: the tiles in
+     * the box it sweeps, looked up one by one or, when there are more of those than tiles,
+     * all of them */
+    double sx0 = a[0].lo + fmin(0, a[0].vlo * K) - MARGIN, sx1 = a[0].hi + fmax(0, a[0].vhi * K) + MARGIN;
+    double sy0 = a[1].lo + fmin(0, a[1].vlo * K) - MARGIN, sy1 = a[1].hi + fmax(0, a[1].vhi * K) + MARGIN;
+    double tx0 = floor(((double)ox + sx0) / WL_TILE), tx1 = floor(((double)ox + sx1) / WL_TILE);
+    double ty0 = floor(((double)oy + sy0) / WL_TILE), ty1 = floor(((double)oy + sy1) / WL_TILE);
+    if ((tx1 - tx0 + 1) * (ty1 - ty0 + 1) <= (double)c->map.count) {
+        for (int64_t ty = (int64_t)ty0; ty <= (int64_t)ty1 && K > 0; ty++)
+            for (int64_t tx = (int64_t)tx0; tx <= (int64_t)tx1 && K > 0; tx++) {
+                const sp_tile *t = sp_map_find(&c->map, tx, ty);
+                if (t) K = fmin(K, meet_cells(a, t, ox, oy, K));
+            }
+    } else {
+        for (size_t i = 0; i < c->map.cap && K > 0; i++) {
+            const sp_tile *t = c->map.slot[i];
+            if (t && t->tx >= tx0 && t->tx <= tx1 && t->ty >= ty0 && t->ty <= ty1)
+                K = fmin(K, meet_cells(a, t, ox, oy, K));
+        }
+    }
+    K = floor(K) - 1;
+    return K <= 0 ? 0 : (uint64_t)K;
+}
+
+static void update_next(sp_ships *S) {
+    S->next = UINT64_MAX;
+    for (size_t i = 0; i < S->n; i++)
+        if (S->s[i].horizon < S->next) S->next = S->s[i].horizon;
+}
+
+/* ---- landing ------------------------------------------------------------------------------ */
+
+/* Writes ship i's cells at the current generation and the one before back into the tiles,
+ * wakes the bricks around them, and removes it from the list.  Fails with nothing changed
+ * (beyond empty tiles made) when a tile cannot be made. */
+static wl_status land(sp_ctx *c, size_t i) {
+    sp_ships *S = &c->ships;
+    for (int pass = 0; pass < 2; pass++) /* make every tile first, then write */
+        for (int b = 0; b < 2; b++) {
+            int64_t ax, ay;
+            const sp_phase *ph = ship_at(&S->s[i], c->gen - (uint64_t)b, &ax, &ay);
+            const unsigned buf = c->par ^ (unsigned)b;
+            const int64_t x = ax + ph->x0, y = ay + ph->y0;
+            const int64_t tx = wl_floordiv(x, WL_TILE);
+            const unsigned sh = (unsigned)wl_mod(x, WL_TILE);
+            for (int r = 0; r < ph->h; r++) {
+                int64_t yy = y + r, ty = wl_floordiv(yy, WL_TILE);
+                uint64_t part[2] = {ph->rows[r] << sh, sh ? ph->rows[r] >> (64 - sh) : 0};
+                for (int h = 0; h < 2; h++) {
+                    if (!part[h]) continue;
+                    sp_tile *t = sp_tile_get(c, tx + h, ty);
+                    if (!t) return c->fail;
+                    if (pass) t->rows[buf][wl_mod(yy, WL_TILE)] |= part[h];
+                }
+            }
+        }
+    int64_t x0, y0, x1, y1;
+    ship_region(&S->s[i], c->gen, &x0, &y0, &x1, &y1);
+    S->s[i] = S->s[--S->n];
+    S->st_landed++;
+    return sp_wake_box(c, x0, y0, x1, y1);
+}
+
+/* Ship i is about to land: every other ship that its cells, changing from now on, could
+ * reach before that ship's horizon is looked at again by then. */
+static void warn_others(sp_ctx *c, size_t i) {
+    sp_ships *S = &c->ships;
+    int64_t ox, oy;
+    ship_at(&S->s[i], c->gen, &ox, &oy);
+    const sp_ship_type *T = S->s[i].type;
+    sp_iv cone[2], b[2];
+    box_iv(ox + T->hx0, oy + T->hy0, ox + T->hx1, oy + T->hy1, ox, oy, 1.0, cone);
+    for (size_t k = 0; k < S->n; k++) {
+        if (k == i) continue;
+        ship_iv(&S->s[k], c->gen, ox, oy, b);
+        double j = meet(b, cone, CONE_MARGIN);
+        if (j == INFINITY) continue;
+        uint64_t when = c->gen + (j < 1 ? 0 : (uint64_t)j - 1);
+        if (when < S->s[k].horizon) S->s[k].horizon = when;
+    }
+}
+
+wl_status sp_ships_due(sp_ctx *c) {
+    sp_ships *S = &c->ships;
+    wl_status s = WL_OK;
+    for (int again = 1; again && !s;) {
+        again = 0;
+        for (size_t i = 0; i < S->n && !s;) {
+            sp_ship *sh = &S->s[i];
+            if (sh->horizon > c->gen) {
+                i++;
+                continue;
+            }
+            S->st_checks++;
+            uint64_t k = horizon(c, sh, 0);
+            if (k >= K_MIN) {
+                sh->horizon = c->gen + k;
+                i++;
+                continue;
+            }
+            warn_others(c, i);
+            s = land(c, i); /* (ship i is now another one, or none) */
+            again = 1;
+        }
+    }
+    update_next(S);
+    return s;
+}
+
+wl_status sp_ships_land_all(sp_ctx *c) {
+    wl_status s = WL_OK;
+    while (c->ships.n && !s) s = land(c, c->ships.n - 1);
+    update_next(&c->ships);
+    return s;
+}
+
+void sp_ships_clear(sp_ctx *c) {
+    c->ships.n = 0;
+    c->ships.next = UINT64_MAX;
+    c->ships.scan_next = c->gen;
+}
+
+/* ---- finding ships -------------------------------------------------------------------------
+ * The window: tile t and its eight neighbours as 192 x 192 cells, both generations OR-ed,
+ * cell (x, y) relative to t's corner (-64 <= x, y < 128) at bit (x + 64) of row (y + 64),
+ * three words a row. */
+#define WIN 192
+typedef struct sp_window {
+    uint64_t w[WIN][3];
+} sp_window;
+
+/* Tile t and its eight neighbours, g[1][1] = t. */
+static void tile_grid(const sp_tile *t, const sp_tile *g[3][3]) {
+    static const int dx[8] = {0, 1, 1, 1, 0, -1, -1, -1}, dy[8] = {-1, -1, 0, 1, 1, 1, 0, -1};
+    g[1][1] = t;
+    for (int d = 0; d < 8; d++) g[1 + dy[d]][1 + dx[d]] = t->nb[d];
+}
+
+static void window_fill(const sp_tile *t, sp_window *win) {
+    const sp_tile *g[3][3];
+    tile_grid(t, g);
+    for (int j = 0; j < 3; j++)
+        for (int i = 0; i < 3; i++)
+            for (int r = 0; r < WL_TILE; r++)
+                win->w[j * WL_TILE + r][i] = g[j][i]->rows[0][r] | g[j][i]->rows[1][r];
+}
+
+static inline int win_get(const sp_window *win, int x, int y) {
+    return (int)((win->w[y + 64][(x + 64) >> 6] >> ((x + 64) & 63)) & 1);
+}
+
+static inline void win_clear(sp_window *win, int x, int y) {
+    win->w[y + 64][(x + 64) >> 6] &= ~((uint64_t)1 << ((x + 64) & 63));
+}
+
+/* The object of the live cell (x, y): every live cell linked to it through steps of at
+ * most CLEAN cells, taken out of the window.  0 when it has more than COMP_MAX cells or is
+ * wider or taller than SP_SHIP_MAXBOX. */
+static int component(sp_window *win, int x, int y, int16_t (*cell)[2], int *ncell, int box[4]) {
+    int n = 0, head = 0, ok = 1;
+    win_clear(win, x, y);
+    cell[n][0] = (int16_t)x;
+    cell[n][1] = (int16_t)y;
+    n++;
+    box[0] = box[2] = x;
+    box[1] = box[3] = y;
+    while (head < n && ok) {
+        int cx = cell[head][0], cy = cell[head][1];
+        head++;
+        for (int yy = cy - CLEAN; yy <= cy + CLEAN && ok; yy++) {
+            if (yy < -64 || yy >= 128) continue;
+            for (int xx = cx - CLEAN; xx <= cx + CLEAN && ok; xx++) {
+                if (xx < -64 || xx >= 128 || !win_get(win, xx, yy)) continue;
+                win_clear(win, xx, yy);
+                if (n == COMP_MAX) {
+                    ok = 0;
+                    break;
+                }
+                cell[n][0] = (int16_t)xx;
+                cell[n][1] = (int16_t)yy;
+                n++;
+                if (xx < box[0]) box[0] = xx;
+                if (xx > box[2]) box[2] = xx;
+                if (yy < box[1]) box[1] = yy;
+                if (yy > box[3]) box[3] = yy;
+                if (box[2] - box[0] >= SP_SHIP_MAXBOX || box[3] - box[1] >= SP_SHIP_MAXBOX) ok = 0;
+            }
+        }
+    }
+    *ncell = n;
+    return ok;
+}
+
+/* The box of a 64 x 64 frame's cells and their number; 0 if none. */
+static int frame_box(const uint64_t *f, int box[4], unsigned *pop) {
+    uint64_t or = 0;
+    int r0 = -1, r1 = -1;
+    unsigned n = 0;
+    for (int r = 0; r < WL_TILE; r++) {
+        if (!f[r]) continue;
+        or |= f[r];
+        n += (unsigned)__builtin_popcountll(f[r]);
+        if (r0 < 0) r0 = r;
+        r1 = r;
+    }
+    if (!or) return 0;
+    box[0] = __builtin_ctzll(or);
+    box[2] = 63 - __builtin_clzll(or);
+    box[1] = r0;
+    box[3] = r1;
+    *pop = n;
+    return 1;
+}
+
+/* Whether frames a and b hold the same cells, b's moved by (dx, dy) from a's. */
+static int same_moved(const uint64_t *a, const int ba[4], const uint64_t *b, const int bb[4]) {
+    if (ba[2] - ba[0] != bb[2] - bb[0] || ba[3] - ba[1] != bb[3] - bb[1]) return 0;
+    for (int r = 0; r <= ba[3] - ba[1]; r++)
+        if (a[ba[1] + r] >> ba[0] != b[bb[1] + r] >> bb[0]) return 0;
+    return 1;
+}
+
+/* Runs frame f (64 rows, 64-byte aligned) alone for one generation into out. */
+static void frame_step(const sp_ctx *c, const uint64_t *f, uint64_t *out) {
+    wl_tile_job j;
+    for (int d = 0; d < 8; d++) j.in[d] = zero_rows;
+    j.in[WL_NB_C] = f;
+    j.out = out;
+    j.bricks = 0xFF;
+    c->tk.step(&j, c->tk.data);
+}
+
+/* The kind of ship whose phase 0 is frame f0, if it is one: runs it alone up to
+ * SP_SHIP_MAXP generations (frames[1..]); fm1 is the object one generation earlier, which
+ * must agree.  The kind is found among the known ones or added; *bx, *by: where its anchor
+ * lies in the frame.  NULL if it is not a ship (or out of memory). */
+static const sp_ship_type *identify(sp_ctx *c, const uint64_t *fm1, int *bx, int *by) {
+    sp_ships *S = &c->ships;
+    uint64_t *F = S->frames; /* frame k at F + 64 k */
+    int b0[4], bk[4];
+    unsigned pop0, popk;
+    if (!frame_box(F, b0, &pop0)) return NULL;
+    unsigned p = 0;
+    int dx = 0, dy = 0;
+    for (unsigned k = 1; k <= SP_SHIP_MAXP && !p; k++) {
+        frame_step(c, F + (k - 1) * WL_TILE, F + k * WL_TILE);
+        if (!frame_box(F + k * WL_TILE, bk, &popk)) return NULL;
+        if (bk[0] < CLEAN || bk[1] < CLEAN || bk[2] > 63 - CLEAN || bk[3] > 63 - CLEAN ||
+            bk[2] - bk[0] >= SP_SHIP_MAXBOX || bk[3] - bk[1] >= SP_SHIP_MAXBOX)
+            return NULL;
+        if (popk != pop0 || !same_moved(F, b0, F + k * WL_TILE, bk)) continue;
+        dx = bk[0] - b0[0];
+        dy = bk[1] - b0[1];
+        if (!dx && !dy) return NULL; /* an oscillator (or a still life) */
+        p = k;
+    }
+    if (!p) return NULL;
+    /* the generation before: phase p - 1 moved back */
+    int bm[4];
+    unsigned popm;
+    const uint64_t *last = F + (p - 1) * WL_TILE;
+    int bl[4];
+    unsigned popl;
+    if (!frame_box(fm1, bm, &popm) || !frame_box(last, bl, &popl) || popm != popl ||
+        !same_moved(last, bl, fm1, bm) || bm[0] - bl[0] != -dx || bm[1] - bl[1] != -dy)
+        return NULL;
+    /* the kind, anchored at phase 0's corner */
+    sp_ship_type T;
+    memset(&T, 0, sizeof T);
+    T.p = p;
+    T.dx = dx;
+    T.dy = dy;
+    T.hx0 = T.hy0 = INT32_MAX;
+    T.hx1 = T.hy1 = INT32_MIN;
+    for (unsigned k = 0; k < p; k++) {
+        const uint64_t *f = F + k * WL_TILE;
+        sp_phase *ph = &T.ph[k];
+        int b[4] = {0, 0, 0, 0};
+        frame_box(f, b, &ph->pop); /* (every phase has cells: checked as it ran) */
+        ph->x0 = b[0] - b0[0];
+        ph->y0 = b[1] - b0[1];
+        ph->w = b[2] - b[0] + 1;
+        ph->h = b[3] - b[1] + 1;
+        for (int r = 0; r < ph->h; r++) ph->rows[r] = f[b[1] + r] >> b[0];
+        if (ph->x0 < T.hx0) T.hx0 = ph->x0;
+        if (ph->y0 < T.hy0) T.hy0 = ph->y0;
+        if (ph->x0 + ph->w - 1 > T.hx1) T.hx1 = ph->x0 + ph->w - 1;
+        if (ph->y0 + ph->h - 1 > T.hy1) T.hy1 = ph->y0 + ph->h - 1;
+    }
+    *bx = b0[0];
+    *by = b0[1];
+    for (size_t i = 0; i < S->ntypes; i++) {
+        const sp_ship_type *u = S->types[i];
+        if (u->p == p && u->dx == dx && u->dy == dy && u->ph[0].w == T.ph[0].w &&
+            u->ph[0].h == T.ph[0].h &&
+            !memcmp(u->ph[0].rows, T.ph[0].rows, (size_t)T.ph[0].h * sizeof T.ph[0].rows[0]))
+            return u;
+    }
+    if (S->ntypes == S->types_cap) {
+        size_t cap = S->types_cap ? 2 * S->types_cap : 16;
+        sp_ship_type **n = realloc(S->types, cap * sizeof *n);
+        if (!n) return NULL;
+        S->types = n;
+        S->types_cap = cap;
+    }
+    sp_ship_type *u = malloc(sizeof *u);
+    if (!u) return NULL;
+    *u = T;
+    S->types[S->ntypes++] = u;
+    return u;
+}
+
+/* Sets (on = 1) or clears the object's cells in the tiles around t, both generations as
+ * they were (m0: the cells at the current generation, m1: at the one before, frames in
+ * window coordinates offset by (fx, fy)). */
+static void put_cells(const sp_ctx *c, sp_tile *t, const uint64_t *m0, const uint64_t *m1,
+                      int fx, int fy, int on) {
+    const sp_tile *g[3][3];
+    tile_grid(t, g);
+    for (int b = 0; b < 2; b++) {
+        const uint64_t *m = b ? m1 : m0;
+        const unsigned buf = c->par ^ (unsigned)b;
+        for (int r = 0; r < WL_TILE; r++)
+            for (uint64_t w = m[r]; w; w &= w - 1) {
+                int x = fx + __builtin_ctzll(w), y = fy + r;
+                sp_tile *u = (sp_tile *)g[(y + 64) >> 6][(x + 64) >> 6];
+                uint64_t bit = (uint64_t)1 << ((x + 64) & 63);
+                uint64_t *row = &u->rows[buf][(y + 64) & 63];
+                *row = on ? *row | bit : *row & ~bit;
+            }
+    }
+}
+
+/* A ship found by a search, before it is taken out: its tile, its cells at the current
+ * generation and the one before in a frame at (fx, fy) of the tile's window, its kind and
+ * its anchor. */
+typedef struct sp_found {
+    sp_tile *t;
+    int fx, fy;
+    uint64_t f0[WL_TILE], fm1[WL_TILE];
+    sp_ship ship;
+} sp_found;
+
+/* Adds the ships among the objects of tile t (listed, few live cells) to the list f. */
+static wl_status find_in_tile(sp_ctx *c, sp_tile *t, sp_window *win, sp_found **f, size_t *n,
+                              size_t *cap) {
+    sp_ships *S = &c->ships;
+    window_fill(t, win);
+    const sp_tile *g[3][3];
+    tile_grid(t, g);
+    int16_t cell[COMP_MAX][2];
+    for (int seeds = 0; seeds < SCAN_SEEDS; seeds++) {
+        /* the next live cell of t itself */
+        int sx = -1, sy = -1;
+        for (int r = 0; r < WL_TILE && sy < 0; r++)
+            if (win->w[64 + r][1]) {
+                sy = r;
+                sx = __builtin_ctzll(win->w[64 + r][1]);
+            }
+        if (sy < 0) break;
+        int nc, box[4];
+        if (!component(win, sx, sy, cell, &nc, box)) continue;
+        /* an object is tried from the tile of its first cell only (its other tiles would
+         * find it again) */
+        int fx0 = cell[0][0], fy0 = cell[0][1];
+        for (int k = 1; k < nc; k++)
+            if (cell[k][1] < fy0 || (cell[k][1] == fy0 && cell[k][0] < fx0)) {
+                fx0 = cell[k][0];
+                fy0 = cell[k][1];
+            }
+        if (fx0 < 0 || fx0 >= WL_TILE || fy0 < 0 || fy0 >= WL_TILE) continue;
+        S->st_tried++;
+        if (*n == *cap) {
+            size_t nn = *cap ? 2 * *cap : 64;
+            sp_found *m = realloc(*f, nn * sizeof *m);
+            if (!m) return wl_error(WL_ERR_NOMEM, "sparse engine: out of memory (ships)");
+            *f = m;
+            *cap = nn;
+        }
+        sp_found *e = &(*f)[*n];
+        /* the object in a frame, centred, at both generations */
+        e->t = t;
+        e->fx = box[0] - (WL_TILE - (box[2] - box[0] + 1)) / 2;
+        e->fy = box[1] - (WL_TILE - (box[3] - box[1] + 1)) / 2;
+        memset(e->f0, 0, sizeof e->f0);
+        memset(e->fm1, 0, sizeof e->fm1);
+        for (int k = 0; k < nc; k++) {
+            int x = cell[k][0], y = cell[k][1];
+            const sp_tile *u = g[(y + 64) >> 6][(x + 64) >> 6];
+            int bx = (x + 64) & 63, by = (y + 64) & 63;
+            uint64_t bit = (uint64_t)1 << (x - e->fx);
+            if ((u->rows[c->par][by] >> bx) & 1) e->f0[y - e->fy] |= bit;
+            if ((u->rows[c->par ^ 1][by] >> bx) & 1) e->fm1[y - e->fy] |= bit;
+        }
+        memcpy(S->frames, e->f0, sizeof e->f0);
+        int ax, ay;
+        const sp_ship_type *T = identify(c, e->fm1, &ax, &ay);
+        if (!T) continue;
+        e->ship = (sp_ship){T, t->tx * WL_TILE + e->fx + ax, t->ty * WL_TILE + e->fy + ay,
+                            c->gen, 0};
+        /* the tiles its cells (and their next generation) lie in */
+        for (int d = 0; d < 4; d++) {
+            int x = box[d & 1 ? 2 : 0] + (d & 1 ? 2 : -2), y = box[d & 2 ? 3 : 1] + (d & 2 ? 2 : -2);
+            ((sp_tile *)g[(y + 64) >> 6][(x + 64) >> 6])->ship = 1;
+        }
+        (*n)++;
+    }
+    return WL_OK;
+}
+
+/* Takes found ship e out of the tiles, if nothing but the tiles ships are being taken
+ * from makes it land at once (see the essay). */
+static wl_status take_out(sp_ctx *c, sp_found *e) {
+    sp_ships *S = &c->ships;
+    put_cells(c, e->t, e->f0, e->fm1, e->fx, e->fy, 0);
+    if (horizon(c, &e->ship, 1) < K_TAKE) {
+        put_cells(c, e->t, e->f0, e->fm1, e->fx, e->fy, 1);
+        return WL_OK;
+    }
+    if (S->n == S->cap) {
+        size_t cap = S->cap ? 2 * S->cap : 64;
+        sp_ship *ns = realloc(S->s, cap * sizeof *ns);
+        if (!ns) {
+            put_cells(c, e->t, e->f0, e->fm1, e->fx, e->fy, 1);
+            return wl_error(WL_ERR_NOMEM, "sparse engine: out of memory (ships)");
+        }
+        S->s = ns;
+        S->cap = cap;
+    }
+    /* the ships it may meet look again by then */
+    sp_iv a[2], b[2];
+    int64_t ox, oy;
+    ship_at(&e->ship, c->gen, &ox, &oy);
+    ship_iv(&e->ship, c->gen, ox, oy, a);
+    for (size_t k = 0; k < S->n; k++) {
+        ship_iv(&S->s[k], c->gen, ox, oy, b);
+        double j = meet(a, b, MARGIN);
+        if (j == INFINITY) continue;
+        uint64_t when = c->gen + (j < 1 ? 0 : (uint64_t)j - 1);
+        if (when < S->s[k].horizon) S->s[k].horizon = when;
+    }
+    /* it flies two generations, then is looked at with its old tiles quiet */
+    e->ship.horizon = c->gen + 2;
+    S->s[S->n++] = e->ship;
+    S->st_found++;
+    /* the tiles where it was compute themselves without it */
+    int64_t x0, y0, x1, y1;
+    ship_region(&e->ship, c->gen, &x0, &y0, &x1, &y1);
+    return sp_wake_box(c, x0, y0, x1, y1);
+}
+
+wl_status sp_ships_scan(sp_ctx *c) {
+    sp_ships *S = &c->ships;
+    S->scan_next = c->gen + SCAN_GENS;
+    if (!S->enabled || c->next.n == 0 || c->next.n > SCAN_MAX_TILES) return WL_OK;
+    sp_window *win = wl_aligned_alloc(sizeof *win);
+    if (!win) return WL_OK; /* (no search this time) */
+    sp_found *f = NULL;
+    size_t n = 0, cap = 0;
+    wl_status s = WL_OK;
+    /* every ship first, so that ships flying side by side do not hold each other back */
+    for (size_t i = 0; i < c->next.n && !s; i++) {
+        sp_tile *t = c->next.t[i];
+        unsigned pop = 0;
+        for (int r = 0; r < WL_TILE && pop <= SCAN_MAX_POP; r++)
+            pop += (unsigned)__builtin_popcountll(t->rows[0][r] | t->rows[1][r]);
+        if (pop && pop <= SCAN_MAX_POP) s = find_in_tile(c, t, win, &f, &n, &cap);
+    }
+    for (size_t i = 0; i < n && !s; i++) s = take_out(c, &f[i]);
+    for (size_t i = 0; i < n; i++) {
+        const sp_tile *g[3][3];
+        tile_grid(f[i].t, g);
+        for (int k = 0; k < 9; k++) ((sp_tile *)g[k / 3][k % 3])->ship = 0;
+    }
+    free(f);
+    wl_aligned_free(win);
+    update_next(S);
+    return s;
+}
+
+/* ---- lifetime ---------------------------------------------------------------------------- */
+
+wl_status sp_ships_init(sp_ctx *c) {
+    sp_ships *S = &c->ships;
+    memset(S, 0, sizeof *S);
+    const char *e = getenv("WL_SPARSE_SHIPS"); /* off: tests and comparisons */
+    S->enabled = !(e && strcmp(e, "off") == 0);
+    S->next = UINT64_MAX;
+    S->frames = wl_aligned_alloc((SP_SHIP_MAXP + 1) * WL_TILE * sizeof *S->frames);
+    return S->frames ? WL_OK : WL_ERR_NOMEM;
+}
+
+void sp_ships_free(sp_ctx *c) {
+    sp_ships *S = &c->ships;
+    for (size_t i = 0; i < S->ntypes; i++) free(S->types[i]);
+    free(S->types);
+    free(S->s);
+    wl_aligned_free(S->frames);
+    memset(S, 0, sizeof *S);
+}
