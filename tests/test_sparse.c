@@ -12,6 +12,7 @@
  */
 #define _POSIX_C_SOURCE 200809L /* setenv */
 #include "wltest.h"
+#include "../src/engine/sparse/sparse_internal.h" /* the ships' counters */
 
 #include <stdint.h>
 #include <stdlib.h>
@@ -493,6 +494,155 @@ static void test_errors(void) {
     wl_pattern_free(p);
 }
 
+/* How many ships the sparse engine of u has taken out of its tiles so far. */
+static uint64_t ships_found(wl_universe *u) {
+    if (strcmp(wl_universe_engine(u), "sparse") != 0) return 0;
+    return ((const sp_ctx *)wl_universe_ctx(u))->ships.st_found;
+}
+
+static wl_status or_tile(void *arg, int64_t tx, int64_t ty, const uint64_t *rows) {
+    wl_status s = WL_OK;
+    for (int r = 0; r < WL_TILE && !s; r++) s = wl_pattern_or(arg, tx * WL_TILE, ty * WL_TILE + r, rows[r]);
+    return s;
+}
+
+/* Everything a user sees of u against HashLife's hl: cells, population, bounds, single
+ * cells at and beside every live cell, and the engine's tiles as each_tile gives them
+ * (ships included). */
+static void same_seen(wl_universe *u, wl_universe *hl, const char *what) {
+    wl_test_same(u, hl, what);
+    wl_pattern *ph = NULL, *pt = wl_pattern_new();
+    WL_CHECK_OK(wl_universe_store(hl, &ph));
+    const wl_engine_ops *ops = wl_universe_ops(u);
+    WL_CHECK_OK(ops->each_tile(wl_universe_ctx(u), or_tile, pt));
+    WL_CHECK(ph && wl_pattern_equal_cells(ph, pt), "%s: each_tile differs", what);
+    wl_rect b;
+    if (ph && wl_pattern_bounds(ph, &b)) {
+        size_t bad = 0, n = 0;
+        for (uint64_t j = 0; j < b.h && n < 4000; j++)
+            for (uint64_t i = 0; i < b.w && n < 4000; i++) {
+                int64_t x = b.x + (int64_t)i, y = b.y + (int64_t)j;
+                if (!wl_pattern_get(ph, x, y)) continue;
+                for (int d = 0; d < 2; d++) {
+                    int alive = -1;
+                    WL_CHECK_OK(wl_universe_get_cell(u, x + d, y, &alive));
+                    bad += alive != wl_pattern_get(ph, x + d, y);
+                    n++;
+                }
+            }
+        WL_CHECK(bad == 0, "%s: %zu of %zu cells read one by one differ", what, bad, n);
+    }
+    wl_pattern_free(ph);
+    wl_pattern_free(pt);
+}
+
+/* Ships (sparse_ships.c).  A fleet of gliders and light, middle and heavy spaceships in
+ * every direction, with blocks and beehives strewn among them, spread over a few thousand
+ * cells: ships leave the tiles, fly, meet each other and the still lifes (they must land in
+ * time), and new ones come out of the wrecks.  Against HashLife at generation counts that
+ * end mid-period, with cells edited while ships fly, and the same for a Gosper gun's
+ * stream and for soups under rules whose ships are not Life's. */
+static void test_ships(uint64_t seed) {
+    static const char *const shapes[][5] = {
+        {".o.", "..o", "ooo"},                                  /* glider */
+        {".o..o", "o....", "o...o", "oooo."},                   /* LWSS */
+        {"...o..", ".o...o", "o.....", "o....o", "ooooo."},     /* MWSS */
+        {"...oo..", ".o....o", "o......", "o.....o", "oooooo."}, /* HWSS */
+        {"oo", "oo"},                                           /* block */
+        {".oo.", "o..o", ".oo."}};                              /* beehive */
+    static const int heights[] = {3, 4, 5, 5, 2, 3};
+    wl_rule life;
+    wl_rule_life(&life);
+    for (int fl = 0; fl < (quick ? 1 : 3); fl++) {
+        uint64_t cs = mix(seed, 700 + (uint64_t)fl);
+        wl_pattern *p = wl_pattern_new();
+        int span = 1200 + fl * 800;
+        for (int k = 0; k < 60; k++) {
+            uint64_t m = mix(cs, (uint64_t)k);
+            int kind = k < 40 ? (int)(m % 4) : 4 + (int)(m % 2), orient = (int)((m >> 8) % 8);
+            int64_t x0 = (int64_t)((m >> 16) % (uint64_t)span) - span / 2;
+            int64_t y0 = (int64_t)((m >> 32) % (uint64_t)span) - span / 2;
+            for (int j = 0; j < heights[kind]; j++)
+                for (int i = 0; shapes[kind][j][i]; i++) {
+                    if (shapes[kind][j][i] != 'o') continue;
+                    int a = orient & 1 ? -i : i, b = orient & 2 ? -j : j;
+                    if (orient & 4) { int t = a; a = b; b = t; }
+                    wl_pattern_set(p, x0 + a, y0 + b, 1);
+                }
+        }
+        /* and a head-on meeting from far: two gliders 1500 cells apart on one diagonal */
+        static const char *const se[] = {".o.", "..o", "ooo"}, *const nw[] = {"ooo", "o..", ".o."};
+        draw(p, -3000, 2000, se, 3);
+        draw(p, -1500, 3500, nw, 3);
+        wl_universe *sp = NULL, *hl = NULL;
+        WL_CHECK_OK(make("sparse", NULL, &life, &sp));
+        WL_CHECK_OK(make("hashlife", NULL, &life, &hl));
+        if (sp && hl) {
+            WL_CHECK_OK(wl_universe_load(sp, p, NULL));
+            WL_CHECK_OK(wl_universe_load(hl, p, NULL));
+            static const uint64_t steps[] = {1, 130, 1001, 2999, 7, 4000, 2045};
+            for (int k = 0; k < (int)(sizeof steps / sizeof steps[0]); k++) {
+                WL_CHECK_OK(wl_universe_step(sp, steps[k]));
+                WL_CHECK_OK(wl_universe_step(hl, steps[k]));
+                char what[96];
+                snprintf(what, sizeof what, "ships: fleet %d after step %d", fl, k);
+                same_seen(sp, hl, what);
+                if (k == 3) /* edits while ships fly, some on their paths */
+                    for (int e = 0; e < 30; e++) {
+                        uint64_t m = mix(cs, 5000 + (uint64_t)e);
+                        int64_t x = (int64_t)(m % 4000) - 2000, y = (int64_t)((m >> 20) % 4000) - 2000;
+                        WL_CHECK_OK(wl_universe_set_cell(sp, x, y, 1));
+                        WL_CHECK_OK(wl_universe_set_cell(hl, x, y, 1));
+                    }
+            }
+            WL_CHECK(ships_found(sp) > 20, "ships: fleet %d: only %llu ships taken out", fl,
+                     (unsigned long long)ships_found(sp));
+        }
+        wl_universe_free(sp);
+        wl_universe_free(hl);
+        wl_pattern_free(p);
+    }
+    /* a gun's stream (its gliders fly 4 cells apart: they stay in the tiles, see
+     * sparse_ships.c) */
+    static const char *const gun[] = {
+        "........................o...........", "......................o.o...........",
+        "............oo......oo............oo", "...........o...o....oo............oo",
+        "oo........o.....o...oo..............", "oo........o...o.oo....o.o...........",
+        "..........o.....o.......o...........", "...........o...o....................",
+        "............oo......................"};
+    /* and soups under rules with ships of their own (HighLife, Day & Night, Morley, 3-4) */
+    static const char *const rules[] = {"B3/S23", "B36/S23", "B3678/S34678", "B368/S245", "B34/S34"};
+    for (int k = 0; k < (quick ? 2 : 5); k++) {
+        wl_rule rule;
+        WL_CHECK_OK(wl_rule_parse(rules[k], &rule));
+        wl_pattern *p = wl_pattern_new();
+        if (k == 0) {
+            draw(p, 0, 0, gun, 9);
+        } else {
+            wl_rect r = {-100, -100, 200, 200};
+            WL_CHECK_OK(wl_pattern_random(p, &r, 0.35, mix(seed, 800 + (uint64_t)k)));
+        }
+        wl_universe *sp = NULL, *hl = NULL;
+        WL_CHECK_OK(make("sparse", NULL, &rule, &sp));
+        WL_CHECK_OK(make("hashlife", NULL, &rule, &hl));
+        if (sp && hl) {
+            WL_CHECK_OK(wl_universe_load(sp, p, NULL));
+            WL_CHECK_OK(wl_universe_load(hl, p, NULL));
+            for (int j = 0; j < 3; j++) {
+                uint64_t n = 1000 + 333 * (uint64_t)j + (uint64_t)k;
+                WL_CHECK_OK(wl_universe_step(sp, n));
+                WL_CHECK_OK(wl_universe_step(hl, n));
+                char what[96];
+                snprintf(what, sizeof what, "ships: %s after step %d", rules[k], j);
+                same_seen(sp, hl, what);
+            }
+        }
+        wl_universe_free(sp);
+        wl_universe_free(hl);
+        wl_pattern_free(p);
+    }
+}
+
 int main(int argc, char **argv) {
     quick = (argc > 1 && strcmp(argv[1], "--quick") == 0) ||
             (getenv("WL_TEST_QUICK") && strcmp(getenv("WL_TEST_QUICK"), "0") != 0);
@@ -515,6 +665,7 @@ int main(int argc, char **argv) {
     test_growth();
     test_sleep_wake();
     test_edits(seed);
+    test_ships(seed);
     test_errors();
     return wl_test_finish("test_sparse");
 }

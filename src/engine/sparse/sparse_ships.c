@@ -62,7 +62,8 @@
 #define SCAN_MAX_TILES 4096 /* more listed tiles: a churning pattern, no search */
 #define SCAN_MAX_POP 64     /* tiles with more live cells (both generations) are skipped */
 #define SCAN_SEEDS 4        /* objects tried per tile and search */
-#define CLEAN 6             /* a ship has no other live cell within this distance */
+#define LINK 3              /* cells this close belong to one object */
+#define CLEAN 6             /* a ship taken out has no live cell but other ships' this close */
 #define COMP_MAX 128        /* cells of an object tried */
 #define MARGIN 3.0          /* objects this far apart on some axis cannot interact */
 #define CONE_MARGIN 5.0     /* from a listed tile: MARGIN plus 2 to spare */
@@ -136,6 +137,36 @@ static double meet(const sp_iv a[2], const sp_iv b[2], double m) {
             !below(a[k].lo - b[k].hi, a[k].vlo - b[k].vhi, m, &from, &to))
             return INFINITY;
     return from;
+}
+
+static void ship_iv(const sp_ship *s, uint64_t g, int64_t ox, int64_t oy, sp_iv v[2]);
+
+/* The earliest j >= 0 at which ships a and b may come within MARGIN cells, from generation
+ * g, or INFINITY.  Ships of one velocity keep their distance up to the steps of their
+ * periods, so their phases' own boxes are compared over a common period, exactly (a gun's
+ * stream flies 4 cells apart); others as moving boxes (meet). */
+static double ship_meet(const sp_ship *a, const sp_ship *b, uint64_t g) {
+    const sp_ship_type *A = a->type, *B = b->type;
+    if ((int64_t)A->dx * B->p == (int64_t)B->dx * A->p && (int64_t)A->dy * B->p == (int64_t)B->dy * A->p) {
+        unsigned L = A->p;
+        while (L % B->p) L += A->p;
+        for (unsigned j = 0; j < L; j++) {
+            int64_t ax, ay, bx, by;
+            const sp_phase *pa = ship_at(a, g + j, &ax, &ay), *pb = ship_at(b, g + j, &bx, &by);
+            __int128 gx1 = (__int128)bx + pb->x0 - (ax + pa->x0 + pa->w - 1);
+            __int128 gx2 = (__int128)ax + pa->x0 - (bx + pb->x0 + pb->w - 1);
+            __int128 gy1 = (__int128)by + pb->y0 - (ay + pa->y0 + pa->h - 1);
+            __int128 gy2 = (__int128)ay + pa->y0 - (by + pb->y0 + pb->h - 1);
+            if (gx1 < MARGIN && gx2 < MARGIN && gy1 < MARGIN && gy2 < MARGIN) return j;
+        }
+        return INFINITY;
+    }
+    int64_t ox, oy;
+    ship_at(a, g, &ox, &oy);
+    sp_iv va[2], vb[2];
+    ship_iv(a, g, ox, oy, va);
+    ship_iv(b, g, ox, oy, vb);
+    return meet(va, vb, MARGIN);
 }
 
 /* Ship s at generation g as boxes relative to (ox, oy). */
@@ -229,12 +260,8 @@ static uint64_t horizon(sp_ctx *c, const sp_ship *self, int taking) {
         K = fmin(K, meet(a, b, CONE_MARGIN));
     }
     /* the other ships */
-    for (size_t i = 0; i < c->ships.n && K > 0; i++) {
-        const sp_ship *s = &c->ships.s[i];
-        if (s == self) continue;
-        ship_iv(s, g, ox, oy, b);
-        K = fmin(K, meet(a, b, MARGIN));
-    }
+    for (size_t i = 0; i < c->ships.n && K > 0; i++)
+        if (&c->ships.s[i] != self) K = fmin(K, ship_meet(self, &c->ships.s[i], g));
     if (K <= 0) return 0;
     /* the live cells of the tiles near its path over the next K generations: the tiles in
      * the box it sweeps, looked up one by one or, when there are more of those than tiles,
@@ -392,7 +419,7 @@ static inline void win_clear(sp_window *win, int x, int y) {
 }
 
 /* The object of the live cell (x, y): every live cell linked to it through steps of at
- * most CLEAN cells, taken out of the window.  0 when it has more than COMP_MAX cells or is
+ * most LINK cells, taken out of the window.  0 when it has more than COMP_MAX cells or is
  * wider or taller than SP_SHIP_MAXBOX. */
 static int component(sp_window *win, int x, int y, int16_t (*cell)[2], int *ncell, int box[4]) {
     int n = 0, head = 0, ok = 1;
@@ -405,9 +432,9 @@ static int component(sp_window *win, int x, int y, int16_t (*cell)[2], int *ncel
     while (head < n && ok) {
         int cx = cell[head][0], cy = cell[head][1];
         head++;
-        for (int yy = cy - CLEAN; yy <= cy + CLEAN && ok; yy++) {
+        for (int yy = cy - LINK; yy <= cy + LINK && ok; yy++) {
             if (yy < -64 || yy >= 128) continue;
-            for (int xx = cx - CLEAN; xx <= cx + CLEAN && ok; xx++) {
+            for (int xx = cx - LINK; xx <= cx + LINK && ok; xx++) {
                 if (xx < -64 || xx >= 128 || !win_get(win, xx, yy)) continue;
                 win_clear(win, xx, yy);
                 if (n == COMP_MAX) {
@@ -646,45 +673,43 @@ static wl_status find_in_tile(sp_ctx *c, sp_tile *t, sp_window *win, sp_found **
     return WL_OK;
 }
 
-/* Takes found ship e out of the tiles, if nothing but the tiles ships are being taken
- * from makes it land at once (see the essay). */
-static wl_status take_out(sp_ctx *c, sp_found *e) {
-    sp_ships *S = &c->ships;
-    put_cells(c, e->t, e->f0, e->fm1, e->fx, e->fy, 0);
-    if (horizon(c, &e->ship, 1) < K_TAKE) {
-        put_cells(c, e->t, e->f0, e->fm1, e->fx, e->fy, 1);
-        return WL_OK;
+/* Whether the tiles hold a live cell (either generation) in the box of found ship e's
+ * cells widened by CLEAN. */
+static int crowded(const sp_ctx *c, const sp_found *e) {
+    int box[4] = {WL_TILE, WL_TILE, -1, -1};
+    for (int r = 0; r < WL_TILE; r++) {
+        uint64_t w = e->f0[r] | e->fm1[r];
+        if (!w) continue;
+        if (box[1] == WL_TILE) box[1] = r;
+        box[3] = r;
+        if (__builtin_ctzll(w) < box[0]) box[0] = __builtin_ctzll(w);
+        if (63 - __builtin_clzll(w) > box[2]) box[2] = 63 - __builtin_clzll(w);
     }
-    if (S->n == S->cap) {
-        size_t cap = S->cap ? 2 * S->cap : 64;
-        sp_ship *ns = realloc(S->s, cap * sizeof *ns);
-        if (!ns) {
-            put_cells(c, e->t, e->f0, e->fm1, e->fx, e->fy, 1);
-            return wl_error(WL_ERR_NOMEM, "sparse engine: out of memory (ships)");
+    const int64_t X = e->t->tx * WL_TILE + e->fx, Y = e->t->ty * WL_TILE + e->fy;
+    const int64_t x0 = X + box[0] - CLEAN, x1 = X + box[2] + CLEAN;
+    const int64_t y0 = Y + box[1] - CLEAN, y1 = Y + box[3] + CLEAN;
+    for (int64_t ty = wl_floordiv(y0, WL_TILE); ty <= wl_floordiv(y1, WL_TILE); ty++)
+        for (int64_t tx = wl_floordiv(x0, WL_TILE); tx <= wl_floordiv(x1, WL_TILE); tx++) {
+            const sp_tile *t = sp_map_find(&c->map, tx, ty);
+            if (!t) continue;
+            int64_t c0 = x0 - tx * WL_TILE, c1 = x1 - tx * WL_TILE;
+            int64_t r0 = y0 - ty * WL_TILE, r1 = y1 - ty * WL_TILE;
+            uint64_t cols = (c0 <= 0 ? ~(uint64_t)0 : ~(uint64_t)0 << c0) &
+                            (c1 >= 63 ? ~(uint64_t)0 : ~(~(uint64_t)0 << (c1 + 1)));
+            for (int64_t r = r0 < 0 ? 0 : r0; r <= (r1 > 63 ? 63 : r1); r++)
+                if ((t->rows[0][r] | t->rows[1][r]) & cols) return 1;
         }
-        S->s = ns;
-        S->cap = cap;
-    }
-    /* the ships it may meet look again by then */
-    sp_iv a[2], b[2];
-    int64_t ox, oy;
-    ship_at(&e->ship, c->gen, &ox, &oy);
-    ship_iv(&e->ship, c->gen, ox, oy, a);
-    for (size_t k = 0; k < S->n; k++) {
-        ship_iv(&S->s[k], c->gen, ox, oy, b);
-        double j = meet(a, b, MARGIN);
-        if (j == INFINITY) continue;
-        uint64_t when = c->gen + (j < 1 ? 0 : (uint64_t)j - 1);
-        if (when < S->s[k].horizon) S->s[k].horizon = when;
-    }
-    /* it flies two generations, then is looked at with its old tiles quiet */
-    e->ship.horizon = c->gen + 2;
-    S->s[S->n++] = e->ship;
-    S->st_found++;
-    /* the tiles where it was compute themselves without it */
-    int64_t x0, y0, x1, y1;
-    ship_region(&e->ship, c->gen, &x0, &y0, &x1, &y1);
-    return sp_wake_box(c, x0, y0, x1, y1);
+    return 0;
+}
+
+/* Whether found ship e may fly (see the essay): no other live cell within CLEAN of it (the
+ * other found ships are out of the tiles), and nothing but the tiles ships are being taken
+ * from, or the other found ships still in, makes it land soon. */
+static int may_fly(sp_ctx *c, const sp_found *f, size_t n, size_t i) {
+    if (crowded(c, &f[i]) || horizon(c, &f[i].ship, 1) < K_TAKE) return 0;
+    for (size_t k = 0; k < n; k++)
+        if (k != i && f[k].t && ship_meet(&f[i].ship, &f[k].ship, c->gen) < K_TAKE) return 0;
+    return 1;
 }
 
 wl_status sp_ships_scan(sp_ctx *c) {
@@ -704,14 +729,61 @@ wl_status sp_ships_scan(sp_ctx *c) {
             pop += (unsigned)__builtin_popcountll(t->rows[0][r] | t->rows[1][r]);
         if (pop && pop <= SCAN_MAX_POP) s = find_in_tile(c, t, win, &f, &n, &cap);
     }
-    for (size_t i = 0; i < n && !s; i++) s = take_out(c, &f[i]);
-    for (size_t i = 0; i < n; i++) {
+    wl_aligned_free(win);
+    /* out of the tiles, all of them; then those that may not fly go back, until the others
+     * are still clean (a ship that went back may crowd another) */
+    sp_tile **home = malloc((n ? n : 1) * sizeof *home); /* (f[i].t = NULL: gone back) */
+    if (!home) s = wl_error(WL_ERR_NOMEM, "sparse engine: out of memory (ships)");
+    for (size_t i = 0; i < n && !s; i++) {
+        home[i] = f[i].t;
+        put_cells(c, f[i].t, f[i].f0, f[i].fm1, f[i].fx, f[i].fy, 0);
+    }
+    for (int changed = 1; changed && !s;) {
+        changed = 0;
+        for (size_t i = 0; i < n; i++) {
+            if (!f[i].t || may_fly(c, f, n, i)) continue;
+            put_cells(c, f[i].t, f[i].f0, f[i].fm1, f[i].fx, f[i].fy, 1);
+            f[i].t = NULL;
+            changed = 1;
+        }
+    }
+    for (size_t i = 0; i < n && !s; i++) {
+        if (!f[i].t) continue;
+        if (S->n == S->cap) {
+            size_t ncap = S->cap ? 2 * S->cap : 64;
+            sp_ship *ns = realloc(S->s, ncap * sizeof *ns);
+            if (!ns) { /* the ships not added yet go back */
+                for (size_t k = i; k < n; k++)
+                    if (f[k].t) put_cells(c, f[k].t, f[k].f0, f[k].fm1, f[k].fx, f[k].fy, 1);
+                s = wl_error(WL_ERR_NOMEM, "sparse engine: out of memory (ships)");
+                break;
+            }
+            S->s = ns;
+            S->cap = ncap;
+        }
+        /* the ships in flight it may meet look again by then */
+        for (size_t k = 0; k < S->n; k++) {
+            double j = ship_meet(&f[i].ship, &S->s[k], c->gen);
+            if (j == INFINITY) continue;
+            uint64_t when = c->gen + (j < 1 ? 0 : (uint64_t)j - 1);
+            if (when < S->s[k].horizon) S->s[k].horizon = when;
+        }
+        /* it flies two generations, then is looked at with its old tiles quiet; the tiles
+         * where it was compute themselves without it */
+        f[i].ship.horizon = c->gen + 2;
+        S->s[S->n++] = f[i].ship;
+        S->st_found++;
+        int64_t x0, y0, x1, y1;
+        ship_region(&f[i].ship, c->gen, &x0, &y0, &x1, &y1);
+        s = sp_wake_box(c, x0, y0, x1, y1);
+    }
+    for (size_t i = 0; i < n && home; i++) {
         const sp_tile *g[3][3];
-        tile_grid(f[i].t, g);
+        tile_grid(home[i], g);
         for (int k = 0; k < 9; k++) ((sp_tile *)g[k / 3][k % 3])->ship = 0;
     }
+    free(home);
     free(f);
-    wl_aligned_free(win);
     update_next(S);
     return s;
 }
