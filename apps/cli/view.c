@@ -3,8 +3,9 @@
  * (apps/viewer, SDL2 + OpenGL), or render off-screen to an image for scripts and tests.
  *
  * This file parses the command line, creates the universe (the same engine options as
- * `run`) and loads the pattern, then either hands both to the window (wl_viewer_run, built
- * only with SDL2 and OpenGL: WL_HAVE_VIEWER) or, with --screenshot and no --window, renders
+ * `run`) and loads the pattern, then either hands both to the window (wl_viewer_run, in the
+ * module warplife-viewer.so beside the executable, built only with SDL2 and OpenGL:
+ * WL_HAVE_VIEWER; loaded here, so that no other command pays for SDL's libraries) or, with --screenshot and no --window, renders
  * without any window: the universe is stepped `--frames` times by `--step` generations
  * (when --run is given) and the last frame is rendered on the CPU (wl_snapshot_render) and
  * written as PNG or PPM.  The off-screen path needs no SDL at all, so it works on every
@@ -15,10 +16,11 @@
 #include "cli.h"
 
 #include "../viewer/viewer.h" /* the options and entry point; no SDL types */
-#ifdef WL_HAVE_VIEWER
-#include "../viewer/sim.h" /* sim_poll, the universe's interruption callback */
-#endif
 
+#ifdef WL_HAVE_VIEWER
+#include <dlfcn.h>
+#include <unistd.h>
+#endif
 #include <math.h>
 #include <stdio.h>
 #include <stdlib.h>
@@ -395,6 +397,43 @@ static int offscreen(view_args *a, wl_universe *u) {
     return rc;
 }
 
+/* The window's entry points, from the viewer module. */
+typedef struct viewer_fns {
+    int (*run)(const wl_viewer_options *o, wl_universe *u);
+    int (*poll)(void *user); /* the universe's interruption callback (sim_poll) */
+} viewer_fns;
+
+/* Loads warplife-viewer.so from the executable's folder; 0 (error printed) when the viewer
+ * was not built or cannot be loaded. */
+static int viewer_load(viewer_fns *f) {
+#ifdef WL_HAVE_VIEWER
+    char path[4096];
+    ssize_t n = readlink("/proc/self/exe", path, sizeof path - 32);
+    if (n <= 0) {
+        cli_error("viewer: cannot find the executable's folder (/proc/self/exe)");
+        return 0;
+    }
+    path[n] = 0;
+    char *slash = strrchr(path, '/');
+    strcpy(slash ? slash + 1 : path, "warplife-viewer.so");
+    void *h = dlopen(path, RTLD_NOW | RTLD_LOCAL);
+    if (h) {
+        *(void **)&f->run = dlsym(h, "wl_viewer_run");
+        *(void **)&f->poll = dlsym(h, "sim_poll");
+    }
+    if (!h || !f->run || !f->poll) {
+        cli_error("viewer: cannot load %s: %s", path, dlerror());
+        return 0;
+    }
+    return 1;
+#else
+    (void)f;
+    cli_error("viewer not built (needs SDL2 and OpenGL); off-screen rendering works: "
+              "warplife view PATTERN --screenshot out.png");
+    return 0;
+#endif
+}
+
 int cli_view(int argc, char **argv) {
     view_args a;
     memset(&a, 0, sizeof a);
@@ -407,28 +446,17 @@ int cli_view(int argc, char **argv) {
     if (rc != -1) return rc;
     a.cfg.verbose = !a.quiet;
     int use_window = !a.vo.screenshot || a.window;
-#ifndef WL_HAVE_VIEWER
+    viewer_fns vf = {0};
     if (use_window) {
-        cli_error("viewer not built (needs SDL2 and OpenGL); off-screen rendering works: "
-                  "warplife view PATTERN --screenshot out.png");
-        return CLI_EXIT_RUNTIME;
-    }
-#else
-    if (use_window) {
-        a.cfg.poll = sim_poll;
+        if (!viewer_load(&vf)) return CLI_EXIT_RUNTIME;
+        a.cfg.poll = vf.poll;
         if (!a.vo.frames && !a.vo.script) a.vo.vsync = 1; /* interactive: spare the CPU */
     }
-#endif
     if (!use_window) a.cfg.poll = cli_interrupted;
     if (!use_window) cli_install_sigint();
     wl_universe *u = NULL;
     rc = prepare(&a, &u);
     if (rc != -1) return rc;
     if (!use_window) return offscreen(&a, u);
-#ifdef WL_HAVE_VIEWER
-    return wl_viewer_run(&a.vo, u);
-#else
-    wl_universe_free(u);
-    return CLI_EXIT_RUNTIME;
-#endif
+    return vf.run(&a.vo, u);
 }

@@ -327,7 +327,10 @@ static wl_status one_round(sp_ctx *c) {
     sp_list *r = &c->round;
     int nw = 1, cls = 63 - __builtin_clzll((unsigned long long)r->n | 1);
     if (c->nthreads > 1 && r->n >= c->parallel_min) nw = pick_threads(c, cls);
-    double t0 = nw > 1 || c->n_class[cls] % EXPLORE_ROUNDS < 2 ? wl_clock() : 0;
+    /* (only rounds that could run on the threads are timed) */
+    double t0 = nw > 1 || (r->n >= c->parallel_min && c->n_class[cls] % EXPLORE_ROUNDS < 2)
+                    ? wl_clock()
+                    : 0;
     if (c->stats) {
         c->st_rounds++;
         c->st_parallel += nw > 1;
