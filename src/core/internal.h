@@ -442,6 +442,20 @@ static inline uint64_t wl_splitmix64(uint64_t *state) {
 }
 
 /* Floor division and non-negative modulo for signed 64-bit values (d > 0). */
+/* The number of set bits of x: the popcnt instruction where the target has it, else a SWAR
+ * sum (the generic x86-64 target otherwise calls libgcc's __popcountdi2, several times
+ * slower in the sparse engine's hot loops). */
+static inline unsigned wl_popcount64(uint64_t x) {
+#if defined(__POPCNT__)
+    return (unsigned)__builtin_popcountll(x);
+#else
+    x = x - ((x >> 1) & 0x5555555555555555ull);
+    x = (x & 0x3333333333333333ull) + ((x >> 2) & 0x3333333333333333ull);
+    x = (x + (x >> 4)) & 0x0F0F0F0F0F0F0F0Full;
+    return (unsigned)((x * 0x0101010101010101ull) >> 56);
+#endif
+}
+
 static inline int64_t wl_floordiv(int64_t a, int64_t d) {
     int64_t q = a / d;
     return (a % d != 0 && ((a < 0) != (d < 0))) ? q - 1 : q;

@@ -336,7 +336,7 @@ static wl_status one_round(sp_ctx *c) {
         c->st_parallel += nw > 1;
         c->st_tiles += r->n;
         for (size_t i = 0; i < r->n; i++)
-            c->st_bricks += (uint64_t)__builtin_popcount(r->t[i]->wake[c->par]);
+            c->st_bricks += (uint64_t)wl_popcount64(r->t[i]->wake[c->par]);
     }
     if (nw > 1) {
         c->cursor = 0;
@@ -431,7 +431,7 @@ static int dense_box(const sp_ctx *c, uint64_t left, sp_box *core) {
     size_t ndense = 0;
     for (size_t i = 0; i < c->next.n; i++) {
         const sp_tile *t = c->next.t[i];
-        if (c->dense_mode == 1 && __builtin_popcount(t->wake[p]) < 4) continue;
+        if (c->dense_mode == 1 && wl_popcount64(t->wake[p]) < 4) continue;
         if (!ndense++) *core = (sp_box){t->tx, t->ty, t->tx, t->ty};
         if (t->tx < core->x0) core->x0 = t->tx;
         if (t->tx > core->x1) core->x1 = t->tx;
@@ -457,7 +457,7 @@ static int dense_box(const sp_ctx *c, uint64_t left, sp_box *core) {
                 grown = 1;
             }
             in++;
-            bricks += (uint64_t)__builtin_popcount(t->wake[p]);
+            bricks += (uint64_t)wl_popcount64(t->wake[p]);
         }
     }
     if (core->x0 - 2 < -SP_COORD_MAX || core->x1 + 2 > SP_COORD_MAX || core->y0 - 2 < -SP_COORD_MAX ||
@@ -867,13 +867,13 @@ static wl_status population(void *v, wl_bigint *out) {
     sp_ctx *c = v;
     uint64_t n = 0;
     FOR_EACH_TILE(c, t) {
-        for (int r = 0; r < WL_TILE; r++) n += (uint64_t)__builtin_popcountll(t->rows[c->par][r]);
+        for (int r = 0; r < WL_TILE; r++) n += (uint64_t)wl_popcount64(t->rows[c->par][r]);
     }
     for (size_t i = 0; i < c->ships.n; i++) {
         int64_t x, y;
         const uint64_t *rows;
         int h = sp_ship_cells(c, i, &x, &y, &rows);
-        for (int r = 0; r < h; r++) n += (uint64_t)__builtin_popcountll(rows[r]);
+        for (int r = 0; r < h; r++) n += (uint64_t)wl_popcount64(rows[r]);
     }
     wl_bigint_from_u64(out, n);
     return WL_OK;

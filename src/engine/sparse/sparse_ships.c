@@ -58,7 +58,7 @@
 #include <stdlib.h>
 #include <string.h>
 
-#define SCAN_GENS 64        /* generations between two searches for ships */
+#define SCAN_GENS 128       /* generations between two searches for ships */
 #define SCAN_MAX_TILES 4096 /* more listed tiles: a churning pattern, no search */
 #define SCAN_MAX_POP 64     /* tiles with more live cells (both generations) are skipped */
 #define SCAN_SEEDS 4        /* objects tried per tile and search */
@@ -464,7 +464,7 @@ static int frame_box(const uint64_t *f, int box[4], unsigned *pop) {
     for (int r = 0; r < WL_TILE; r++) {
         if (!f[r]) continue;
         or |= f[r];
-        n += (unsigned)__builtin_popcountll(f[r]);
+        n += wl_popcount64(f[r]);
         if (r0 < 0) r0 = r;
         r1 = r;
     }
@@ -726,7 +726,7 @@ wl_status sp_ships_scan(sp_ctx *c) {
         sp_tile *t = c->next.t[i];
         unsigned pop = 0;
         for (int r = 0; r < WL_TILE && pop <= SCAN_MAX_POP; r++)
-            pop += (unsigned)__builtin_popcountll(t->rows[0][r] | t->rows[1][r]);
+            pop += wl_popcount64(t->rows[0][r] | t->rows[1][r]);
         if (pop && pop <= SCAN_MAX_POP) s = find_in_tile(c, t, win, &f, &n, &cap);
     }
     wl_aligned_free(win);
