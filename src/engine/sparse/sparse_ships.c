@@ -67,6 +67,7 @@
 #define COMP_MAX 128        /* cells of an object tried */
 #define MARGIN 3.0          /* objects this far apart on some axis cannot interact */
 #define CONE_MARGIN 5.0     /* from a listed tile: MARGIN plus 2 to spare */
+#define CONE_TILES 8        /* with many listed tiles, only those this near are looked at */
 #define K_MIN 8             /* a ship with a shorter horizon lands */
 #define K_TAKE 64           /* a ship is taken out only if it can fly this long */
 #define K_MAX ((uint64_t)1 << 40)
@@ -249,9 +250,22 @@ static uint64_t horizon(sp_ctx *c, const sp_ship *self, int taking) {
         if (v > 0) K = fmin(K, (EDGE - (base + a[k].hi)) / v);
         if (v < 0) K = fmin(K, (-EDGE - (base + a[k].lo)) / v);
     }
-    /* the light cone of the bricks the next round computes */
-    for (size_t i = 0; i < c->next.n && K > 0; i++) {
-        const sp_tile *t = c->next.t[i];
+    /* the light cone of the bricks the next round computes: of every listed tile, or when
+     * there are many, of those within CONE_TILES tiles of the ship, the others being at
+     * least that far (which bounds their meeting from below) */
+    const int64_t side = 2 * CONE_TILES + 1;
+    const int near = c->next.n > (size_t)(side * side);
+    const int64_t ntx = wl_floordiv(ox, WL_TILE), nty = wl_floordiv(oy, WL_TILE);
+    if (near) {
+        double far = (CONE_TILES - 1) * WL_TILE - 2 * SP_SHIP_MAXBOX - CONE_MARGIN;
+        double v = fmax(fabs(a[0].vlo), fabs(a[1].vlo));
+        K = fmin(K, far / (1 + v));
+    }
+    for (size_t i = 0; i < (near ? (size_t)(side * side) : c->next.n) && K > 0; i++) {
+        const sp_tile *t = near ? sp_map_find(&c->map, ntx - CONE_TILES + (int64_t)i % side,
+                                              nty - CONE_TILES + (int64_t)i / side)
+                                : c->next.t[i];
+        if (!t || !t->listed[c->par]) continue;
         const unsigned w = t->wake[c->par];
         if (!w || (taking && t->ship)) continue;
         const int64_t y0 = t->ty * WL_TILE + WL_BRICK * __builtin_ctz(w);
@@ -259,9 +273,17 @@ static uint64_t horizon(sp_ctx *c, const sp_ship *self, int taking) {
         box_iv(t->tx * WL_TILE, y0, t->tx * WL_TILE + 63, y1, ox, oy, 1.0, b);
         K = fmin(K, meet(a, b, CONE_MARGIN));
     }
-    /* the other ships */
-    for (size_t i = 0; i < c->ships.n && K > 0; i++)
-        if (&c->ships.s[i] != self) K = fmin(K, ship_meet(self, &c->ships.s[i], g));
+    /* the other ships (those too far to meet within K, at a closing speed of at most 2
+     * cells a generation, skipped at once) */
+    for (size_t i = 0; i < c->ships.n && K > 0; i++) {
+        const sp_ship *s = &c->ships.s[i];
+        if (s == self) continue;
+        int64_t bx, by;
+        ship_at(s, g, &bx, &by);
+        double d = fmax(fabs((double)((__int128)bx - ox)), fabs((double)((__int128)by - oy)));
+        if (d - 8 * SP_SHIP_MAXBOX - MARGIN > 2 * K) continue;
+        K = fmin(K, ship_meet(self, s, g));
+    }
     if (K <= 0) return 0;
     /* the live cells of the tiles near its path over the next K generations: the tiles in
      * the box it sweeps, looked up one by one or, when there are more of those than tiles,
