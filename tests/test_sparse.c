@@ -424,6 +424,10 @@ static void test_sleep_wake(void) {
         wl_bigint_to_u64(&g, &gv);
         WL_CHECK(pv == 1200 && gv == 1000000000000001ull, "blinker field: population %llu at "
                  "generation %llu", (unsigned long long)pv, (unsigned long long)gv);
+        /* asleep, its tiles are packed (sparse_map.c), and still read right (above) */
+        const sp_ctx *c = wl_universe_ctx(u);
+        WL_CHECK(c->map.npacked > 0 && c->map.npacked == c->map.count,
+                 "blinker field: %zu of %zu tiles packed", c->map.npacked, c->map.count);
     }
     wl_universe_free(u);
     wl_pattern_free(p);

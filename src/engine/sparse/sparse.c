@@ -38,9 +38,14 @@
  * thread pool; the bookkeeping (waking, making and freeing tiles) runs on one thread.
  * Small rounds run on the calling thread alone: waking a thread costs more than a glider.
  *
+ * Ships and packing.  Objects that fly alone (a soup's gliders) are taken out of the tiles
+ * and moved by arithmetic until something may come near them (sparse_ships.c), and tiles
+ * that sleep beside sleeping neighbours keep their two generations packed (sparse_map.c),
+ * unpacked before a round reads them.
+ *
  * Why it is fast: a brick is 512 cells updated by about 26 vector instructions, the same
- * logic as the dense cpu engine's; a settled soup costs only its gliders and its few
- * oscillators of period 3 or more; and nothing is ever copied or hashed while stepping.
+ * logic as the dense cpu engine's; a settled soup costs only its few oscillators of period
+ * 3 or more (its gliders fly as ships); and nothing is ever copied or hashed while stepping.
  */
 #include "sparse_internal.h"
 
@@ -52,6 +57,7 @@
 #define EXPLORE_ROUNDS 64   /* of the rounds of a size class, one in this many is run the
                                other way (threads or not) to keep both timings fresh */
 #define THREAD_BATCH 64     /* tiles a thread takes at a time */
+#define PACK_GENS 256       /* generations between two packings of sleeping tiles */
 #define POLL_WORK 65536     /* tile steps (plus rounds) between two checks of the poll
                                callback: some milliseconds */
 /* Dense passes (see "dense passes" below). */
@@ -70,7 +76,8 @@ static const char *const kernel_names[] = {"best", "avx512", "vpermb", "bitslice
 
 /* The tile that stands for every missing neighbour: dead at both generations, never
  * computed, never written. */
-static sp_tile zero_tile __attribute__((aligned(64))) = {.zero = 1};
+static uint64_t zero_block[2][WL_TILE] __attribute__((aligned(64)));
+static sp_tile zero_tile = {.rows = zero_block, .zero = 1};
 
 static wl_status list_push(sp_list *l, sp_tile *t) {
     if (l->n == l->cap) {
@@ -134,7 +141,7 @@ static void tile_remove(sp_ctx *c, sp_tile *t) {
 
 static int tile_dead(const sp_tile *t) {
     uint64_t any = 0;
-    for (int r = 0; r < WL_TILE; r++) any |= t->rows[0][r] | t->rows[1][r];
+    for (int r = 0; r < WL_TILE; r++) any |= sp_row(t, 0, r) | sp_row(t, 1, r);
     return any == 0;
 }
 
@@ -320,6 +327,14 @@ static int pick_threads(sp_ctx *c, int cls) {
 /* One generation.  On failure (a tile could not be made, out of memory) the plane is
  * exact at the new generation but what to wake is not: c->resync is set. */
 static wl_status one_round(sp_ctx *c) {
+    /* the round's tiles and their neighbours, unpacked (failing, nothing has changed) */
+    for (size_t i = 0; i < c->next.n; i++) {
+        sp_tile *t = c->next.t[i];
+        wl_status s = sp_unpack(&c->map, t);
+        for (int d = 0; d < 8 && !s; d++)
+            if (t->nb[d]->packed) s = sp_unpack(&c->map, t->nb[d]);
+        if (s) return s;
+    }
     sp_list l = c->round;
     c->round = c->next;
     c->next = l;
@@ -528,7 +543,10 @@ static wl_status dense_pass(sp_ctx *c, unsigned k, const sp_box *core, uint64_t 
      * writing the results back cannot fail (dead ones go at the end) */
     for (int64_t j = 1; j < ny - 1 && !s; j++)
         for (int64_t i = 1; i < nx - 1 && !s; i++)
-            if (!sp_tile_get(c, bx0 + i, by0 + j)) s = c->fail;
+            {
+                sp_tile *t = sp_tile_get(c, bx0 + i, by0 + j);
+                s = t ? sp_unpack(&c->map, t) : c->fail;
+            }
     if (s) return s;
     wl_grid *g = c->stage;
     const size_t stride = g[0].stride;
@@ -537,7 +555,7 @@ static wl_status dense_pass(sp_ctx *c, unsigned k, const sp_box *core, uint64_t 
     FOR_EACH_TILE(c, t) {
         if (t->tx < gx0 || t->tx >= gx0 + gnx || t->ty < gy0 || t->ty >= gy0 + gny) continue;
         uint64_t *dst = g[0].words + (size_t)(t->ty - gy0) * WL_TILE * stride + (t->tx - gx0);
-        for (int r = 0; r < WL_TILE; r++) dst[(size_t)r * stride] = t->rows[p][r];
+        for (int r = 0; r < WL_TILE; r++) dst[(size_t)r * stride] = sp_row(t, p, r);
     }
     /* the core's tiles leave the list; the others go on in rounds */
     size_t keep = 0;
@@ -615,6 +633,19 @@ static wl_status dense_pass(sp_ctx *c, unsigned k, const sp_box *core, uint64_t 
     return rs ? rs : s;
 }
 
+/* Packs the cells of the tiles that sleep beside sleeping neighbours (see sparse_map.c):
+ * every PACK_GENS generations, a pass over the map. */
+static void pack_sleepers(sp_ctx *c) {
+    c->pack_next = c->gen + PACK_GENS;
+    FOR_EACH_TILE(c, t) {
+        if (t->packed || t->listed[0] || t->listed[1] || t->wake[0] || t->wake[1] || t->edited)
+            continue;
+        int quiet = 1;
+        for (int d = 0; d < 8; d++) quiet &= !t->nb[d]->listed[c->par];
+        if (quiet) sp_pack(&c->map, t);
+    }
+}
+
 static wl_status step(void *v, uint64_t generations, uint64_t *done) {
     sp_ctx *c = v;
     sp_ships *S = &c->ships;
@@ -628,6 +659,7 @@ static wl_status step(void *v, uint64_t generations, uint64_t *done) {
         wl_status s = WL_OK;
         if (c->gen >= S->next) s = sp_ships_due(c);
         if (!s && c->gen >= S->scan_next) s = sp_ships_scan(c);
+        if (!s && c->gen >= c->pack_next) pack_sleepers(c);
         if (s) {
             c->resync = 1;
             *done = n;
@@ -637,6 +669,10 @@ static wl_status step(void *v, uint64_t generations, uint64_t *done) {
         uint64_t lim = generations - n;
         if (S->next - c->gen < lim) lim = S->next - c->gen;
         if (c->next.n == 0) { /* everything still or period 2: the phases just take turns */
+            if (!c->all_packed) { /* (once, since the last round) */
+                pack_sleepers(c);
+                c->all_packed = 1;
+            }
             c->par ^= (unsigned)(lim & 1);
             n += lim;
             c->gen += lim;
@@ -663,6 +699,7 @@ static wl_status step(void *v, uint64_t generations, uint64_t *done) {
         }
         n += adv;
         c->gen += adv;
+        c->all_packed = 0;
         if (s) {
             *done = n;
             return s;
@@ -689,19 +726,21 @@ static void destroy(void *v) {
         size_t live = 0;
         FOR_EACH_TILE(c, t) {
             uint64_t any = 0;
-            for (int r = 0; r < WL_TILE; r++) any |= t->rows[c->par][r];
+            for (int r = 0; r < WL_TILE; r++) any |= sp_row(t, c->par, r);
             live += any != 0;
         }
-        double bytes = (double)c->map.count * sizeof(sp_tile) + (double)c->map.cap * sizeof(sp_tile *);
+        double bytes = (double)c->map.count * sizeof(sp_tile) + (double)c->map.cap * sizeof(sp_tile *) +
+                       (double)(c->map.count - c->map.npacked) * 2 * WL_TILE * sizeof(uint64_t) +
+                       (double)c->map.packed_bytes + 16.0 * (double)c->map.npacked /* malloc */;
         fprintf(stderr, "warplife: sparse engine: %llu dense passes (%llu generations), %llu "
                         "rounds (%llu on threads), %llu tile steps, %llu brick steps; %zu "
-                        "tiles now, %zu with live cells; %.2f bits per cell of those (%zu "
-                        "bytes a tile)\n",
+                        "tiles now (%zu packed), %zu with live cells; %.2f bits per cell of "
+                        "those\n",
                 (unsigned long long)c->st_dense, (unsigned long long)c->st_dense_gens,
                 (unsigned long long)c->st_rounds, (unsigned long long)c->st_parallel,
                 (unsigned long long)c->st_tiles, (unsigned long long)c->st_bricks,
-                c->map.count, live, live ? bytes * 8 / ((double)live * WL_TILE * WL_TILE) : 0.0,
-                sizeof(sp_tile));
+                c->map.count, c->map.npacked, live,
+                live ? bytes * 8 / ((double)live * WL_TILE * WL_TILE) : 0.0);
     }
     if (c->stats)
         fprintf(stderr, "warplife: sparse engine: ships: %llu objects tried, %llu taken out, "
@@ -815,8 +854,9 @@ static wl_status load_pattern(void *v, const wl_pattern *p) {
 
 static wl_status bounds_of(sp_ctx *c, int64_t *x0, int64_t *y0, int64_t *x1, int64_t *y1) {
     int any = 0;
+    uint64_t tmp[WL_TILE];
     FOR_EACH_TILE(c, t) {
-        const uint64_t *rows = t->rows[c->par];
+        const uint64_t *rows = sp_rows(t, c->par, tmp);
         uint64_t or = 0;
         int rlo = -1, rhi = -1;
         for (int r = 0; r < WL_TILE; r++)
@@ -867,7 +907,7 @@ static wl_status population(void *v, wl_bigint *out) {
     sp_ctx *c = v;
     uint64_t n = 0;
     FOR_EACH_TILE(c, t) {
-        for (int r = 0; r < WL_TILE; r++) n += (uint64_t)wl_popcount64(t->rows[c->par][r]);
+        for (int r = 0; r < WL_TILE; r++) n += (uint64_t)wl_popcount64(sp_row(t, c->par, r));
     }
     for (size_t i = 0; i < c->ships.n; i++) {
         int64_t x, y;
@@ -888,7 +928,7 @@ static wl_status store_pattern(void *v, wl_pattern **out) {
     wl_status s = WL_OK;
     FOR_EACH_TILE(c, t) {
         for (int rr = 0; rr < WL_TILE && !s; rr++)
-            s = wl_pattern_or(p, t->tx * WL_TILE, t->ty * WL_TILE + rr, t->rows[c->par][rr]);
+            s = wl_pattern_or(p, t->tx * WL_TILE, t->ty * WL_TILE + rr, sp_row(t, c->par, rr));
     }
     for (size_t i = 0; i < c->ships.n && !s; i++) {
         int64_t x, y;
@@ -906,7 +946,7 @@ static wl_status store_pattern(void *v, wl_pattern **out) {
 static wl_status get_cell(void *v, int64_t x, int64_t y, int *alive) {
     sp_ctx *c = v;
     sp_tile *t = sp_map_find(&c->map, wl_floordiv(x, WL_TILE), wl_floordiv(y, WL_TILE));
-    *alive = t ? (int)((t->rows[c->par][wl_mod(y, WL_TILE)] >> wl_mod(x, WL_TILE)) & 1) : 0;
+    *alive = t ? (int)((sp_row(t, c->par, (int)wl_mod(y, WL_TILE)) >> wl_mod(x, WL_TILE)) & 1) : 0;
     for (size_t i = 0; i < c->ships.n && !*alive; i++) {
         int64_t sx, sy;
         const uint64_t *rows;
@@ -924,6 +964,8 @@ static wl_status set_cell(void *v, int64_t x, int64_t y, int alive) {
     int64_t tx = wl_floordiv(x, WL_TILE), ty = wl_floordiv(y, WL_TILE);
     sp_tile *t = alive ? sp_tile_get(c, tx, ty) : sp_map_find(&c->map, tx, ty);
     if (!t) return alive ? c->fail : WL_OK;
+    ls = sp_unpack(&c->map, t);
+    if (ls) return ls;
     uint64_t m = (uint64_t)1 << wl_mod(x, WL_TILE);
     uint64_t *row = &t->rows[c->par][wl_mod(y, WL_TILE)];
     uint64_t was = *row;
@@ -955,15 +997,16 @@ static wl_status each_tile(void *v, wl_tile_fn fn, void *arg) {
                     break;
                 }
                 const sp_tile *t = ov.count != before ? sp_map_find(&c->map, tx + k, ty) : NULL;
-                if (t) memcpy(o->rows[0], t->rows[c->par], sizeof o->rows[0]);
+                if (t) memcpy(o->rows[0], sp_rows(t, c->par, o->rows[1]), sizeof o->rows[0]);
                 o->rows[0][wl_mod(y + r, WL_TILE)] |= part[k];
             }
         }
     }
+    uint64_t tmp[WL_TILE];
     FOR_EACH_TILE(c, t) {
         if (s) break;
         const sp_tile *o = ov.slot ? sp_map_find(&ov, t->tx, t->ty) : NULL;
-        const uint64_t *rows = o ? o->rows[0] : t->rows[c->par];
+        const uint64_t *rows = o ? o->rows[0] : sp_rows(t, c->par, tmp);
         uint64_t or = 0;
         for (int r = 0; r < WL_TILE; r++) or |= rows[r];
         if (or) s = fn(arg, t->tx, t->ty, rows);
@@ -984,6 +1027,8 @@ static wl_status put_tile(void *v, int64_t tx, int64_t ty, const uint64_t *rows)
     for (int r = 0; r < WL_TILE; r++) or |= rows[r];
     sp_tile *t = or ? sp_tile_get(c, tx, ty) : sp_map_find(&c->map, tx, ty);
     if (!t) return or ? c->fail : WL_OK;
+    ls = sp_unpack(&c->map, t);
+    if (ls) return ls;
     memcpy(t->rows[c->par], rows, sizeof t->rows[0]);
     return sp_edited(c, t);
 }
@@ -1049,6 +1094,7 @@ static wl_status render(void *v, const wl_view *view, uint32_t *rgba) {
     sp_i128 tx0 = floor_shift(view->x, 6), ty0 = floor_shift(view->y, 6);
     sp_i128 tx1 = floor_shift((sp_i128)view->x + w, 6), ty1 = floor_shift((sp_i128)view->y + h, 6);
     sp_i128 ntiles = (tx1 - tx0 + 1) * (ty1 - ty0 + 1);
+    uint64_t tmp[WL_TILE];
     for (size_t i = 0; i < c->ships.n; i++) {
         int64_t x, y;
         const uint64_t *rows;
@@ -1058,7 +1104,7 @@ static wl_status render(void *v, const wl_view *view, uint32_t *rgba) {
     if (ntiles > (sp_i128)c->map.count) {
         FOR_EACH_TILE(c, t) {
             if (t->tx >= tx0 && t->tx <= tx1 && t->ty >= ty0 && t->ty <= ty1)
-                render_rows(t->rows[c->par], WL_TILE, t->tx * WL_TILE, t->ty * WL_TILE, view, rgba);
+                render_rows(sp_rows(t, c->par, tmp), WL_TILE, t->tx * WL_TILE, t->ty * WL_TILE, view, rgba);
         }
         return WL_OK;
     }
@@ -1066,7 +1112,7 @@ static wl_status render(void *v, const wl_view *view, uint32_t *rgba) {
         for (sp_i128 tx = tx0; tx <= tx1; tx++) {
             if (tx > SP_COORD_MAX || tx < -SP_COORD_MAX || ty > SP_COORD_MAX || ty < -SP_COORD_MAX) continue;
             const sp_tile *t = sp_map_find(&c->map, (int64_t)tx, (int64_t)ty);
-            if (t) render_rows(t->rows[c->par], WL_TILE, t->tx * WL_TILE, t->ty * WL_TILE, view, rgba);
+            if (t) render_rows(sp_rows(t, c->par, tmp), WL_TILE, t->tx * WL_TILE, t->ty * WL_TILE, view, rgba);
         }
     return WL_OK;
 }

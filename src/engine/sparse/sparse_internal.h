@@ -9,11 +9,22 @@
 
 #include <stdint.h>
 
+/* A sleeping tile's cells, packed (sparse_map.c): its generation of parity 0 in full, and
+ * of parity 1 only where it differs (the ash of a soup is still lifes and blinkers: a few
+ * rows a tile), about half the memory of the two generations. */
+typedef struct sp_packed {
+    uint64_t diff_rows;       /* bit r: row r differs between the two generations */
+    uint64_t base[WL_TILE];   /* the generation of parity 0 */
+    uint64_t diff[];          /* row r of parity 1 XOR row r of parity 0, for each bit r set */
+} sp_packed;
+
 /* A 64 x 64 tile of the plane (WL_TILE, layout of wl_tile_job): rows[g & 1] holds the tile
- * at generation g, for the current generation and the one before.  Tiles that do not
- * exist are dead at both. */
+ * at generation g, for the current generation and the one before, in a block of its own
+ * (64-byte aligned); or rows is NULL and `packed` holds them, while the tile and all its
+ * neighbours sleep.  Tiles that do not exist are dead at both. */
 typedef struct sp_tile {
-    uint64_t rows[2][WL_TILE];
+    uint64_t (*rows)[WL_TILE];
+    sp_packed *packed;
     struct sp_tile *nb[8]; /* neighbours N, NE, E, SE, S, SW, W, NW (the zero tile: none) */
     int64_t tx, ty;
     /* Per round parity k (the round that computes generation g + 1 from g, g & 1 == k):
@@ -27,12 +38,15 @@ typedef struct sp_tile {
 } sp_tile;
 
 /* An open-addressing hash map from tile coordinates to tiles (linear probing, deletion by
- * backward shift), plus the allocator of the tiles themselves. */
+ * backward shift), plus the allocator of the tiles and their blocks of cells. */
 typedef struct sp_map {
     sp_tile **slot;
     size_t cap, count; /* cap is a power of two, count < cap / 2 */
     sp_tile **free_tiles;
     size_t nfree, free_cap;
+    void **free_blocks; /* blocks of cells (2 x 64 words) to reuse */
+    size_t nblocks_free, blocks_free_cap;
+    size_t npacked, packed_bytes; /* packed tiles, and their bytes */
 } sp_map;
 
 wl_status sp_map_init(sp_map *m);
@@ -41,11 +55,31 @@ void sp_map_free(sp_map *m);
 void sp_map_clear(sp_map *m);
 /* The tile at (tx, ty), or NULL. */
 sp_tile *sp_map_find(const sp_map *m, int64_t tx, int64_t ty);
-/* The tile at (tx, ty), created all dead (every field zero) if missing; NULL on out of
- * memory (error set). */
+/* The tile at (tx, ty), created all dead (every field zero, its cells unpacked) if missing;
+ * NULL on out of memory (error set). */
 sp_tile *sp_map_get(sp_map *m, int64_t tx, int64_t ty);
 /* Removes the tile from the map and recycles it. */
 void sp_map_remove(sp_map *m, sp_tile *t);
+/* Packs tile t's cells (it sleeps, and so do its neighbours); 0 when that would not save
+ * memory (many rows differ) or there is no memory for it. */
+int sp_pack(sp_map *m, sp_tile *t);
+/* Unpacks tile t's cells (nothing if they are not packed); fails only on out of memory. */
+wl_status sp_unpack(sp_map *m, sp_tile *t);
+/* Row r of tile t's generation of parity `par`, packed or not. */
+static inline uint64_t sp_row(const sp_tile *t, unsigned par, int r) {
+    if (t->rows) return t->rows[par][r];
+    const sp_packed *p = t->packed;
+    uint64_t w = p->base[r], bit = (uint64_t)1 << r;
+    if (par && (p->diff_rows & bit))
+        w ^= p->diff[wl_popcount64(p->diff_rows & (bit - 1))];
+    return w;
+}
+/* Tile t's generation of parity `par`: its rows, or tmp filled with them when packed. */
+static inline const uint64_t *sp_rows(const sp_tile *t, unsigned par, uint64_t *tmp) {
+    if (t->rows) return t->rows[par];
+    for (int r = 0; r < WL_TILE; r++) tmp[r] = sp_row(t, par, r);
+    return tmp;
+}
 
 /* ---- the engine's state (sparse.c), shared with the ships (sparse_ships.c) ---------- */
 
@@ -143,6 +177,8 @@ typedef struct sp_ctx {
     wl_status fail;   /* why tile_get last returned NULL */
     uint64_t poll_work; /* tile steps and rounds since the poll callback was last called */
     uint64_t gen;       /* generations stepped since the universe was made */
+    uint64_t pack_next; /* the generation of the next packing of sleeping tiles */
+    int all_packed;     /* no round since every sleeping tile was packed */
     sp_ships ships;     /* objects flying alone, outside the tiles (sparse_ships.c) */
     /* dense passes: the cpu engine on a bounded grid (its size), three staging grids */
     int dense_mode;     /* 0 off, 1 by the thresholds, 2 always (WL_SPARSE_DENSE, tests) */

@@ -1,8 +1,15 @@
 /*
  * sparse_map.c - the sparse engine's hash map of tiles: open addressing with linear
  * probing keyed by the tile's coordinates, growing at half load, deleting by backward
- * shift (no tombstones, so lookups never slow down as tiles come and go).  Freed tiles go
- * to a free list and are reused before new memory is asked for.
+ * shift (no tombstones, so lookups never slow down as tiles come and go).  Freed tiles and
+ * their blocks of cells go to free lists and are reused before new memory is asked for
+ * (a few hundred blocks at most are kept: the memory packing saves goes back).
+ *
+ * Packing.  A tile that sleeps beside sleeping neighbours is neither computed nor read by
+ * a round, so its two generations can be kept packed: parity 0 whole and parity 1 as the
+ * rows where it differs (sp_packed), until a round needs it again (sp_unpack).  A settled
+ * soup's tiles hold still lifes and blinkers, a few differing rows each: about 560 bytes
+ * instead of 1024.
  */
 #include "sparse_internal.h"
 
@@ -10,6 +17,9 @@
 #include <string.h>
 
 #define MIN_CAP 1024
+#define BLOCK_BYTES (2 * WL_TILE * sizeof(uint64_t))
+#define FREE_BLOCKS_KEPT 256
+#define PACK_MAX_DIFF 48 /* rows that differ; more and packing saves too little */
 
 static size_t hash(int64_t tx, int64_t ty) {
     uint64_t h = (uint64_t)tx * 0x9E3779B97F4A7C15ull ^ (uint64_t)ty * 0xC2B2AE3D27D4EB4Full;
@@ -24,14 +34,53 @@ wl_status sp_map_init(sp_map *m) {
     return WL_OK;
 }
 
+/* A tile's block of cells: its memory back to the free list or the system. */
+static void block_release(sp_map *m, void *b) {
+    if (m->nblocks_free < FREE_BLOCKS_KEPT) {
+        if (m->nblocks_free == m->blocks_free_cap) {
+            size_t cap = m->blocks_free_cap ? 2 * m->blocks_free_cap : 64;
+            void **f = realloc(m->free_blocks, cap * sizeof *f);
+            if (!f) {
+                wl_aligned_free(b);
+                return;
+            }
+            m->free_blocks = f;
+            m->blocks_free_cap = cap;
+        }
+        m->free_blocks[m->nblocks_free++] = b;
+    } else {
+        wl_aligned_free(b);
+    }
+}
+
+static void *block_get(sp_map *m) {
+    return m->nblocks_free ? m->free_blocks[--m->nblocks_free] : wl_aligned_alloc(BLOCK_BYTES);
+}
+
+/* Frees what tile t holds its cells in. */
+static void cells_release(sp_map *m, sp_tile *t) {
+    if (t->rows) block_release(m, t->rows);
+    if (t->packed) {
+        m->npacked--;
+        m->packed_bytes -= sizeof *t->packed + (size_t)wl_popcount64(t->packed->diff_rows) * 8;
+        free(t->packed);
+    }
+    t->rows = NULL;
+    t->packed = NULL;
+}
+
 void sp_map_clear(sp_map *m) {
     for (size_t i = 0; i < m->cap; i++) {
-        if (m->slot[i]) wl_aligned_free(m->slot[i]);
+        if (!m->slot[i]) continue;
+        cells_release(m, m->slot[i]);
+        wl_aligned_free(m->slot[i]);
         m->slot[i] = NULL;
     }
     m->count = 0;
     for (size_t i = 0; i < m->nfree; i++) wl_aligned_free(m->free_tiles[i]);
     m->nfree = 0;
+    for (size_t i = 0; i < m->nblocks_free; i++) wl_aligned_free(m->free_blocks[i]);
+    m->nblocks_free = 0;
 }
 
 void sp_map_free(sp_map *m) {
@@ -39,6 +88,7 @@ void sp_map_free(sp_map *m) {
     sp_map_clear(m);
     free(m->slot);
     free(m->free_tiles);
+    free(m->free_blocks);
     memset(m, 0, sizeof *m);
 }
 
@@ -73,13 +123,20 @@ sp_tile *sp_map_get(sp_map *m, int64_t tx, int64_t ty) {
     sp_tile *t = sp_map_find(m, tx, ty);
     if (t) return t;
     if (2 * (m->count + 1) > m->cap && grow(m)) return NULL;
+    void *b = block_get(m);
+    if (!b) return NULL;
     if (m->nfree) {
         t = m->free_tiles[--m->nfree];
     } else {
         t = wl_aligned_alloc(sizeof *t);
-        if (!t) return NULL;
+        if (!t) {
+            block_release(m, b);
+            return NULL;
+        }
     }
     memset(t, 0, sizeof *t);
+    memset(b, 0, BLOCK_BYTES);
+    t->rows = b;
     t->tx = tx;
     t->ty = ty;
     insert_slot(m->slot, m->cap, t);
@@ -102,6 +159,7 @@ void sp_map_remove(sp_map *m, sp_tile *t) {
     }
     m->slot[hole] = NULL;
     m->count--;
+    cells_release(m, t);
     if (m->nfree == m->free_cap) {
         size_t cap = m->free_cap ? 2 * m->free_cap : 256;
         sp_tile **f = realloc(m->free_tiles, cap * sizeof *f);
@@ -113,4 +171,45 @@ void sp_map_remove(sp_map *m, sp_tile *t) {
         m->free_cap = cap;
     }
     m->free_tiles[m->nfree++] = t;
+}
+
+int sp_pack(sp_map *m, sp_tile *t) {
+    if (!t->rows || t->zero) return 0;
+    uint64_t diff_rows = 0;
+    for (int r = 0; r < WL_TILE; r++)
+        if (t->rows[0][r] != t->rows[1][r]) diff_rows |= (uint64_t)1 << r;
+    unsigned nd = wl_popcount64(diff_rows);
+    if (nd > PACK_MAX_DIFF) return 0;
+    size_t bytes = sizeof(sp_packed) + (size_t)nd * sizeof(uint64_t);
+    sp_packed *p = malloc(bytes);
+    if (!p) return 0;
+    p->diff_rows = diff_rows;
+    memcpy(p->base, t->rows[0], sizeof p->base);
+    unsigned k = 0;
+    for (uint64_t d = diff_rows; d; d &= d - 1) {
+        int r = __builtin_ctzll(d);
+        p->diff[k++] = t->rows[0][r] ^ t->rows[1][r];
+    }
+    block_release(m, t->rows);
+    t->rows = NULL;
+    t->packed = p;
+    m->npacked++;
+    m->packed_bytes += bytes;
+    return 1;
+}
+
+wl_status sp_unpack(sp_map *m, sp_tile *t) {
+    if (!t->packed) return WL_OK;
+    uint64_t (*b)[WL_TILE] = block_get(m);
+    if (!b) return wl_error(WL_ERR_NOMEM, "sparse engine: out of memory (%zu tiles)", m->count);
+    for (int r = 0; r < WL_TILE; r++) {
+        b[0][r] = sp_row(t, 0, r);
+        b[1][r] = sp_row(t, 1, r);
+    }
+    m->npacked--;
+    m->packed_bytes -= sizeof *t->packed + (size_t)wl_popcount64(t->packed->diff_rows) * 8;
+    free(t->packed);
+    t->packed = NULL;
+    t->rows = b;
+    return WL_OK;
 }

@@ -200,7 +200,7 @@ static double meet_cells(const sp_iv a[2], const sp_tile *t, int64_t ox, int64_t
     uint64_t rows[WL_TILE], or = 0;
     int r0 = -1, r1 = -1;
     for (int r = 0; r < WL_TILE; r++) {
-        rows[r] = t->rows[0][r] | t->rows[1][r];
+        rows[r] = sp_row(t, 0, r) | sp_row(t, 1, r);
         if (!rows[r]) continue;
         or |= rows[r];
         if (r0 < 0) r0 = r;
@@ -337,7 +337,12 @@ static wl_status land(sp_ctx *c, size_t i) {
                     if (!part[h]) continue;
                     sp_tile *t = sp_tile_get(c, tx + h, ty);
                     if (!t) return c->fail;
-                    if (pass) t->rows[buf][wl_mod(yy, WL_TILE)] |= part[h];
+                    if (!pass) {
+                        wl_status e = sp_unpack(&c->map, t);
+                        if (e) return e;
+                    } else {
+                        t->rows[buf][wl_mod(yy, WL_TILE)] |= part[h];
+                    }
                 }
             }
         }
@@ -429,7 +434,7 @@ static void window_fill(const sp_tile *t, sp_window *win) {
     for (int j = 0; j < 3; j++)
         for (int i = 0; i < 3; i++)
             for (int r = 0; r < WL_TILE; r++)
-                win->w[j * WL_TILE + r][i] = g[j][i]->rows[0][r] | g[j][i]->rows[1][r];
+                win->w[j * WL_TILE + r][i] = sp_row(g[j][i], 0, r) | sp_row(g[j][i], 1, r);
 }
 
 static inline int win_get(const sp_window *win, int x, int y) {
@@ -676,8 +681,8 @@ static wl_status find_in_tile(sp_ctx *c, sp_tile *t, sp_window *win, sp_found **
             const sp_tile *u = g[(y + 64) >> 6][(x + 64) >> 6];
             int bx = (x + 64) & 63, by = (y + 64) & 63;
             uint64_t bit = (uint64_t)1 << (x - e->fx);
-            if ((u->rows[c->par][by] >> bx) & 1) e->f0[y - e->fy] |= bit;
-            if ((u->rows[c->par ^ 1][by] >> bx) & 1) e->fm1[y - e->fy] |= bit;
+            if ((sp_row(u, c->par, by) >> bx) & 1) e->f0[y - e->fy] |= bit;
+            if ((sp_row(u, c->par ^ 1, by) >> bx) & 1) e->fm1[y - e->fy] |= bit;
         }
         memcpy(S->frames, e->f0, sizeof e->f0);
         int ax, ay;
@@ -719,7 +724,7 @@ static int crowded(const sp_ctx *c, const sp_found *e) {
             uint64_t cols = (c0 <= 0 ? ~(uint64_t)0 : ~(uint64_t)0 << c0) &
                             (c1 >= 63 ? ~(uint64_t)0 : ~(~(uint64_t)0 << (c1 + 1)));
             for (int64_t r = r0 < 0 ? 0 : r0; r <= (r1 > 63 ? 63 : r1); r++)
-                if ((t->rows[0][r] | t->rows[1][r]) & cols) return 1;
+                if ((sp_row(t, 0, (int)r) | sp_row(t, 1, (int)r)) & cols) return 1;
         }
     return 0;
 }
@@ -748,7 +753,7 @@ wl_status sp_ships_scan(sp_ctx *c) {
         sp_tile *t = c->next.t[i];
         unsigned pop = 0;
         for (int r = 0; r < WL_TILE && pop <= SCAN_MAX_POP; r++)
-            pop += wl_popcount64(t->rows[0][r] | t->rows[1][r]);
+            pop += wl_popcount64(sp_row(t, 0, r) | sp_row(t, 1, r));
         if (pop && pop <= SCAN_MAX_POP) s = find_in_tile(c, t, win, &f, &n, &cap);
     }
     wl_aligned_free(win);
@@ -756,10 +761,13 @@ wl_status sp_ships_scan(sp_ctx *c) {
      * are still clean (a ship that went back may crowd another) */
     sp_tile **home = malloc((n ? n : 1) * sizeof *home); /* (f[i].t = NULL: gone back) */
     if (!home) s = wl_error(WL_ERR_NOMEM, "sparse engine: out of memory (ships)");
-    for (size_t i = 0; i < n && !s; i++) {
-        home[i] = f[i].t;
-        put_cells(c, f[i].t, f[i].f0, f[i].fm1, f[i].fx, f[i].fy, 0);
+    for (size_t i = 0; i < n && home; i++) home[i] = f[i].t;
+    for (size_t i = 0; i < n && !s; i++) { /* (the cells of tiles asleep are packed) */
+        const sp_tile *g[3][3];
+        tile_grid(f[i].t, g);
+        for (int k = 0; k < 9 && !s; k++) s = sp_unpack(&c->map, (sp_tile *)g[k / 3][k % 3]);
     }
+    for (size_t i = 0; i < n && !s; i++) put_cells(c, f[i].t, f[i].f0, f[i].fm1, f[i].fx, f[i].fy, 0);
     for (int changed = 1; changed && !s;) {
         changed = 0;
         for (size_t i = 0; i < n; i++) {
