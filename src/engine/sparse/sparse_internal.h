@@ -35,6 +35,9 @@ typedef struct sp_tile {
     uint8_t edited; /* cells were set from outside since its last computation */
     uint8_t zero;   /* the shared all-dead tile that stands for missing neighbours */
     uint8_t ship;   /* during a search for ships: a ship is being taken from this tile */
+    uint8_t scan_skip, scan_miss; /* searches to skip, and log2 of that after each that
+                                     found no ship here (an oscillator is not searched
+                                     again and again) */
 } sp_tile;
 
 /* An open-addressing hash map from tile coordinates to tiles (linear probing, deletion by

@@ -61,6 +61,7 @@
 #define SCAN_GENS 128       /* generations between two searches for ships */
 #define SCAN_MAX_TILES 4096 /* more listed tiles: a churning pattern, no search */
 #define SCAN_MAX_POP 64     /* tiles with more live cells (both generations) are skipped */
+#define SCAN_BACKOFF 3      /* a tile where searches find nothing is searched every 2^3 */
 #define SCAN_SEEDS 4        /* objects tried per tile and search */
 #define LINK 3              /* cells this close belong to one object */
 #define CLEAN 6             /* a ship taken out has no live cell but other ships' this close */
@@ -754,7 +755,19 @@ wl_status sp_ships_scan(sp_ctx *c) {
         unsigned pop = 0;
         for (int r = 0; r < WL_TILE && pop <= SCAN_MAX_POP; r++)
             pop += wl_popcount64(sp_row(t, 0, r) | sp_row(t, 1, r));
-        if (pop && pop <= SCAN_MAX_POP) s = find_in_tile(c, t, win, &f, &n, &cap);
+        if (!pop || pop > SCAN_MAX_POP) continue;
+        if (t->scan_skip) {
+            t->scan_skip--;
+            continue;
+        }
+        size_t before = n;
+        s = find_in_tile(c, t, win, &f, &n, &cap);
+        if (n > before) {
+            t->scan_miss = 0;
+        } else { /* nothing: skip 1, 2, 4, 8 searches before looking here again */
+            t->scan_skip = (uint8_t)(1u << t->scan_miss);
+            if (t->scan_miss < SCAN_BACKOFF) t->scan_miss++;
+        }
     }
     wl_aligned_free(win);
     /* out of the tiles, all of them; then those that may not fly go back, until the others
