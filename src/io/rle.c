@@ -220,6 +220,37 @@ static wl_status parse_body(rle_state *st) {
             if (pos == end) break;
         }
         char c = b[pos];
+        /* The commonest token of a soup: a count of a few digits and 'b' or 'o', whole in
+         * the window and in range, read at once (the switch below costs a mispredicted
+         * jump per byte); anything else, errors included, takes the switch. */
+        if (!have_count && (unsigned)(c - '0') < 10) {
+            uint64_t n = (uint64_t)(c - '0');
+            size_t q = pos + 1;
+            while (q < end && (unsigned)(b[q] - '0') < 10 && n < ((uint64_t)1 << 40))
+                n = n * 10 + (uint64_t)(b[q++] - '0');
+            if (q < end && n && n < ((uint64_t)1 << 40) && x + n < RLE_COORD_LIMIT / 2) {
+                char t = b[q];
+                if (t == 'b' || t == '.') {
+                    x += n;
+                    pos = q + 1;
+                    continue;
+                }
+                if ((t == 'o' || t == 'A') && x + n <= RLE_COORD_LIMIT - (uint64_t)st->px &&
+                    y < RLE_COORD_LIMIT - (uint64_t)st->py) {
+                    uint64_t *w2 = word, wl2 = wlo;
+                    e = or_cells(st, st->py + (int64_t)y, x, n, &w2, &wl2);
+                    word = w2;
+                    wlo = wl2;
+                    if (e) {
+                        wl_error_prefix("%s:%zu:%zu", s->name, s->line, wl_src_col(s, q));
+                        return e;
+                    }
+                    x += n;
+                    pos = q + 1;
+                    continue;
+                }
+            }
+        }
         switch (c) {
         case '0': case '1': case '2': case '3': case '4':
         case '5': case '6': case '7': case '8': case '9': {
