@@ -63,6 +63,7 @@
 /* Dense passes (see "dense passes" below). */
 #define DENSE_GENS 64        /* generations per pass: what a margin tile can absorb */
 #define DENSE_MIN_GENS 16    /* shorter steps stay on rounds */
+#define DENSE_RECHECK 8      /* rounds between two looks for a dense core */
 #define DENSE_MIN_TILES 64   /* listed tiles for a pass */
 #define DENSE_FILL 0.5       /* listed tiles / tiles of their bounding box, at least */
 #define DENSE_BRICKS 0.5     /* woken bricks / bricks of the listed tiles, at least */
@@ -680,7 +681,10 @@ static wl_status step(void *v, uint64_t generations, uint64_t *done) {
         }
         uint64_t adv = 0, work = 0;
         sp_box core;
-        if (dense_box(c, lim, &core)) {
+        int dense = c->gen >= c->dense_next && dense_box(c, lim, &core);
+        if (!dense && c->dense_mode == 1) /* (a look is a pass over the list: not every round) */
+            c->dense_next = c->gen + DENSE_RECHECK;
+        if (dense) {
             unsigned k = lim < DENSE_GENS ? (unsigned)lim : DENSE_GENS;
             s = dense_pass(c, k, &core, &adv);
             if (s && !adv) { /* no memory for the grid (nothing changed): rounds from now */

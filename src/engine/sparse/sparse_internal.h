@@ -185,6 +185,7 @@ typedef struct sp_ctx {
     sp_ships ships;     /* objects flying alone, outside the tiles (sparse_ships.c) */
     /* dense passes: the cpu engine on a bounded grid (its size), three staging grids */
     int dense_mode;     /* 0 off, 1 by the thresholds, 2 always (WL_SPARSE_DENSE, tests) */
+    uint64_t dense_next; /* the generation of the next look for a dense core */
     void *grid_ctx;
     uint64_t grid_w, grid_h;
     wl_grid stage[3];
