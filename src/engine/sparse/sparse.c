@@ -129,14 +129,21 @@ sp_tile *sp_tile_get(sp_ctx *c, int64_t tx, int64_t ty) {
     for (int d = 0; d < 8; d++) {
         sp_tile *n = sp_map_find(&c->map, tx + DX[d], ty + DY[d]);
         t->nb[d] = n ? n : &zero_tile;
-        if (n) n->nb[d ^ 4] = t;
+        t->nb_rows[d] = t->nb[d]->rows;
+        if (n) {
+            n->nb[d ^ 4] = t;
+            n->nb_rows[d ^ 4] = t->rows;
+        }
     }
     return t;
 }
 
 static void tile_remove(sp_ctx *c, sp_tile *t) {
     for (int d = 0; d < 8; d++)
-        if (!t->nb[d]->zero) t->nb[d]->nb[d ^ 4] = &zero_tile;
+        if (!t->nb[d]->zero) {
+            t->nb[d]->nb[d ^ 4] = &zero_tile;
+            t->nb[d]->nb_rows[d ^ 4] = zero_tile.rows;
+        }
     sp_map_remove(&c->map, t);
 }
 
@@ -279,10 +286,11 @@ static wl_status resync(sp_ctx *c) {
 static inline void compute_tile(sp_ctx *c, sp_worker *w, sp_tile *t, int shared) {
     const unsigned p = c->par;
     wl_tile_job j;
-    for (int d = 0; d < 8; d++) j.in[d] = t->nb[d]->rows[p];
+    for (int d = 0; d < 8; d++) j.in[d] = t->nb_rows[d][p];
     j.in[WL_NB_C] = t->rows[p];
     j.out = t->rows[p ^ 1];
     j.bricks = t->wake[p];
+    t->stepped = (uint32_t)c->gen;
     t->wake[p] = 0;
     t->listed[p] = 0;
     c->tk.step(&j, c->tk.data);
@@ -333,7 +341,7 @@ static wl_status one_round(sp_ctx *c) {
         sp_tile *t = c->next.t[i];
         wl_status s = sp_unpack(&c->map, t);
         for (int d = 0; d < 8 && !s; d++)
-            if (t->nb[d]->packed) s = sp_unpack(&c->map, t->nb[d]);
+            if (!t->nb_rows[d]) s = sp_unpack(&c->map, t->nb[d]);
         if (s) return s;
     }
     sp_list l = c->round;
@@ -634,12 +642,14 @@ static wl_status dense_pass(sp_ctx *c, unsigned k, const sp_box *core, uint64_t 
     return rs ? rs : s;
 }
 
-/* Packs the cells of the tiles that sleep beside sleeping neighbours (see sparse_map.c):
- * every PACK_GENS generations, a pass over the map. */
+/* Packs the cells of the tiles that sleep beside sleeping neighbours and were not computed
+ * in the last PACK_GENS generations (see sparse_map.c): every PACK_GENS generations, a pass
+ * over the map. */
 static void pack_sleepers(sp_ctx *c) {
     c->pack_next = c->gen + PACK_GENS;
     FOR_EACH_TILE(c, t) {
-        if (t->packed || t->listed[0] || t->listed[1] || t->wake[0] || t->wake[1] || t->edited)
+        if (t->packed || t->listed[0] || t->listed[1] || t->wake[0] || t->wake[1] || t->edited ||
+            (uint32_t)c->gen - t->stepped < PACK_GENS) /* (recently computed: may soon be again) */
             continue;
         int quiet = 1;
         for (int d = 0; d < 8; d++) quiet &= !t->nb[d]->listed[c->par];

@@ -26,6 +26,8 @@ typedef struct sp_tile {
     uint64_t (*rows)[WL_TILE];
     sp_packed *packed;
     struct sp_tile *nb[8]; /* neighbours N, NE, E, SE, S, SW, W, NW (the zero tile: none) */
+    uint64_t (*nb_rows[8])[WL_TILE]; /* nb[d]->rows, kept here so that a round reads no
+                                        neighbour's header (NULL: it is packed) */
     int64_t tx, ty;
     /* Per round parity k (the round that computes generation g + 1 from g, g & 1 == k):
      * the bricks (WL_BRICK rows) to compute, and whether the tile is in that round's list.
@@ -35,6 +37,7 @@ typedef struct sp_tile {
     uint8_t edited; /* cells were set from outside since its last computation */
     uint8_t zero;   /* the shared all-dead tile that stands for missing neighbours */
     uint8_t ship;   /* during a search for ships: a ship is being taken from this tile */
+    uint32_t stepped; /* the generation (mod 2^32) at which it was last computed */
     uint8_t scan_skip, scan_miss; /* searches to skip, and log2 of that after each that
                                      found no ship here (an oscillator is not searched
                                      again and again) */

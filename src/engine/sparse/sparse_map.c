@@ -193,6 +193,8 @@ int sp_pack(sp_map *m, sp_tile *t) {
     block_release(m, t->rows);
     t->rows = NULL;
     t->packed = p;
+    for (int d = 0; d < 8; d++)
+        if (!t->nb[d]->zero) t->nb[d]->nb_rows[d ^ 4] = NULL;
     m->npacked++;
     m->packed_bytes += bytes;
     return 1;
@@ -211,5 +213,7 @@ wl_status sp_unpack(sp_map *m, sp_tile *t) {
     free(t->packed);
     t->packed = NULL;
     t->rows = b;
+    for (int d = 0; d < 8; d++)
+        if (!t->nb[d]->zero) t->nb[d]->nb_rows[d ^ 4] = b;
     return WL_OK;
 }
