@@ -644,12 +644,13 @@ static wl_status dense_pass(sp_ctx *c, unsigned k, const sp_box *core, uint64_t 
 
 /* Packs the cells of the tiles that sleep beside sleeping neighbours and were not computed
  * in the last PACK_GENS generations (see sparse_map.c): every PACK_GENS generations, a pass
- * over the map. */
-static void pack_sleepers(sp_ctx *c) {
+ * over the map; `settled`: nothing is listed, every tile is packed that can be. */
+static void pack_sleepers(sp_ctx *c, int settled) {
     c->pack_next = c->gen + PACK_GENS;
     FOR_EACH_TILE(c, t) {
         if (t->packed || t->listed[0] || t->listed[1] || t->wake[0] || t->wake[1] || t->edited ||
-            (uint32_t)c->gen - t->stepped < PACK_GENS) /* (recently computed: may soon be again) */
+            (!settled && (uint32_t)c->gen - t->stepped < PACK_GENS)) /* (computed lately: may
+                                                                        soon be again) */
             continue;
         int quiet = 1;
         for (int d = 0; d < 8; d++) quiet &= !t->nb[d]->listed[c->par];
@@ -670,7 +671,7 @@ static wl_status step(void *v, uint64_t generations, uint64_t *done) {
         wl_status s = WL_OK;
         if (c->gen >= S->next) s = sp_ships_due(c);
         if (!s && c->gen >= S->scan_next) s = sp_ships_scan(c);
-        if (!s && c->gen >= c->pack_next) pack_sleepers(c);
+        if (!s && c->gen >= c->pack_next) pack_sleepers(c, 0);
         if (s) {
             c->resync = 1;
             *done = n;
@@ -681,7 +682,7 @@ static wl_status step(void *v, uint64_t generations, uint64_t *done) {
         if (S->next - c->gen < lim) lim = S->next - c->gen;
         if (c->next.n == 0) { /* everything still or period 2: the phases just take turns */
             if (!c->all_packed) { /* (once, since the last round) */
-                pack_sleepers(c);
+                pack_sleepers(c, 1); /* (nothing is listed: all of it sleeps) */
                 c->all_packed = 1;
             }
             c->par ^= (unsigned)(lim & 1);
