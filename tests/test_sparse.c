@@ -33,6 +33,19 @@ static wl_status make(const char *engine, const char *kernel, const wl_rule *rul
     return wl_test_make(engine, kernel, WL_TOPOLOGY_PLANE, 0, 0, rule, 0, u);
 }
 
+/* The engine and HashLife on the plane under `rule`, both loaded with p; 0 (a failed check
+ * says why) when either could not be made. */
+static int pair(const char *engine, const wl_rule *rule, const wl_pattern *p, wl_universe **a,
+                wl_universe **hl) {
+    *a = *hl = NULL;
+    WL_CHECK_OK(make(engine, NULL, rule, a));
+    WL_CHECK_OK(make("hashlife", NULL, rule, hl));
+    if (!*a || !*hl) return 0;
+    WL_CHECK_OK(wl_universe_load(*a, p, NULL));
+    WL_CHECK_OK(wl_universe_load(*hl, p, NULL));
+    return 1;
+}
+
 /* A random rule without B0: kind 0 outer-totalistic, 1 isotropic (a random table made
  * symmetric under the 8 rotations and reflections), 2 any table (MAP). */
 static void random_rule(uint64_t seed, int kind, wl_rule *r) {
@@ -287,12 +300,8 @@ static void test_handover(uint64_t seed) {
         wl_pattern *soup = wl_pattern_new();
         wl_rect r = {-90, 30, 180, 150};
         WL_CHECK_OK(wl_pattern_random(soup, &r, 0.35, mix(seed, 900 + (uint64_t)m)));
-        wl_universe *au = NULL, *hl = NULL;
-        WL_CHECK_OK(make("auto", NULL, &life, &au));
-        WL_CHECK_OK(make("hashlife", NULL, &life, &hl));
-        if (au && hl) {
-            WL_CHECK_OK(wl_universe_load(au, soup, NULL));
-            WL_CHECK_OK(wl_universe_load(hl, soup, NULL));
+        wl_universe *au, *hl;
+        if (pair("auto", &life, soup, &au, &hl)) {
             WL_CHECK(strcmp(wl_universe_engine(au), "sparse") == 0, "auto starts on %s",
                      wl_universe_engine(au));
             static const uint64_t steps[] = {100, 3001, 4096, 2500};
@@ -380,12 +389,8 @@ static void test_sleep_wake(void) {
     draw(p, 0, 2, glider, 3);
     wl_rule life;
     wl_rule_life(&life);
-    wl_universe *sp = NULL, *hl = NULL;
-    WL_CHECK_OK(make("sparse", NULL, &life, &sp));
-    WL_CHECK_OK(make("hashlife", NULL, &life, &hl));
-    if (sp && hl) {
-        WL_CHECK_OK(wl_universe_load(sp, p, NULL));
-        WL_CHECK_OK(wl_universe_load(hl, p, NULL));
+    wl_universe *sp, *hl;
+    if (pair("sparse", &life, p, &sp, &hl)) {
         for (int k = 0; k < 6; k++) { /* 6 x 333 generations: the glider arrives near 1600 */
             WL_CHECK_OK(wl_universe_step(sp, 333));
             WL_CHECK_OK(wl_universe_step(hl, 333));
@@ -437,15 +442,11 @@ static void test_sleep_wake(void) {
 static void test_edits(uint64_t seed) {
     wl_rule life;
     wl_rule_life(&life);
-    wl_universe *sp = NULL, *hl = NULL;
-    WL_CHECK_OK(make("sparse", NULL, &life, &sp));
-    WL_CHECK_OK(make("hashlife", NULL, &life, &hl));
     wl_pattern *soup = wl_pattern_new();
     wl_rect r = {-60, -60, 120, 120};
     WL_CHECK_OK(wl_pattern_random(soup, &r, 0.4, seed));
-    if (sp && hl) {
-        WL_CHECK_OK(wl_universe_load(sp, soup, NULL));
-        WL_CHECK_OK(wl_universe_load(hl, soup, NULL));
+    wl_universe *sp, *hl;
+    if (pair("sparse", &life, soup, &sp, &hl)) {
         for (int k = 0; k < 8; k++) {
             WL_CHECK_OK(wl_universe_step(sp, 150));
             WL_CHECK_OK(wl_universe_step(hl, 150));
@@ -578,12 +579,8 @@ static void test_ships(uint64_t seed) {
         static const char *const se[] = {".o.", "..o", "ooo"}, *const nw[] = {"ooo", "o..", ".o."};
         draw(p, -3000, 2000, se, 3);
         draw(p, -1500, 3500, nw, 3);
-        wl_universe *sp = NULL, *hl = NULL;
-        WL_CHECK_OK(make("sparse", NULL, &life, &sp));
-        WL_CHECK_OK(make("hashlife", NULL, &life, &hl));
-        if (sp && hl) {
-            WL_CHECK_OK(wl_universe_load(sp, p, NULL));
-            WL_CHECK_OK(wl_universe_load(hl, p, NULL));
+        wl_universe *sp, *hl;
+        if (pair("sparse", &life, p, &sp, &hl)) {
             static const uint64_t steps[] = {1, 130, 1001, 2999, 7, 4000, 2045};
             for (int k = 0; k < (int)(sizeof steps / sizeof steps[0]); k++) {
                 WL_CHECK_OK(wl_universe_step(sp, steps[k]));
@@ -626,12 +623,8 @@ static void test_ships(uint64_t seed) {
             wl_rect r = {-100, -100, 200, 200};
             WL_CHECK_OK(wl_pattern_random(p, &r, 0.35, mix(seed, 800 + (uint64_t)k)));
         }
-        wl_universe *sp = NULL, *hl = NULL;
-        WL_CHECK_OK(make("sparse", NULL, &rule, &sp));
-        WL_CHECK_OK(make("hashlife", NULL, &rule, &hl));
-        if (sp && hl) {
-            WL_CHECK_OK(wl_universe_load(sp, p, NULL));
-            WL_CHECK_OK(wl_universe_load(hl, p, NULL));
+        wl_universe *sp, *hl;
+        if (pair("sparse", &rule, p, &sp, &hl)) {
             for (int j = 0; j < 3; j++) {
                 uint64_t n = 1000 + 333 * (uint64_t)j + (uint64_t)k;
                 WL_CHECK_OK(wl_universe_step(sp, n));

@@ -185,6 +185,21 @@ static wl_status or_cells(rle_state *st, int64_t ay, uint64_t x, uint64_t n, uin
     return WL_OK;
 }
 
+/* or_cells for a run of n live cells read at buf[at] of the source, its error prefixed
+ * with the position (inlined: word and wlo stay in the caller's registers). */
+static inline wl_status cells_run(rle_state *st, uint64_t y, uint64_t x, uint64_t n,
+                                  uint64_t **word, uint64_t *wlo, size_t at) {
+    uint64_t *w2 = *word, wl2 = *wlo;
+    wl_status e = or_cells(st, st->py + (int64_t)y, x, n, &w2, &wl2);
+    *word = w2;
+    *wlo = wl2;
+    if (e) {
+        wl_src *s = st->r->src;
+        wl_error_prefix("%s:%zu:%zu", s->name, s->line, wl_src_col(s, at));
+    }
+    return e;
+}
+
 /* Reads the '#' lines that start the lines after a newline inside the body (buf[pos] is
  * the first byte of a line). */
 static wl_status body_comments(rle_state *st) {
@@ -237,14 +252,7 @@ static wl_status parse_body(rle_state *st) {
                 }
                 if ((t == 'o' || t == 'A') && x + n <= RLE_COORD_LIMIT - (uint64_t)st->px &&
                     y < RLE_COORD_LIMIT - (uint64_t)st->py) {
-                    uint64_t *w2 = word, wl2 = wlo;
-                    e = or_cells(st, st->py + (int64_t)y, x, n, &w2, &wl2);
-                    word = w2;
-                    wlo = wl2;
-                    if (e) {
-                        wl_error_prefix("%s:%zu:%zu", s->name, s->line, wl_src_col(s, q));
-                        return e;
-                    }
+                    if ((e = cells_run(st, y, x, n, &word, &wlo, q))) return e;
                     x += n;
                     pos = q + 1;
                     continue;
@@ -314,15 +322,7 @@ static wl_status parse_body(rle_state *st) {
                         y >= RLE_COORD_LIMIT - (uint64_t)st->py)
                         return wl_rd_error(r, WL_ERR_PARSE, wl_src_col(s, pos),
                                            "cell coordinates out of range (beyond 2^62)");
-                    /* Through copies, so that word and wlo stay in registers. */
-                    uint64_t *w2 = word, wl2 = wlo;
-                    e = or_cells(st, st->py + (int64_t)y, x, n, &w2, &wl2);
-                    word = w2;
-                    wlo = wl2;
-                    if (e) {
-                        wl_error_prefix("%s:%zu:%zu", s->name, s->line, wl_src_col(s, pos));
-                        return e;
-                    }
+                    if ((e = cells_run(st, y, x, n, &word, &wlo, pos))) return e;
                 }
                 x += n;
             }

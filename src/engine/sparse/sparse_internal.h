@@ -48,7 +48,7 @@ typedef struct sp_tile {
 typedef struct sp_map {
     sp_tile **slot;
     size_t cap, count; /* cap is a power of two, count < cap / 2 */
-    sp_tile **free_tiles;
+    void **free_tiles;
     size_t nfree, free_cap;
     void **free_blocks; /* blocks of cells (2 x 64 words) to reuse */
     size_t nblocks_free, blocks_free_cap;

@@ -13,6 +13,7 @@
  */
 #include "sparse_internal.h"
 
+#include <stdint.h>
 #include <stdlib.h>
 #include <string.h>
 
@@ -34,23 +35,24 @@ wl_status sp_map_init(sp_map *m) {
     return WL_OK;
 }
 
+/* Keeps p (memory from wl_aligned_alloc) on a free list for reuse, or frees it when the
+ * list already holds `keep` or cannot grow. */
+static void keep_free(void ***list, size_t *n, size_t *cap, size_t keep, void *p) {
+    if (*n == *cap && *n < keep) {
+        size_t c = *cap ? 2 * *cap : 64;
+        void **f = realloc(*list, c * sizeof *f);
+        if (f) {
+            *list = f;
+            *cap = c;
+        }
+    }
+    if (*n < *cap && *n < keep) (*list)[(*n)++] = p;
+    else wl_aligned_free(p);
+}
+
 /* A tile's block of cells: its memory back to the free list or the system. */
 static void block_release(sp_map *m, void *b) {
-    if (m->nblocks_free < FREE_BLOCKS_KEPT) {
-        if (m->nblocks_free == m->blocks_free_cap) {
-            size_t cap = m->blocks_free_cap ? 2 * m->blocks_free_cap : 64;
-            void **f = realloc(m->free_blocks, cap * sizeof *f);
-            if (!f) {
-                wl_aligned_free(b);
-                return;
-            }
-            m->free_blocks = f;
-            m->blocks_free_cap = cap;
-        }
-        m->free_blocks[m->nblocks_free++] = b;
-    } else {
-        wl_aligned_free(b);
-    }
+    keep_free(&m->free_blocks, &m->nblocks_free, &m->blocks_free_cap, FREE_BLOCKS_KEPT, b);
 }
 
 static void *block_get(sp_map *m) {
@@ -160,17 +162,7 @@ void sp_map_remove(sp_map *m, sp_tile *t) {
     m->slot[hole] = NULL;
     m->count--;
     cells_release(m, t);
-    if (m->nfree == m->free_cap) {
-        size_t cap = m->free_cap ? 2 * m->free_cap : 256;
-        sp_tile **f = realloc(m->free_tiles, cap * sizeof *f);
-        if (!f) {
-            wl_aligned_free(t);
-            return;
-        }
-        m->free_tiles = f;
-        m->free_cap = cap;
-    }
-    m->free_tiles[m->nfree++] = t;
+    keep_free(&m->free_tiles, &m->nfree, &m->free_cap, SIZE_MAX, t);
 }
 
 int sp_pack(sp_map *m, sp_tile *t) {
