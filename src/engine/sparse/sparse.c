@@ -339,7 +339,7 @@ static wl_status one_round(sp_ctx *c) {
     /* the round's tiles and their neighbours, unpacked (failing, nothing has changed) */
     for (size_t i = 0; i < c->next.n; i++) {
         sp_tile *t = c->next.t[i];
-        wl_status s = sp_unpack(&c->map, t);
+        wl_status s = t->packed ? sp_unpack(&c->map, t) : WL_OK;
         for (int d = 0; d < 8 && !s; d++)
             if (!t->nb_rows[d]) s = sp_unpack(&c->map, t->nb[d]);
         if (s) return s;
