@@ -373,6 +373,7 @@ static wl_status create(const wl_config *cfg, const char *kernel, void **out) {
                     NULL);
     if (s) goto fail;
     tc.kd = &c->rows.kd;
+    tc.dead_stays_dead = !wl_rule_has_b0(&cfg->rule);
     tc.depth = k->depth;
     if (k->depth > 1) {
         const char *d = getenv("WL_CPU_DEPTH"); /* for tuning experiments */

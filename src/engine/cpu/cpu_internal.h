@@ -184,6 +184,8 @@ typedef struct cpu_tiler_config {
     unsigned depth;    /* generations per pass (1..64) */
     size_t cache_bytes; /* budget for one thread's two tile buffers */
     wl_pool *pool;    /* threads (may be a pool of 1) */
+    int dead_stays_dead; /* the rule has no B0: a tile dead with its halo is dead g
+                            generations later, and is not computed */
 } cpu_tiler_config;
 
 wl_status cpu_tiler_create(const cpu_tiler_config *tc, cpu_tiler **out);

@@ -231,6 +231,17 @@ static void run_tile(cpu_tiler *t, int tid, size_t tile) {
             }
         }
     }
+    /* a tile dead with its halo stays dead (no B0): nothing to compute */
+    if (c->dead_stays_dead) {
+        uint64_t any = 0;
+        for (size_t j = jlo; j < jhi && !any; j++)
+            for (size_t i = 0; i < bw; i++) any |= a[j * pitch + i];
+        if (!any) {
+            for (size_t j = 0; j < th; j++)
+                memset(t->dst + (size_t)(y0 + j) * t->S + xw0, 0, tww * 8);
+            return;
+        }
+    }
     /* column mask for bounded general tiles that reach past the grid's edges */
     const uint64_t *cm = NULL;
     if (!c->torus && !t->band) {

@@ -540,8 +540,9 @@ static wl_status dense_grid(sp_ctx *c, int64_t nx, int64_t ny) {
 static wl_status dense_pass(sp_ctx *c, unsigned k, const sp_box *core, uint64_t *adv) {
     *adv = 0;
     /* the box: the core and its margin of two tiles (tile (bx0, by0) at box (0, 0)), in
-     * the middle of the grid (tile (gx0, gy0) at grid (0, 0)); the grid's tiles outside
-     * the box are copied in too, and dropped like the outer margin */
+     * the middle of the grid (tile (gx0, gy0) at grid (0, 0)); the grid outside the box is
+     * left dead (what lies there on the plane is not needed, as the outer margin's edge
+     * shows), and the cpu engine does not compute dead bands */
     const int64_t nx = core->x1 - core->x0 + 5, ny = core->y1 - core->y0 + 5;
     wl_status s = dense_grid(c, nx, ny);
     if (s) return s;
@@ -562,7 +563,7 @@ static wl_status dense_pass(sp_ctx *c, unsigned k, const sp_box *core, uint64_t 
     const unsigned p = c->par;
     memset(g[0].words, 0, g[0].h * stride * sizeof *g[0].words);
     FOR_EACH_TILE(c, t) {
-        if (t->tx < gx0 || t->tx >= gx0 + gnx || t->ty < gy0 || t->ty >= gy0 + gny) continue;
+        if (t->tx < bx0 || t->tx >= bx0 + nx || t->ty < by0 || t->ty >= by0 + ny) continue;
         uint64_t *dst = g[0].words + (size_t)(t->ty - gy0) * WL_TILE * stride + (t->tx - gx0);
         for (int r = 0; r < WL_TILE; r++) dst[(size_t)r * stride] = sp_row(t, p, r);
     }
