@@ -4,7 +4,8 @@
  * soups: random sizes plus edge cases (1x1, 64x1, 70x3, 129x2, widths around multiples of
  * 64 and 512), both topologies, Life, random outer-totalistic rules (B0 included) and
  * random non-totalistic tables, generation counts that are not multiples of the blocking
- * depth.  Also checks interruption through cfg->poll and the unavailable-kernel error.
+ * depth; a small soup in a large dead grid (dead tiles are skipped until activity reaches
+ * them).  Also checks interruption through cfg->poll and the unavailable-kernel error.
  * WL_TEST_QUICK=1 shrinks the sizes (sanitizer builds).
  */
 #define _POSIX_C_SOURCE 200809L /* setenv */
@@ -49,9 +50,19 @@ static void ref_step(const wl_grid *g, wl_grid *out, const wl_rule *r, int torus
         }
 }
 
+static int patch; /* soups fill only a 40x40 patch (the rest dead: tiles that are skipped
+                     until the patch's activity reaches them) */
+
 static void random_grid(wl_grid *g, double density) {
-    for (uint64_t y = 0; y < g->h; y++)
-        for (uint64_t x = 0; x < g->w; x++)
+    uint64_t x0 = 0, y0 = 0, x1 = g->w, y1 = g->h;
+    if (patch && g->w > 40 && g->h > 40) {
+        x0 = wl_splitmix64(&rng) % (g->w - 40);
+        y0 = wl_splitmix64(&rng) % (g->h - 40);
+        x1 = x0 + 40;
+        y1 = y0 + 40;
+    }
+    for (uint64_t y = y0; y < y1; y++)
+        for (uint64_t x = x0; x < x1; x++)
             wl_grid_set(g, x, y, (wl_splitmix64(&rng) >> 11) * (1.0 / 9007199254740992.0) < density);
 }
 
@@ -209,6 +220,19 @@ int main(void) {
                       2);
         }
     }
+
+    /* a small soup in a large dead grid, run long enough to reach tiles that were dead
+     * (and skipped) at first: band mode and general mode, torus and bounded */
+    patch = 1;
+    {
+        wl_rule life;
+        wl_rule_life(&life);
+        static const uint64_t big[][2] = {{1024, 300}, {700, 260}};
+        for (int i = 0; i < (quick ? 1 : 4); i++)
+            check_one("best", big[i % 2][0], big[i % 2][1], i / 2, &life, "B3/S23 patch",
+                      quick ? 40 : 90 + (unsigned)(wl_splitmix64(&rng) % 40), 2);
+    }
+    patch = 0;
 
     /* the rules the AVX-512 kernel compiles specially (CPU_POPULAR_RULES in cpu_internal.h)
      * on a band-mode torus and a masked bounded grid, for the kernels that use them */
