@@ -224,6 +224,7 @@ int main(void) {
     /* a small soup in a large dead grid, run long enough to reach tiles that were dead
      * (and skipped) at first: band mode and general mode, torus and bounded */
     patch = 1;
+    setenv("WL_CPU_TILE_KB", "16", 1); /* small tiles: many of them dead */
     {
         wl_rule life;
         wl_rule_life(&life);
@@ -233,6 +234,7 @@ int main(void) {
                       quick ? 40 : 90 + (unsigned)(wl_splitmix64(&rng) % 40), 2);
     }
     patch = 0;
+    unsetenv("WL_CPU_TILE_KB");
 
     /* the rules the AVX-512 kernel compiles specially (CPU_POPULAR_RULES in cpu_internal.h)
      * on a band-mode torus and a masked bounded grid, for the kernels that use them */
