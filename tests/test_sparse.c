@@ -234,11 +234,44 @@ static void test_dense_far(uint64_t seed) {
 /* The engine's own rendering (what the viewer uses when a pattern is too wide for a
  * snapshot) against the snapshot renderer of src/render on the stored pattern: random
  * views, zoomed in and out, at origins on no pixel grid, near the origin and 2^44 away. */
+/* u's own rendering against the snapshot renderer of src/render on its stored pattern, in
+ * `views` random views around the pattern, zoomed in and out, at origins on no pixel grid. */
+static void check_render(wl_universe *u, uint64_t cs, int views) {
+    uint32_t *img = malloc(96 * 96 * sizeof *img), *want = malloc(96 * 96 * sizeof *want);
+    wl_pattern *st = NULL;
+    wl_snapshot *snap = NULL;
+    wl_rect b;
+    WL_CHECK_OK(wl_universe_store(u, &st));
+    if (img && want && st && wl_pattern_bounds(st, &b)) WL_CHECK_OK(wl_pattern_snapshot(st, &snap));
+    for (int vi = 0; vi < views && snap; vi++) {
+        uint64_t vs = mix(cs, 100 + (uint64_t)vi);
+        wl_view v;
+        v.zoom = 3 - (int)(vs % 12); /* 3 .. -8 */
+        v.width = 1 + (uint32_t)(mix(vs, 1) % 96);
+        v.height = 1 + (uint32_t)(mix(vs, 2) % 96);
+        v.alive = 0xFFFFFFFFu;
+        v.dead = 0xFF000000u;
+        int64_t span = v.zoom < 0 ? (int64_t)v.width << -v.zoom : (int64_t)(v.width >> v.zoom) + 1;
+        int64_t spanh = v.zoom < 0 ? (int64_t)v.height << -v.zoom : (int64_t)(v.height >> v.zoom) + 1;
+        v.x = b.x - span + (int64_t)(mix(vs, 3) % (b.w + (uint64_t)span));
+        v.y = b.y - spanh + (int64_t)(mix(vs, 4) % (b.h + (uint64_t)spanh));
+        WL_CHECK_OK(wl_universe_render(u, &v, img));
+        WL_CHECK_OK(wl_snapshot_render(snap, &v, want));
+        size_t np = (size_t)v.width * v.height, bad = 0;
+        for (size_t i = 0; i < np; i++) bad += img[i] != want[i];
+        WL_CHECK(bad == 0, "render: %zu of %zu pixels differ (zoom %d, %ux%u at %lld,%lld)", bad,
+                 np, v.zoom, v.width, v.height, (long long)v.x, (long long)v.y);
+    }
+    wl_snapshot_free(snap);
+    wl_pattern_free(st);
+    free(img);
+    free(want);
+}
+
 static void test_render(uint64_t seed) {
     wl_rule life;
     wl_rule_life(&life);
-    uint32_t *img = malloc(96 * 96 * sizeof *img), *want = malloc(96 * 96 * sizeof *want);
-    for (int pi = 0; pi < (quick ? 3 : 8) && img && want; pi++) {
+    for (int pi = 0; pi < (quick ? 3 : 8); pi++) {
         uint64_t cs = mix(seed, 500 + (uint64_t)pi);
         int64_t ox = pi & 1 ? (int64_t)(mix(cs, 1) % (1ull << 45)) - (1ll << 44) : 0;
         int64_t oy = pi & 1 ? (int64_t)(mix(cs, 2) % (1ull << 45)) - (1ll << 44) : 0;
@@ -248,42 +281,14 @@ static void test_render(uint64_t seed) {
         WL_CHECK_OK(wl_pattern_random(soup, &r, 0.3, cs));
         wl_universe *u = NULL;
         WL_CHECK_OK(make("sparse", NULL, &life, &u));
-        wl_pattern *st = NULL;
-        wl_snapshot *snap = NULL;
-        wl_rect b;
-        if (!u) goto next;
-        WL_CHECK_OK(wl_universe_load(u, soup, NULL));
-        WL_CHECK_OK(wl_universe_step(u, mix(cs, 7) % 100));
-        WL_CHECK_OK(wl_universe_store(u, &st));
-        if (!st || !wl_pattern_bounds(st, &b)) goto next;
-        WL_CHECK_OK(wl_pattern_snapshot(st, &snap));
-        for (int vi = 0; vi < (quick ? 20 : 60) && snap; vi++) {
-            uint64_t vs = mix(cs, 100 + (uint64_t)vi);
-            wl_view v;
-            v.zoom = 3 - (int)(vs % 12); /* 3 .. -8 */
-            v.width = 1 + (uint32_t)(mix(vs, 1) % 96);
-            v.height = 1 + (uint32_t)(mix(vs, 2) % 96);
-            v.alive = 0xFFFFFFFFu;
-            v.dead = 0xFF000000u;
-            int64_t span = v.zoom < 0 ? (int64_t)v.width << -v.zoom : (int64_t)(v.width >> v.zoom) + 1;
-            int64_t spanh = v.zoom < 0 ? (int64_t)v.height << -v.zoom : (int64_t)(v.height >> v.zoom) + 1;
-            v.x = b.x - span + (int64_t)(mix(vs, 3) % (b.w + (uint64_t)span));
-            v.y = b.y - spanh + (int64_t)(mix(vs, 4) % (b.h + (uint64_t)spanh));
-            WL_CHECK_OK(wl_universe_render(u, &v, img));
-            WL_CHECK_OK(wl_snapshot_render(snap, &v, want));
-            size_t np = (size_t)v.width * v.height, bad = 0;
-            for (size_t i = 0; i < np; i++) bad += img[i] != want[i];
-            WL_CHECK(bad == 0, "render: %zu of %zu pixels differ (zoom %d, %ux%u at %lld,%lld)", bad,
-                     np, v.zoom, v.width, v.height, (long long)v.x, (long long)v.y);
+        if (u) {
+            WL_CHECK_OK(wl_universe_load(u, soup, NULL));
+            WL_CHECK_OK(wl_universe_step(u, mix(cs, 7) % 100));
+            check_render(u, cs, quick ? 20 : 60);
         }
-    next:
-        wl_snapshot_free(snap);
-        wl_pattern_free(st);
         wl_pattern_free(soup);
         wl_universe_free(u);
     }
-    free(img);
-    free(want);
 }
 
 /* "auto" on the plane starts on the sparse engine and hands the universe to HashLife after
@@ -588,6 +593,7 @@ static void test_ships(uint64_t seed) {
                 char what[96];
                 snprintf(what, sizeof what, "ships: fleet %d after step %d", fl, k);
                 same_seen(sp, hl, what);
+                check_render(sp, mix(cs, 900 + (uint64_t)k), quick ? 10 : 30);
                 if (k == 3) /* edits while ships fly, some on their paths */
                     for (int e = 0; e < 30; e++) {
                         uint64_t m = mix(cs, 5000 + (uint64_t)e);
