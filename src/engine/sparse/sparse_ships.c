@@ -98,16 +98,17 @@ int sp_ship_cells(const sp_ctx *c, size_t i, int64_t *x, int64_t *y, const uint6
 }
 
 /* The box of the cells of ship s at generations g - 2 .. g (its hull where it is at g,
- * widened by one period's step). */
+ * widened by two periods' steps: generation g - 2 is two periods back for a ship of
+ * period 1). */
 static void ship_region(const sp_ship *s, uint64_t g, int64_t *x0, int64_t *y0, int64_t *x1,
                         int64_t *y1) {
     const sp_ship_type *T = s->type;
     int64_t ax, ay;
     ship_at(s, g, &ax, &ay);
-    *x0 = ax + T->hx0 - abs(T->dx);
-    *x1 = ax + T->hx1 + abs(T->dx);
-    *y0 = ay + T->hy0 - abs(T->dy);
-    *y1 = ay + T->hy1 + abs(T->dy);
+    *x0 = ax + T->hx0 - 2 * abs(T->dx);
+    *x1 = ax + T->hx1 + 2 * abs(T->dx);
+    *y0 = ay + T->hy0 - 2 * abs(T->dy);
+    *y1 = ay + T->hy1 + 2 * abs(T->dy);
 }
 
 /* ---- when boxes may meet ----------------------------------------------------------------
