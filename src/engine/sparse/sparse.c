@@ -63,6 +63,7 @@
 /* Dense passes (see "dense passes" below). */
 #define DENSE_GENS 64        /* generations per pass: what a margin tile can absorb */
 #define DENSE_MIN_GENS 16    /* shorter steps stay on rounds */
+#define DENSE_OUT_THREADS 256 /* interior tiles from which a pass's write-back is threaded */
 #define DENSE_RECHECK 8      /* rounds between two looks for a dense core */
 #define DENSE_MIN_TILES 64   /* listed tiles for a pass */
 #define DENSE_FILL 0.5       /* listed tiles / tiles of their bounding box, at least */
@@ -532,6 +533,48 @@ static wl_status dense_grid(sp_ctx *c, int64_t nx, int64_t ny) {
     return WL_OK;
 }
 
+/* The write-back of a dense pass: for tile rows taken in turn, each tile's two buffers from
+ * the grid at generations n - 1 and n, and its change records from n against n - 2. */
+typedef struct dense_out_job {
+    sp_ctx *c;
+    const wl_grid *g;
+    size_t stride;
+    unsigned n, q;
+    size_t ni, nj;    /* tiles of the box's interior, across and down */
+    int64_t ox, oy;   /* the grid tile of the interior's first */
+    size_t next_row;  /* atomic */
+} dense_out_job;
+
+static void dense_out_task(void *arg, int tid, int nthreads) {
+    (void)tid;
+    (void)nthreads;
+    dense_out_job *jb = arg;
+    const wl_grid *g = jb->g;
+    for (;;) {
+        size_t j = __atomic_fetch_add(&jb->next_row, 1, __ATOMIC_RELAXED);
+        if (j >= jb->nj) break;
+        for (size_t i = 0; i < jb->ni; i++) {
+            sp_dense_out *o = &jb->c->dense_out[j * jb->ni + i];
+            sp_tile *t = o->t;
+            size_t at = ((size_t)jb->oy + j) * WL_TILE * jb->stride + (size_t)jb->ox + i;
+            uint64_t chg = 0, chg_w = 0, chg_e = 0;
+            for (int r = 0; r < WL_TILE; r++) {
+                size_t a = at + (size_t)r * jb->stride;
+                uint64_t before = jb->n >= 2 ? g[0].words[a] : t->rows[jb->q][r]; /* n - 2 */
+                uint64_t x = g[2].words[a] ^ before, bit = (uint64_t)1 << r;
+                t->rows[jb->q][r] = g[2].words[a];
+                t->rows[jb->q ^ 1][r] = g[1].words[a];
+                if (x) chg |= bit;
+                if (x & 1) chg_w |= bit;
+                if (x >> 63) chg_e |= bit;
+            }
+            o->chg = chg;
+            o->chg_w = chg_w;
+            o->chg_e = chg_e;
+        }
+    }
+}
+
 /* Advances up to k generations (DENSE_MIN_GENS <= k <= DENSE_GENS; *adv says how many):
  * the core box through the cpu engine, the listed tiles outside it in rounds (see above).
  * Fails with nothing changed (*adv = 0) when there is no memory for the grid or the
@@ -551,12 +594,19 @@ static wl_status dense_pass(sp_ctx *c, unsigned k, const sp_box *core, uint64_t 
     const int64_t gx0 = bx0 - (gnx - nx) / 2, gy0 = by0 - (gny - ny) / 2;
     /* the tiles of the core and its inner margin exist before anything changes, so that
      * writing the results back cannot fail (dead ones go at the end) */
-    for (int64_t j = 1; j < ny - 1 && !s; j++)
-        for (int64_t i = 1; i < nx - 1 && !s; i++)
-            {
-                sp_tile *t = sp_tile_get(c, bx0 + i, by0 + j);
-                s = t ? sp_unpack(&c->map, t) : c->fail;
-            }
+    const size_t ni = (size_t)(nx - 2), nj = (size_t)(ny - 2);
+    if (ni * nj > c->dense_cap) {
+        sp_dense_out *o = realloc(c->dense_out, ni * nj * sizeof *o);
+        if (!o) return wl_error(WL_ERR_NOMEM, "sparse engine: out of memory (dense pass)");
+        c->dense_out = o;
+        c->dense_cap = ni * nj;
+    }
+    for (size_t j = 0; j < nj && !s; j++)
+        for (size_t i = 0; i < ni && !s; i++) {
+            sp_tile *t = sp_tile_get(c, bx0 + 1 + (int64_t)i, by0 + 1 + (int64_t)j);
+            s = t ? sp_unpack(&c->map, t) : c->fail;
+            c->dense_out[j * ni + i].t = t;
+        }
     if (s) return s;
     wl_grid *g = c->stage;
     const size_t stride = g[0].stride;
@@ -607,34 +657,25 @@ static wl_status dense_pass(sp_ctx *c, unsigned k, const sp_box *core, uint64_t 
         c->resync = 1;
         return s;
     }
+    /* the tiles' two buffers and change records from the three read-outs, on the threads
+     * (rows of tiles each), then their wake marks on this one */
     const unsigned q = c->par; /* parity of generation t + n */
+    dense_out_job job = {c, g, stride, n, q, ni, nj, bx0 + 1 - gx0, by0 + 1 - gy0, 0};
+    if (c->nthreads > 1 && ni * nj >= DENSE_OUT_THREADS) wl_pool_run(c->pool, dense_out_task, &job);
+    else dense_out_task(&job, 0, 1);
     sp_worker *w = &c->workers[0];
-    for (int64_t j = 1; j < ny - 1 && !s; j++)
-        for (int64_t i = 1; i < nx - 1 && !s; i++) {
-            sp_tile *t = sp_map_find(&c->map, bx0 + i, by0 + j);
-            size_t at = (size_t)(by0 + j - gy0) * WL_TILE * stride + (size_t)(bx0 + i - gx0);
-            uint64_t chg = 0, chg_w = 0, chg_e = 0;
-            for (int r = 0; r < WL_TILE; r++) {
-                size_t a = at + (size_t)r * stride;
-                uint64_t before = n >= 2 ? g[0].words[a] : t->rows[q][r]; /* n - 2 */
-                uint64_t x = g[2].words[a] ^ before, bit = (uint64_t)1 << r;
-                t->rows[q][r] = g[2].words[a];
-                t->rows[q ^ 1][r] = g[1].words[a];
-                if (x) chg |= bit;
-                if (x & 1) chg_w |= bit;
-                if (x >> 63) chg_e |= bit;
-            }
-            s = wake_around(c, w, t, q, chg, chg_w, chg_e, 0);
-        }
+    for (size_t m = 0; m < ni * nj && !s; m++) {
+        const sp_dense_out *o = &c->dense_out[m];
+        s = wake_around(c, w, o->t, q, o->chg, o->chg_w, o->chg_e, 0);
+    }
     wl_status a = list_append(&c->next, &w->next);
     w->next.n = 0;
     if (!s) s = a;
     /* tiles of the box left dead and quiet go */
-    for (int64_t j = 1; j < ny - 1 && !s; j++)
-        for (int64_t i = 1; i < nx - 1; i++) {
-            sp_tile *t = sp_map_find(&c->map, bx0 + i, by0 + j);
-            if (t && !t->listed[q] && tile_dead(t)) tile_remove(c, t);
-        }
+    for (size_t m = 0; m < ni * nj && !s; m++) {
+        sp_tile *t = c->dense_out[m].t;
+        if (!t->listed[q] && tile_dead(t)) tile_remove(c, t);
+    }
     if (s) c->resync = 1; /* the cells are exact at t + n; the marks are not */
     if (c->stats) {
         c->st_dense++;
@@ -768,6 +809,7 @@ static void destroy(void *v) {
     if (c->inner && c->tk.step) c->inner->tile_kernel_free(&c->tk);
     if (c->grid_ctx) c->inner->destroy(c->grid_ctx);
     for (int i = 0; i < 3; i++) wl_grid_free(&c->stage[i]);
+    free(c->dense_out);
     wl_pool_destroy(c->pool);
     if (c->workers)
         for (int i = 0; i < c->nthreads; i++) {

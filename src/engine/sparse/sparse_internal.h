@@ -157,6 +157,12 @@ typedef struct sp_ships {
     uint64_t st_found, st_landed, st_checks, st_tried;
 } sp_ships;
 
+/* A tile of a dense pass's interior and its change records (sparse.c). */
+typedef struct sp_dense_out {
+    sp_tile *t;
+    uint64_t chg, chg_w, chg_e;
+} sp_dense_out;
+
 typedef struct sp_ctx {
     wl_config cfg;
     const wl_engine_ops *inner;
@@ -192,6 +198,8 @@ typedef struct sp_ctx {
     void *grid_ctx;
     uint64_t grid_w, grid_h;
     wl_grid stage[3];
+    struct sp_dense_out *dense_out; /* a pass's interior tiles and their change records */
+    size_t dense_cap;
     /* statistics (WL_SPARSE_STATS=1 prints them when the universe is freed) */
     int stats;
     uint64_t st_rounds, st_tiles, st_bricks, st_parallel, st_dense, st_dense_gens;
