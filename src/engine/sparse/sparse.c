@@ -661,7 +661,8 @@ static wl_status dense_pass(sp_ctx *c, unsigned k, const sp_box *core, uint64_t 
      * (rows of tiles each), then their wake marks on this one */
     const unsigned q = c->par; /* parity of generation t + n */
     dense_out_job job = {c, g, stride, n, q, ni, nj, bx0 + 1 - gx0, by0 + 1 - gy0, 0};
-    if (c->nthreads > 1 && ni * nj >= DENSE_OUT_THREADS) wl_pool_run(c->pool, dense_out_task, &job);
+    if (c->nthreads > 1 && (ni * nj >= DENSE_OUT_THREADS || c->force_threads))
+        wl_pool_run(c->pool, dense_out_task, &job);
     else dense_out_task(&job, 0, 1);
     sp_worker *w = &c->workers[0];
     for (size_t m = 0; m < ni * nj && !s; m++) {
