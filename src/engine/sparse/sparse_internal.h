@@ -143,6 +143,8 @@ typedef struct sp_ship {
     const sp_ship_type *type;
     int64_t ax, ay;
     uint64_t g0, horizon;
+    double vx, vy; /* its velocity: where it is, roughly, without a division (ship_near) */
+    uint64_t last_k; /* its last horizon, less the generation of that look */
 } sp_ship;
 
 typedef struct sp_ships {

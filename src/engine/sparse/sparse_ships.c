@@ -69,6 +69,9 @@
 #define MARGIN 3.0          /* objects this far apart on some axis cannot interact */
 #define CONE_MARGIN 5.0     /* from a listed tile: MARGIN plus 2 to spare */
 #define CONE_TILES 8        /* with many listed tiles, only those this near are looked at */
+#define SHIPS_MAX 512       /* no more are taken out while this many fly (a look is a pass
+                               over them all: thousands would cost more than their tiles) */
+#define SHIP_RADIUS 256.0   /* the smallest first radius, in generations, of a look at ships */
 #define K_MIN 8             /* a ship with a shorter horizon lands */
 #define K_TAKE 64           /* a ship is taken out only if it can fly this long */
 #define K_MAX ((uint64_t)1 << 40)
@@ -143,6 +146,19 @@ static double meet(const sp_iv a[2], const sp_iv b[2], double m) {
 }
 
 static void ship_iv(const sp_ship *s, uint64_t g, int64_t ox, int64_t oy, sp_iv v[2]);
+
+/* Whether ships a and b might come near each other within K generations from g, judged
+ * from where they roughly are (their anchors moved at their mean speed: no division, as
+ * a look runs this for every ship in flight); 0 means certainly not.  Closing speed is at
+ * most 2 cells a generation; the slack covers hulls, steps of periods and rounding. */
+static int ship_near(const sp_ship *a, const sp_ship *b, uint64_t g, double K) {
+    double t = (double)g;
+    double dx = (double)((__int128)b->ax - a->ax) + b->vx * (t - (double)b->g0) -
+                a->vx * (t - (double)a->g0);
+    double dy = (double)((__int128)b->ay - a->ay) + b->vy * (t - (double)b->g0) -
+                a->vy * (t - (double)a->g0);
+    return fmax(fabs(dx), fabs(dy)) - 8 * SP_SHIP_MAXBOX - MARGIN <= 2 * K;
+}
 
 /* The earliest j >= 0 at which ships a and b may come within MARGIN cells, from generation
  * g, or INFINITY.  Ships of one velocity keep their distance up to the steps of their
@@ -277,14 +293,21 @@ static uint64_t horizon(sp_ctx *c, const sp_ship *self, int taking) {
     }
     /* the other ships (those too far to meet within K, at a closing speed of at most 2
      * cells a generation, skipped at once) */
-    for (size_t i = 0; i < c->ships.n && K > 0; i++) {
-        const sp_ship *s = &c->ships.s[i];
-        if (s == self) continue;
-        int64_t bx, by;
-        ship_at(s, g, &bx, &by);
-        double d = fmax(fabs((double)((__int128)bx - ox)), fabs((double)((__int128)by - oy)));
-        if (d - 8 * SP_SHIP_MAXBOX - MARGIN > 2 * K) continue;
-        K = fmin(K, ship_meet(self, s, g));
+    /* within a radius (twice the ship's last horizon, to begin with) that grows fourfold
+     * while no ship meets inside it: the ships farther than that cannot meet before it, so
+     * most are skipped at the cost of a subtraction (a look is a pass over every ship in
+     * flight) */
+    for (double lim = fmin(K, fmax(SHIP_RADIUS, 2.0 * (double)self->last_k));;) {
+        double Km = INFINITY;
+        for (size_t i = 0; i < c->ships.n && Km > 0; i++) {
+            const sp_ship *s = &c->ships.s[i];
+            if (s != self && ship_near(self, s, g, lim)) Km = fmin(Km, ship_meet(self, s, g));
+        }
+        if (Km < lim || lim >= K) {
+            K = fmin(K, Km);
+            break;
+        }
+        lim = fmin(K, 4 * lim);
     }
     if (K <= 0) return 0;
     /* the live cells of the tiles near its path over the next K generations: the tiles in
@@ -365,7 +388,9 @@ static void warn_others(sp_ctx *c, size_t i) {
     sp_iv cone[2], b[2];
     box_iv(ox + T->hx0, oy + T->hy0, ox + T->hx1, oy + T->hy1, ox, oy, 1.0, cone);
     for (size_t k = 0; k < S->n; k++) {
-        if (k == i) continue;
+        if (k == i || S->s[k].horizon <= c->gen ||
+            !ship_near(&S->s[i], &S->s[k], c->gen, (double)(S->s[k].horizon - c->gen)))
+            continue;
         ship_iv(&S->s[k], c->gen, ox, oy, b);
         double j = meet(b, cone, CONE_MARGIN);
         if (j == INFINITY) continue;
@@ -387,6 +412,7 @@ wl_status sp_ships_due(sp_ctx *c) {
             }
             S->st_checks++;
             uint64_t k = horizon(c, sh, 0);
+            sh->last_k = k;
             if (k >= K_MIN) {
                 sh->horizon = c->gen + k;
                 i++;
@@ -691,7 +717,7 @@ static wl_status find_in_tile(sp_ctx *c, sp_tile *t, sp_window *win, sp_found **
         const sp_ship_type *T = identify(c, e->fm1, &ax, &ay);
         if (!T) continue;
         e->ship = (sp_ship){T, t->tx * WL_TILE + e->fx + ax, t->ty * WL_TILE + e->fy + ay,
-                            c->gen, 0};
+                            c->gen, 0, (double)T->dx / T->p, (double)T->dy / T->p, 0};
         /* the tiles its cells (and their next generation) lie in */
         for (int d = 0; d < 4; d++) {
             int x = box[d & 1 ? 2 : 0] + (d & 1 ? 2 : -2), y = box[d & 2 ? 3 : 1] + (d & 2 ? 2 : -2);
@@ -737,21 +763,24 @@ static int crowded(const sp_ctx *c, const sp_found *e) {
 static int may_fly(sp_ctx *c, const sp_found *f, size_t n, size_t i) {
     if (crowded(c, &f[i]) || horizon(c, &f[i].ship, 1) < K_TAKE) return 0;
     for (size_t k = 0; k < n; k++)
-        if (k != i && f[k].t && ship_meet(&f[i].ship, &f[k].ship, c->gen) < K_TAKE) return 0;
+        if (k != i && f[k].t && ship_near(&f[i].ship, &f[k].ship, c->gen, K_TAKE) &&
+            ship_meet(&f[i].ship, &f[k].ship, c->gen) < K_TAKE)
+            return 0;
     return 1;
 }
 
 wl_status sp_ships_scan(sp_ctx *c) {
     sp_ships *S = &c->ships;
     S->scan_next = c->gen + SCAN_GENS;
-    if (!S->enabled || c->next.n == 0 || c->next.n > SCAN_MAX_TILES) return WL_OK;
+    if (!S->enabled || c->next.n == 0 || c->next.n > SCAN_MAX_TILES || S->n >= SHIPS_MAX)
+        return WL_OK;
     sp_window *win = wl_aligned_alloc(sizeof *win);
     if (!win) return WL_OK; /* (no search this time) */
     sp_found *f = NULL;
     size_t n = 0, cap = 0;
     wl_status s = WL_OK;
     /* every ship first, so that ships flying side by side do not hold each other back */
-    for (size_t i = 0; i < c->next.n && !s; i++) {
+    for (size_t i = 0; i < c->next.n && !s && S->n + n < SHIPS_MAX; i++) {
         sp_tile *t = c->next.t[i];
         unsigned pop = 0;
         for (int r = 0; r < WL_TILE && pop <= SCAN_MAX_POP; r++)
@@ -793,6 +822,10 @@ wl_status sp_ships_scan(sp_ctx *c) {
     }
     for (size_t i = 0; i < n && !s; i++) {
         if (!f[i].t) continue;
+        if (S->n >= SHIPS_MAX) { /* the rest stay in the tiles */
+            put_cells(c, f[i].t, f[i].f0, f[i].fm1, f[i].fx, f[i].fy, 1);
+            continue;
+        }
         if (S->n == S->cap) {
             size_t ncap = S->cap ? 2 * S->cap : 64;
             sp_ship *ns = realloc(S->s, ncap * sizeof *ns);
@@ -807,6 +840,9 @@ wl_status sp_ships_scan(sp_ctx *c) {
         }
         /* the ships in flight it may meet look again by then */
         for (size_t k = 0; k < S->n; k++) {
+            if (S->s[k].horizon <= c->gen ||
+                !ship_near(&f[i].ship, &S->s[k], c->gen, (double)(S->s[k].horizon - c->gen)))
+                continue;
             double j = ship_meet(&f[i].ship, &S->s[k], c->gen);
             if (j == INFINITY) continue;
             uint64_t when = c->gen + (j < 1 ? 0 : (uint64_t)j - 1);
