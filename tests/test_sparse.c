@@ -609,6 +609,30 @@ static void test_ships(uint64_t seed) {
         wl_universe_free(hl);
         wl_pattern_free(p);
     }
+    /* more gliders than may fly at once (SHIPS_MAX): the rest stay in the tiles */
+    if (!quick) {
+        static const char *const gl[4][3] = {{".o.", "..o", "ooo"}, {".o.", "o..", "ooo"},
+                                             {"ooo", "..o", ".o."}, {"ooo", "o..", ".o."}};
+        wl_pattern *p = wl_pattern_new();
+        for (int k = 0; k < 700; k++) {
+            uint64_t m = mix(seed, 9000 + (uint64_t)k);
+            draw(p, (int64_t)(m % 8000) - 4000, (int64_t)((m >> 20) % 8000) - 4000, gl[(m >> 40) & 3], 3);
+        }
+        wl_universe *sp, *hl;
+        if (pair("sparse", &life, p, &sp, &hl)) {
+            for (int k = 0; k < 2; k++) {
+                WL_CHECK_OK(wl_universe_step(sp, 1500 + (uint64_t)k));
+                WL_CHECK_OK(wl_universe_step(hl, 1500 + (uint64_t)k));
+                wl_test_same(sp, hl, "ships: 700 gliders");
+            }
+            const sp_ctx *c = wl_universe_ctx(sp);
+            WL_CHECK(c->ships.n >= 400 && c->ships.n <= 512, "ships: 700 gliders: %zu flying",
+                     c->ships.n);
+        }
+        wl_universe_free(sp);
+        wl_universe_free(hl);
+        wl_pattern_free(p);
+    }
     /* a gun's stream (its gliders fly 4 cells apart: they stay in the tiles, see
      * sparse_ships.c) */
     static const char *const gun[] = {
