@@ -26,6 +26,11 @@
  * so they stay dead (B0 rules included).  On a torus smaller than the halo the gather
  * simply wraps several times.
  *
+ * Dead tiles: for rules without B0 a tile whose buffer (the tile and its halo) is all dead
+ * after the gather is dead g generations later; its destination is cleared and nothing is
+ * computed.  A small pattern on a large grid (and the slack of the sparse engine's dense
+ * passes) costs only its live part.
+ *
  * Why it is fast: a tile's two buffers (size chosen from cache_bytes) stay in L2 while g
  * generations run over them, so a grid far larger than the cache is read and written
  * once per g generations instead of once per generation.
