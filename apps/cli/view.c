@@ -5,8 +5,8 @@
  * This file parses the command line, creates the universe (the same engine options as
  * `run`) and loads the pattern, then either hands both to the window (wl_viewer_run, in the
  * module warplife-viewer.so beside the executable, built only with SDL2 and OpenGL:
- * WL_HAVE_VIEWER; loaded here, so that no other command pays for SDL's libraries) or, with --screenshot and no --window, renders
- * without any window: the universe is stepped `--frames` times by `--step` generations
+ * WL_HAVE_VIEWER; loaded here, so that no other command pays for SDL's libraries) or, with
+ * --screenshot and no --window, renders without any window: the universe is stepped `--frames` times by `--step` generations
  * (when --run is given) and the last frame is rendered on the CPU (wl_snapshot_render) and
  * written as PNG or PPM.  The off-screen path needs no SDL at all, so it works on every
  * build and on machines without a display.
@@ -422,7 +422,8 @@ static int viewer_load(viewer_fns *f) {
         *(void **)&f->poll = dlsym(h, "sim_poll");
     }
     if (!h || !f->run || !f->poll) {
-        cli_error("viewer: cannot load %s: %s", path, dlerror());
+        const char *why = dlerror();
+        cli_error("viewer: cannot load %s: %s", path, why ? why : "entry points missing");
         return 0;
     }
     return 1;
