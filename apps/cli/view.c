@@ -6,9 +6,9 @@
  * `run`) and loads the pattern, then either hands both to the window (wl_viewer_run, in the
  * module warplife-viewer.so beside the executable, built only with SDL2 and OpenGL:
  * WL_HAVE_VIEWER; loaded here, so that no other command pays for SDL's libraries) or, with
- * --screenshot and no --window, renders without any window: the universe is stepped `--frames` times by `--step` generations
- * (when --run is given) and the last frame is rendered on the CPU (wl_snapshot_render) and
- * written as PNG or PPM.  The off-screen path needs no SDL at all, so it works on every
+ * --screenshot and no --window, renders without any window: the universe is stepped
+ * `--frames` times by `--step` generations (when --run is given) and the last frame is
+ * rendered on the CPU (wl_snapshot_render) and written as PNG or PPM.  The off-screen path needs no SDL at all, so it works on every
  * build and on machines without a display.
  */
 #define _POSIX_C_SOURCE 200809L
