@@ -338,7 +338,7 @@ static int pick_threads(sp_ctx *c, int cls) {
  * exact at the new generation but what to wake is not: c->resync is set. */
 static wl_status one_round(sp_ctx *c) {
     /* the round's tiles and their neighbours, unpacked (failing, nothing has changed) */
-    for (size_t i = 0; i < c->next.n; i++) {
+    for (size_t i = 0; i < c->next.n && c->map.npacked; i++) {
         sp_tile *t = c->next.t[i];
         wl_status s = t->packed ? sp_unpack(&c->map, t) : WL_OK;
         for (int d = 0; d < 8 && !s; d++)
@@ -911,42 +911,29 @@ static wl_status load_pattern(void *v, const wl_pattern *p) {
     return s;
 }
 
+/* Widens the box [x0, x1] x [y0, y1] (none yet when !*any) to the cells of box b of rows
+ * whose cell (0, 0) is (x, y). */
+static void box_union(int *any, int64_t *x0, int64_t *y0, int64_t *x1, int64_t *y1, int64_t x,
+                      int64_t y, const int b[4]) {
+    if (!*any || x + b[0] < *x0) *x0 = x + b[0];
+    if (!*any || y + b[1] < *y0) *y0 = y + b[1];
+    if (!*any || x + b[2] > *x1) *x1 = x + b[2];
+    if (!*any || y + b[3] > *y1) *y1 = y + b[3];
+    *any = 1;
+}
+
 static wl_status bounds_of(sp_ctx *c, int64_t *x0, int64_t *y0, int64_t *x1, int64_t *y1) {
-    int any = 0;
+    int any = 0, b[4];
     uint64_t tmp[WL_TILE];
     FOR_EACH_TILE(c, t) {
-        const uint64_t *rows = sp_rows(t, c->par, tmp);
-        uint64_t or = 0;
-        int rlo = -1, rhi = -1;
-        for (int r = 0; r < WL_TILE; r++)
-            if (rows[r]) {
-                or |= rows[r];
-                if (rlo < 0) rlo = r;
-                rhi = r;
-            }
-        if (!or) continue;
-        int64_t ax = t->tx * WL_TILE + __builtin_ctzll(or);
-        int64_t bx = t->tx * WL_TILE + 63 - __builtin_clzll(or);
-        int64_t ay = t->ty * WL_TILE + rlo, by = t->ty * WL_TILE + rhi;
-        if (!any || ax < *x0) *x0 = ax;
-        if (!any || bx > *x1) *x1 = bx;
-        if (!any || ay < *y0) *y0 = ay;
-        if (!any || by > *y1) *y1 = by;
-        any = 1;
+        if (sp_rows_box(sp_rows(t, c->par, tmp), WL_TILE, b))
+            box_union(&any, x0, y0, x1, y1, t->tx * WL_TILE, t->ty * WL_TILE, b);
     }
     for (size_t i = 0; i < c->ships.n; i++) {
         int64_t x, y;
         const uint64_t *rows;
         int h = sp_ship_cells(c, i, &x, &y, &rows);
-        uint64_t or = 0;
-        for (int r = 0; r < h; r++) or |= rows[r];
-        int64_t ax = x + __builtin_ctzll(or), bx = x + 63 - __builtin_clzll(or);
-        int64_t ay = y, by = y + h - 1; /* (a phase's first and last rows have cells) */
-        if (!any || ax < *x0) *x0 = ax;
-        if (!any || bx > *x1) *x1 = bx;
-        if (!any || ay < *y0) *y0 = ay;
-        if (!any || by > *y1) *y1 = by;
-        any = 1;
+        if (sp_rows_box(rows, h, b)) box_union(&any, x0, y0, x1, y1, x, y, b);
     }
     return any ? WL_OK : WL_ERR_NOT_FOUND;
 }
@@ -1042,11 +1029,11 @@ static wl_status each_tile(void *v, wl_tile_fn fn, void *arg) {
         int64_t x, y;
         const uint64_t *rows;
         int h = sp_ship_cells(c, i, &x, &y, &rows);
-        const int64_t tx = wl_floordiv(x, WL_TILE);
-        const unsigned sh = (unsigned)wl_mod(x, WL_TILE);
         for (int r = 0; r < h && !s; r++) {
             const int64_t ty = wl_floordiv(y + r, WL_TILE);
-            const uint64_t part[2] = {rows[r] << sh, sh ? rows[r] >> (64 - sh) : 0};
+            int64_t tx;
+            uint64_t part[2];
+            sp_word_parts(x, rows[r], &tx, part);
             for (int k = 0; k < 2 && !s; k++) {
                 if (!part[k]) continue;
                 size_t before = ov.count;

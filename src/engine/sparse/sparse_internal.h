@@ -80,6 +80,34 @@ static inline uint64_t sp_row(const sp_tile *t, unsigned par, int r) {
         w ^= p->diff[wl_popcount64(p->diff_rows & (bit - 1))];
     return w;
 }
+/* The box of the cells of rows[0..n) (bit b of rows[r]: the cell (b, r)): box[0..3] =
+ * first column, first row, last column, last row; 0 when there are none. */
+static inline int sp_rows_box(const uint64_t *rows, int n, int box[4]) {
+    uint64_t or = 0;
+    int r0 = -1, r1 = -1;
+    for (int r = 0; r < n; r++) {
+        if (!rows[r]) continue;
+        or |= rows[r];
+        if (r0 < 0) r0 = r;
+        r1 = r;
+    }
+    if (!or) return 0;
+    box[0] = __builtin_ctzll(or);
+    box[1] = r0;
+    box[2] = 63 - __builtin_clzll(or);
+    box[3] = r1;
+    return 1;
+}
+
+/* A row word w of cells from column x on, split over the tiles it lies in: tile column
+ * *tx gets part[0], tile column *tx + 1 part[1] (0 when x is a multiple of 64). */
+static inline void sp_word_parts(int64_t x, uint64_t w, int64_t *tx, uint64_t part[2]) {
+    unsigned sh = (unsigned)wl_mod(x, WL_TILE);
+    *tx = wl_floordiv(x, WL_TILE);
+    part[0] = w << sh;
+    part[1] = sh ? w >> (64 - sh) : 0;
+}
+
 /* Tile t's generation of parity `par`: its rows, or tmp filled with them when packed. */
 static inline const uint64_t *sp_rows(const sp_tile *t, unsigned par, uint64_t *tmp) {
     if (t->rows) return t->rows[par];

@@ -59,12 +59,17 @@ static void *block_get(sp_map *m) {
     return m->nblocks_free ? m->free_blocks[--m->nblocks_free] : wl_aligned_alloc(BLOCK_BYTES);
 }
 
+/* The bytes of a packed tile whose differing rows are diff_rows. */
+static size_t packed_size(uint64_t diff_rows) {
+    return sizeof(sp_packed) + (size_t)wl_popcount64(diff_rows) * sizeof(uint64_t);
+}
+
 /* Frees what tile t holds its cells in. */
 static void cells_release(sp_map *m, sp_tile *t) {
     if (t->rows) block_release(m, t->rows);
     if (t->packed) {
         m->npacked--;
-        m->packed_bytes -= sizeof *t->packed + (size_t)wl_popcount64(t->packed->diff_rows) * 8;
+        m->packed_bytes -= packed_size(t->packed->diff_rows);
         free(t->packed);
     }
     t->rows = NULL;
@@ -170,9 +175,8 @@ int sp_pack(sp_map *m, sp_tile *t) {
     uint64_t diff_rows = 0;
     for (int r = 0; r < WL_TILE; r++)
         if (t->rows[0][r] != t->rows[1][r]) diff_rows |= (uint64_t)1 << r;
-    unsigned nd = wl_popcount64(diff_rows);
-    if (nd > PACK_MAX_DIFF) return 0;
-    size_t bytes = sizeof(sp_packed) + (size_t)nd * sizeof(uint64_t);
+    if (wl_popcount64(diff_rows) > PACK_MAX_DIFF) return 0;
+    size_t bytes = packed_size(diff_rows);
     sp_packed *p = malloc(bytes);
     if (!p) return 0;
     p->diff_rows = diff_rows;
@@ -201,7 +205,7 @@ wl_status sp_unpack(sp_map *m, sp_tile *t) {
         b[1][r] = sp_row(t, 1, r);
     }
     m->npacked--;
-    m->packed_bytes -= sizeof *t->packed + (size_t)wl_popcount64(t->packed->diff_rows) * 8;
+    m->packed_bytes -= packed_size(t->packed->diff_rows);
     free(t->packed);
     t->packed = NULL;
     t->rows = b;

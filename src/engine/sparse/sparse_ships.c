@@ -145,7 +145,7 @@ static double meet(const sp_iv a[2], const sp_iv b[2], double m) {
     return from;
 }
 
-static void ship_iv(const sp_ship *s, uint64_t g, int64_t ox, int64_t oy, sp_iv v[2]);
+static void ship_iv(const sp_ship *s, int64_t ax, int64_t ay, int64_t ox, int64_t oy, sp_iv v[2]);
 
 /* Whether ships a and b might come near each other within K generations from g, judged
  * from where they roughly are (their anchors moved at their mean speed: no division, as
@@ -180,19 +180,18 @@ static double ship_meet(const sp_ship *a, const sp_ship *b, uint64_t g) {
         }
         return INFINITY;
     }
-    int64_t ox, oy;
+    int64_t ox, oy, bx, by;
     ship_at(a, g, &ox, &oy);
+    ship_at(b, g, &bx, &by);
     sp_iv va[2], vb[2];
-    ship_iv(a, g, ox, oy, va);
-    ship_iv(b, g, ox, oy, vb);
+    ship_iv(a, ox, oy, ox, oy, va);
+    ship_iv(b, bx, by, ox, oy, vb);
     return meet(va, vb, MARGIN);
 }
 
-/* Ship s at generation g as boxes relative to (ox, oy). */
-static void ship_iv(const sp_ship *s, uint64_t g, int64_t ox, int64_t oy, sp_iv v[2]) {
+/* Ship s, its anchor at (ax, ay) now (ship_at), as boxes relative to (ox, oy). */
+static void ship_iv(const sp_ship *s, int64_t ax, int64_t ay, int64_t ox, int64_t oy, sp_iv v[2]) {
     const sp_ship_type *T = s->type;
-    int64_t ax, ay;
-    ship_at(s, g, &ax, &ay);
     double rx = (double)((__int128)ax - ox), ry = (double)((__int128)ay - oy);
     double sx = (double)T->dx / T->p, sy = (double)T->dy / T->p;
     int jx = abs(T->dx), jy = abs(T->dy);
@@ -215,19 +214,14 @@ static void box_iv(int64_t x0, int64_t y0, int64_t x1, int64_t y1, int64_t ox, i
  * block's). */
 static double meet_cells(const sp_iv a[2], const sp_tile *t, int64_t ox, int64_t oy,
                          double before) {
-    uint64_t rows[WL_TILE], or = 0;
-    int r0 = -1, r1 = -1;
-    for (int r = 0; r < WL_TILE; r++) {
-        rows[r] = sp_row(t, 0, r) | sp_row(t, 1, r);
-        if (!rows[r]) continue;
-        or |= rows[r];
-        if (r0 < 0) r0 = r;
-        r1 = r;
-    }
-    if (!or) return INFINITY;
+    uint64_t rows[WL_TILE];
+    int tb[4];
+    for (int r = 0; r < WL_TILE; r++) rows[r] = sp_row(t, 0, r) | sp_row(t, 1, r);
+    if (!sp_rows_box(rows, WL_TILE, tb)) return INFINITY;
+    const int r0 = tb[1], r1 = tb[3];
     const int64_t X = t->tx * WL_TILE, Y = t->ty * WL_TILE;
     sp_iv b[2];
-    box_iv(X + __builtin_ctzll(or), Y + r0, X + 63 - __builtin_clzll(or), Y + r1, ox, oy, 0, b);
+    box_iv(X + tb[0], Y + r0, X + tb[2], Y + r1, ox, oy, 0, b);
     double j = meet(a, b, MARGIN);
     if (j >= before) return j;
     j = INFINITY;
@@ -260,7 +254,7 @@ static uint64_t horizon(sp_ctx *c, const sp_ship *self, int taking) {
     int64_t ox, oy;
     ship_at(self, g, &ox, &oy);
     sp_iv a[2], b[2];
-    ship_iv(self, g, ox, oy, a);
+    ship_iv(self, ox, oy, ox, oy, a);
     double K = (double)K_MAX;
     /* the edge of the plane */
     for (int k = 0; k < 2; k++) {
@@ -353,11 +347,10 @@ static wl_status land(sp_ctx *c, size_t i) {
             const sp_phase *ph = ship_at(&S->s[i], c->gen - (uint64_t)b, &ax, &ay);
             const unsigned buf = c->par ^ (unsigned)b;
             const int64_t x = ax + ph->x0, y = ay + ph->y0;
-            const int64_t tx = wl_floordiv(x, WL_TILE);
-            const unsigned sh = (unsigned)wl_mod(x, WL_TILE);
             for (int r = 0; r < ph->h; r++) {
-                int64_t yy = y + r, ty = wl_floordiv(yy, WL_TILE);
-                uint64_t part[2] = {ph->rows[r] << sh, sh ? ph->rows[r] >> (64 - sh) : 0};
+                int64_t yy = y + r, ty = wl_floordiv(yy, WL_TILE), tx;
+                uint64_t part[2];
+                sp_word_parts(x, ph->rows[r], &tx, part);
                 for (int h = 0; h < 2; h++) {
                     if (!part[h]) continue;
                     sp_tile *t = sp_tile_get(c, tx + h, ty);
@@ -391,7 +384,9 @@ static void warn_others(sp_ctx *c, size_t i) {
         if (k == i || S->s[k].horizon <= c->gen ||
             !ship_near(&S->s[i], &S->s[k], c->gen, (double)(S->s[k].horizon - c->gen)))
             continue;
-        ship_iv(&S->s[k], c->gen, ox, oy, b);
+        int64_t kx, ky;
+        ship_at(&S->s[k], c->gen, &kx, &ky);
+        ship_iv(&S->s[k], kx, ky, ox, oy, b);
         double j = meet(b, cone, CONE_MARGIN);
         if (j == INFINITY) continue;
         uint64_t when = c->gen + (j < 1 ? 0 : (uint64_t)j - 1);
@@ -513,21 +508,9 @@ static int component(sp_window *win, int x, int y, int16_t (*cell)[2], int *ncel
 
 /* The box of a 64 x 64 frame's cells and their number; 0 if none. */
 static int frame_box(const uint64_t *f, int box[4], unsigned *pop) {
-    uint64_t or = 0;
-    int r0 = -1, r1 = -1;
+    if (!sp_rows_box(f, WL_TILE, box)) return 0;
     unsigned n = 0;
-    for (int r = 0; r < WL_TILE; r++) {
-        if (!f[r]) continue;
-        or |= f[r];
-        n += wl_popcount64(f[r]);
-        if (r0 < 0) r0 = r;
-        r1 = r;
-    }
-    if (!or) return 0;
-    box[0] = __builtin_ctzll(or);
-    box[2] = 63 - __builtin_clzll(or);
-    box[1] = r0;
-    box[3] = r1;
+    for (int r = box[1]; r <= box[3]; r++) n += wl_popcount64(f[r]);
     *pop = n;
     return 1;
 }
@@ -731,15 +714,10 @@ static wl_status find_in_tile(sp_ctx *c, sp_tile *t, sp_window *win, sp_found **
 /* Whether the tiles hold a live cell (either generation) in the box of found ship e's
  * cells widened by CLEAN. */
 static int crowded(const sp_ctx *c, const sp_found *e) {
-    int box[4] = {WL_TILE, WL_TILE, -1, -1};
-    for (int r = 0; r < WL_TILE; r++) {
-        uint64_t w = e->f0[r] | e->fm1[r];
-        if (!w) continue;
-        if (box[1] == WL_TILE) box[1] = r;
-        box[3] = r;
-        if (__builtin_ctzll(w) < box[0]) box[0] = __builtin_ctzll(w);
-        if (63 - __builtin_clzll(w) > box[2]) box[2] = 63 - __builtin_clzll(w);
-    }
+    uint64_t both[WL_TILE];
+    int box[4];
+    for (int r = 0; r < WL_TILE; r++) both[r] = e->f0[r] | e->fm1[r];
+    if (!sp_rows_box(both, WL_TILE, box)) return 0;
     const int64_t X = e->t->tx * WL_TILE + e->fx, Y = e->t->ty * WL_TILE + e->fy;
     const int64_t x0 = X + box[0] - CLEAN, x1 = X + box[2] + CLEAN;
     const int64_t y0 = Y + box[1] - CLEAN, y1 = Y + box[3] + CLEAN;
