@@ -94,22 +94,69 @@ wl_status wl_bigint_parse(const char *text, wl_bigint *out);
 /* Rules                                                                                 */
 /* ------------------------------------------------------------------------------------ */
 
-/* Every 2-state Moore rule as a table.  The neighbourhood index of a cell is
+/* The families of rules, Golly's: two-state rules, and the multi-state ones built on them.
+ * State 0 is dead in every family; population counts every cell whose state is not 0. */
+typedef enum wl_family {
+    WL_FAMILY_LIFE = 0,     /* two states: the 512-entry table decides everything */
+    WL_FAMILY_GENERATIONS,  /* 2..256 states: the table decides the births and survivals of
+                               state-1 cells (only state-1 cells count as neighbours); a
+                               state-1 cell that does not survive decays through 2, 3, ...,
+                               n-1 and then dies, one state per generation */
+    WL_FAMILY_LTL,          /* Larger than Life: a range-r neighbourhood whose count of
+                               state-1 cells is tested against intervals; with C > 2 states
+                               the decay of Generations */
+    WL_FAMILY_HISTORY,      /* the table's two-state evolution on odd (on) and even (off)
+                               states, with Golly's LifeHistory marks: 7 states */
+    WL_FAMILY_SUPER,        /* the same with Golly's Super marks and trails: 26 states */
+    WL_FAMILY_COUNT
+} wl_family;
+
+#define WL_STATES_MAX 256      /* states of any rule: 0 .. 255 */
+#define WL_LTL_RANGE_MAX 500   /* Golly's largest Larger than Life range */
+#define WL_LTL_INTERVALS_MAX 32 /* count intervals of each half of a Larger than Life rule */
+
+/* The range-r part of a Larger than Life rule (family WL_FAMILY_LTL). */
+typedef struct wl_ltl {
+    uint16_t range;  /* r, 1 .. WL_LTL_RANGE_MAX */
+    char nh;         /* the neighbourhood, Golly's letter: 'M' Moore (the square of side 2r+1),
+                        'N' von Neumann (|dx| + |dy| <= r), 'C' circular, and the others of
+                        wl_ltl_neighbourhood */
+    uint8_t middle;  /* 1: a live cell counts itself (LtL notation's M1) */
+    uint8_t hrot;    /* 1: written in HROT notation (lists of counts), 0: LtL (ranges) */
+    uint8_t nbirth, nsurvive; /* intervals used */
+    /* A dead (state-0) cell becomes state 1 when its count lies in one of the birth
+     * intervals; a state-1 cell stays when its count (+1 when middle) lies in one of the
+     * survival intervals.  Inclusive [lo, hi] pairs, sorted and disjoint. */
+    uint32_t birth[WL_LTL_INTERVALS_MAX][2];
+    uint32_t survive[WL_LTL_INTERVALS_MAX][2];
+} wl_ltl;
+
+/* A rule.  Every family but Larger than Life keeps a two-state rule as a table: the
+ * neighbourhood index of a cell is
  *     NW<<8 | N<<7 | NE<<6 | W<<5 | C<<4 | E<<3 | SW<<2 | S<<1 | SE
- * (the order Golly's MAP strings use); the next state of the centre cell is bit
- * (index & 63) of table[index >> 6]. */
+ * (the order Golly's MAP strings use), and the next state of the centre cell is bit
+ * (index & 63) of table[index >> 6].  Code that builds a rule by hand starts from
+ * wl_rule_life or zeroes the whole struct (family 0 is the two-state family). */
 typedef struct wl_rule {
     uint64_t table[8];
+    uint8_t family;  /* wl_family */
+    uint16_t states; /* number of states (ignored for WL_FAMILY_LIFE: 2) */
+    uint8_t map;     /* 1: written as a MAP string; Golly prints multi-state rules so */
+    wl_ltl ltl;      /* WL_FAMILY_LTL only */
 } wl_rule;
 
-#define WL_RULE_TEXT_MAX 128 /* enough for any canonical rule text, MAP included */
+#define WL_RULE_TEXT_MAX 640 /* enough for any canonical rule text, MAP and HROT included */
 
 /* Parses rule text: B/S ("B3/S23", "b3s23", "B3_S23", digits in any order, optional slash),
  * S/B ("23/3"), Hensel isotropic non-totalistic ("B2-a/S12", "B3-cnqy/S23-a4ityz"), Golly's
  * hexagonal and von Neumann neighbourhoods of B/S rules ("B245/S3H": NW N W E S SE count;
- * "B2/S013V": N W E S), and MAP ("MAP" + 86 base64 characters, padding optional).  A trailing ":T..." or ":P..." topology
- * suffix is rejected.  On error returns WL_ERR_PARSE with a message naming the bad
- * character and its 1-based position. */
+ * "B2/S013V": N W E S), and MAP ("MAP" + 86 base64 characters, padding optional); and
+ * Golly's multi-state families: Generations ("345/2/4", "B2/S345/C4", "B2/S345/G4",
+ * "g4b2s345", Hensel and MAP tables with "/n"), Larger than Life ("R5,C0,M1,S34..58,
+ * B34..45,NM", HROT "R5,C2,S33-57,B34-45", Kellie Evans' "5,34,45,34,58"), and History and
+ * Super ("LifeHistory", "B36/S23Super").  A trailing ":T..." topology suffix is rejected
+ * (wl_rule_parse_grid takes it).  On error returns WL_ERR_PARSE with a message naming the
+ * bad character and its 1-based position. */
 wl_status wl_rule_parse(const char *text, wl_rule *out);
 
 /* Writes the canonical text of a rule the way Golly prints it: outer-totalistic rules as
@@ -121,6 +168,21 @@ wl_status wl_rule_format(const wl_rule *r, char *buf, size_t len);
 
 /* Sets *r to Conway's Life, B3/S23. */
 void wl_rule_life(wl_rule *r);
+
+/* The rule's family and its number of states (2 for two-state rules). */
+static inline wl_family wl_rule_family(const wl_rule *r) { return (wl_family)r->family; }
+static inline unsigned wl_rule_states(const wl_rule *r) {
+    return r->family == WL_FAMILY_LIFE || r->states < 2 ? 2u : (unsigned)r->states;
+}
+/* "life-like", "generations", "larger than life", "history", "super". */
+const char *wl_family_name(wl_family f);
+
+/* The offsets (dx, dy) of a Larger than Life neighbourhood, the centre excluded: calls
+ * fn(user, dy, x0, x1) once for each horizontal run of offsets dx in [x0, x1] of row dy,
+ * rows from -r to r, runs left to right.  `parity` is (x + y) & 1 of the cell (only the
+ * triangular neighbourhood 'L' depends on it).  Returns the number of offsets. */
+uint64_t wl_ltl_neighbourhood(const wl_ltl *l, int parity,
+                              void (*fn)(void *user, int dy, int x0, int x1), void *user);
 
 /* Returns the next state (0 or 1) for neighbourhood index idx (0..511). */
 static inline int wl_rule_next(const wl_rule *r, unsigned idx) {
@@ -138,7 +200,8 @@ int wl_rule_is_isotropic(const wl_rule *r);
 /* Returns 1 if an empty neighbourhood gives birth (a "B0" rule). */
 int wl_rule_has_b0(const wl_rule *r);
 
-/* Returns 1 if the two rules have the same table. */
+/* Returns 1 if the two rules behave the same (same family, states, and table or range
+ * neighbourhood and counts; how they were written does not matter). */
 int wl_rule_equal(const wl_rule *a, const wl_rule *b);
 
 /* ------------------------------------------------------------------------------------ */
@@ -185,6 +248,17 @@ void wl_pattern_set_rule(wl_pattern *p, const wl_rule *r);
 /* Comment lines (without their #C / ! prefixes), joined with '\n'; "" when none. */
 const char *wl_pattern_comments(const wl_pattern *p);
 wl_status wl_pattern_set_comments(wl_pattern *p, const char *text);
+
+/* Cells of more than two states (multi-state rules): state 0 is dead, 1 .. 255 live.  The
+ * two-state functions above see every state but 0 as alive, and wl_pattern_set and
+ * wl_pattern_set_run write state 1.  set_state_run sets `count` cells of row y from x on
+ * to `state` (WL_ERR_INVALID above 255). */
+wl_status wl_pattern_set_state(wl_pattern *p, int64_t x, int64_t y, unsigned state);
+wl_status wl_pattern_set_state_run(wl_pattern *p, int64_t x, int64_t y, uint64_t count,
+                                   unsigned state);
+unsigned wl_pattern_get_state(const wl_pattern *p, int64_t x, int64_t y);
+/* The largest state of any cell: 0 for an empty pattern, 1 for a two-state one. */
+unsigned wl_pattern_max_state(const wl_pattern *p);
 
 /* Reads row y of the rectangle [x, x + w) into `words` (bit i of words[i/64] = cell x + i);
  * words must hold (w + 63) / 64 entries. */
@@ -317,24 +391,59 @@ wl_status wl_engine_devices(const char *engine, FILE *out);
 /* ------------------------------------------------------------------------------------ */
 
 typedef enum wl_topology {
-    WL_TOPOLOGY_TORUS = 0, /* width x height, wrapping at both edges */
+    WL_TOPOLOGY_TORUS = 0, /* width x height, wrapping at both edges (optionally shifted) */
     WL_TOPOLOGY_BOUNDED,   /* width x height, cells outside dead forever */
-    WL_TOPOLOGY_PLANE      /* unbounded (HashLife) */
+    WL_TOPOLOGY_PLANE,     /* unbounded (HashLife, sparse) */
+    WL_TOPOLOGY_KLEIN,     /* Golly's Klein bottle: a torus with one pair of edges reversed */
+    WL_TOPOLOGY_CROSS,     /* Golly's cross-surface: both pairs of edges reversed */
+    WL_TOPOLOGY_SPHERE     /* Golly's sphere (width = height): the top edge joined to the
+                              left one, the bottom edge to the right one */
 } wl_topology;
 
-/* Returns "torus", "bounded" or "plane". */
+/* Returns "torus", "bounded", "plane", "klein", "cross-surface" or "sphere". */
 const char *wl_topology_name(wl_topology t);
 
+/* How the edges of a torus or Klein bottle are joined beyond plain wrapping, as Golly's
+ * rule suffixes say ("B3/S23:T30+5,20"): a zeroed struct means plain wrapping. */
+typedef struct wl_glue {
+    int64_t hshift;  /* ":T30+5,20": a cell leaving through the top or bottom edge comes back
+                        hshift cells further right ("+5"; negative: left) */
+    int64_t vshift;  /* ":T30,20-2": the same for the left and right edges, downwards */
+    uint8_t htwist;  /* Klein ":K30*,20": the top and bottom edges are joined reversed */
+    uint8_t vtwist;  /* Klein ":K30,20*": the left and right edges are joined reversed */
+} wl_glue;
+
+/* The grid of a Golly bounded-grid suffix: topology, size (0: a side without bounds, as in
+ * Golly's tubes ":T0,20" and strips ":P30,0") and glue. */
+typedef struct wl_shape {
+    wl_topology topology; /* WL_TOPOLOGY_PLANE: no suffix */
+    uint64_t width, height;
+    wl_glue glue;
+} wl_shape;
+
+/* Parses Golly's suffix text after the ':' ("T30,20", "P30", "T30+5,20", "K30*,20",
+ * "C30,20", "S30"; the letter in either case) into *out, with Golly's rules for what may
+ * go with what (shifts on tori and twisted Klein edges only, no shift with an unbounded
+ * side, a sphere square, sides at most 2e9).  WL_ERR_PARSE with the position on error. */
+wl_status wl_shape_parse(const char *text, wl_shape *out);
+/* Writes the suffix as Golly writes it, with its ':' (":T30+5,20"); "" for the plane. */
+wl_status wl_shape_format(const wl_shape *s, char *buf, size_t len);
+/* Rule text with an optional bounded-grid suffix ("B3/S23:T100,100"): the rule into *rule
+ * and the suffix into *shape (the plane when there is none). */
+wl_status wl_rule_parse_grid(const char *text, wl_rule *rule, wl_shape *shape);
+
 /* The grid a pattern's file asks for with Golly's rule suffix: ":Tw,h" a w x h torus,
- * ":Pw,h" a w x h bounded plane (":Tn" and ":Pn": n x n); a side of 0 has no bounds
- * (Golly's tubes ":T0,h" and strips ":P0,h").  WL_TOPOLOGY_PLANE (and *w = *h = 0) when
- * it asks for none.  Readers set it; the RLE and macrocell writers
- * write it back after the rule; `warplife run` runs there unless told otherwise.
- * (Golly's shifted tori and its Klein bottle, cross-surface and sphere are not run: a
- * reader keeps such a suffix as a comment saying so.) */
+ * ":Pw,h" a w x h bounded plane (":Tn" and ":Pn": n x n), ":K" a Klein bottle, ":C" a
+ * cross-surface, ":S" a sphere; a side of 0 has no bounds (Golly's tubes ":T0,h" and
+ * strips ":P0,h").  WL_TOPOLOGY_PLANE (and *w = *h = 0) when it asks for none.  Readers
+ * set it; the RLE and macrocell writers write it back after the rule; `warplife run` runs
+ * there unless told otherwise. */
 wl_topology wl_pattern_topology(const wl_pattern *p, uint64_t *w, uint64_t *h);
-/* Sets it; WL_TOPOLOGY_PLANE (or w = h = 0) clears it. */
+/* The whole shape, glue included. */
+void wl_pattern_shape(const wl_pattern *p, wl_shape *out);
+/* Sets it; WL_TOPOLOGY_PLANE (or w = h = 0) clears it, and the glue with it. */
 void wl_pattern_set_topology(wl_pattern *p, wl_topology t, uint64_t w, uint64_t h);
+void wl_pattern_set_shape(wl_pattern *p, const wl_shape *shape);
 
 /* Called every so often during long computations; return nonzero to stop the computation,
  * which then returns WL_ERR_INTERRUPTED leaving the universe at a consistent generation. */
@@ -347,6 +456,7 @@ typedef struct wl_config {
     wl_topology topology; /* default torus */
     uint64_t width;       /* grid size in cells (ignored on the plane) */
     uint64_t height;
+    wl_glue glue;         /* torus shifts and Klein twists (zero: plain) */
     wl_rule rule;         /* default B3/S23 */
     int threads;          /* worker threads, 0 = all cores */
     int device;           /* GPU / OpenCL device index, default 0 */

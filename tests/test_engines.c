@@ -80,15 +80,15 @@ typedef struct rule_case {
 } rule_case;
 
 static rule_case rules[] = {
-    {"life", "B3/S23", {{0}}, 0},
-    {"highlife", "B36/S23", {{0}}, 0},
-    {"seeds", "B2/S", {{0}}, 0},
-    {"daynight", "B3678/S34678", {{0}}, 0},
-    {"hensel1", "B2-a/S12", {{0}}, 0},
-    {"hensel2", "B3-cnqy/S23-a4ityz", {{0}}, 0},
-    {"map", NULL, {{0}}, 0},    /* random table without B0 */
-    {"b0", "B0123478/S01234678", {{0}}, 0},
-    {"map-b0", NULL, {{0}}, 0}, /* random table with B0 */
+    {"life", "B3/S23", {.family = 0}, 0},
+    {"highlife", "B36/S23", {.family = 0}, 0},
+    {"seeds", "B2/S", {.family = 0}, 0},
+    {"daynight", "B3678/S34678", {.family = 0}, 0},
+    {"hensel1", "B2-a/S12", {.family = 0}, 0},
+    {"hensel2", "B3-cnqy/S23-a4ityz", {.family = 0}, 0},
+    {"map", NULL, {.family = 0}, 0},    /* random table without B0 */
+    {"b0", "B0123478/S01234678", {.family = 0}, 0},
+    {"map-b0", NULL, {.family = 0}, 0}, /* random table with B0 */
 };
 #define N_RULES (sizeof rules / sizeof rules[0])
 
@@ -443,7 +443,7 @@ static void run_engine(const wl_engine_ops *e, const char *kernel, const run_cas
         st->skipped++;
         return;
     }
-    char where[512];
+    char where[1024];
     uint64_t chunks[3] = {c->gens, 0, 0};
     int nch = chunked ? chunk_plan(c->gens, c->seed, chunks) : 1;
     snprintf(where, sizeof where,

@@ -178,9 +178,10 @@ static const struct {
     int position;     /* 1-based position the message must name */
     const char *what; /* text the message must contain */
 } BAD[] = {
-    {"23/3/3", 5, "unexpected '/'"},            /* Generations */
+    {"23/3/1", 6, "not 1"},                     /* Generations: 2..256 states */
+    {"23/3/257", 6, "not 257"},
     {"LtL", 1, "unexpected 'L'"},
-    {"R1,C0,M1,S2..3,B3..3,NM", 1, "unexpected 'R'"},
+    {"R1,C0,M1,S2..3,B3..3,NQ", 23, "neighbourhood letter"},
     {"B3/S23:T100,100", 7, "unexpected ':'"},
     {"B3/S23:P100,100", 7, "unexpected ':'"},
     {"B1z/S", 3, "unexpected 'z'"},
@@ -192,12 +193,12 @@ static const struct {
     {"B9/S", 2, "unexpected '9'"},
     {"B3/B3", 4, "unexpected 'B'"},
     {"S3S3", 3, "unexpected 'S'"},
-    {"B3/S23/", 7, "unexpected '/'"},
+    {"B3/S23/", 8, "number of states"},
     {"B7/S3H", 6, "no count 7"},
     {"B5/S3V", 6, "no count 5"},
     {"B2a/S3H", 7, "Hensel letters are for the Moore neighbourhood"},
     {"B2/S34HV", 7, "unexpected 'H'"},
-    {"B3__S23", 4, "unexpected '_'"},
+    {"B3__S23", 5, "number of states"},
     {"B 3/S23", 2, "unexpected ' '"},
     {"Ba/S", 2, "unexpected 'a'"},
     {"B2-/S", 4, "unexpected '/'"},

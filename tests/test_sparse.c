@@ -132,7 +132,7 @@ static void test_soups(uint64_t seed) {
         for (int k = 0; k < nsteps; k++) {
             WL_CHECK_OK(wl_universe_step(sp, steps[k]));
             WL_CHECK_OK(wl_universe_step(hl, steps[k]));
-            char what[320], rt[WL_RULE_TEXT_MAX];
+            char what[WL_RULE_TEXT_MAX + 200], rt[WL_RULE_TEXT_MAX];
             wl_rule_format(&rule, rt, sizeof rt);
             snprintf(what, sizeof what, "case %d (%s, kernel %s, %llux%llu at %lld,%lld, step %d)",
                      i, rt, kernel, (unsigned long long)w, (unsigned long long)h,

@@ -239,4 +239,12 @@ static inline unsigned long long wl_test_seed(void) {
     return seed;
 }
 
+/* The next number of a test's own random sequence (splitmix64). */
+static inline uint64_t wl_test_rand(uint64_t *state) {
+    uint64_t z = (*state += 0x9E3779B97F4A7C15ull);
+    z = (z ^ (z >> 30)) * 0xBF58476D1CE4E5B9ull;
+    z = (z ^ (z >> 27)) * 0x94D049BB133111EBull;
+    return z ^ (z >> 31);
+}
+
 #endif

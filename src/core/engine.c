@@ -8,27 +8,46 @@
 
 #include <string.h>
 
-const char *wl_topology_name(wl_topology t) {
+unsigned wl_topology_cap(wl_topology t) {
     switch (t) {
-    case WL_TOPOLOGY_TORUS: return "torus";
-    case WL_TOPOLOGY_BOUNDED: return "bounded";
-    case WL_TOPOLOGY_PLANE: return "plane";
+    case WL_TOPOLOGY_TORUS: return WL_CAP_TORUS;
+    case WL_TOPOLOGY_BOUNDED: return WL_CAP_BOUNDED;
+    case WL_TOPOLOGY_PLANE: return WL_CAP_PLANE;
+    default: return WL_CAP_GLUED;
     }
-    return "unknown";
 }
 
-unsigned wl_topology_cap(wl_topology t) {
-    return t == WL_TOPOLOGY_TORUS ? WL_CAP_TORUS : t == WL_TOPOLOGY_BOUNDED ? WL_CAP_BOUNDED
-                                                                            : WL_CAP_PLANE;
+unsigned wl_family_cap(wl_family f) {
+    switch (f) {
+    case WL_FAMILY_GENERATIONS: return WL_CAP_GENERATIONS;
+    case WL_FAMILY_LTL: return WL_CAP_LTL;
+    case WL_FAMILY_HISTORY:
+    case WL_FAMILY_SUPER: return WL_CAP_HISTORY;
+    default: return 0;
+    }
 }
 
 wl_status wl_engine_check(const wl_engine_ops *e, const wl_config *cfg) {
-    if (!(e->caps & wl_topology_cap(cfg->topology)))
-        return wl_error(WL_ERR_UNSUPPORTED, "engine '%s' does not support the %s topology",
-                        e->name, wl_topology_name(cfg->topology));
-    if (cfg->topology != WL_TOPOLOGY_PLANE && (!cfg->width || !cfg->height))
-        return wl_error(WL_ERR_INVALID, "a %s needs a size of at least 1x1",
-                        wl_topology_name(cfg->topology));
+    wl_topology t = cfg->topology;
+    int glued = t == WL_TOPOLOGY_TORUS && (cfg->glue.hshift || cfg->glue.vshift);
+    unsigned need = glued ? WL_CAP_TORUS | WL_CAP_GLUED : wl_topology_cap(t);
+    if ((e->caps & need) != need)
+        return wl_error(WL_ERR_UNSUPPORTED, "engine '%s' does not support the %s%s topology",
+                        e->name, glued ? "shifted " : "", wl_topology_name(t));
+    if (t != WL_TOPOLOGY_PLANE && (!cfg->width || !cfg->height))
+        return wl_error(WL_ERR_INVALID, "a %s needs a size of at least 1x1", wl_topology_name(t));
+    if (t == WL_TOPOLOGY_SPHERE && cfg->width != cfg->height)
+        return wl_error(WL_ERR_INVALID, "a sphere is square (%llux%llu given)",
+                        (unsigned long long)cfg->width, (unsigned long long)cfg->height);
+    wl_family f = wl_rule_family(&cfg->rule);
+    unsigned fc = wl_family_cap(f);
+    if (fc && !(e->caps & fc))
+        return wl_error(WL_ERR_UNSUPPORTED, "engine '%s' does not run %s rules", e->name,
+                        wl_family_name(f));
+    if (f == WL_FAMILY_LTL && (need & WL_CAP_GLUED))
+        return wl_error(WL_ERR_UNSUPPORTED, "Larger than Life rules run on tori, bounded grids "
+                        "and the plane only (as in Golly), not on a %s%s", glued ? "shifted " : "",
+                        wl_topology_name(t));
     return WL_OK;
 }
 

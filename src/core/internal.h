@@ -69,6 +69,8 @@ wl_status wl_gzip(const void *data, size_t len, char **out, size_t *out_len);
  * of `mask` says row r is, and the stored rows lie in order in `u.rows` (or in `u.one`
  * while there is one), so a lone cell costs a table slot and no more.  A stored row may
  * be all dead (cells can be cleared); a slot with mask 0 is free. */
+#define WL_PATTERN_PLANES 8 /* bits of (state - 1): states up to 256 */
+
 typedef struct wl_ptile {
     int64_t tx, ty;
     uint64_t mask;
@@ -92,19 +94,32 @@ struct wl_pattern {
     wl_rule rule;
     wl_topology topo; /* the grid the file asked for (WL_TOPOLOGY_PLANE: none) */
     uint64_t grid_w, grid_h;
+    wl_glue glue;
     char *comments;  /* never NULL after wl_pattern_new */
     /* While a reader fills the pattern: the bytes its storage may grow to (0 = only the
      * memory cap, wl_pattern_max_bytes).  Growing past it is WL_ERR_TOO_BIG with a message
      * naming the limit.  Readers set it for the time of a read and clear it after. */
     uint64_t limit;
+    /* Cells of more than two states (Generations, Larger than Life, History, Super): the
+     * tiles above say which cells are live (state != 0); plane k holds bit k of (state - 1)
+     * of each live cell.  A state-1 cell sets no plane bit, so a two-state pattern has no
+     * planes and every two-state reader, writer and engine ignores them.  Plane bits lie
+     * under live cells only (making a cell dead or state 1 clears them).  Each plane is a
+     * pattern of its own whose storage counts against its owner's cap and limit. */
+    struct wl_pattern *plane[WL_PATTERN_PLANES];
+    unsigned nplanes;
+    struct wl_pattern *owner; /* of a plane: the pattern it belongs to; else NULL */
 };
+
+/* Plane k of a multi-state pattern (see above), or NULL when it has none. */
+static inline const wl_pattern *wl_pattern_plane(const wl_pattern *p, unsigned k) {
+    return k < p->nplanes ? p->plane[k] : NULL;
+}
 
 /* Largest storage a pattern may allocate, in bytes (a share of physical memory). */
 uint64_t wl_pattern_max_bytes(void);
-/* Bytes of the pattern's storage now (its table and rows). */
-static inline uint64_t wl_pattern_storage_bytes(const wl_pattern *p) {
-    return (uint64_t)p->cap * sizeof(wl_ptile) + p->words * sizeof(uint64_t);
-}
+/* Bytes of the pattern's storage now (its table and rows, its planes' included). */
+uint64_t wl_pattern_storage_bytes(const wl_pattern *p);
 /* ORs `bits` into row y from cell x on (bit i is the cell x + i); creates storage only for
  * nonzero words.  WL_ERR_TOO_BIG past the cap or the limit, or for coordinates beyond
  * +-2^62. */
@@ -155,6 +170,14 @@ static inline int wl_rows_any(const uint64_t *rows, int cx, int cy, int k) {
 typedef wl_status (*wl_row_fn)(void *ctx, int64_t y, size_t n, const int64_t *x,
                                const uint64_t *w);
 wl_status wl_pattern_each_row(const wl_pattern *p, wl_row_fn fn, void *ctx);
+
+/* ---- bounded-grid shapes (shape.c) ---------------------------------------------------- */
+
+/* For a cell (i, j) of the ring just outside a w x h grid of shape s (i in -1 .. w, j in
+ * -1 .. h, on the ring), the grid cell whose state it takes before a generation, as Golly
+ * glues the edges: returns 1 and sets (*si, *sj), or 0 when the ring cell is dead (a
+ * bounded plane).  Range-1 rules only. */
+int wl_shape_ring(const wl_shape *s, int64_t i, int64_t j, uint64_t *si, uint64_t *sj);
 
 /* ---- grids ------------------------------------------------------------------------- */
 
@@ -265,8 +288,13 @@ enum {
     WL_CAP_BOUNDED = 1u << 1,
     WL_CAP_PLANE = 1u << 2,
     WL_CAP_ANY_RULE = 1u << 3, /* every rule, B0 included, on its topologies */
-    WL_CAP_DEVICE = 1u << 4    /* the universe lives in a device's memory (GPU engines):
+    WL_CAP_DEVICE = 1u << 4,   /* the universe lives in a device's memory (GPU engines):
                                   wl_config.gpu_memory applies, see src/engine/stream */
+    WL_CAP_GLUED = 1u << 5,    /* Golly's glued grids: Klein bottle, cross-surface, sphere,
+                                  and (with WL_CAP_TORUS) shifted tori */
+    WL_CAP_GENERATIONS = 1u << 6, /* rule families beyond two states (wl_family) */
+    WL_CAP_LTL = 1u << 7,
+    WL_CAP_HISTORY = 1u << 8   /* History and Super */
 };
 
 /* An engine: a table of functions plus a context pointer made by create().  Slots marked
@@ -405,10 +433,14 @@ const char *wl_handover_kernel(const wl_handover *h, const wl_engine_ops *ops);
 wl_status wl_handover_move(const wl_engine_ops *from, void *from_ctx, const wl_engine_ops *to,
                            void *to_ctx);
 
-/* The capability bit (WL_CAP_TORUS, _BOUNDED, _PLANE) an engine needs for topology t. */
+/* The capability bit (WL_CAP_TORUS, _BOUNDED, _PLANE, _GLUED) an engine needs for topology
+ * t, and the one (WL_CAP_GENERATIONS, _LTL, _HISTORY; 0 for two-state rules) it needs for a
+ * rule family. */
 unsigned wl_topology_cap(wl_topology t);
-/* WL_OK if engine e supports cfg's topology (and a grid's size is at least 1x1), else
- * WL_ERR_UNSUPPORTED / WL_ERR_INVALID with a message. */
+unsigned wl_family_cap(wl_family f);
+/* WL_OK if engine e supports cfg's topology (and a grid's size is at least 1x1, a sphere
+ * square) and the family of cfg's rule, else WL_ERR_UNSUPPORTED / WL_ERR_INVALID with a
+ * message that names the engines that do. */
 wl_status wl_engine_check(const wl_engine_ops *e, const wl_config *cfg);
 /* Opens an instance of engine e for cfg without the facade (what wl_universe_create does
  * once it has chosen the engine, and what wrapper engines do for their inner engine): the

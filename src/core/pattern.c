@@ -48,6 +48,9 @@ static void free_storage(wl_pattern *p) {
     p->slot = NULL;
     p->cap = p->n = 0;
     p->words = 0;
+    for (unsigned k = 0; k < p->nplanes; k++) wl_pattern_free(p->plane[k]);
+    memset(p->plane, 0, sizeof p->plane);
+    p->nplanes = 0;
 }
 
 void wl_pattern_free(wl_pattern *p) {
@@ -55,6 +58,12 @@ void wl_pattern_free(wl_pattern *p) {
     free_storage(p);
     free(p->comments);
     free(p);
+}
+
+uint64_t wl_pattern_storage_bytes(const wl_pattern *p) {
+    uint64_t b = (uint64_t)p->cap * sizeof(wl_ptile) + p->words * sizeof(uint64_t);
+    for (unsigned k = 0; k < p->nplanes; k++) b += wl_pattern_storage_bytes(p->plane[k]);
+    return b;
 }
 
 void wl_pattern_clear(wl_pattern *p) { free_storage(p); }
@@ -66,8 +75,15 @@ wl_pattern *wl_pattern_clone(const wl_pattern *p) {
     c->topo = p->topo;
     c->grid_w = p->grid_w;
     c->grid_h = p->grid_h;
+    c->glue = p->glue;
     c->max = p->max;
     if (wl_pattern_set_comments(c, p->comments)) goto fail;
+    for (unsigned k = 0; k < p->nplanes; k++) {
+        c->plane[k] = wl_pattern_clone(p->plane[k]);
+        if (!c->plane[k]) goto fail;
+        c->plane[k]->owner = c;
+        c->nplanes = k + 1;
+    }
     if (p->cap) {
         c->slot = wl_malloc(p->cap * sizeof *c->slot);
         if (!c->slot) goto fail;
@@ -138,8 +154,10 @@ void wl_ptile_rows(const wl_ptile *t, uint64_t rows[64]) {
     for (uint64_t m = t->mask; m; m &= m - 1) rows[__builtin_ctzll(m)] = *src++;
 }
 
-/* The cap on the storage: the reader's limit while one is set, else the memory cap. */
+/* The cap on the storage: the reader's limit while one is set, else the memory cap (a
+ * plane's storage counts against its owner's). */
 static wl_status room(wl_pattern *p, uint64_t more) {
+    if (p->owner) p = p->owner;
     if (!p->max) p->max = wl_pattern_max_bytes();
     uint64_t cap = p->max;
     int by_limit = p->limit && p->limit < cap;
@@ -282,15 +300,113 @@ wl_status wl_pattern_reserve(wl_pattern *p, const wl_rect *r) {
     return WL_OK;
 }
 
+/* Clears the cells [x, x + count) of row y where they are stored (allocates nothing). */
+static void clear_run(wl_pattern *p, int64_t x, int64_t y, uint64_t count) {
+    int64_t ty = wl_floordiv(y, 64), end = x + (int64_t)count;
+    int r = (int)wl_mod(y, 64);
+    while (x < end) {
+        int64_t wx = x - wl_mod(x, 64);
+        unsigned a = (unsigned)(x - wx);
+        unsigned b = end - wx >= 64 ? 64 : (unsigned)(end - wx);
+        uint64_t m = (b == 64 ? ~(uint64_t)0 : (((uint64_t)1 << b) - 1)) & (~(uint64_t)0 << a);
+        const wl_ptile *t = find(p, wl_floordiv(wx, 64), ty);
+        if (t && (t->mask >> r & 1)) *(uint64_t *)row_ptr(t, r) &= ~m;
+        x = wx + 64;
+    }
+}
+
+/* Clears the plane bits of cells [x, x + count) of row y (they become state 0 or 1). */
+static void clear_planes(wl_pattern *p, int64_t x, int64_t y, uint64_t count) {
+    for (unsigned k = 0; k < p->nplanes; k++) clear_run(p->plane[k], x, y, count);
+}
+
 wl_status wl_pattern_set(wl_pattern *p, int64_t x, int64_t y, int alive) {
+    if (!coords_ok(x, y)) return out_of_range();
+    clear_planes(p, x, y, 1);
     if (!alive) {
-        const wl_ptile *t = find(p, wl_floordiv(x, 64), wl_floordiv(y, 64));
-        int r = (int)wl_mod(y, 64);
-        if (t && (t->mask >> r & 1))
-            *(uint64_t *)row_ptr(t, r) &= ~((uint64_t)1 << wl_mod(x, 64));
+        clear_run(p, x, y, 1);
         return WL_OK;
     }
     return wl_pattern_or(p, x - wl_mod(x, 64), y, (uint64_t)1 << wl_mod(x, 64));
+}
+
+/* Makes planes 0 .. n-1 exist. */
+static wl_status add_planes(wl_pattern *p, unsigned n) {
+    while (p->nplanes < n) {
+        wl_pattern *q = wl_pattern_new();
+        if (!q) return WL_ERR_NOMEM;
+        q->owner = p;
+        p->plane[p->nplanes++] = q;
+    }
+    return WL_OK;
+}
+
+/* Bits needed for v (0 for 0). */
+static unsigned bits_of(unsigned v) {
+    return v ? 32u - (unsigned)__builtin_clz(v) : 0u;
+}
+
+wl_status wl_pattern_set_state_run(wl_pattern *p, int64_t x, int64_t y, uint64_t count,
+                                   unsigned state) {
+    if (state > WL_STATES_MAX - 1)
+        return wl_error(WL_ERR_INVALID, "state %u out of range (0 .. %u)", state,
+                        WL_STATES_MAX - 1);
+    if (!count) return WL_OK;
+    if (state <= 1) {
+        if (!state) {
+            if (count > (uint64_t)INT64_MAX / 4 || !coords_ok(x, y) ||
+                !coords_ok(x + (int64_t)(count - 1), y))
+                return out_of_range();
+            clear_planes(p, x, y, count);
+            clear_run(p, x, y, count);
+            return WL_OK;
+        }
+        return wl_pattern_set_run(p, x, y, count);
+    }
+    wl_status s = wl_pattern_set_run(p, x, y, count); /* checks the range, clears planes */
+    if (!s) s = add_planes(p, bits_of(state - 1));
+    for (unsigned k = 0; k < p->nplanes && !s; k++)
+        if ((state - 1) >> k & 1) s = wl_pattern_set_run(p->plane[k], x, y, count);
+    return s;
+}
+
+wl_status wl_pattern_set_state(wl_pattern *p, int64_t x, int64_t y, unsigned state) {
+    return wl_pattern_set_state_run(p, x, y, 1, state);
+}
+
+unsigned wl_pattern_get_state(const wl_pattern *p, int64_t x, int64_t y) {
+    if (!wl_pattern_get(p, x, y)) return 0;
+    unsigned s = 1;
+    for (unsigned k = 0; k < p->nplanes; k++) s += (unsigned)wl_pattern_get(p->plane[k], x, y) << k;
+    return s;
+}
+
+/* Row r of tile (tx, ty) of a pattern (0 when absent or p is NULL). */
+static uint64_t row_of(const wl_pattern *p, int64_t tx, int64_t ty, int r) {
+    return p ? tile_row(find(p, tx, ty), r) : 0;
+}
+
+unsigned wl_pattern_max_state(const wl_pattern *p) {
+    unsigned best = 0;
+    for (size_t i = 0; i < p->cap; i++) {
+        const wl_ptile *t = &p->slot[i];
+        if (!t->mask) continue;
+        for (int r = 0; r < 64; r++) {
+            uint64_t live = tile_row(t, r);
+            if (!live) continue;
+            /* the largest (state - 1) in the row, bit by bit from the top plane down */
+            unsigned v = 0;
+            for (unsigned k = p->nplanes; k--;) {
+                uint64_t with = live & row_of(p->plane[k], t->tx, t->ty, r);
+                if (with) {
+                    live = with;
+                    v |= 1u << k;
+                }
+            }
+            if (v + 1 > best) best = v + 1;
+        }
+    }
+    return best;
 }
 
 wl_status wl_pattern_set_run(wl_pattern *p, int64_t x, int64_t y, uint64_t count) {
@@ -316,6 +432,7 @@ wl_status wl_pattern_set_run(wl_pattern *p, int64_t x, int64_t y, uint64_t count
         *w |= m;
         x = wx + 64;
     }
+    clear_planes(p, end - (int64_t)count, y, count);
     return WL_OK;
 }
 
@@ -387,7 +504,17 @@ void wl_pattern_get_row(const wl_pattern *p, int64_t x, int64_t y, uint64_t w,
     if (w % 64) words[nwords - 1] &= ~(uint64_t)0 >> (64 - w % 64);
 }
 
+/* Whether two planes (NULL: empty) hold the same cells. */
+static int planes_equal(const wl_pattern *a, const wl_pattern *b) {
+    if (!a && !b) return 1;
+    if (!a || !b) return wl_pattern_population(a ? a : b) == 0;
+    return wl_pattern_equal_cells(a, b);
+}
+
 int wl_pattern_equal_cells(const wl_pattern *a, const wl_pattern *b) {
+    unsigned n = a->nplanes > b->nplanes ? a->nplanes : b->nplanes;
+    for (unsigned k = 0; k < n; k++)
+        if (!planes_equal(wl_pattern_plane(a, k), wl_pattern_plane(b, k))) return 0;
     if (wl_pattern_population(a) != wl_pattern_population(b)) return 0;
     /* Equal counts, and every cell of a alive in b: the same cells. */
     for (size_t i = 0; i < a->cap; i++) {
@@ -417,6 +544,18 @@ void wl_pattern_set_topology(wl_pattern *p, wl_topology t, uint64_t w, uint64_t 
     p->topo = none ? WL_TOPOLOGY_PLANE : t;
     p->grid_w = none ? 0 : w;
     p->grid_h = none ? 0 : h;
+    memset(&p->glue, 0, sizeof p->glue);
+}
+
+void wl_pattern_shape(const wl_pattern *p, wl_shape *out) {
+    memset(out, 0, sizeof *out);
+    out->topology = wl_pattern_topology(p, &out->width, &out->height);
+    if (out->topology != WL_TOPOLOGY_PLANE) out->glue = p->glue;
+}
+
+void wl_pattern_set_shape(wl_pattern *p, const wl_shape *shape) {
+    wl_pattern_set_topology(p, shape->topology, shape->width, shape->height);
+    if (p->topo != WL_TOPOLOGY_PLANE) p->glue = shape->glue;
 }
 
 const char *wl_pattern_comments(const wl_pattern *p) { return p->comments; }

@@ -50,7 +50,7 @@
  * their own form.  The code favours obvious correctness: symmetries act on (dx, dy)
  * coordinates rather than by bit tricks.
  */
-#include "internal.h"
+#include "rule_text.h"
 
 #include <string.h>
 
@@ -133,7 +133,7 @@ static int totalistic_nh(const wl_rule *r, int nh, uint16_t *birth, uint16_t *su
     }
     wl_rule t;
     from_masks_nh(&t, b, s, nh);
-    if (!wl_rule_equal(&t, r)) return 0;
+    if (!wl_rule_table_equal(&t, r)) return 0;
     *birth = b;
     *survive = s;
     return 1;
@@ -143,11 +143,12 @@ void wl_rule_life(wl_rule *r) {
     from_masks(r, 1u << 3, (1u << 2) | (1u << 3));
 }
 
-int wl_rule_equal(const wl_rule *a, const wl_rule *b) {
+int wl_rule_table_equal(const wl_rule *a, const wl_rule *b) {
     return memcmp(a->table, b->table, sizeof a->table) == 0;
 }
 
 int wl_rule_has_b0(const wl_rule *r) {
+    if (r->family == WL_FAMILY_LTL) return r->ltl.nbirth && r->ltl.birth[0][0] == 0;
     return wl_rule_next(r, 0);
 }
 
@@ -277,10 +278,6 @@ static char lower(char c) {
     return (c >= 'A' && c <= 'Z') ? (char)(c - 'A' + 'a') : c;
 }
 
-static int is_space(char c) {
-    return c == ' ' || c == '\t' || c == '\r' || c == '\n';
-}
-
 /* What one half (birth or survival) of a B/S or Hensel rule asks for, per count:
  * `plain` a bare digit (all orbits), `pos` letters named, `neg` letters excluded. */
 typedef struct half_rule {
@@ -289,14 +286,8 @@ typedef struct half_rule {
     uint16_t neg[9];
 } half_rule;
 
-typedef struct rule_parser {
-    const char *text;
-    size_t pos; /* 0-based offset of the next character */
-    size_t end; /* offset past the last non-blank character */
-} rule_parser;
-
 /* Reports the character at p->pos (or the end of the text) as unexpected. */
-static wl_status parse_fail(const rule_parser *p, const char *why) {
+wl_status wl_rt_fail(const rule_parser *p, const char *why) {
     int shown = (int)(strlen(p->text) > MESSAGE_TEXT_MAX ? MESSAGE_TEXT_MAX : strlen(p->text));
     const char *dots = shown < (int)strlen(p->text) ? "..." : "";
     if (p->pos >= p->end)
@@ -338,7 +329,7 @@ static wl_status parse_counts(rule_parser *p, half_rule *h, int *letters_open) {
         if (p->pos < p->end && p->text[p->pos] == '-') {
             if (n == 0 || n == 8) {
                 snprintf(buf, sizeof buf, "%u neighbours have no Hensel letters", n);
-                return parse_fail(p, buf);
+                return wl_rt_fail(p, buf);
             }
             negated = 1;
             p->pos++;
@@ -352,19 +343,19 @@ static wl_status parse_counts(rule_parser *p, half_rule *h, int *letters_open) {
                 else
                     snprintf(buf, sizeof buf, "the Hensel letters for %u are '%s'", n,
                              HENSEL_LETTERS[n <= 4 ? n : 8 - n]);
-                return parse_fail(p, buf);
+                return wl_rt_fail(p, buf);
             }
             if ((negated ? h->pos[n] : h->neg[n]) != 0) {
                 snprintf(buf, sizeof buf,
                          "count %u cannot both name letters and exclude them with '-'", n);
-                return parse_fail(p, buf);
+                return wl_rt_fail(p, buf);
             }
             if (negated) h->neg[n] |= (uint16_t)(1u << li);
             else h->pos[n] |= (uint16_t)(1u << li);
             letters = 1;
             p->pos++;
         }
-        if (negated && !letters) return parse_fail(p, "expected a Hensel letter after '-'");
+        if (negated && !letters) return wl_rt_fail(p, "expected a Hensel letter after '-'");
         if (!letters) h->plain[n] = 1;
         *letters_open = n != 0 && n != 8;
     }
@@ -407,7 +398,10 @@ static wl_status parse_bs(rule_parser *p, const hensel_map *m, wl_rule *out) {
     /* a trailing 'H' or 'V' names Golly's hexagonal or von Neumann neighbourhood */
     int nh = NH_MOORE;
     size_t nh_at = p->end;
-    if (p->end > p->pos + 1) {
+    if (p->nh) { /* named elsewhere (after a Generations rule's state count) */
+        nh = p->nh == 'h' ? NH_HEX : NH_VN;
+        nh_at = p->nh_at;
+    } else if (p->end > p->pos + 1) {
         char last = lower(p->text[p->end - 1]);
         if (last == 'h' || last == 'v') {
             nh = last == 'h' ? NH_HEX : NH_VN;
@@ -425,19 +419,19 @@ static wl_status parse_bs(rule_parser *p, const hensel_map *m, wl_rule *out) {
     if (p->pos < p->end && strchr("bBsS", p->text[p->pos])) {
         char c = lower(p->text[p->pos]);
         if (c == marker[0])
-            return parse_fail(p, c == 'b' ? "birth was already given" : "survival was already given");
+            return wl_rt_fail(p, c == 'b' ? "birth was already given" : "survival was already given");
         marker[1] = c;
         p->pos++;
     }
     if (slash || marker[1]) {
         s = parse_counts(p, &halves[1], &open);
         if (s != WL_OK) return s;
-        if (p->pos < p->end) return parse_fail(p, expected_after(open, 0, 0));
+        if (p->pos < p->end) return wl_rt_fail(p, expected_after(open, 0, 0));
     } else if (p->pos < p->end) {
-        return parse_fail(p, expected_after(open, 1, 1));
+        return wl_rt_fail(p, expected_after(open, 1, 1));
     }
     if (!slash && !marker[0] && !marker[1])
-        return parse_fail(p, "expected '/', 'B' or 'S' to tell birth from survival");
+        return wl_rt_fail(p, "expected '/', 'B' or 'S' to tell birth from survival");
 
     /* Which half is birth: the one marked 'b', or the one not marked 's', or with no
      * markers (S/B notation) the second. */
@@ -459,7 +453,7 @@ static wl_status parse_bs(rule_parser *p, const hensel_map *m, wl_rule *out) {
             if (h->pos[n] || h->neg[n]) {
                 p->pos = nh_at;
                 p->end = nh_at + 1;
-                return parse_fail(p, "Hensel letters are for the Moore neighbourhood only "
+                return wl_rt_fail(p, "Hensel letters are for the Moore neighbourhood only "
                                      "(Golly's hexagonal letters are not supported)");
             }
             if (!h->plain[n]) continue;
@@ -469,7 +463,7 @@ static wl_status parse_bs(rule_parser *p, const hensel_map *m, wl_rule *out) {
                 p->end = nh_at + 1;
                 snprintf(buf, sizeof buf, "the %s neighbourhood has %u neighbours: no count %u",
                          nh == NH_HEX ? "hexagonal" : "von Neumann", NH_MAX[nh], n);
-                return parse_fail(p, buf);
+                return wl_rt_fail(p, buf);
             }
             masks[half] |= (uint16_t)(1u << n);
         }
@@ -490,13 +484,13 @@ static wl_status parse_map(rule_parser *p, wl_rule *out) {
     for (size_t k = 0; k < len; k++) {
         p->pos = start + k;
         if (!strchr(BASE64, p->text[p->pos]) || p->text[p->pos] == '\0')
-            return parse_fail(p, "expected a base64 character");
+            return wl_rt_fail(p, "expected a base64 character");
     }
     if (len != MAP_CHARS) {
         p->pos = start + (len < MAP_CHARS ? len : MAP_CHARS);
         snprintf(buf, sizeof buf, "a MAP rule has %u base64 characters, this one %zu",
                  MAP_CHARS, len);
-        return parse_fail(p, buf);
+        return wl_rt_fail(p, buf);
     }
     memset(out, 0, sizeof *out);
     for (unsigned k = 0; k < MAP_CHARS; k++) {
@@ -510,27 +504,19 @@ static wl_status parse_map(rule_parser *p, wl_rule *out) {
     return WL_OK;
 }
 
-wl_status wl_rule_parse(const char *text, wl_rule *out) {
-    if (!text || !out) return wl_error(WL_ERR_INVALID, "wl_rule_parse: NULL argument");
-    rule_parser p = {text, 0, strlen(text)};
-    while (p.pos < p.end && is_space(text[p.pos])) p.pos++;
-    while (p.end > p.pos && is_space(text[p.end - 1])) p.end--;
-    if (p.pos == p.end)
-        return wl_error(WL_ERR_PARSE,
-                        "rule '%.*s': empty rule text (expected B/S, S/B, Hensel or MAP "
-                        "notation at position 1)",
-                        MESSAGE_TEXT_MAX, text);
-
+wl_status wl_rt_parse_two_state(rule_parser *p, wl_rule *out) {
     wl_rule r;
     wl_status s;
-    if (p.end - p.pos >= 3 && lower(text[p.pos]) == 'm' && lower(text[p.pos + 1]) == 'a' &&
-        lower(text[p.pos + 2]) == 'p') {
-        p.pos += 3;
-        s = parse_map(&p, &r);
+    const char *text = p->text;
+    if (p->end - p->pos >= 3 && lower(text[p->pos]) == 'm' && lower(text[p->pos + 1]) == 'a' &&
+        lower(text[p->pos + 2]) == 'p') {
+        p->pos += 3;
+        s = parse_map(p, &r);
+        r.map = 1;
     } else {
         hensel_map m;
         if (!hensel_build(&m)) return wl_error(WL_ERR_INVALID, "internal: Hensel table broken");
-        s = parse_bs(&p, &m, &r);
+        s = parse_bs(p, &m, &r);
     }
     if (s == WL_OK) *out = r;
     return s;
@@ -538,23 +524,22 @@ wl_status wl_rule_parse(const char *text, wl_rule *out) {
 
 /* ---- printing ---------------------------------------------------------------------- */
 
-typedef struct text_buf {
-    char t[WL_RULE_TEXT_MAX];
-    size_t n;
-} text_buf;
-
-static void put(text_buf *b, char c) {
+void wl_rt_put(text_buf *b, char c) {
     if (b->n + 1 < sizeof b->t) b->t[b->n++] = c;
 }
 
-static void format_totalistic(text_buf *b, uint16_t birth, uint16_t survive) {
-    put(b, 'B');
-    for (int i = 0; i <= 8; i++)
-        if ((birth >> i) & 1u) put(b, (char)('0' + i));
-    put(b, '/');
-    put(b, 'S');
-    for (int i = 0; i <= 8; i++)
-        if ((survive >> i) & 1u) put(b, (char)('0' + i));
+#define put wl_rt_put
+
+/* "B3/S23", or in Generations order "23/3" (survival first, no letters). */
+static void format_totalistic(text_buf *b, uint16_t birth, uint16_t survive, int gen) {
+    for (int half = 0; half < 2; half++) {
+        int is_birth = gen ? half == 1 : half == 0;
+        uint16_t mask = is_birth ? birth : survive;
+        if (half) put(b, '/');
+        if (!gen) put(b, is_birth ? 'B' : 'S');
+        for (int i = 0; i <= 8; i++)
+            if ((mask >> i) & 1u) put(b, (char)('0' + i));
+    }
 }
 
 /* One half of an isotropic rule; centre is 0 (birth) or CENTRE_BIT (survival). */
@@ -589,32 +574,31 @@ static void format_map(text_buf *b, const wl_rule *r) {
     }
 }
 
-wl_status wl_rule_format(const wl_rule *r, char *buf, size_t len) {
-    if (!r || !buf) return wl_error(WL_ERR_INVALID, "wl_rule_format: NULL argument");
-    text_buf b;
-    b.n = 0;
+int wl_rt_format_two_state(text_buf *b, const wl_rule *r, int gen, char *nh) {
     uint16_t birth, survive;
+    *nh = 0;
+    if (r->map && r->family != WL_FAMILY_LIFE) {
+        format_map(b, r);
+        return 2;
+    }
     if (wl_rule_is_totalistic(r, &birth, &survive)) {
-        format_totalistic(&b, birth, survive);
+        format_totalistic(b, birth, survive, gen);
     } else if (totalistic_nh(r, NH_HEX, &birth, &survive) ||
                totalistic_nh(r, NH_VN, &birth, &survive)) {
-        format_totalistic(&b, birth, survive);
-        put(&b, NH_SUFFIX[totalistic_nh(r, NH_HEX, &birth, &survive) ? NH_HEX : NH_VN]);
+        format_totalistic(b, birth, survive, gen);
+        *nh = NH_SUFFIX[totalistic_nh(r, NH_HEX, &birth, &survive) ? NH_HEX : NH_VN];
     } else if (wl_rule_is_isotropic(r)) {
         hensel_map m;
-        if (!hensel_build(&m)) return wl_error(WL_ERR_INVALID, "internal: Hensel table broken");
-        put(&b, 'B');
-        format_hensel_half(&b, &m, r, 0);
-        put(&b, '/');
-        put(&b, 'S');
-        format_hensel_half(&b, &m, r, CENTRE_BIT);
+        if (!hensel_build(&m)) return 0;
+        for (int half = 0; half < 2; half++) {
+            int is_birth = gen ? half == 1 : half == 0;
+            if (half) put(b, '/');
+            if (!gen) put(b, is_birth ? 'B' : 'S');
+            format_hensel_half(b, &m, r, is_birth ? 0 : CENTRE_BIT);
+        }
     } else {
-        format_map(&b, r);
+        format_map(b, r);
+        return 2;
     }
-    b.t[b.n] = '\0';
-    if (len <= b.n)
-        return wl_error(WL_ERR_INVALID, "wl_rule_format: buffer of %zu bytes, %zu needed", len,
-                        b.n + 1);
-    memcpy(buf, b.t, b.n + 1);
-    return WL_OK;
+    return 1;
 }

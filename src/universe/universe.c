@@ -36,10 +36,10 @@ void wl_config_init(wl_config *cfg) {
  * topology.  Order of preference: cuda, cpu, ref for grids; sparse (handing over to
  * hashlife, see handover.c), then hashlife for the plane. */
 static const wl_engine_ops *resolve_auto(const wl_config *cfg) {
-    static const char *const order[] = {"cuda", "cpu", "sparse", "hashlife", "ref"};
+    static const char *const order[] = {"cuda", "cpu", "sparse", "hashlife", "grow", "ref"};
     for (size_t i = 0; i < sizeof order / sizeof order[0]; i++) {
         const wl_engine_ops *e = wl_engine_find(order[i]);
-        if (!e || !(e->caps & wl_topology_cap(cfg->topology))) continue;
+        if (!e || wl_engine_check(e, cfg) != WL_OK) continue;
         if (e->probe && e->probe() != WL_OK) {
             if (cfg->verbose)
                 fprintf(stderr, "warplife: engine %s not usable (%s); falling back\n", e->name,
@@ -88,6 +88,19 @@ static wl_status create_streamed(const wl_config *cfg, const wl_engine_ops *st,
     return WL_OK;
 }
 
+/* Adds to the error of a refused engine the engines that would run cfg. */
+static wl_status explain_unsupported(const wl_config *cfg) {
+    char why[512], who[256] = "";
+    snprintf(why, sizeof why, "%s", wl_last_error());
+    for (size_t i = 0; i < wl_engine_count(); i++) {
+        const wl_engine_ops *o = wl_engine_find(wl_engine_name(i));
+        if (!o || wl_engine_check(o, cfg) != WL_OK) continue;
+        size_t n = strlen(who);
+        snprintf(who + n, sizeof who - n, "%s%s", n ? ", " : "", o->name);
+    }
+    return wl_error(WL_ERR_UNSUPPORTED, "%s (engines that do: %s)", why, who[0] ? who : "none");
+}
+
 wl_status wl_universe_create(const wl_config *cfg, wl_universe **out) {
     *out = NULL;
     /* "engine:kernel" (e.g. "mpi:cpu") names an engine and its kernel in one string. */
@@ -108,7 +121,8 @@ wl_status wl_universe_create(const wl_config *cfg, wl_universe **out) {
     if (is_auto) {
         e = resolve_auto(cfg);
         if (!e)
-            return wl_error(WL_ERR_UNSUPPORTED, "no engine built into warplife supports the %s",
+            return wl_error(WL_ERR_UNSUPPORTED, "no engine built into warplife runs %s rules "
+                            "on the %s", wl_family_name(wl_rule_family(&cfg->rule)),
                             wl_topology_name(cfg->topology));
         wl_clear_error();
     } else {
@@ -123,6 +137,7 @@ wl_status wl_universe_create(const wl_config *cfg, wl_universe **out) {
         }
     }
     wl_status s = wl_engine_check(e, cfg);
+    if (s == WL_ERR_UNSUPPORTED) return explain_unsupported(cfg);
     if (s) return s;
     const wl_engine_ops *st = stream_for(cfg, e);
     if (st) return create_streamed(cfg, st, e, out);
