@@ -347,8 +347,25 @@ wl_status wl_macrocell_read(const char *s, size_t len, const char *name, wl_patt
 
 /* ---- writing ----------------------------------------------------------------------- */
 
+/* Plaintext and Life 1.05/1.06 have two states: they refuse a multi-state rule or cell
+ * (Golly writes those only as RLE and macrocell). */
+static wl_status two_state_only(const wl_pattern *p, wl_format fmt) {
+    unsigned states = wl_rule_states(wl_pattern_rule(p)), top = 0;
+    if (states <= 2) top = wl_pattern_max_state(p);
+    if (states <= 2 && top <= 1) return WL_OK;
+    char rule[WL_RULE_TEXT_MAX];
+    wl_rule_format(wl_pattern_rule(p), rule, sizeof rule);
+    return wl_error(WL_ERR_UNSUPPORTED, "the %s format has two states only; rule %s has %u "
+                    "(write RLE or macrocell instead)", wl_format_name(fmt), rule,
+                    states > 2 ? states : top + 1);
+}
+
 static wl_status write_buf(const wl_pattern *p, wl_format fmt, int gz, wl_iobuf *b) {
     wl_status e;
+    if (fmt == WL_FORMAT_PLAINTEXT || fmt == WL_FORMAT_LIFE105 || fmt == WL_FORMAT_LIFE106) {
+        e = two_state_only(p, fmt);
+        if (e) return e;
+    }
     switch (fmt) {
     case WL_FORMAT_RLE: e = wl_rle_write(p, b); break;
     case WL_FORMAT_PLAINTEXT: e = wl_plaintext_write(p, b); break;

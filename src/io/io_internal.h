@@ -69,17 +69,24 @@ wl_status wl_io_error_at(wl_status st, const char *name, size_t line, size_t col
 const char *wl_io_describe(const char *s, size_t len, size_t pos, char *buf);
 /* The same for one byte c (0..255), or "end of file" for c < 0. */
 const char *wl_io_describe_byte(int c, char *buf);
-/* Parses rule text `text[0..n)` with wl_rule_parse; on failure prefixes the rule error with
- * "name:line:col: " and returns WL_ERR_PARSE.  A Golly topology suffix is not part of a
- * rule: ":Tw,h" and ":Pw,h" (":Tn", ":Pn") set *topo, *gw, *gh (each may be NULL; *topo
- * is WL_TOPOLOGY_PLANE without one); others (shifted tori, ":K", ":C", ":S") are dropped
- * and, when `comments` is non-NULL, noted there, so that such patterns still load. */
-/* Writes the pattern's grid as Golly's rule suffix (":Tw,h" or ":Pw,h"; nothing on the
- * plane), to follow the rule text. */
-void wl_io_put_grid_suffix(wl_iobuf *out, const wl_pattern *p);
+/* Parses rule text `text[0..n)` with wl_rule_parse_grid (a Golly bounded-grid suffix
+ * such as ":T30,20" goes to *shape, which may be NULL); on failure prefixes the error with
+ * "name:line:col: " and returns WL_ERR_PARSE. */
 wl_status wl_io_parse_rule(const char *text, size_t n, const char *name, size_t line,
-                           size_t col, wl_rule *out, wl_iobuf *comments, wl_topology *topo,
-                           uint64_t *gw, uint64_t *gh);
+                           size_t col, wl_rule *out, wl_shape *shape);
+/* Writes the pattern's grid as Golly's rule suffix (":T30+5,20", ":K30*,20", ...; nothing
+ * on the plane), to follow the rule text. */
+void wl_io_put_grid_suffix(wl_iobuf *out, const wl_pattern *p);
+/* Multi-state macrocell (mc_states.c): a reader of node lines for a rule of `states`
+ * states (its table counted against `limit` bytes), which then paints the tree into a
+ * pattern; and the writer of a pattern's node lines (after the header lines). */
+typedef struct wl_mcs wl_mcs;
+wl_mcs *wl_mcs_new(const char *name, uint64_t limit, unsigned states);
+void wl_mcs_free(wl_mcs *m);
+wl_status wl_mcs_line(wl_mcs *m, const char *c, size_t n, size_t line);
+wl_status wl_mcs_place(const wl_mcs *m, wl_pattern *p);
+wl_status wl_mcs_write(const wl_pattern *p, wl_iobuf *out);
+
 /* Appends one comment line (no newline inside) to a '\n'-joined comment buffer. */
 void wl_io_add_comment(wl_iobuf *comments, const char *text, size_t n);
 

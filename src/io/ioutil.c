@@ -95,84 +95,29 @@ const char *wl_io_describe(const char *s, size_t len, size_t pos, char *buf) {
 }
 
 void wl_io_put_grid_suffix(wl_iobuf *out, const wl_pattern *p) {
-    uint64_t w, h;
-    wl_topology t = wl_pattern_topology(p, &w, &h);
-    if (t == WL_TOPOLOGY_PLANE) return;
-    wl_iobuf_puts(out, t == WL_TOPOLOGY_TORUS ? ":T" : ":P");
-    wl_iobuf_put_u64(out, w);
-    wl_iobuf_putc(out, ',');
-    wl_iobuf_put_u64(out, h);
-}
-
-/* Golly's bounded-grid suffix after the ':' (s[0..n)): "T" or "P" (any case), then w or
- * w,h in decimal, 0 for a side without bounds (Golly's tubes and strips).  1 with the
- * grid for the forms warplife runs (a torus, a bounded plane, at most one side 0); 0 for
- * the others (shifts, K, C, S, both sides 0). */
-static int parse_grid(const char *s, size_t n, wl_topology *t, uint64_t *w, uint64_t *h) {
-    if (n < 2) return 0;
-    if (s[0] == 'T' || s[0] == 't') *t = WL_TOPOLOGY_TORUS;
-    else if (s[0] == 'P' || s[0] == 'p') *t = WL_TOPOLOGY_BOUNDED;
-    else return 0;
-    uint64_t v[2] = {0, 0};
-    size_t i = 1;
-    for (int k = 0; k < 2; k++) {
-        size_t start = i;
-        while (i < n && s[i] >= '0' && s[i] <= '9') {
-            if (v[k] > ((uint64_t)1 << 40)) return 0; /* no grid is that large */
-            v[k] = v[k] * 10 + (uint64_t)(s[i++] - '0');
-        }
-        if (i == start) return 0;
-        if (k == 0 && i < n && s[i] == ',') {
-            i++;
-            continue;
-        }
-        if (k == 0) v[1] = v[0]; /* one size: a square */
-        break;
-    }
-    if (i != n || (!v[0] && !v[1])) return 0;
-    *w = v[0];
-    *h = v[1];
-    return 1;
+    wl_shape sh;
+    char t[96];
+    wl_pattern_shape(p, &sh);
+    if (wl_shape_format(&sh, t, sizeof t) == WL_OK) wl_iobuf_puts(out, t);
 }
 
 wl_status wl_io_parse_rule(const char *text, size_t n, const char *name, size_t line,
-                           size_t col, wl_rule *out, wl_iobuf *comments, wl_topology *topo,
-                           uint64_t *gw, uint64_t *gh) {
+                           size_t col, wl_rule *out, wl_shape *shape) {
     char tmp[WL_RULE_TEXT_MAX * 2];
     while (n && (text[n - 1] == ' ' || text[n - 1] == '\t' || text[n - 1] == '\r')) n--;
-    const char *colon = memchr(text, ':', n);
-    if (topo) *topo = WL_TOPOLOGY_PLANE;
-    if (colon && colon + 1 < text + n && strchr("TPKCStpkcs", colon[1])) {
-        size_t k = (size_t)(colon - text);
-        wl_topology t;
-        uint64_t w, h;
-        if (parse_grid(colon + 1, n - k - 1, &t, &w, &h)) {
-            if (topo) *topo = t;
-            if (gw) *gw = w;
-            if (gh) *gh = h;
-        } else if (comments) {
-            char note[160];
-            int m =
-                snprintf(note, sizeof note, "warplife: topology suffix '%.*s' of the rule ignored "
-                                            "(not run here: only :Tw,h and :Pw,h are)",
-                         (int)(n - k > 100 ? 100 : n - k), colon);
-            if (m > 0)
-                wl_io_add_comment(comments, note,
-                                  (size_t)m < sizeof note ? (size_t)m : sizeof note - 1);
-        }
-        n = k;
-    }
     if (n >= sizeof tmp)
         return wl_io_error_at(WL_ERR_PARSE, name, line, col, "rule text too long (%zu characters)",
                               n);
     if (n == 0) return wl_io_error_at(WL_ERR_PARSE, name, line, col, "expected a rule");
     memcpy(tmp, text, n);
     tmp[n] = '\0';
-    wl_status s = wl_rule_parse(tmp, out);
+    wl_shape sh;
+    wl_status s = wl_rule_parse_grid(tmp, out, &sh);
     if (s != WL_OK) {
         wl_error_prefix("%s:%zu:%zu", name ? name : "<memory>", line, col);
         return WL_ERR_PARSE;
     }
+    if (shape) *shape = sh;
     return WL_OK;
 }
 
@@ -244,13 +189,11 @@ wl_status wl_rd_comment(wl_rd *r, const char *text, size_t n) {
 
 wl_status wl_rd_rule(wl_rd *r, const char *text, size_t n, size_t col) {
     wl_rule rule;
-    wl_topology t;
-    uint64_t w = 0, h = 0;
-    wl_status e = wl_io_parse_rule(text, n, r->src->name, r->src->line, col, &rule,
-                                   &r->comments, &t, &w, &h);
+    wl_shape sh;
+    wl_status e = wl_io_parse_rule(text, n, r->src->name, r->src->line, col, &rule, &sh);
     if (!e) {
         wl_pattern_set_rule(r->p, &rule);
-        wl_pattern_set_topology(r->p, t, w, h);
+        wl_pattern_set_shape(r->p, &sh);
     }
     return e;
 }

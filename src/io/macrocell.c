@@ -2,6 +2,9 @@
  * macrocell.c - Golly's macrocell format (.mc), a quadtree with shared subtrees, for
  * two-state rules.
  *
+ * Rules of more than two states have leaves of four cell states instead (mc_states.c):
+ * once the #R line names such a rule, the node lines go there.
+ *
  * The file: a "[M2] ..." line, then '#' lines (#R rule, #G generation - read and ignored,
  * #C / other text kept as comments), then node lines numbered 1, 2, 3... in order:
  *   leaf line   an 8x8 square (level 3): rows separated by '$', '.' dead, '*' alive;
@@ -63,6 +66,7 @@ typedef struct mc_reader {
     wl_mc_grammar g;
     mc_node *v; /* v[id]; v[0] is the empty node */
     size_t n, cap;
+    wl_mcs *ms; /* the node lines of a rule of more than two states (mc_states.c) */
 } mc_reader;
 
 /* Both tables together, in bytes. */
@@ -124,7 +128,14 @@ static wl_status on_node(void *ctx, uint32_t id, int level, const uint32_t kid[4
 
 static wl_status on_rule(void *ctx, const char *text, size_t n, size_t line, size_t col) {
     (void)line; /* the source's current line */
-    return wl_rd_rule(((mc_reader *)ctx)->r, text, n, col);
+    mc_reader *rd = ctx;
+    wl_status e = wl_rd_rule(rd->r, text, n, col);
+    unsigned states = wl_rule_states(wl_pattern_rule(rd->r->p));
+    if (!e && states > 2 && !rd->ms && wl_mc_count(&rd->g) == 0) {
+        rd->ms = wl_mcs_new(rd->r->src->name, rd->r->limit, states);
+        if (!rd->ms) e = WL_ERR_NOMEM;
+    }
+    return e;
 }
 
 static wl_status on_comment(void *ctx, const char *text, size_t n) {
@@ -241,14 +252,44 @@ static wl_status place(mc_reader *rd) {
     return paint_root(rd, kid, level, -(int64_t)((uint64_t)1 << (level - 1)), 0);
 }
 
+/* Feeds the source's lines to the grammar, or once a multi-state rule was named, its node
+ * lines to the multi-state reader. */
+static wl_status read_lines(mc_reader *rd) {
+    wl_src *s = rd->r->src;
+    char what[32];
+    for (;;) {
+        const char *c;
+        size_t n;
+        wl_status e = wl_src_peek_line(s, WL_IO_LINE_MAX, &c, &n);
+        if (e) return e;
+        if (!c) return WL_OK;
+        if (rd->ms && n && ((c[0] >= '0' && c[0] <= '9') || c[0] == '.' || c[0] == '*' ||
+                            c[0] == '$')) {
+            if (rd->r->header_only) return MC_HEADER_DONE;
+            if (c[0] < '0' || c[0] > '9')
+                return wl_io_error_at(WL_ERR_PARSE, s->name, s->line, 1,
+                                      "expected a node line of numbers (the rule has more "
+                                      "than two states) but found %s",
+                                      wl_io_describe(c, n, 0, what));
+            e = wl_mcs_line(rd->ms, c, n, s->line);
+        } else {
+            e = wl_mc_line(&rd->g, c, n, s->line);
+        }
+        if (e) return e;
+        wl_src_next_line(s);
+    }
+}
+
 wl_status wl_macrocell_read_src(wl_rd *r) {
-    mc_reader rd = {r, {0}, NULL, 0, 0};
+    mc_reader rd = {r, {0}, NULL, 0, 0, NULL};
     wl_mc_sink sink = {&rd, on_small, on_node, on_rule, on_comment};
     wl_mc_init(&rd.g, r->src->name, &sink, r->limit);
-    wl_status e = wl_mc_read(&rd.g, r->src);
+    wl_status e = read_lines(&rd);
     if (e == MC_HEADER_DONE && r->header_only) e = WL_OK; /* the first node: done */
+    else if (!e && rd.ms) e = wl_mcs_place(rd.ms, r->p);
     else if (!e) e = place(&rd);
     wl_mc_free(&rd.g);
+    wl_mcs_free(rd.ms);
     free(rd.v);
     return e;
 }
@@ -402,6 +443,11 @@ wl_status wl_macrocell_write(const wl_pattern *p, wl_iobuf *out) {
     wl_io_put_grid_suffix(out, p);
     wl_iobuf_putc(out, '\n');
     wl_io_write_comments(p, "#C ", out);
+    if (wl_rule_states(wl_pattern_rule(p)) > 2) return wl_mcs_write(p, out);
+    unsigned top = wl_pattern_max_state(p);
+    if (top > 1)
+        return wl_error(WL_ERR_INVALID, "macrocell: the pattern has cells of state %u but its "
+                        "rule %s has two states", top, rule);
     wl_rect r;
     if (!wl_pattern_bounds(p, &r)) return WL_OK;
     /* Root level: the smallest L >= 4 with [-2^(L-1), 2^(L-1)) covering the box. */

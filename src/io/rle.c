@@ -21,7 +21,13 @@
  * Numbers beyond what the format can place (a count, size or position past 2^62, or one
  * that overflows 64 bits) and cells outside -2^62 .. 2^62 - 1 are faults of the file:
  * WL_ERR_PARSE.  Cells beyond the declared x/y are accepted, as Golly accepts them (the
- * header's size is only checked to be placeable).  A run count of 0 is a parse error.  Multi-state tags ('B'..'X', 'p'..'y') are refused with a message saying so.
+ * header's size is only checked to be placeable).  A run count of 0 is a parse error.
+ *
+ * Multi-state cells (Golly's, for rules of more than two states): '.' is state 0, 'A'..'X'
+ * states 1..24, and a prefix 'p'..'y' before 'A'..'X' adds 24 per letter from 'p': "pA" is
+ * 25, "yO" 255.  'b' and 'o' still mean 0 and 1.  A state the rule does not have is a parse
+ * error.  The writer uses these letters exactly when the rule has more than two states (as
+ * Golly does), runs of one state at a time.
  *
  * Reading streams: the header lines are taken whole from the byte source, the body is
  * parsed byte by byte as windows of the input arrive, with its state (x, y, a pending
@@ -351,11 +357,51 @@ static wl_status parse_body(rle_state *st) {
             pos++;
             continue;
         default:
+            if ((c >= 'B' && c <= 'X') || (c >= 'p' && c <= 'y')) {
+                /* a multi-state cell: 'A'..'X' are states 1..24, a prefix 'p'..'y' before
+                 * one of them adds 24 per letter from 'p' (states 25..255) */
+                size_t col = wl_src_col(s, pos);
+                unsigned state = c >= 'B' && c <= 'X' ? (unsigned)(c - 'A' + 1) : 1;
+                pos++;
+                if (c >= 'p') {
+                    if (pos == end && (e = wl_src_refill(s, &b, &pos, &end))) return e;
+                    if (pos < end && b[pos] >= 'A' && b[pos] <= 'X')
+                        state = 24u * (unsigned)(c - 'p' + 1) + (unsigned)(b[pos++] - 'A' + 1);
+                    /* else Golly's leniency: a lone prefix is state 1 */
+                }
+                unsigned states = wl_rule_states(wl_pattern_rule(r->p));
+                char rt[WL_RULE_TEXT_MAX];
+                if (state >= states) {
+                    s->pos = pos;
+                    wl_rule_format(wl_pattern_rule(r->p), rt, sizeof rt);
+                    return wl_rd_error(r, WL_ERR_PARSE, col, "cell state %u is out of range for "
+                                       "rule %s (%u states)", state, rt, states);
+                }
+                uint64_t n = 1;
+                if (have_count) {
+                    if (count == 0)
+                        return wl_io_error_at(WL_ERR_PARSE, s->name, count_line, count_col,
+                                              "run count must be at least 1");
+                    n = count;
+                    have_count = 0;
+                }
+                if (n > RLE_COORD_LIMIT - x || x + n > RLE_COORD_LIMIT - (uint64_t)st->px ||
+                    y >= RLE_COORD_LIMIT - (uint64_t)st->py) {
+                    s->pos = pos;
+                    return wl_rd_error(r, WL_ERR_PARSE, col,
+                                       "cell coordinates out of range (beyond 2^62)");
+                }
+                e = wl_pattern_set_state_run(r->p, st->px + (int64_t)x, st->py + (int64_t)y, n,
+                                             state);
+                if (e) {
+                    wl_error_prefix("%s:%zu:%zu", s->name, s->line, col);
+                    return e;
+                }
+                wlo = RLE_NO_WORD; /* the pattern may have moved its words */
+                x += n;
+                continue;
+            }
             s->pos = pos;
-            if ((c >= 'B' && c <= 'X') || (c >= 'p' && c <= 'y'))
-                return wl_rd_error(r, WL_ERR_PARSE, wl_src_col(s, pos),
-                                   "multi-state cell '%c' in a two-state pattern (warplife "
-                                   "runs two-state rules only)", c);
             return wl_rd_error(r, WL_ERR_PARSE, wl_src_col(s, pos),
                                "expected a run count, 'b', 'o', '$' or '!' but found %s",
                                wl_io_describe_byte((unsigned char)c, what));
@@ -442,8 +488,9 @@ static int out_room(rle_out *o) {
     return 1;
 }
 
-/* Emits "<n><tag>" (no count when n == 1), breaking lines at RLE_LINE_MAX. */
-static inline void emit(rle_out *o, uint64_t n, char tag) {
+/* Emits "<n><tag>" (no count when n == 1; the tag one or two characters), breaking lines
+ * at RLE_LINE_MAX. */
+static inline void emit_tag(rle_out *o, uint64_t n, const char *tag, int taglen) {
     if (o->end - o->q < RLE_TOKEN_MAX && !out_room(o)) return;
     char tok[24];
     int k;
@@ -455,7 +502,7 @@ static inline void emit(rle_out *o, uint64_t n, char tag) {
     } else {
         k = wl_u64_digits(n, tok);
     }
-    tok[k++] = tag;
+    for (int i = 0; i < taglen; i++) tok[k++] = tag[i];
     if (o->line_len + (size_t)k > RLE_LINE_MAX) {
         *o->q++ = '\n';
         o->line_len = 0;
@@ -463,6 +510,10 @@ static inline void emit(rle_out *o, uint64_t n, char tag) {
     memcpy(o->q, tok, (size_t)k);
     o->q += k;
     o->line_len += (size_t)k;
+}
+
+static inline void emit(rle_out *o, uint64_t n, char tag) {
+    emit_tag(o, n, &tag, 1);
 }
 
 /* The writer's walk over the rows with live cells. */
@@ -510,6 +561,72 @@ static wl_status rle_row(void *ctx, int64_t y, size_t n, const int64_t *x, const
     return o->b->failed ? WL_ERR_NOMEM : WL_OK;
 }
 
+/* Emits "<n><state letters>" for a run of n cells of one state (multi-state RLE: '.' for
+ * 0, 'A'..'X' for 1..24, a prefix 'p'..'y' and a letter for 25..255). */
+static void emit_state(rle_out *o, uint64_t n, unsigned state) {
+    char tag[2];
+    if (state == 0) {
+        emit(o, n, '.');
+    } else if (state <= 24) {
+        emit(o, n, (char)('A' + state - 1));
+    } else {
+        tag[0] = (char)('p' + (state - 25) / 24);
+        tag[1] = (char)('A' + (state - 25) % 24);
+        emit_tag(o, n, tag, 2);
+    }
+}
+
+/* The multi-state writer's rows: each run of live cells is split into runs of one state,
+ * read from the pattern's planes a word at a time. */
+typedef struct rle_state_rows {
+    rle_rows rows;
+    const wl_pattern *p;
+} rle_state_rows;
+
+static wl_status rle_state_row(void *ctx, int64_t y, size_t n, const int64_t *x,
+                               const uint64_t *w) {
+    rle_state_rows *sr = ctx;
+    rle_rows *rr = &sr->rows;
+    rle_out *o = rr->o;
+    int64_t ry = y - rr->top;
+    if (rr->first_done) emit(o, (uint64_t)(ry - rr->prev), '$');
+    rr->first_done = 1;
+    rr->prev = ry;
+    int64_t at = rr->x0; /* the next cell to describe */
+    unsigned run_state = 0;
+    int64_t run = 0, run_end = 0;
+    for (size_t k = 0; k < n; k++) {
+        uint64_t planes[WL_PATTERN_PLANES] = {0};
+        for (unsigned b = 0; b < WL_PATTERN_PLANES; b++) {
+            const wl_pattern *pl = wl_pattern_plane(sr->p, b);
+            if (pl) wl_pattern_get_row(pl, x[k], y, 64, &planes[b]);
+        }
+        for (uint64_t v = w[k]; v; v &= v - 1) {
+            int bit = __builtin_ctzll(v);
+            unsigned state = 1;
+            for (unsigned b = 0; b < WL_PATTERN_PLANES; b++) state += (unsigned)(planes[b] >> bit & 1) << b;
+            int64_t a = x[k] + bit;
+            if (run_end == a && state == run_state) {
+                run_end++;
+                continue;
+            }
+            if (run_end > run) {
+                if (run > at) emit_state(o, (uint64_t)(run - at), 0);
+                emit_state(o, (uint64_t)(run_end - run), run_state);
+                at = run_end;
+            }
+            run = a;
+            run_end = a + 1;
+            run_state = state;
+        }
+    }
+    if (run_end > run) {
+        if (run > at) emit_state(o, (uint64_t)(run - at), 0);
+        emit_state(o, (uint64_t)(run_end - run), run_state);
+    }
+    return o->b->failed ? WL_ERR_NOMEM : WL_OK;
+}
+
 wl_status wl_rle_write(const wl_pattern *p, wl_iobuf *out) {
     wl_rect r;
     int any = wl_pattern_bounds(p, &r);
@@ -536,7 +653,16 @@ wl_status wl_rle_write(const wl_pattern *p, wl_iobuf *out) {
     if (!out_room(&o)) return wl_error(WL_ERR_NOMEM, "out of memory writing RLE");
     if (any) {
         rle_rows rr = {&o, r.x, 0, r.y, 0};
-        wl_status e2 = wl_pattern_each_row(p, rle_row, &rr);
+        rle_state_rows sr = {rr, p};
+        /* Golly writes the multi-state letters exactly when the rule has more than two
+         * states, whatever states the cells use */
+        int multi = wl_rule_states(wl_pattern_rule(p)) > 2;
+        unsigned top = multi ? 0 : wl_pattern_max_state(p);
+        if (top > 1)
+            return wl_error(WL_ERR_INVALID, "RLE: the pattern has cells of state %u but its rule "
+                            "%s has two states", top, rule);
+        wl_status e2 = multi ? wl_pattern_each_row(p, rle_state_row, &sr)
+                             : wl_pattern_each_row(p, rle_row, &rr);
         if (e2 && e2 != WL_ERR_NOMEM) return e2;
         if (e2) out->failed = 1;
     }

@@ -179,7 +179,7 @@ static wl_status on_node(void *ctx, uint32_t id, int level, const uint32_t kid[4
 static wl_status on_rule(void *ctx, const char *text, size_t n, size_t line, size_t col) {
     const hl_mc_reader *rd = ctx;
     wl_rule rule;
-    return wl_io_parse_rule(text, n, rd->src->name, line, col, &rule, NULL, NULL, NULL, NULL);
+    return wl_io_parse_rule(text, n, rd->src->name, line, col, &rule, NULL);
 }
 
 /* Splits a lone leaf root (level 3, centred on (0,0)) into a level-4 node centred alike. */
