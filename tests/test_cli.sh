@@ -37,7 +37,7 @@ absent() { if [ -e "$1" ]; then bad "$1 exists"; else ok; fi; }
 
 printf 'x = 3, y = 3, rule = B3/S23\nbo$2bo$3o!\n' >glider.rle
 printf '#N R-pentomino\nx = 3, y = 3, rule = B3/S23\nb2o$2o$bo!\n' >rpent.rle
-printf 'x = 3, y = 3, rule = B3/S23\nbo$2bo$3q!\n' >bad.rle
+printf 'x = 3, y = 3, rule = B3/S23\nbo$2bo$3Z!\n' >bad.rle
 
 # ---- --help, --version, usage errors -------------------------------------------------
 t 0 "$W" --help; has out '^usage: warplife'; has out 'exit status'

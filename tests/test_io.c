@@ -96,8 +96,10 @@ static const bad_case bad[] = {
     {"t.rle", "x = , y = 3\no!", WL_ERR_PARSE, "t.rle:1:5: expected a number"},
     {"t.rle", "z 3\no!", WL_ERR_PARSE, "t.rle:1:1: expected a run count"},
     {"t.rle", "x = 3, y = 3, rule = B3/S2%\no!", WL_ERR_PARSE, "t.rle:1:22"},
-    {"t.rle", "x = 2, y = 2\nb2B!", WL_ERR_PARSE, "t.rle:2:3: multi-state"},
-    {"t.rle", "x = 2, y = 2\npA!", WL_ERR_PARSE, "t.rle:2:1: multi-state"},
+    {"t.rle", "x = 2, y = 2\nb2B!", WL_ERR_PARSE, "t.rle:2:3: cell state 2 is out of range"},
+    {"t.rle", "x = 2, y = 2\npA!", WL_ERR_PARSE, "t.rle:2:1: cell state 25 is out of range"},
+    {"t.rle", "x = 2, y = 2, rule = /2/3\n2C!", WL_ERR_PARSE, "t.rle:2:2: cell state 3"},
+    {"t.rle", "x = 2, y = 2, rule = 23/3/3:Q5\no!", WL_ERR_PARSE, "t.rle:1:22: grid suffix"},
     {"t.rle", "x=1,y=1\n0o!", WL_ERR_PARSE, "t.rle:2:1: run count must be at least 1"},
     {"t.rle", "x=1,y=1\n3", WL_ERR_PARSE, "t.rle:2:2: expected 'b', 'o' or '$'"},
     {"t.rle", "x=1,y=1\n3!", WL_ERR_PARSE, "t.rle:2:2:"},
@@ -538,8 +540,8 @@ static void test_format_names(void) {
     wl_pattern_free(p);
 }
 
-/* Golly's bounded-grid suffixes: the grids warplife runs are read, kept and written back
- * by RLE and macrocell; the others load with a comment saying they are not run. */
+/* Golly's bounded-grid suffixes: every grid is read, kept (glue included) and written back
+ * by RLE and macrocell. */
 static void test_grid_suffix(void) {
     static const struct {
         const char *rule;
@@ -550,13 +552,17 @@ static void test_grid_suffix(void) {
         {"B3/S23:t64", WL_TOPOLOGY_TORUS, 64, 64},
         {"B36/S23:P30,20", WL_TOPOLOGY_BOUNDED, 30, 20},
         {"23/3:P7", WL_TOPOLOGY_BOUNDED, 7, 7},
-        {"B3/S23:T20,30+5", WL_TOPOLOGY_PLANE, 0, 0},  /* a shifted torus */
-        {"B3/S23:K20,30*", WL_TOPOLOGY_PLANE, 0, 0},   /* a Klein bottle */
-        {"B3/S23:C20,30", WL_TOPOLOGY_PLANE, 0, 0},    /* a cross-surface */
-        {"B3/S23:S20", WL_TOPOLOGY_PLANE, 0, 0},       /* a sphere */
-        {"B3/S23:T0,30", WL_TOPOLOGY_TORUS, 0, 30},    /* a tube, unbounded one way */
-        {"B3/S23:P40,0", WL_TOPOLOGY_BOUNDED, 40, 0},  /* a strip */
-        {"B3/S23:T0,0", WL_TOPOLOGY_PLANE, 0, 0},      /* no bounds at all: noted */
+        {"B3/S23:T20,30+5", WL_TOPOLOGY_TORUS, 20, 30},  /* a shifted torus */
+        {"B3/S23:K20,30*", WL_TOPOLOGY_KLEIN, 20, 30},   /* a Klein bottle */
+        {"B3/S23:K20*+1,30", WL_TOPOLOGY_KLEIN, 20, 30}, /* twisted and shifted */
+        {"B3/S23:C20,30", WL_TOPOLOGY_CROSS, 20, 30},    /* a cross-surface */
+        {"B3/S23:S20", WL_TOPOLOGY_SPHERE, 20, 20},      /* a sphere */
+        {"B3/S23:T0,30", WL_TOPOLOGY_TORUS, 0, 30},      /* a tube, unbounded one way */
+        {"B3/S23:P40,0", WL_TOPOLOGY_BOUNDED, 40, 0},    /* a strip */
+        {"B3/S23:T0,0", WL_TOPOLOGY_PLANE, 0, 0},        /* no bounds at all */
+        {"LifeHistory:T30+7,20", WL_TOPOLOGY_TORUS, 30, 20},
+        {"345/2/4:S30", WL_TOPOLOGY_SPHERE, 30, 30},
+        {"R3,C0,S2-3,B3:T3,3", WL_TOPOLOGY_TORUS, 6, 6}, /* raised to twice the range */
         {"B3/S23", WL_TOPOLOGY_PLANE, 0, 0},
     };
     for (size_t i = 0; i < sizeof cases / sizeof cases[0]; i++) {
@@ -570,21 +576,99 @@ static void test_grid_suffix(void) {
         WL_CHECK(t == cases[i].topo && w == cases[i].w && h == cases[i].h,
                  "%s: topology %s %llux%llu", cases[i].rule, wl_topology_name(t),
                  (unsigned long long)w, (unsigned long long)h);
-        int noted = strstr(wl_pattern_comments(p), "of the rule ignored") != NULL;
-        WL_CHECK(noted == (t == WL_TOPOLOGY_PLANE && strchr(cases[i].rule, ':') != NULL),
-                 "%s: comment '%s'", cases[i].rule, wl_pattern_comments(p));
+        wl_shape sh, bsh;
+        wl_pattern_shape(p, &sh);
         static const wl_format fmts[] = {WL_FORMAT_RLE, WL_FORMAT_MACROCELL};
         for (int f = 0; f < 2; f++) {
             wl_pattern *back = NULL;
             WL_CHECK_OK(wl_test_round_trip(p, fmts[f], &back));
-            uint64_t bw, bh;
-            WL_CHECK(back && wl_pattern_topology(back, &bw, &bh) == t && bw == w && bh == h &&
-                         wl_pattern_equal_cells(p, back),
+            if (back) wl_pattern_shape(back, &bsh);
+            WL_CHECK(back && !memcmp(&sh, &bsh, sizeof sh) && wl_pattern_equal_cells(p, back) &&
+                         wl_rule_equal(wl_pattern_rule(p), wl_pattern_rule(back)),
                      "%s through %s", cases[i].rule, wl_format_name(fmts[f]));
             wl_pattern_free(back);
         }
         wl_pattern_free(p);
     }
+}
+
+/* Multi-state patterns: random states (every prefix letter too) at random places, through
+ * RLE and macrocell, plain and gzipped, come back cell by cell; the two-state formats
+ * refuse them; a two-state rule refuses a cell of state 2 on writing. */
+static void test_multistate(uint64_t seed) {
+    static const char *const rules[] = {"23/3/256", "345/2/4", "LifeSuper", "R5,C30,S33-57,B34-45"};
+    uint64_t st = seed;
+    for (int round = 0; round < 12; round++) {
+        wl_rule rule;
+        WL_CHECK_OK(wl_rule_parse(rules[round % 4], &rule));
+        unsigned states = wl_rule_states(&rule);
+        wl_pattern *p = wl_pattern_new();
+        wl_pattern_set_rule(p, &rule);
+        int64_t spread = round < 6 ? 40 : 5000;
+        for (int k = 0; k < 300; k++) {
+            int64_t x = (int64_t)(wl_test_rand(&st) % (uint64_t)(2 * spread)) - spread;
+            int64_t y = (int64_t)(wl_test_rand(&st) % (uint64_t)(2 * spread)) - spread;
+            uint64_t run = 1 + wl_test_rand(&st) % 5;
+            WL_CHECK_OK(wl_pattern_set_state_run(p, x, y, run, (unsigned)(wl_test_rand(&st) % states)));
+        }
+        WL_CHECK(wl_pattern_max_state(p) < states, "max state %u", wl_pattern_max_state(p));
+        static const wl_format fmts[] = {WL_FORMAT_RLE, WL_FORMAT_MACROCELL};
+        for (int f = 0; f < 2; f++) {
+            for (int gz = 0; gz < 2; gz++) {
+                char *text = NULL;
+                size_t len = 0;
+                wl_pattern *back = NULL;
+                WL_CHECK_OK(wl_pattern_write_mem(p, fmts[f], gz, &text, &len));
+                WL_CHECK_OK(wl_pattern_read_mem(text, len, "multi", &back));
+                WL_CHECK(back && wl_pattern_equal_cells(p, back) &&
+                             wl_rule_equal(wl_pattern_rule(back), &rule),
+                         "round %d: %s%s changed the cells or the rule", round,
+                         wl_format_name(fmts[f]), gz ? ".gz" : "");
+                free(text);
+                wl_pattern_free(back);
+            }
+        }
+        static const wl_format two[] = {WL_FORMAT_PLAINTEXT, WL_FORMAT_LIFE105, WL_FORMAT_LIFE106};
+        for (int f = 0; f < 3; f++) {
+            char *text = NULL;
+            size_t len = 0;
+            WL_CHECK(wl_pattern_write_mem(p, two[f], 0, &text, &len) == WL_ERR_UNSUPPORTED,
+                     "%s wrote a multi-state pattern", wl_format_name(two[f]));
+            free(text);
+        }
+        wl_pattern_free(p);
+    }
+    /* the same cell read back by state: every letter of Golly's alphabet */
+    wl_pattern *p = wl_pattern_new();
+    wl_rule rule;
+    WL_CHECK_OK(wl_rule_parse("23/3/256", &rule));
+    wl_pattern_set_rule(p, &rule);
+    for (unsigned s = 0; s < 256; s++) WL_CHECK_OK(wl_pattern_set_state(p, (int64_t)s % 17, (int64_t)s / 17, s));
+    wl_pattern *back = NULL;
+    WL_CHECK_OK(wl_test_round_trip(p, WL_FORMAT_RLE, &back));
+    for (unsigned s = 0; back && s < 256; s++)
+        WL_CHECK(wl_pattern_get_state(back, (int64_t)s % 17, (int64_t)s / 17) == s, "state %u", s);
+    wl_pattern_free(back);
+    /* states overwrite states; dead and state 1 clear the planes */
+    WL_CHECK_OK(wl_pattern_set_state(p, 0, 20, 200));
+    WL_CHECK_OK(wl_pattern_set_state(p, 0, 20, 3));
+    WL_CHECK(wl_pattern_get_state(p, 0, 20) == 3, "overwrite");
+    WL_CHECK_OK(wl_pattern_set(p, 0, 20, 1));
+    WL_CHECK(wl_pattern_get_state(p, 0, 20) == 1, "set to 1");
+    WL_CHECK_OK(wl_pattern_set_state(p, 0, 20, 77));
+    WL_CHECK_OK(wl_pattern_set(p, 0, 20, 0));
+    WL_CHECK_OK(wl_pattern_set_run(p, 0, 20, 1));
+    WL_CHECK(wl_pattern_get_state(p, 0, 20) == 1, "died, then born");
+    WL_CHECK(wl_pattern_set_state(p, 0, 0, 256) == WL_ERR_INVALID, "state 256");
+    /* a two-state rule with a cell of state 2 */
+    wl_rule_life(&rule);
+    wl_pattern_set_rule(p, &rule);
+    char *text = NULL;
+    size_t len = 0;
+    WL_CHECK(wl_pattern_write_mem(p, WL_FORMAT_RLE, 0, &text, &len) == WL_ERR_INVALID,
+             "RLE of state 255 under B3/S23");
+    free(text);
+    wl_pattern_free(p);
 }
 
 int main(void) {
@@ -602,6 +686,7 @@ int main(void) {
             unsetenv("WL_IO_WINDOW");
         test_good();
         test_grid_suffix();
+        test_multistate(seed);
         test_headerless_life();
         test_bad();
         test_deep_macrocell();
