@@ -142,6 +142,9 @@ typedef struct wl_rule {
     uint8_t family;  /* wl_family */
     uint16_t states; /* number of states (ignored for WL_FAMILY_LIFE: 2) */
     uint8_t map;     /* 1: written as a MAP string; Golly prints multi-state rules so */
+    char nh;         /* the neighbourhood the table was written for: 0 Moore, 'H' Golly's
+                        hexagonal, 'V' von Neumann (History and Super test their marks on
+                        it; the table already says how the states evolve) */
     wl_ltl ltl;      /* WL_FAMILY_LTL only */
 } wl_rule;
 

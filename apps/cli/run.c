@@ -106,8 +106,8 @@ typedef struct run_args {
     /* The grid the pattern file asked for, when it is run there: written back with the
      * result (a side of 0, a tube, is run on a torus wide enough not to wrap). */
     int file_grid;
-    wl_topology file_topo;
-    uint64_t file_w, file_h;
+    wl_shape file_shape;
+    wl_glue glue; /* the file's (or --rule's) torus shift or Klein twist */
 } run_args;
 
 void cli_engine_config(wl_config *cfg, const cli_engine_opts *o) {
@@ -301,6 +301,7 @@ static int create_universe(run_args *a, const wl_pattern *p, const wl_rule *rule
         cfg.topology = a->topology;
         cfg.width = a->width;
         cfg.height = a->height;
+        if (a->file_grid) cfg.glue = a->glue;
         s = wl_universe_create(&cfg, u);
         return s ? cli_fail(s, "cannot create the universe") : -1;
     }
@@ -360,6 +361,17 @@ static wl_status report(wl_universe *u, int with_population) {
     return WL_OK;
 }
 
+/* " (Golly's :T30+5,20)" for a glued grid from a file, else "". */
+static const char *glue_text(const run_args *a) {
+    static char t[128];
+    char sfx[96];
+    t[0] = '\0';
+    if (a->file_grid && (a->glue.hshift || a->glue.vshift || a->glue.htwist || a->glue.vtwist) &&
+        wl_shape_format(&a->file_shape, sfx, sizeof sfx) == WL_OK)
+        snprintf(t, sizeof t, " (Golly's %s)", sfx);
+    return t;
+}
+
 static void print_plan(const run_args *a, wl_universe *u, const wl_pattern *p,
                        const wl_rule *rule) {
     char rt[WL_RULE_TEXT_MAX];
@@ -370,8 +382,8 @@ static void print_plan(const run_args *a, wl_universe *u, const wl_pattern *p,
     printf("engine %s kernel %s\n", wl_universe_engine(u), wl_universe_kernel(u));
     if (a->topology == WL_TOPOLOGY_PLANE) printf("topology plane\n");
     else
-        printf("topology %s %llux%llu\n", wl_topology_name(a->topology),
-               (unsigned long long)a->width, (unsigned long long)a->height);
+        printf("topology %s %llux%llu%s\n", wl_topology_name(a->topology),
+               (unsigned long long)a->width, (unsigned long long)a->height, glue_text(a));
     printf("generations %llu\n", (unsigned long long)a->generations);
     if (a->step) printf("step %llu%s\n", (unsigned long long)a->step, a->hyper ? " (hyper)" : "");
     if (a->output) printf("output %s\n", a->output);
@@ -403,8 +415,8 @@ static void summary(const run_args *a, wl_universe *u, double seconds) {
     printf("engine %s kernel %s, ", wl_universe_engine(u), wl_universe_kernel(u));
     if (a->topology == WL_TOPOLOGY_PLANE) printf("plane");
     else
-        printf("%s %llux%llu", wl_topology_name(a->topology), (unsigned long long)a->width,
-               (unsigned long long)a->height);
+        printf("%s %llux%llu%s", wl_topology_name(a->topology), (unsigned long long)a->width,
+               (unsigned long long)a->height, glue_text(a));
     printf(", %llu generations in %.3f s", (unsigned long long)a->generations, seconds);
     if (seconds > 0) {
         double gps = (double)a->generations / seconds;
@@ -470,8 +482,9 @@ static int run_pattern(run_args *a) {
     wl_rule rule;
     int rc = -1;
     wl_status s;
+    wl_shape rule_shape = {WL_TOPOLOGY_PLANE, 0, 0, {0, 0, 0, 0}};
     if (a->rule_text) {
-        s = wl_rule_parse(a->rule_text, &rule);
+        s = wl_rule_parse_grid(a->rule_text, &rule, &rule_shape); /* "B3/S23:T100,100" too */
         if (s) return cli_fail(s, "--rule");
     }
     /* A macrocell file for an engine that reads the format itself (HashLife) on the
@@ -498,10 +511,13 @@ static int run_pattern(run_args *a) {
         return rc;
     }
     if (!a->rule_text) rule = *wl_pattern_rule(p);
-    /* The grid the file asks for (Golly's ":Tw,h" / ":Pw,h"), unless the command line
-     * chose one. */
-    uint64_t gw, gh;
-    wl_topology gt = wl_pattern_topology(p, &gw, &gh);
+    /* The grid the file (or --rule) asks for (Golly's ":Tw,h", ":K30*,20", ...), unless the
+     * command line chose one. */
+    wl_shape fsh;
+    wl_pattern_shape(p, &fsh);
+    if (a->rule_text) fsh = rule_shape;
+    uint64_t gw = fsh.width, gh = fsh.height;
+    wl_topology gt = fsh.topology;
     if (!a->topology_given && gt != WL_TOPOLOGY_PLANE) {
         /* A side without bounds (a tube or strip) gets one light cannot cross in the run,
          * as the automatic torus does. */
@@ -509,9 +525,9 @@ static int run_pattern(run_args *a) {
         if (!wl_pattern_bounds(p, &r)) r.w = r.h = 1;
         int exact = 1;
         a->topology_given = a->file_grid = 1;
-        a->topology = a->file_topo = gt;
-        a->file_w = gw;
-        a->file_h = gh;
+        a->topology = gt;
+        a->file_shape = fsh;
+        a->glue = fsh.glue;
         a->width = gw ? gw : auto_side(r.w, a->generations, &exact);
         a->height = gh ? gh : auto_side(r.h, a->generations, &exact);
         if (!a->eng.quiet) {
@@ -591,7 +607,7 @@ static int finish(run_args *a, wl_universe *u) {
         /* The file's grid goes back as it was asked for (a tube stays a tube). */
         wl_pattern *p = NULL;
         s = wl_universe_store(u, &p);
-        if (!s) wl_pattern_set_topology(p, a->file_topo, a->file_w, a->file_h);
+        if (!s) wl_pattern_set_shape(p, &a->file_shape);
         if (!s) s = wl_pattern_write_file(p, a->output, WL_FORMAT_AUTO, -1);
         wl_pattern_free(p);
         if (s) return cli_fail(s, a->output);

@@ -9,19 +9,36 @@
 #include <string.h>
 
 wl_status wl_grid_alloc(wl_grid *g, uint64_t w, uint64_t h) {
+    return wl_grid_alloc_planes(g, w, h, 1);
+}
+
+/* Planes a grid needs for a rule's states: the live plane and the bits of (states - 2). */
+unsigned wl_grid_planes_for(const wl_rule *r) {
+    unsigned top = wl_rule_states(r) - 2, n = 1; /* the largest (state - 1) */
+    while (top) {
+        n++;
+        top >>= 1;
+    }
+    return n;
+}
+
+wl_status wl_grid_alloc_planes(wl_grid *g, uint64_t w, uint64_t h, unsigned planes) {
     memset(g, 0, sizeof *g);
     if (!w || !h) return wl_error(WL_ERR_INVALID, "grid size must be at least 1x1");
+    if (planes < 1 || planes > 1 + WL_PATTERN_PLANES)
+        return wl_error(WL_ERR_INVALID, "a grid has 1 to %d planes", 1 + WL_PATTERN_PLANES);
     uint64_t stride = (w + 63) / 64;
-    if (stride > wl_physical_memory() / 8 / h)
+    if (stride > wl_physical_memory() / 8 / h / planes)
         return wl_error(WL_ERR_TOO_BIG, "a %llu x %llu grid does not fit in memory",
                         (unsigned long long)w, (unsigned long long)h);
-    size_t bytes = (size_t)(stride * h * 8);
+    size_t bytes = (size_t)(stride * h * 8 * planes);
     g->words = wl_aligned_alloc(bytes);
     if (!g->words) return WL_ERR_NOMEM;
     memset(g->words, 0, bytes);
     g->w = w;
     g->h = h;
     g->stride = (size_t)stride;
+    g->planes = planes;
     return WL_OK;
 }
 
@@ -54,20 +71,21 @@ static void or_bits(uint64_t *row, uint64_t col, uint64_t v, unsigned n) {
     if (sh && sh + n > 64) row[(col >> 6) + 1] |= v >> (64 - sh);
 }
 
-/* ORs the 64 cells of pattern row y from x on (bit i = cell x + i) into the grid, placed
- * and wrapped as wl_grid_from_pattern says; returns the cells a bounded grid drops. */
-static uint64_t put_word(wl_grid *g, wl_topology topo, int64_t x, int64_t y, uint64_t v) {
-    int64_t ox = (int64_t)(g->w / 2), oy = (int64_t)(g->h / 2);
-    int64_t gy = y + oy; /* row in the grid before wrapping */
-    if (topo == WL_TOPOLOGY_BOUNDED && (gy < 0 || (uint64_t)gy >= g->h))
+/* ORs the 64 cells of pattern row y from x on (bit i = cell x + i) into the grid plane
+ * `base`, cell (x0, y0) at its corner, wrapped on a torus (clip = 0) or clipped; returns
+ * the cells clipped. */
+static uint64_t put_word(const wl_grid *g, uint64_t *base, int clip, int64_t x0, int64_t y0,
+                         int64_t x, int64_t y, uint64_t v) {
+    int64_t gy = y - y0; /* row in the grid before wrapping */
+    if (clip && (gy < 0 || (uint64_t)gy >= g->h))
         return (uint64_t)__builtin_popcountll(v);
     uint64_t lost = 0;
-    uint64_t *dst = g->words + (uint64_t)wl_mod(gy, (int64_t)g->h) * g->stride;
+    uint64_t *dst = base + (uint64_t)wl_mod(gy, (int64_t)g->h) * g->stride;
     while (v) {
         /* Copy runs of up to 64 cells that stay within one grid span. */
         unsigned bit = (unsigned)__builtin_ctzll(v);
-        int64_t gx = x + bit + ox;
-        if (topo == WL_TOPOLOGY_BOUNDED && (gx < 0 || (uint64_t)gx >= g->w)) {
+        int64_t gx = x + bit - x0;
+        if (clip && (gx < 0 || (uint64_t)gx >= g->w)) {
             lost++;
             v &= v - 1;
             continue;
@@ -84,38 +102,58 @@ static uint64_t put_word(wl_grid *g, wl_topology topo, int64_t x, int64_t y, uin
     return lost;
 }
 
-wl_status wl_grid_from_pattern(wl_grid *g, const wl_pattern *p, wl_topology topo,
-                               uint64_t *dropped) {
+wl_status wl_grid_from_pattern_at(wl_grid *g, const wl_pattern *p, wl_topology topo,
+                                  int64_t x0, int64_t y0, uint64_t *dropped) {
     uint64_t lost = 0;
     if (dropped) *dropped = 0;
-    wl_tile_ref *v;
-    size_t n;
-    wl_status s = wl_pattern_tiles(p, WL_TILES_ANY, 0, 0, &v, &n);
-    if (s) return s;
-    for (size_t i = 0; i < n; i++) {
-        uint64_t rows[64];
-        wl_ptile_rows(v[i].t, rows);
-        for (int r = 0; r < 64; r++)
-            if (rows[r]) lost += put_word(g, topo, v[i].tx * 64, v[i].ty * 64 + r, rows[r]);
+    int clip = topo != WL_TOPOLOGY_TORUS;
+    for (unsigned k = 0; k < g->planes; k++) {
+        const wl_pattern *src = k ? wl_pattern_plane(p, k - 1) : p;
+        if (!src) continue;
+        uint64_t *base = g->words + (size_t)k * g->h * g->stride;
+        wl_tile_ref *v;
+        size_t n;
+        wl_status s = wl_pattern_tiles(src, WL_TILES_ANY, 0, 0, &v, &n);
+        if (s) return s;
+        for (size_t i = 0; i < n; i++) {
+            uint64_t rows[64];
+            wl_ptile_rows(v[i].t, rows);
+            for (int r = 0; r < 64; r++) {
+                if (!rows[r]) continue;
+                uint64_t l = put_word(g, base, clip, x0, y0, v[i].tx * 64, v[i].ty * 64 + r, rows[r]);
+                if (!k) lost += l;
+            }
+        }
+        free(v);
     }
-    free(v);
     if (dropped) *dropped = lost;
     return WL_OK;
 }
 
-wl_status wl_grid_to_pattern(const wl_grid *g, const wl_rule *rule, wl_pattern **out) {
+wl_status wl_grid_from_pattern(wl_grid *g, const wl_pattern *p, wl_topology topo,
+                               uint64_t *dropped) {
+    return wl_grid_from_pattern_at(g, p, topo, -(int64_t)(g->w / 2), -(int64_t)(g->h / 2),
+                                   dropped);
+}
+
+wl_status wl_grid_to_pattern_at(const wl_grid *g, const wl_rule *rule, int64_t x0, int64_t y0,
+                                wl_pattern **out) {
     *out = NULL;
     wl_pattern *p = wl_pattern_new();
     if (!p) return WL_ERR_NOMEM;
     if (rule) p->rule = *rule;
-    int64_t ox = (int64_t)(g->w / 2), oy = (int64_t)(g->h / 2);
     wl_status s = WL_OK;
-    for (uint64_t r = 0; r < g->h && !s; r++) {
-        const uint64_t *row = g->words + r * g->stride;
-        for (size_t i = 0; i < g->stride && !s; i++) {
-            uint64_t v = row[i];
-            if (i * 64 + 64 > g->w) v &= i * 64 >= g->w ? 0 : ~(uint64_t)0 >> (64 - (g->w - i * 64));
-            s = wl_pattern_or(p, (int64_t)(i * 64) - ox, (int64_t)r - oy, v);
+    for (unsigned k = 0; k < g->planes && !s; k++) {
+        const uint64_t *base = g->words + (size_t)k * g->h * g->stride;
+        for (uint64_t r = 0; r < g->h && !s; r++) {
+            const uint64_t *row = base + r * g->stride;
+            for (size_t i = 0; i < g->stride && !s; i++) {
+                uint64_t v = row[i];
+                if (i * 64 + 64 > g->w) v &= i * 64 >= g->w ? 0 : ~(uint64_t)0 >> (64 - (g->w - i * 64));
+                if (!v) continue;
+                int64_t x = (int64_t)(i * 64) + x0, y = (int64_t)r + y0;
+                s = k ? wl_pattern_plane_or(p, k - 1, x, y, v) : wl_pattern_or(p, x, y, v);
+            }
         }
     }
     if (s) {
@@ -124,4 +162,8 @@ wl_status wl_grid_to_pattern(const wl_grid *g, const wl_rule *rule, wl_pattern *
     }
     *out = p;
     return WL_OK;
+}
+
+wl_status wl_grid_to_pattern(const wl_grid *g, const wl_rule *rule, wl_pattern **out) {
+    return wl_grid_to_pattern_at(g, rule, -(int64_t)(g->w / 2), -(int64_t)(g->h / 2), out);
 }

@@ -111,6 +111,8 @@ struct wl_pattern {
     struct wl_pattern *owner; /* of a plane: the pattern it belongs to; else NULL */
 };
 
+/* ORs bits into plane k of a pattern (as wl_pattern_or), making the planes up to k. */
+wl_status wl_pattern_plane_or(wl_pattern *p, unsigned k, int64_t x, int64_t y, uint64_t bits);
 /* Plane k of a multi-state pattern (see above), or NULL when it has none. */
 static inline const wl_pattern *wl_pattern_plane(const wl_pattern *p, unsigned k) {
     return k < p->nplanes ? p->plane[k] : NULL;
@@ -179,6 +181,18 @@ wl_status wl_pattern_each_row(const wl_pattern *p, wl_row_fn fn, void *ctx);
  * bounded plane).  Range-1 rules only. */
 int wl_shape_ring(const wl_shape *s, int64_t i, int64_t j, uint64_t *si, uint64_t *sj);
 
+/* ---- History and Super (marks.c) --------------------------------------------------------- */
+
+/* The next state of a cell of state c under History (super = 0) or Super (super = 1):
+ * `alive` is what the rule's two-state table (wl_marks_table) says of the cell's 3x3 block
+ * of on (odd) cells, and `present` has bit s set when a neighbour (of the rule's
+ * neighbourhood, wl_marks_neighbours) is in state s. */
+unsigned wl_marks_next(int super, unsigned c, int alive, uint32_t present);
+/* The two-state table the marks run by: the rule's, or for a B0 rule (with S-max) its dual. */
+void wl_marks_table(const wl_rule *r, uint8_t table[512]);
+/* The neighbours whose states the marks look at, as index bits of the 3x3 block. */
+unsigned wl_marks_neighbours(const wl_rule *r);
+
 /* ---- grids ------------------------------------------------------------------------- */
 
 /* A row-major bit-per-cell grid of w x h cells: bit i of words[row * stride + i / 64] is
@@ -188,10 +202,35 @@ typedef struct wl_grid {
     uint64_t w, h;
     size_t stride; /* words per row, >= (w + 63) / 64 */
     uint64_t *words;
+    /* Multi-state rules: plane 0 (the words above) holds the live cells (state != 0); plane
+     * k >= 1, at words + k * h * stride, bit k - 1 of (state - 1) of each live cell, as
+     * patterns keep them.  Two-state grids have 1 plane (0 in a grid made by hand means
+     * 1). */
+    unsigned planes;
 } wl_grid;
 
-/* Allocates a zeroed grid with stride (w + 63) / 64 (64-byte aligned). */
+/* Allocates a zeroed grid with stride (w + 63) / 64 (64-byte aligned), of one plane or of
+ * `planes` (wl_grid_planes_for: what a rule's states need). */
 wl_status wl_grid_alloc(wl_grid *g, uint64_t w, uint64_t h);
+wl_status wl_grid_alloc_planes(wl_grid *g, uint64_t w, uint64_t h, unsigned planes);
+unsigned wl_grid_planes_for(const wl_rule *r);
+/* The state of cell (x, y) of a grid of any number of planes. */
+static inline unsigned wl_grid_state(const wl_grid *g, uint64_t x, uint64_t y) {
+    size_t at = (size_t)(y * g->stride + (x >> 6)), plane = (size_t)(g->h * g->stride);
+    if (!((g->words[at] >> (x & 63)) & 1u)) return 0;
+    unsigned s = 1;
+    for (unsigned k = 1; k < g->planes; k++) s += (unsigned)((g->words[at + k * plane] >> (x & 63)) & 1u) << (k - 1);
+    return s;
+}
+/* Sets cell (x, y) of a grid of any number of planes to `state` (< 2^(planes - 1) + 1). */
+static inline void wl_grid_set_state(wl_grid *g, uint64_t x, uint64_t y, unsigned state) {
+    size_t at = (size_t)(y * g->stride + (x >> 6)), plane = (size_t)(g->h * g->stride);
+    uint64_t m = (uint64_t)1 << (x & 63);
+    for (unsigned k = 0; k < (g->planes ? g->planes : 1); k++) { /* 0: a grid made by hand */
+        int on = k ? state && ((state - 1) >> (k - 1) & 1u) : state != 0;
+        g->words[at + k * plane] = on ? g->words[at + k * plane] | m : g->words[at + k * plane] & ~m;
+    }
+}
 void wl_grid_free(wl_grid *g);
 /* Checks a row-strip request (store_rows / load_rows) on a w x h grid: rows y0 .. y0+n-1
  * inside the grid and `stride` words per row enough for wl_grid's layout.  WL_OK, or
@@ -213,6 +252,13 @@ wl_status wl_grid_from_pattern(wl_grid *g, const wl_pattern *p, wl_topology topo
                                uint64_t *dropped);
 /* Converts a grid back to a new pattern in pattern coordinates. */
 wl_status wl_grid_to_pattern(const wl_grid *g, const wl_rule *rule, wl_pattern **out);
+/* The same with cell (x0, y0) of the pattern at the grid's corner, every plane of the grid
+ * read or filled; the from direction clips cells outside the grid unless topo is a torus
+ * (which wraps them). */
+wl_status wl_grid_from_pattern_at(wl_grid *g, const wl_pattern *p, wl_topology topo,
+                                  int64_t x0, int64_t y0, uint64_t *dropped);
+wl_status wl_grid_to_pattern_at(const wl_grid *g, const wl_rule *rule, int64_t x0, int64_t y0,
+                                wl_pattern **out);
 /* Number of live cells of a grid. */
 uint64_t wl_grid_population(const wl_grid *g);
 

@@ -341,6 +341,13 @@ static wl_status add_planes(wl_pattern *p, unsigned n) {
     return WL_OK;
 }
 
+wl_status wl_pattern_plane_or(wl_pattern *p, unsigned k, int64_t x, int64_t y, uint64_t bits) {
+    if (!bits) return WL_OK;
+    if (k >= WL_PATTERN_PLANES) return wl_error(WL_ERR_INVALID, "no pattern plane %u", k);
+    wl_status s = add_planes(p, k + 1);
+    return s ? s : wl_pattern_or(p->plane[k], x, y, bits);
+}
+
 /* Bits needed for v (0 for 0). */
 static unsigned bits_of(unsigned v) {
     return v ? 32u - (unsigned)__builtin_clz(v) : 0u;

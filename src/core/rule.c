@@ -469,6 +469,7 @@ static wl_status parse_bs(rule_parser *p, const hensel_map *m, wl_rule *out) {
         }
     }
     from_masks_nh(out, masks[0], masks[1], nh);
+    out->nh = nh == NH_HEX ? 'H' : 'V';
     return WL_OK;
 }
 

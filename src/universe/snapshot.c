@@ -19,7 +19,7 @@ wl_status wl_universe_snapshot(wl_universe *u, wl_snapshot **snap) {
         st = wl_snapshot_bitmap(s, -(int64_t)(cfg->width / 2), -(int64_t)(cfg->height / 2),
                                 cfg->width, cfg->height, &bits);
         if (!st) {
-            wl_grid g = {cfg->width, cfg->height, (size_t)((cfg->width + 63) / 64), bits};
+            wl_grid g = {cfg->width, cfg->height, (size_t)((cfg->width + 63) / 64), bits, 1};
             st = ops->store_grid(wl_universe_ctx(u), &g);
         }
     } else {

@@ -221,7 +221,7 @@ wl_status wl_universe_load(wl_universe *u, const wl_pattern *p, uint64_t *droppe
     if (s) return s;
     if (is_grid(u) && u->ops->load_grid) {
         wl_grid g;
-        s = wl_grid_alloc(&g, u->cfg.width, u->cfg.height);
+        s = wl_grid_alloc_planes(&g, u->cfg.width, u->cfg.height, wl_grid_planes_for(&u->cfg.rule));
         if (s) return s;
         s = wl_grid_from_pattern(&g, p, u->cfg.topology, dropped);
         if (!s) s = u->ops->load_grid(u->ctx, &g);
@@ -293,13 +293,17 @@ wl_status wl_universe_store(wl_universe *u, wl_pattern **out) {
     *out = NULL;
     if (is_grid(u) && u->ops->store_grid) {
         wl_grid g;
-        wl_status s = wl_grid_alloc(&g, u->cfg.width, u->cfg.height);
+        wl_status s = wl_grid_alloc_planes(&g, u->cfg.width, u->cfg.height,
+                                           wl_grid_planes_for(&u->cfg.rule));
         if (s) return s;
         s = u->ops->store_grid(u->ctx, &g);
         if (!s) s = wl_grid_to_pattern(&g, &u->cfg.rule, out);
         wl_grid_free(&g);
-        /* The grid goes with the cells, as Golly writes it (":Tw,h", ":Pw,h"). */
-        if (!s) wl_pattern_set_topology(*out, u->cfg.topology, u->cfg.width, u->cfg.height);
+        /* The grid goes with the cells, as Golly writes it (":Tw,h", ":K30*,20", ...). */
+        if (!s) {
+            wl_shape sh = {u->cfg.topology, u->cfg.width, u->cfg.height, u->cfg.glue};
+            wl_pattern_set_shape(*out, &sh);
+        }
         return s;
     }
     if (u->ops->store_pattern) return u->ops->store_pattern(u->ctx, out);
