@@ -508,6 +508,7 @@ extern const wl_engine_ops wl_engine_hashlife;
 extern const wl_engine_ops wl_engine_mpi;
 extern const wl_engine_ops wl_engine_stream;
 extern const wl_engine_ops wl_engine_sparse;
+extern const wl_engine_ops wl_engine_grow;
 
 /* ---- small helpers ----------------------------------------------------------------- */
 

@@ -29,6 +29,9 @@ static const wl_engine_ops *const engines[] = {
 #ifdef WL_HAVE_STREAM_ENGINE
     &wl_engine_stream,
 #endif
+#ifdef WL_HAVE_GROW_ENGINE
+    &wl_engine_grow,
+#endif
 };
 
 #define N_ENGINES (sizeof engines / sizeof engines[0])
