@@ -111,6 +111,9 @@ struct wl_pattern {
     struct wl_pattern *owner; /* of a plane: the pattern it belongs to; else NULL */
 };
 
+/* Clears every cell outside columns [x0, x0 + w) and rows [y0, y0 + h) (a side of 0:
+ * unbounded that way), planes included. */
+void wl_pattern_clip(wl_pattern *p, int64_t x0, int64_t y0, uint64_t w, uint64_t h);
 /* ORs bits into plane k of a pattern (as wl_pattern_or), making the planes up to k. */
 wl_status wl_pattern_plane_or(wl_pattern *p, unsigned k, int64_t x, int64_t y, uint64_t bits);
 /* Plane k of a multi-state pattern (see above), or NULL when it has none. */

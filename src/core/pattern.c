@@ -388,6 +388,28 @@ unsigned wl_pattern_get_state(const wl_pattern *p, int64_t x, int64_t y) {
     return s;
 }
 
+void wl_pattern_clip(wl_pattern *p, int64_t x0, int64_t y0, uint64_t w, uint64_t h) {
+    for (unsigned k = 0; k < p->nplanes; k++) wl_pattern_clip(p->plane[k], x0, y0, w, h);
+    for (size_t i = 0; i < p->cap; i++) {
+        wl_ptile *t = &p->slot[i];
+        if (!t->mask) continue;
+        uint64_t *rows = t->cap ? t->u.rows : &t->u.one;
+        uint64_t cols = ~(uint64_t)0; /* the tile's columns inside [x0, x0 + w) */
+        if (w) {
+            for (int c = 0; c < 64; c++) {
+                int64_t x = t->tx * 64 + c;
+                if (x < x0 || (uint64_t)(x - x0) >= w) cols &= ~((uint64_t)1 << c);
+            }
+        }
+        int n = 0;
+        for (uint64_t m = t->mask; m; m &= m - 1, n++) {
+            int64_t y = t->ty * 64 + __builtin_ctzll(m);
+            int inside = !h || (y >= y0 && (uint64_t)(y - y0) < h);
+            rows[n] = inside ? rows[n] & cols : 0;
+        }
+    }
+}
+
 /* Row r of tile (tx, ty) of a pattern (0 when absent or p is NULL). */
 static uint64_t row_of(const wl_pattern *p, int64_t tx, int64_t ty, int r) {
     return p ? tile_row(find(p, tx, ty), r) : 0;

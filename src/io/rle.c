@@ -17,7 +17,10 @@
  *   anything else      (#P, #R, ...) kept as a comment line without the '#' (Golly ignores
  *                      those positions, and so do we).
  *
- * Placement (as Golly): the first cell of the body is (0, 0), or (x, y) of #CXRLE Pos.
+ * Placement (as Golly): the first cell of the body is (0, 0), or (x, y) of #CXRLE Pos; a
+ * pattern whose rule names a bounded grid and that has no position is centred on the grid
+ * when its declared size fits, else put at the grid's top-left corner, and cells beyond
+ * the grid's size from that corner are dropped (Golly's reader does the same).
  * Numbers beyond what the format can place (a count, size or position past 2^62, or one
  * that overflows 64 bits) and cells outside -2^62 .. 2^62 - 1 are faults of the file:
  * WL_ERR_PARSE.  Cells beyond the declared x/y are accepted, as Golly accepts them (the
@@ -55,6 +58,7 @@
 typedef struct rle_state {
     wl_rd *r;
     int64_t px, py; /* placement of the top-left cell */
+    int have_pos;   /* #CXRLE gave it */
 } rle_state;
 
 static int is_space(char c) { return c == ' ' || c == '\t' || c == '\r' || c == '\f' || c == '\v'; }
@@ -80,6 +84,7 @@ static wl_status parse_cxrle(rle_state *st, const char *c, size_t pos, size_t en
             if (allow_pos) {
                 st->px = x;
                 st->py = y;
+                st->have_pos = 1;
             }
             pos = i;
         } else {
@@ -429,10 +434,27 @@ static wl_status is_header(wl_src *s, int *yes) {
     return WL_OK;
 }
 
+/* Golly's placement of a pattern without a #CXRLE position whose rule names a bounded grid
+ * of gw x gh cells (0: unbounded that way), declared w x h: centred when it fits, else at
+ * the grid's top-left corner; cells further from that corner than the grid reaches are
+ * dropped (*clip). */
+static void place_in_grid(rle_state *st, uint64_t w, uint64_t h, uint64_t gw, uint64_t gh,
+                          int *clip) {
+    if (w && h && (!gw || w <= gw) && (!gh || h <= gh)) {
+        st->px = -(int64_t)(w / 2);
+        st->py = -(int64_t)(h / 2);
+    } else {
+        st->px = -(int64_t)(gw / 2);
+        st->py = -(int64_t)(gh / 2);
+    }
+    *clip = 1;
+}
+
 wl_status wl_rle_read_src(wl_rd *r) {
-    rle_state st = {r, 0, 0};
+    rle_state st = {r, 0, 0, 0};
     wl_src *s = r->src;
-    int saw_header = 0;
+    int saw_header = 0, clip = 0;
+    uint64_t decl_w = 0, decl_h = 0;
     wl_status e;
     /* Comment lines and the header, line by line, up to the first byte of the body. */
     for (;;) {
@@ -464,9 +486,18 @@ wl_status wl_rle_read_src(wl_rd *r) {
         if ((e = wl_src_peek_line(s, WL_IO_LINE_MAX, &c, &n))) return e;
         if ((e = parse_header(&st, c, n, col0, &w, &h))) return e;
         if ((e = check_declared(&st, w, h))) return e;
+        decl_w = w;
+        decl_h = h;
         wl_src_next_line(s); /* comment lines may follow the header */
     }
-    return r->header_only ? WL_OK : parse_body(&st);
+    if (r->header_only) return WL_OK;
+    wl_shape sh;
+    wl_pattern_shape(r->p, &sh);
+    if (sh.topology != WL_TOPOLOGY_PLANE && !st.have_pos)
+        place_in_grid(&st, decl_w, decl_h, sh.width, sh.height, &clip);
+    e = parse_body(&st);
+    if (!e && clip) wl_pattern_clip(r->p, st.px, st.py, sh.width, sh.height);
+    return e;
 }
 
 /* ---- writer ------------------------------------------------------------------------ */

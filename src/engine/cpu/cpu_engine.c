@@ -117,6 +117,8 @@ typedef struct cpu_ctx {
     /* byte / nibble */
     cpu_byte *byte;
     cpu_nibble *nibble;
+    /* Generations and Larger than Life (multi.c): cur / nxt hold the state-1 cells */
+    cpu_multi *multi;
 } cpu_ctx;
 
 static int have_avx2(void) {
@@ -296,6 +298,7 @@ static void destroy(void *v) {
     cpu_tiler_destroy(c->tiler);
     cpu_byte_destroy(c->byte);
     cpu_nibble_destroy(c->nibble);
+    cpu_multi_destroy(c->multi);
     wl_pool_destroy(c->pool);
     wl_aligned_free(c->cur);
     wl_aligned_free(c->nxt);
@@ -336,6 +339,12 @@ static wl_status create(const wl_config *cfg, const char *kernel, void **out) {
     }
     uint16_t birth = 0, survive = 0;
     int totalistic = wl_rule_is_totalistic(&cfg->rule, &birth, &survive);
+    wl_family family = wl_rule_family(&cfg->rule);
+    if (family != WL_FAMILY_LIFE && k != &kernels[0]) {
+        s = wl_error(WL_ERR_UNSUPPORTED, "cpu kernel %s runs two-state rules only; %s rules run "
+                     "on kernel best", k->name, wl_family_name(family));
+        goto fail;
+    }
 
     if (k->family == F_BYTE) {
         s = cpu_byte_create(c->w, c->h, c->torus, &cfg->rule, k->threaded ? c->pool : NULL,
@@ -369,13 +378,22 @@ static wl_status create(const wl_config *cfg, const char *kernel, void **out) {
                            .cache_bytes = TILE_CACHE_BYTES, .pool = c->pool, .vw = 1};
     const char *env = getenv("WL_CPU_TILE_KB"); /* for tuning experiments */
     if (env && atoi(env) > 0) tc.cache_bytes = (size_t)atoi(env) << 10;
+    if (family != WL_FAMILY_LIFE) {
+        s = cpu_multi_create(cfg, c->pool, &c->multi);
+        if (s) goto fail;
+        if (family == WL_FAMILY_LTL) { /* counts, no table kernel */
+            c->depth = 1;
+            *out = c;
+            return WL_OK;
+        }
+    }
     s = select_rows(k, &cfg->rule, cfg->verbose, &c->rows, &tc.gen_rows, &tc.vw, &tc.wraps,
                     NULL);
     if (s) goto fail;
     tc.kd = &c->rows.kd;
     tc.dead_stays_dead = !wl_rule_has_b0(&cfg->rule);
-    tc.depth = k->depth;
-    if (k->depth > 1) {
+    tc.depth = c->multi ? 1 : k->depth; /* Generations: the decay between generations */
+    if (tc.depth > 1) {
         const char *d = getenv("WL_CPU_DEPTH"); /* for tuning experiments */
         if (d && atoi(d) >= 1 && atoi(d) <= 64) tc.depth = (unsigned)atoi(d);
     }
@@ -393,6 +411,10 @@ fail:
 
 static wl_status load_grid(void *v, const wl_grid *g) {
     cpu_ctx *c = v;
+    if (c->multi) {
+        cpu_multi_load(c->multi, g, c->cur);
+        return WL_OK;
+    }
     if (c->byte) {
         cpu_byte_load(c->byte, g);
         return WL_OK;
@@ -412,6 +434,10 @@ static wl_status load_grid(void *v, const wl_grid *g) {
 
 static wl_status store_grid(void *v, wl_grid *g) {
     cpu_ctx *c = v;
+    if (c->multi) {
+        cpu_multi_store(c->multi, c->cur, g);
+        return WL_OK;
+    }
     if (c->byte) {
         cpu_byte_store(c->byte, g);
         return WL_OK;
@@ -431,6 +457,7 @@ static wl_status store_grid(void *v, wl_grid *g) {
  * nibble kernels convert cell by cell. */
 static wl_status store_rows(void *v, uint64_t y0, uint64_t n, uint64_t *rows, size_t stride) {
     cpu_ctx *c = v;
+    if (c->multi) return wl_error(WL_ERR_UNSUPPORTED, "cpu engine: no row strips of multi-state rules");
     wl_status s = wl_grid_check_rows("cpu engine", c->w, c->h, y0, n, stride);
     if (s) return s;
     for (uint64_t i = 0; i < n; i++) {
@@ -449,6 +476,7 @@ static wl_status store_rows(void *v, uint64_t y0, uint64_t n, uint64_t *rows, si
 static wl_status load_rows(void *v, uint64_t y0, uint64_t n, const uint64_t *rows,
                            size_t stride) {
     cpu_ctx *c = v;
+    if (c->multi) return wl_error(WL_ERR_UNSUPPORTED, "cpu engine: no row strips of multi-state rules");
     wl_status s = wl_grid_check_rows("cpu engine", c->w, c->h, y0, n, stride);
     if (s) return s;
     if (c->byte) {
@@ -478,6 +506,14 @@ static wl_status step(void *v, uint64_t generations, uint64_t *done) {
         } else if (c->nibble) {
             cpu_nibble_step(c->nibble);
             n++;
+        } else if (c->multi) {
+            if (c->tiler) cpu_tiler_pass(c->tiler, c->cur, c->nxt, 1); /* Generations' table */
+            else cpu_multi_ltl(c->multi, c->cur, c->nxt);               /* LtL's counts */
+            cpu_multi_decay(c->multi, c->cur, c->nxt);
+            uint64_t *t = c->cur;
+            c->cur = c->nxt;
+            c->nxt = t;
+            n++;
         } else {
             unsigned g = generations - n < c->depth ? (unsigned)(generations - n) : c->depth;
             cpu_tiler_pass(c->tiler, c->cur, c->nxt, g);
@@ -498,6 +534,10 @@ static wl_status step(void *v, uint64_t generations, uint64_t *done) {
 
 static wl_status population(void *v, wl_bigint *out) {
     cpu_ctx *c = v;
+    if (c->multi) {
+        wl_bigint_from_u64(out, cpu_multi_population(c->multi, c->cur));
+        return WL_OK;
+    }
     if (c->byte || c->nibble) {
         wl_grid g;
         wl_status s = wl_grid_alloc(&g, c->w, c->h);
@@ -520,7 +560,7 @@ static wl_status randomize(void *v, double density, uint64_t seed) {
     wl_grid g = {0};
     uint64_t *words = c->cur;
     size_t stride = c->S;
-    if (c->byte || c->nibble) {
+    if (c->byte || c->nibble || c->multi) {
         wl_status s = wl_grid_alloc(&g, c->w, c->h);
         if (s) return s;
         words = g.words;
@@ -546,7 +586,7 @@ static wl_status randomize(void *v, double density, uint64_t seed) {
         }
         row[c->S - 1] &= tail;
     }
-    if (c->byte || c->nibble) {
+    if (c->byte || c->nibble || c->multi) {
         load_grid(c, &g);
         wl_grid_free(&g);
     }
@@ -630,8 +670,9 @@ static void tile_kernel_free(wl_tile_kernel *k) {
 const wl_engine_ops wl_engine_cpu = {
     .name = "cpu",
     .description = "multi-threaded CPU engine: bit-sliced SIMD (AVX-512/AVX2) with temporal "
-                   "blocking, plus byte, table and SWAR kernels for comparison",
-    .caps = WL_CAP_TORUS | WL_CAP_BOUNDED | WL_CAP_ANY_RULE,
+                   "blocking, plus byte, table and SWAR kernels for comparison; Generations "
+                   "and Larger than Life on kernel best",
+    .caps = WL_CAP_TORUS | WL_CAP_BOUNDED | WL_CAP_ANY_RULE | WL_CAP_GENERATIONS | WL_CAP_LTL,
     .kernels = kernel_names,
     .create = create,
     .destroy = destroy,

@@ -213,6 +213,23 @@ void cpu_byte_load_rows(cpu_byte *b, uint64_t y0, uint64_t n, const uint64_t *ro
 void cpu_byte_store_rows(const cpu_byte *b, uint64_t y0, uint64_t n, uint64_t *rows,
                          size_t stride);
 
+/* ---- rules of more than two states (multi.c) ------------------------------------------- */
+
+/* Generations and Larger than Life: the state-1 cells are the engine's bit grid F (cur /
+ * nxt); the other states live in the cpu_multi's planes. */
+typedef struct cpu_multi cpu_multi;
+wl_status cpu_multi_create(const wl_config *cfg, wl_pool *pool, cpu_multi **out);
+void cpu_multi_destroy(cpu_multi *m);
+/* Grids in wl_grid's plane layout from / to F (f) and the planes. */
+void cpu_multi_load(cpu_multi *m, const wl_grid *g, uint64_t *f);
+void cpu_multi_store(const cpu_multi *m, const uint64_t *f, wl_grid *g);
+uint64_t cpu_multi_population(const cpu_multi *m, const uint64_t *f);
+/* Larger than Life: what the rule makes of the firing cells f, into fn. */
+void cpu_multi_ltl(cpu_multi *m, const uint64_t *f, uint64_t *fn);
+/* The decay of the other states: fn holds what the rule makes of f (T) on entry, the
+ * next firing cells on exit; the planes advance a generation. */
+void cpu_multi_decay(cpu_multi *m, const uint64_t *f, uint64_t *fn);
+
 typedef struct cpu_nibble cpu_nibble;
 /* Outer-totalistic rules only (birth/survive masks as wl_rule_is_totalistic gives). */
 wl_status cpu_nibble_create(uint64_t w, uint64_t h, int torus, uint16_t birth,

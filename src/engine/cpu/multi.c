@@ -1,0 +1,405 @@
+/*
+ * multi.c - the cpu engine's rules of more than two states: Generations and Larger than
+ * Life (and the two-state Larger than Life rules), on all threads.
+ *
+ * Layout.  The state-1 ("firing") cells are a bit plane F in the engine's two grids
+ * (cur and nxt, as for two-state rules); the other live states are P bit planes E_0 ..
+ * E_{P-1} holding (state - 1) of each cell in state 2 or more, zero elsewhere, so that a
+ * state-1 cell and a dead cell both have E = 0 and F tells them apart.  This is the
+ * pattern's and wl_grid's plane layout with the live plane replaced by F: live = F | any E.
+ *
+ * A generation, as bit logic on 64 cells a word:
+ *   T   = what the rule makes of the firing cells: the two-state table's kernel run on F
+ *         (Generations: the tile driver with the rule's row technique, one generation per
+ *         pass, into nxt), or Larger than Life's count test (below);
+ *   D   = any E: the dying cells, which can neither be born nor survive;
+ *   F'  = T & ~D;
+ *   E'  = E + 1 on the dying cells, cleared where that reaches the number of states - 1
+ *         (the state after n - 1 is 0), plus 1 (state 2) on the cells that were firing and
+ *         are not firing any more (n > 2; with two states they simply die).
+ * The increment is a ripple carry over the planes and the wrap a comparison with the
+ * constant n - 1, about 4 operations a plane a word: a 25-state rule adds some 20
+ * operations per 64 cells to the rule's own logic.
+ *
+ * Larger than Life counts, for each row, the firing cells of each horizontal run of the
+ * neighbourhood (src/core/ltl.c) as a difference of two row prefix sums: the prefix sums of
+ * the 2r + 1 rows a band of output rows needs are kept in a ring, each computed once, and
+ * a run adds a[x + x1 + 1] - a[x + x0] to the count of every cell x of the row - two loads,
+ * a subtraction and an addition, vectorised by the compiler, per run per cell.  The Moore
+ * neighbourhood (one run per row, all of the same width) instead keeps sliding column
+ * sums: a row's counts are differences of one prefix sum of the column sums, O(1) per cell
+ * whatever the range.  Rows and columns beyond a torus's edges wrap; beyond a bounded
+ * grid's they are dead.  The triangular neighbourhood's runs flip with the parity of
+ * column + row.  Counts are tested against the rule's intervals (survival with the cell's
+ * own count added for LtL's M1), the results packed into F', and the decay applied as
+ * above.  Rows are split into bands, one per thread.
+ */
+#include "cpu_internal.h"
+
+#include <stdlib.h>
+#include <string.h>
+
+typedef struct ltl_run {
+    int dy, x0, x1;
+} ltl_run;
+
+struct cpu_multi {
+    uint64_t w, h;
+    size_t S;            /* words per row */
+    int torus;
+    wl_family family;
+    unsigned states;
+    unsigned P;          /* planes of E */
+    uint64_t *e;         /* P planes of S * h words */
+    wl_pool *pool;
+    /* Larger than Life */
+    ltl_run *runs[2];    /* the neighbourhood's runs for parity 0 and 1 */
+    size_t nruns[2];
+    int R, Ry;           /* reach across and down */
+    int moore;           /* one run per row, all of width 2R + 1: sliding column sums */
+    unsigned middle;
+    uint32_t iv[2][WL_LTL_INTERVALS_MAX][2]; /* birth, survival intervals */
+    unsigned niv[2];
+    size_t ext;          /* w + 2 R + 1: an extended row's prefix sums */
+    struct ltl_scratch *scratch; /* one per thread */
+    int nscratch;
+    /* the current step */
+    const uint64_t *f;
+    uint64_t *fn;
+};
+
+/* Per-thread scratch for the counts. */
+typedef struct ltl_scratch {
+    uint16_t *cells;  /* one extended row's cells */
+    uint16_t *col;    /* Moore: the column sums of the extended row */
+    uint32_t *sums;   /* ring of (2 Ry + 1) prefix-sum rows (general shapes), or one (Moore) */
+    uint32_t *count;  /* the counts of one output row, for each parity */
+} ltl_scratch;
+
+void cpu_multi_destroy(cpu_multi *m) {
+    if (!m) return;
+    for (int t = 0; t < m->nscratch; t++) {
+        free(m->scratch[t].cells);
+        free(m->scratch[t].col);
+        free(m->scratch[t].sums);
+        free(m->scratch[t].count);
+    }
+    free(m->scratch);
+    wl_aligned_free(m->e);
+    free(m->runs[0]);
+    free(m->runs[1]);
+    free(m);
+}
+
+typedef struct run_acc {
+    ltl_run *v;
+    size_t n, cap;
+    int fail, reach, reach_y;
+} run_acc;
+
+static void add_run(void *user, int dy, int x0, int x1) {
+    run_acc *a = user;
+    if (a->n == a->cap) {
+        size_t cap = a->cap ? 2 * a->cap : 64;
+        ltl_run *nv = realloc(a->v, cap * sizeof *nv);
+        if (!nv) {
+            a->fail = 1;
+            return;
+        }
+        a->v = nv;
+        a->cap = cap;
+    }
+    a->v[a->n++] = (ltl_run){dy, x0, x1};
+    if (-x0 > a->reach) a->reach = -x0;
+    if (x1 > a->reach) a->reach = x1;
+    if (dy > a->reach_y) a->reach_y = dy;
+}
+
+wl_status cpu_multi_create(const wl_config *cfg, wl_pool *pool, cpu_multi **out) {
+    *out = NULL;
+    cpu_multi *m = wl_calloc(1, sizeof *m);
+    if (!m) return WL_ERR_NOMEM;
+    m->w = cfg->width;
+    m->h = cfg->height;
+    m->S = (size_t)((m->w + 63) / 64);
+    m->torus = cfg->topology == WL_TOPOLOGY_TORUS;
+    m->family = wl_rule_family(&cfg->rule);
+    m->states = wl_rule_states(&cfg->rule);
+    m->P = wl_grid_planes_for(&cfg->rule) - 1;
+    m->pool = pool;
+    wl_status s = WL_OK;
+    if (m->P) {
+        size_t words = (size_t)m->P * m->S * (size_t)m->h;
+        m->e = wl_aligned_alloc(words * 8);
+        if (!m->e) s = WL_ERR_NOMEM;
+        else memset(m->e, 0, words * 8);
+    }
+    if (!s && m->family == WL_FAMILY_LTL) {
+        const wl_ltl *l = &cfg->rule.ltl;
+        for (int parity = 0; parity < 2 && !s; parity++) {
+            run_acc a = {NULL, 0, 0, 0, 0, 0};
+            wl_ltl_neighbourhood(l, parity, add_run, &a);
+            if (a.fail) s = wl_error(WL_ERR_NOMEM, "cpu engine: out of memory");
+            m->runs[parity] = a.v;
+            m->nruns[parity] = a.n;
+            if (a.reach > m->R) m->R = a.reach;
+            if (a.reach_y > m->Ry) m->Ry = a.reach_y;
+        }
+        m->moore = l->nh == 'M';
+        m->middle = l->middle;
+        m->niv[0] = l->nbirth;
+        m->niv[1] = l->nsurvive;
+        memcpy(m->iv[0], l->birth, sizeof l->birth);
+        memcpy(m->iv[1], l->survive, sizeof l->survive);
+        m->ext = (size_t)m->w + 2 * (size_t)m->R + 1;
+        size_t ring = m->moore ? 1 : 2 * (size_t)m->Ry + 1;
+        if ((uint64_t)ring * m->ext > wl_physical_memory() / 16 / (uint64_t)wl_pool_size(pool))
+            s = wl_error(WL_ERR_TOO_BIG, "cpu engine: a %llu-cell-wide grid of range %d needs "
+                         "too much memory for its row sums", (unsigned long long)m->w, m->R);
+        m->nscratch = wl_pool_size(pool);
+        m->scratch = s ? NULL : wl_calloc((size_t)m->nscratch, sizeof *m->scratch);
+        if (!s && !m->scratch) s = WL_ERR_NOMEM;
+        for (int t = 0; !s && t < m->nscratch; t++) {
+            ltl_scratch *sc = &m->scratch[t];
+            sc->cells = wl_malloc(m->ext * sizeof *sc->cells);
+            sc->col = wl_malloc(m->ext * sizeof *sc->col);
+            sc->sums = wl_malloc(ring * m->ext * sizeof *sc->sums);
+            sc->count = wl_malloc(2 * m->ext * sizeof *sc->count);
+            if (!sc->cells || !sc->col || !sc->sums || !sc->count) s = WL_ERR_NOMEM;
+        }
+        if (s) m->nscratch = m->scratch ? m->nscratch : 0;
+    }
+    if (s) {
+        cpu_multi_destroy(m);
+        return s;
+    }
+    *out = m;
+    return WL_OK;
+}
+
+/* Plane k of E. */
+static inline uint64_t *plane(const cpu_multi *m, unsigned k) {
+    return m->e + (size_t)k * m->S * (size_t)m->h;
+}
+
+void cpu_multi_load(cpu_multi *m, const wl_grid *g, uint64_t *f) {
+    size_t n = m->S * (size_t)m->h, gp = g->h * g->stride;
+    uint64_t tail = (m->w & 63) ? (((uint64_t)1 << (m->w & 63)) - 1) : ~(uint64_t)0;
+    for (uint64_t y = 0; y < m->h; y++) {
+        for (size_t i = 0; i < m->S; i++) {
+            size_t at = (size_t)y * m->S + i, gat = (size_t)y * g->stride + i;
+            uint64_t live = g->words[gat] & (i + 1 == m->S ? tail : ~(uint64_t)0), any = 0;
+            for (unsigned k = 0; k < m->P; k++) {
+                uint64_t v = k + 1 < g->planes ? g->words[gat + (k + 1) * gp] & live : 0;
+                plane(m, k)[at] = v;
+                any |= v;
+            }
+            f[at] = live & ~any;
+        }
+    }
+    (void)n;
+}
+
+void cpu_multi_store(const cpu_multi *m, const uint64_t *f, wl_grid *g) {
+    size_t gp = g->h * g->stride;
+    unsigned planes = g->planes ? g->planes : 1;
+    memset(g->words, 0, gp * planes * 8);
+    for (uint64_t y = 0; y < m->h; y++) {
+        for (size_t i = 0; i < m->S; i++) {
+            size_t at = (size_t)y * m->S + i, gat = (size_t)y * g->stride + i;
+            uint64_t any = 0;
+            for (unsigned k = 0; k < m->P; k++) {
+                uint64_t v = plane(m, k)[at];
+                any |= v;
+                if (k + 1 < planes) g->words[gat + (k + 1) * gp] = v;
+            }
+            g->words[gat] = f[at] | any;
+        }
+    }
+}
+
+uint64_t cpu_multi_population(const cpu_multi *m, const uint64_t *f) {
+    uint64_t n = 0;
+    size_t words = m->S * (size_t)m->h;
+    for (size_t i = 0; i < words; i++) {
+        uint64_t any = f[i];
+        for (unsigned k = 0; k < m->P; k++) any |= plane(m, k)[i];
+        n += wl_popcount64(any);
+    }
+    return n;
+}
+
+/* The decay of words [a, b): fn holds T on entry and F' on exit; f is F. */
+static void decay_words(const cpu_multi *m, const uint64_t *f, uint64_t *fn, size_t a, size_t b) {
+    unsigned P = m->P;
+    uint64_t last = m->states - 1; /* the value of E + 1 that wraps to 0 (state n) */
+    for (size_t i = a; i < b; i++) {
+        uint64_t e[WL_PATTERN_PLANES], d = 0;
+        for (unsigned k = 0; k < P; k++) d |= e[k] = plane(m, k)[i];
+        uint64_t t = fn[i] & ~d, carry = d, eq = d;
+        for (unsigned k = 0; k < P; k++) {
+            uint64_t v = e[k] ^ carry;
+            carry &= e[k];
+            e[k] = v;
+            eq &= (last >> k & 1) ? v : ~v;
+        }
+        uint64_t died = f[i] & ~t; /* firing cells that stop firing: state 2 */
+        for (unsigned k = 0; k < P; k++) plane(m, k)[i] = (e[k] & ~eq) | (k == 0 ? died : 0);
+        fn[i] = t;
+    }
+}
+
+/* Rows [y0, y1) of the thread's share. */
+static void share(const cpu_multi *m, int tid, int n, uint64_t *y0, uint64_t *y1) {
+    *y0 = m->h * (uint64_t)tid / (uint64_t)n;
+    *y1 = m->h * (uint64_t)(tid + 1) / (uint64_t)n;
+}
+
+static void decay_task(void *arg, int tid, int n) {
+    cpu_multi *m = arg;
+    uint64_t y0, y1;
+    share(m, tid, n, &y0, &y1);
+    decay_words(m, m->f, m->fn, (size_t)y0 * m->S, (size_t)y1 * m->S);
+}
+
+void cpu_multi_decay(cpu_multi *m, const uint64_t *f, uint64_t *fn) {
+    if (!m->P) { /* two states: F' = T */
+        return;
+    }
+    m->f = f;
+    m->fn = fn;
+    wl_pool_run(m->pool, decay_task, m);
+}
+
+/* ---- Larger than Life ------------------------------------------------------------------ */
+
+/* The firing bit of column x (any integer) of row y (inside the grid): wrapped or dead. */
+static inline uint32_t bit_at(const cpu_multi *m, const uint64_t *row, int64_t x) {
+    if (x < 0 || x >= (int64_t)m->w) {
+        if (!m->torus) return 0;
+        x = wl_mod(x, (int64_t)m->w);
+    }
+    return (uint32_t)(row[x >> 6] >> (x & 63) & 1u);
+}
+
+/* Row y + dy of F (NULL when outside a bounded grid). */
+static inline const uint64_t *row_of(const cpu_multi *m, const uint64_t *f, int64_t y) {
+    if (y < 0 || y >= (int64_t)m->h) {
+        if (!m->torus) return NULL;
+        y = wl_mod(y, (int64_t)m->h);
+    }
+    return f + (size_t)y * m->S;
+}
+
+/* The cells of an extended row: out[i] = firing bit of column i - R, for i < ext - 1. */
+static void unpack_row(const cpu_multi *m, const uint64_t *row, uint16_t *out) {
+    size_t n = m->ext - 1;
+    if (!row) {
+        memset(out, 0, n * sizeof *out);
+        return;
+    }
+    for (size_t i = 0; i < n; i++) out[i] = (uint16_t)bit_at(m, row, (int64_t)i - m->R);
+}
+
+/* Prefix sums of an extended row's cells: p[0] = 0, p[i + 1] = p[i] + v[i]. */
+static void prefix(const cpu_multi *m, const uint16_t *v, uint32_t *p) {
+    uint32_t acc = 0;
+    p[0] = 0;
+    for (size_t i = 0; i + 1 < m->ext; i++) p[i + 1] = acc += v[i];
+}
+
+/* 1 where the count lies in one of the intervals. */
+static inline uint64_t in_intervals(const uint32_t iv[][2], unsigned n, uint32_t c) {
+    for (unsigned k = 0; k < n; k++)
+        if (c >= iv[k][0] && c <= iv[k][1]) return 1;
+    return 0;
+}
+
+/* Packs one row's next firing bits from its counts (outer counts: the cell excluded). */
+static void test_row(const cpu_multi *m, const uint32_t *count, const uint64_t *frow,
+                     uint64_t *out) {
+    for (size_t i = 0; i < m->S; i++) {
+        uint64_t word = 0, fw = frow[i];
+        size_t n = m->w - i * 64 < 64 ? (size_t)(m->w - i * 64) : 64;
+        for (size_t b = 0; b < n; b++) {
+            uint32_t c = count[i * 64 + b];
+            uint64_t alive = fw >> b & 1 ? in_intervals(m->iv[1], m->niv[1], c + m->middle)
+                                         : in_intervals(m->iv[0], m->niv[0], c);
+            word |= alive << b;
+        }
+        out[i] = word;
+    }
+}
+
+static void ltl_band(cpu_multi *m, uint64_t y0, uint64_t y1, ltl_scratch *s) {
+    const uint64_t *f = m->f;
+    size_t ext = m->ext, W = (size_t)m->w, R = (size_t)m->R;
+    int Ry = m->Ry;
+    size_t ring = 2 * (size_t)Ry + 1;
+    if (m->moore) {
+        /* column sums over rows y - Ry .. y + Ry of the extended row */
+        memset(s->col, 0, (ext - 1) * sizeof *s->col);
+        for (int dy = -Ry; dy <= Ry; dy++) {
+            unpack_row(m, row_of(m, f, (int64_t)y0 + dy), s->cells);
+            for (size_t i = 0; i + 1 < ext; i++) s->col[i] += s->cells[i];
+        }
+    } else {
+        for (int dy = -Ry; dy < Ry; dy++) {
+            unpack_row(m, row_of(m, f, (int64_t)y0 + dy), s->cells);
+            prefix(m, s->cells, s->sums + (size_t)wl_mod((int64_t)y0 + dy, (int64_t)ring) * ext);
+        }
+    }
+    for (uint64_t y = y0; y < y1; y++) {
+        if (m->moore) {
+            prefix(m, s->col, s->sums);
+            const uint32_t *p = s->sums;
+            const uint64_t *frow = f + (size_t)y * m->S;
+            for (size_t x = 0; x < W; x++) /* the square minus the cell itself */
+                s->count[x] = p[x + 2 * R + 1] - p[x] -
+                              (uint32_t)(frow[x >> 6] >> (x & 63) & 1u);
+            /* slide: row y - Ry leaves, row y + Ry + 1 comes */
+            unpack_row(m, row_of(m, f, (int64_t)y - Ry), s->cells);
+            for (size_t i = 0; i + 1 < ext; i++) s->col[i] -= s->cells[i];
+            unpack_row(m, row_of(m, f, (int64_t)y + Ry + 1), s->cells);
+            for (size_t i = 0; i + 1 < ext; i++) s->col[i] += s->cells[i];
+        } else {
+            unpack_row(m, row_of(m, f, (int64_t)y + Ry), s->cells);
+            prefix(m, s->cells, s->sums + (size_t)wl_mod((int64_t)y + Ry, (int64_t)ring) * ext);
+            int parity = (int)(y & 1);
+            uint32_t *count = s->count;
+            for (int par = 0; par < 2; par++) {
+                /* cells of parity (x + y) & 1 == par use runs[par]: compute the row for
+                 * both when the shape depends on parity, else once */
+                if (par && m->nruns[1] == m->nruns[0] &&
+                    !memcmp(m->runs[0], m->runs[1], m->nruns[0] * sizeof *m->runs[0]))
+                    break;
+                const ltl_run *r = m->runs[par];
+                uint32_t *cnt = par ? s->count + ext : count;
+                memset(cnt, 0, W * sizeof *cnt);
+                for (size_t k = 0; k < m->nruns[par]; k++) {
+                    int64_t yy = (int64_t)y + r[k].dy;
+                    if (!m->torus && (yy < 0 || yy >= (int64_t)m->h)) continue;
+                    const uint32_t *p = s->sums + (size_t)wl_mod(yy, (int64_t)ring) * ext;
+                    const uint32_t *hi = p + (int64_t)R + r[k].x1 + 1, *lo = p + (int64_t)R + r[k].x0;
+                    for (size_t x = 0; x < W; x++) cnt[x] += hi[x] - lo[x];
+                }
+                if (par) /* mix: cells whose x + y has parity 1 take the second counts */
+                    for (size_t x = (size_t)(1 - parity); x < W; x += 2) count[x] = cnt[x];
+            }
+        }
+        test_row(m, s->count, f + (size_t)y * m->S, m->fn + (size_t)y * m->S);
+    }
+}
+
+static void ltl_task(void *arg, int tid, int n) {
+    cpu_multi *m = arg;
+    uint64_t y0, y1;
+    share(m, tid, n, &y0, &y1);
+    if (y0 < y1) ltl_band(m, y0, y1, &m->scratch[tid]);
+}
+
+void cpu_multi_ltl(cpu_multi *m, const uint64_t *f, uint64_t *fn) {
+    m->f = f;
+    m->fn = fn;
+    wl_pool_run(m->pool, ltl_task, m);
+}
