@@ -50,8 +50,12 @@ static const good_case good[] = {
     {"dollars.rle", "x=1,y=3\no2$o!", WL_FORMAT_RLE, NULL, "", 2, {{0, 0}, {0, 2}}},
     {"split.rle", "#C hi\nx = 4, y = 1\n#C inside\n1\n2b\n2o\n#C body\n!", WL_FORMAT_RLE, NULL,
      "hi\ninside\nbody", 2, {{12, 0}, {13, 0}}},
+    /* a grid and no position: centred on the grid, as Golly places it */
     {"torus.rle", "x = 3, y = 3, rule = B36/S23:T100,50\nbo$2bo$3o!", WL_FORMAT_RLE, "B36/S23",
-     "", 5, {GLIDER(0, 0)}},
+     "", 5, {GLIDER(-1, -1)}},
+    /* too big for the grid: at the grid's corner, clipped to it */
+    {"small.rle", "x = 4, y = 2, rule = B3/S23:T3,5\n4o$o2bo!", WL_FORMAT_RLE, "B3/S23", "", 4,
+     {{-1, -2}, {0, -2}, {1, -2}, {-1, -1}}},
     {"oldrule.rle", "#r 23/36\nx=1,y=1\no!", WL_FORMAT_RLE, "B36/S23", "", 1, {{0, 0}}},
     {"beyond.rle", "x = 1, y = 1\n3o$b2o!", WL_FORMAT_RLE, NULL, "", 5,
      {{0, 0}, {1, 0}, {2, 0}, {1, 1}, {2, 1}}},
