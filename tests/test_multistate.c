@@ -78,7 +78,8 @@ static void random_rule(int kind, wl_rule *r, char *text, size_t cap) {
         case K_LTL: {
             static const char nh[] = "MNC2BD+X*#HA3L";
             char c = nh[rnd(sizeof nh - 1)];
-            unsigned range = 1 + (unsigned)rnd(c == 'M' || c == 'N' ? 7 : 4);
+            /* ranges past 12 take the Moore kernel's prefix sums (simd_ltl.c) */
+            unsigned range = 1 + (unsigned)rnd(c == 'M' ? (rnd(3) ? 7 : 20) : c == 'N' ? 7 : 4);
             /* counts within 3r (the smallest neighbourhood, the tripod, has 3r cells) */
             unsigned a = (unsigned)rnd(2 * range), bb = a + 1 + (unsigned)rnd(range);
             unsigned sa = (unsigned)rnd(range), sb = sa + (unsigned)rnd(range);

@@ -224,6 +224,36 @@ void cpu_multi_destroy(cpu_multi *m);
 void cpu_multi_load(cpu_multi *m, const wl_grid *g, uint64_t *f);
 void cpu_multi_store(const cpu_multi *m, const uint64_t *f, wl_grid *g);
 uint64_t cpu_multi_population(const cpu_multi *m, const uint64_t *f);
+/* Larger than Life's counts, as multi.c hands a band of rows to a kernel. */
+typedef struct cpu_ltl_run {
+    int dy, x0, x1; /* offsets dx in [x0, x1] of row dy */
+} cpu_ltl_run;
+typedef struct cpu_ltl_view {
+    const uint64_t *f; /* firing cells (S words a row, h rows) */
+    uint64_t *fn;      /* what the rule makes of them */
+    uint64_t w, h;
+    size_t S;
+    int torus;
+    int R, Ry;         /* reach across and down */
+    int moore;         /* the square: sliding column sums */
+    unsigned middle;   /* LtL's M1: a firing cell counts itself for survival */
+    const cpu_ltl_run *runs[2]; /* the runs for cells of parity 0 and 1 of x + y */
+    size_t nruns[2];
+    const uint32_t (*birth)[2], (*survive)[2];
+    unsigned nbirth, nsurvive;
+    size_t ext;        /* w + 2 R + 1 */
+    int skip;          /* a bounded grid and no B0: rows and columns out of reach of every
+                          firing cell are dead without counting */
+} cpu_ltl_view;
+typedef struct cpu_ltl_buffers {
+    uint64_t *bits;    /* two extended bit rows */
+    uint16_t *col, *cnt, *ring;
+    int32_t *lo, *hi;  /* the extents of the band's rows (skip) */
+} cpu_ltl_buffers;
+/* simd_ltl.c (AVX-512BW; neighbourhoods of fewer than 65535 cells): rows [y0, y1) of fn. */
+void cpu_ltl_band_avx512(const cpu_ltl_view *v, uint64_t y0, uint64_t y1, cpu_ltl_buffers *b);
+/* Bytes of one thread's buffers for it. */
+size_t cpu_ltl_buffer_bytes(const cpu_ltl_view *v);
 /* Larger than Life: what the rule makes of the firing cells f, into fn. */
 void cpu_multi_ltl(cpu_multi *m, const uint64_t *f, uint64_t *fn);
 /* The decay of the other states: fn holds what the rule makes of f (T) on entry, the

@@ -39,9 +39,16 @@
 #include <stdlib.h>
 #include <string.h>
 
-typedef struct ltl_run {
-    int dy, x0, x1;
-} ltl_run;
+/* Per-thread scratch for the counts: the portable kernel's arrays, or the AVX-512
+ * kernel's buffers (one block). */
+typedef struct ltl_scratch {
+    uint16_t *cells;  /* one extended row's cells */
+    uint16_t *col;    /* Moore: the column sums of the extended row */
+    uint32_t *sums;   /* ring of (2 Ry + 1) prefix-sum rows (general shapes), or one (Moore) */
+    uint32_t *count;  /* the counts of one output row, for each parity */
+    void *block;
+    cpu_ltl_buffers simd;
+} ltl_scratch;
 
 struct cpu_multi {
     uint64_t w, h;
@@ -53,28 +60,16 @@ struct cpu_multi {
     uint64_t *e;         /* P planes of S * h words */
     wl_pool *pool;
     /* Larger than Life */
-    ltl_run *runs[2];    /* the neighbourhood's runs for parity 0 and 1 */
-    size_t nruns[2];
-    int R, Ry;           /* reach across and down */
-    int moore;           /* one run per row, all of width 2R + 1: sliding column sums */
-    unsigned middle;
-    uint32_t iv[2][WL_LTL_INTERVALS_MAX][2]; /* birth, survival intervals */
-    unsigned niv[2];
-    size_t ext;          /* w + 2 R + 1: an extended row's prefix sums */
-    struct ltl_scratch *scratch; /* one per thread */
+    cpu_ltl_run *runs[2]; /* the neighbourhood's runs for parity 0 and 1 */
+    wl_ltl ltl;           /* the rule (the view points at its intervals) */
+    cpu_ltl_view view;    /* what a band's kernel reads (f and fn set per step) */
+    int simd;             /* the AVX-512 kernel (simd_ltl.c) runs the bands */
+    ltl_scratch *scratch; /* one per thread */
     int nscratch;
     /* the current step */
     const uint64_t *f;
     uint64_t *fn;
 };
-
-/* Per-thread scratch for the counts. */
-typedef struct ltl_scratch {
-    uint16_t *cells;  /* one extended row's cells */
-    uint16_t *col;    /* Moore: the column sums of the extended row */
-    uint32_t *sums;   /* ring of (2 Ry + 1) prefix-sum rows (general shapes), or one (Moore) */
-    uint32_t *count;  /* the counts of one output row, for each parity */
-} ltl_scratch;
 
 void cpu_multi_destroy(cpu_multi *m) {
     if (!m) return;
@@ -83,6 +78,9 @@ void cpu_multi_destroy(cpu_multi *m) {
         free(m->scratch[t].col);
         free(m->scratch[t].sums);
         free(m->scratch[t].count);
+        wl_aligned_free(m->scratch[t].block);
+        free(m->scratch[t].simd.lo);
+        free(m->scratch[t].simd.hi);
     }
     free(m->scratch);
     wl_aligned_free(m->e);
@@ -92,7 +90,7 @@ void cpu_multi_destroy(cpu_multi *m) {
 }
 
 typedef struct run_acc {
-    ltl_run *v;
+    cpu_ltl_run *v;
     size_t n, cap;
     int fail, reach, reach_y;
 } run_acc;
@@ -101,7 +99,7 @@ static void add_run(void *user, int dy, int x0, int x1) {
     run_acc *a = user;
     if (a->n == a->cap) {
         size_t cap = a->cap ? 2 * a->cap : 64;
-        ltl_run *nv = realloc(a->v, cap * sizeof *nv);
+        cpu_ltl_run *nv = realloc(a->v, cap * sizeof *nv);
         if (!nv) {
             a->fail = 1;
             return;
@@ -109,10 +107,80 @@ static void add_run(void *user, int dy, int x0, int x1) {
         a->v = nv;
         a->cap = cap;
     }
-    a->v[a->n++] = (ltl_run){dy, x0, x1};
+    a->v[a->n++] = (cpu_ltl_run){dy, x0, x1};
     if (-x0 > a->reach) a->reach = -x0;
     if (x1 > a->reach) a->reach = x1;
     if (dy > a->reach_y) a->reach_y = dy;
+}
+
+static int have_avx512bw(void) {
+#if defined(WL_CPU_X86_SIMD)
+    __builtin_cpu_init();
+    const char *off = getenv("WL_CPU_LTL_PORTABLE"); /* tests run the portable kernel this way */
+    return __builtin_cpu_supports("avx512bw") && !(off && *off && *off != '0');
+#else
+    return 0;
+#endif
+}
+
+/* The neighbourhood's runs, the view of the rule, and each thread's buffers. */
+static wl_status ltl_create(cpu_multi *m, const wl_ltl *l, wl_pool *pool) {
+    cpu_ltl_view *v = &m->view;
+    uint64_t size = 0;
+    for (int parity = 0; parity < 2; parity++) {
+        run_acc a = {NULL, 0, 0, 0, 0, 0};
+        size = wl_ltl_neighbourhood(l, parity, add_run, &a);
+        m->runs[parity] = a.v;
+        if (a.fail) return wl_error(WL_ERR_NOMEM, "cpu engine: out of memory");
+        v->runs[parity] = a.v;
+        v->nruns[parity] = a.n;
+        if (a.reach > v->R) v->R = a.reach;
+        if (a.reach_y > v->Ry) v->Ry = a.reach_y;
+    }
+    v->w = m->w;
+    v->h = m->h;
+    v->S = m->S;
+    v->torus = m->torus;
+    v->moore = l->nh == 'M';
+    v->middle = l->middle;
+    m->ltl = *l; /* cfg is the caller's: keep the intervals here */
+    v->birth = m->ltl.birth;
+    v->survive = m->ltl.survive;
+    v->nbirth = l->nbirth;
+    v->nsurvive = l->nsurvive;
+    v->ext = (size_t)m->w + 2 * (size_t)v->R + 1;
+    v->skip = !m->torus && !(l->nbirth && l->birth[0][0] == 0);
+    /* 16-bit counts hold every count below 2^16 - 1 (the cell itself and M1 included) */
+    m->simd = have_avx512bw() && size + 2 < 65535;
+    size_t ring = v->moore ? 1 : 2 * (size_t)v->Ry + 1;
+    if ((uint64_t)ring * v->ext > wl_physical_memory() / 16 / (uint64_t)wl_pool_size(pool))
+        return wl_error(WL_ERR_TOO_BIG, "cpu engine: a %llu-cell-wide grid of range %d needs "
+                        "too much memory for its row sums", (unsigned long long)m->w, v->R);
+    m->scratch = wl_calloc((size_t)wl_pool_size(pool), sizeof *m->scratch);
+    if (!m->scratch) return WL_ERR_NOMEM;
+    m->nscratch = wl_pool_size(pool);
+    for (int t = 0; t < m->nscratch; t++) {
+        ltl_scratch *sc = &m->scratch[t];
+        if (m->simd) {
+            size_t words = (v->ext + 63) / 64 + 1, rowlen = v->ext + 64;
+            sc->block = wl_aligned_alloc(cpu_ltl_buffer_bytes(v));
+            if (!sc->block) return WL_ERR_NOMEM;
+            sc->simd.bits = sc->block;
+            sc->simd.col = (uint16_t *)(sc->simd.bits + 2 * words);
+            sc->simd.cnt = sc->simd.col + rowlen;
+            sc->simd.ring = sc->simd.cnt + 2 * (v->w + 64);
+            sc->simd.lo = wl_malloc(((size_t)v->h + 2 * (size_t)v->Ry + 2) * sizeof(int32_t));
+            sc->simd.hi = wl_malloc(((size_t)v->h + 2 * (size_t)v->Ry + 2) * sizeof(int32_t));
+            if (!sc->simd.lo || !sc->simd.hi) return WL_ERR_NOMEM;
+            continue;
+        }
+        sc->cells = wl_malloc(v->ext * sizeof *sc->cells);
+        sc->col = wl_malloc(v->ext * sizeof *sc->col);
+        sc->sums = wl_malloc(ring * v->ext * sizeof *sc->sums);
+        sc->count = wl_malloc(2 * v->ext * sizeof *sc->count);
+        if (!sc->cells || !sc->col || !sc->sums || !sc->count) return WL_ERR_NOMEM;
+    }
+    return WL_OK;
 }
 
 wl_status cpu_multi_create(const wl_config *cfg, wl_pool *pool, cpu_multi **out) {
@@ -134,41 +202,7 @@ wl_status cpu_multi_create(const wl_config *cfg, wl_pool *pool, cpu_multi **out)
         if (!m->e) s = WL_ERR_NOMEM;
         else memset(m->e, 0, words * 8);
     }
-    if (!s && m->family == WL_FAMILY_LTL) {
-        const wl_ltl *l = &cfg->rule.ltl;
-        for (int parity = 0; parity < 2 && !s; parity++) {
-            run_acc a = {NULL, 0, 0, 0, 0, 0};
-            wl_ltl_neighbourhood(l, parity, add_run, &a);
-            if (a.fail) s = wl_error(WL_ERR_NOMEM, "cpu engine: out of memory");
-            m->runs[parity] = a.v;
-            m->nruns[parity] = a.n;
-            if (a.reach > m->R) m->R = a.reach;
-            if (a.reach_y > m->Ry) m->Ry = a.reach_y;
-        }
-        m->moore = l->nh == 'M';
-        m->middle = l->middle;
-        m->niv[0] = l->nbirth;
-        m->niv[1] = l->nsurvive;
-        memcpy(m->iv[0], l->birth, sizeof l->birth);
-        memcpy(m->iv[1], l->survive, sizeof l->survive);
-        m->ext = (size_t)m->w + 2 * (size_t)m->R + 1;
-        size_t ring = m->moore ? 1 : 2 * (size_t)m->Ry + 1;
-        if ((uint64_t)ring * m->ext > wl_physical_memory() / 16 / (uint64_t)wl_pool_size(pool))
-            s = wl_error(WL_ERR_TOO_BIG, "cpu engine: a %llu-cell-wide grid of range %d needs "
-                         "too much memory for its row sums", (unsigned long long)m->w, m->R);
-        m->nscratch = wl_pool_size(pool);
-        m->scratch = s ? NULL : wl_calloc((size_t)m->nscratch, sizeof *m->scratch);
-        if (!s && !m->scratch) s = WL_ERR_NOMEM;
-        for (int t = 0; !s && t < m->nscratch; t++) {
-            ltl_scratch *sc = &m->scratch[t];
-            sc->cells = wl_malloc(m->ext * sizeof *sc->cells);
-            sc->col = wl_malloc(m->ext * sizeof *sc->col);
-            sc->sums = wl_malloc(ring * m->ext * sizeof *sc->sums);
-            sc->count = wl_malloc(2 * m->ext * sizeof *sc->count);
-            if (!sc->cells || !sc->col || !sc->sums || !sc->count) s = WL_ERR_NOMEM;
-        }
-        if (s) m->nscratch = m->scratch ? m->nscratch : 0;
-    }
+    if (!s && m->family == WL_FAMILY_LTL) s = ltl_create(m, &cfg->rule.ltl, pool);
     if (s) {
         cpu_multi_destroy(m);
         return s;
@@ -271,123 +305,117 @@ void cpu_multi_decay(cpu_multi *m, const uint64_t *f, uint64_t *fn) {
     wl_pool_run(m->pool, decay_task, m);
 }
 
-/* ---- Larger than Life ------------------------------------------------------------------ */
+/* ---- Larger than Life: the portable kernel ------------------------------------------------ */
 
 /* The firing bit of column x (any integer) of row y (inside the grid): wrapped or dead. */
-static inline uint32_t bit_at(const cpu_multi *m, const uint64_t *row, int64_t x) {
-    if (x < 0 || x >= (int64_t)m->w) {
-        if (!m->torus) return 0;
-        x = wl_mod(x, (int64_t)m->w);
+static inline uint32_t bit_at(const cpu_ltl_view *v, const uint64_t *row, int64_t x) {
+    if (x < 0 || x >= (int64_t)v->w) {
+        if (!v->torus) return 0;
+        x = wl_mod(x, (int64_t)v->w);
     }
     return (uint32_t)(row[x >> 6] >> (x & 63) & 1u);
 }
 
-/* Row y + dy of F (NULL when outside a bounded grid). */
-static inline const uint64_t *row_of(const cpu_multi *m, const uint64_t *f, int64_t y) {
-    if (y < 0 || y >= (int64_t)m->h) {
-        if (!m->torus) return NULL;
-        y = wl_mod(y, (int64_t)m->h);
+/* Row y (any integer) of F (NULL when outside a bounded grid). */
+static inline const uint64_t *row_of(const cpu_ltl_view *v, int64_t y) {
+    if (y < 0 || y >= (int64_t)v->h) {
+        if (!v->torus) return NULL;
+        y = wl_mod(y, (int64_t)v->h);
     }
-    return f + (size_t)y * m->S;
+    return v->f + (size_t)y * v->S;
 }
 
 /* The cells of an extended row: out[i] = firing bit of column i - R, for i < ext - 1. */
-static void unpack_row(const cpu_multi *m, const uint64_t *row, uint16_t *out) {
-    size_t n = m->ext - 1;
+static void unpack_row(const cpu_ltl_view *v, const uint64_t *row, uint16_t *out) {
+    size_t n = v->ext - 1;
     if (!row) {
         memset(out, 0, n * sizeof *out);
         return;
     }
-    for (size_t i = 0; i < n; i++) out[i] = (uint16_t)bit_at(m, row, (int64_t)i - m->R);
+    for (size_t i = 0; i < n; i++) out[i] = (uint16_t)bit_at(v, row, (int64_t)i - v->R);
 }
 
-/* Prefix sums of an extended row's cells: p[0] = 0, p[i + 1] = p[i] + v[i]. */
-static void prefix(const cpu_multi *m, const uint16_t *v, uint32_t *p) {
+/* Prefix sums of an extended row's cells: p[0] = 0, p[i + 1] = p[i] + c[i]. */
+static void prefix(const cpu_ltl_view *v, const uint16_t *c, uint32_t *p) {
     uint32_t acc = 0;
     p[0] = 0;
-    for (size_t i = 0; i + 1 < m->ext; i++) p[i + 1] = acc += v[i];
+    for (size_t i = 0; i + 1 < v->ext; i++) p[i + 1] = acc += c[i];
 }
 
 /* 1 where the count lies in one of the intervals. */
-static inline uint64_t in_intervals(const uint32_t iv[][2], unsigned n, uint32_t c) {
+static inline uint64_t in_intervals(const uint32_t (*iv)[2], unsigned n, uint32_t c) {
     for (unsigned k = 0; k < n; k++)
         if (c >= iv[k][0] && c <= iv[k][1]) return 1;
     return 0;
 }
 
 /* Packs one row's next firing bits from its counts (outer counts: the cell excluded). */
-static void test_row(const cpu_multi *m, const uint32_t *count, const uint64_t *frow,
+static void test_row(const cpu_ltl_view *v, const uint32_t *count, const uint64_t *frow,
                      uint64_t *out) {
-    for (size_t i = 0; i < m->S; i++) {
+    for (size_t i = 0; i < v->S; i++) {
         uint64_t word = 0, fw = frow[i];
-        size_t n = m->w - i * 64 < 64 ? (size_t)(m->w - i * 64) : 64;
+        size_t n = v->w - i * 64 < 64 ? (size_t)(v->w - i * 64) : 64;
         for (size_t b = 0; b < n; b++) {
             uint32_t c = count[i * 64 + b];
-            uint64_t alive = fw >> b & 1 ? in_intervals(m->iv[1], m->niv[1], c + m->middle)
-                                         : in_intervals(m->iv[0], m->niv[0], c);
+            uint64_t alive = fw >> b & 1 ? in_intervals(v->survive, v->nsurvive, c + v->middle)
+                                         : in_intervals(v->birth, v->nbirth, c);
             word |= alive << b;
         }
         out[i] = word;
     }
 }
 
-static void ltl_band(cpu_multi *m, uint64_t y0, uint64_t y1, ltl_scratch *s) {
-    const uint64_t *f = m->f;
-    size_t ext = m->ext, W = (size_t)m->w, R = (size_t)m->R;
-    int Ry = m->Ry;
+static void ltl_band(const cpu_ltl_view *v, uint64_t y0, uint64_t y1, ltl_scratch *s) {
+    size_t ext = v->ext, W = (size_t)v->w, R = (size_t)v->R;
+    int Ry = v->Ry;
     size_t ring = 2 * (size_t)Ry + 1;
-    if (m->moore) {
+    int parity_shape = v->nruns[1] != v->nruns[0] ||
+                       memcmp(v->runs[0], v->runs[1], v->nruns[0] * sizeof *v->runs[0]) != 0;
+    if (v->moore) {
         /* column sums over rows y - Ry .. y + Ry of the extended row */
         memset(s->col, 0, (ext - 1) * sizeof *s->col);
         for (int dy = -Ry; dy <= Ry; dy++) {
-            unpack_row(m, row_of(m, f, (int64_t)y0 + dy), s->cells);
+            unpack_row(v, row_of(v, (int64_t)y0 + dy), s->cells);
             for (size_t i = 0; i + 1 < ext; i++) s->col[i] += s->cells[i];
         }
     } else {
         for (int dy = -Ry; dy < Ry; dy++) {
-            unpack_row(m, row_of(m, f, (int64_t)y0 + dy), s->cells);
-            prefix(m, s->cells, s->sums + (size_t)wl_mod((int64_t)y0 + dy, (int64_t)ring) * ext);
+            unpack_row(v, row_of(v, (int64_t)y0 + dy), s->cells);
+            prefix(v, s->cells, s->sums + (size_t)wl_mod((int64_t)y0 + dy, (int64_t)ring) * ext);
         }
     }
     for (uint64_t y = y0; y < y1; y++) {
-        if (m->moore) {
-            prefix(m, s->col, s->sums);
+        const uint64_t *frow = v->f + (size_t)y * v->S;
+        if (v->moore) {
+            prefix(v, s->col, s->sums);
             const uint32_t *p = s->sums;
-            const uint64_t *frow = f + (size_t)y * m->S;
             for (size_t x = 0; x < W; x++) /* the square minus the cell itself */
-                s->count[x] = p[x + 2 * R + 1] - p[x] -
-                              (uint32_t)(frow[x >> 6] >> (x & 63) & 1u);
+                s->count[x] = p[x + 2 * R + 1] - p[x] - (uint32_t)(frow[x >> 6] >> (x & 63) & 1u);
             /* slide: row y - Ry leaves, row y + Ry + 1 comes */
-            unpack_row(m, row_of(m, f, (int64_t)y - Ry), s->cells);
+            unpack_row(v, row_of(v, (int64_t)y - Ry), s->cells);
             for (size_t i = 0; i + 1 < ext; i++) s->col[i] -= s->cells[i];
-            unpack_row(m, row_of(m, f, (int64_t)y + Ry + 1), s->cells);
+            unpack_row(v, row_of(v, (int64_t)y + Ry + 1), s->cells);
             for (size_t i = 0; i + 1 < ext; i++) s->col[i] += s->cells[i];
         } else {
-            unpack_row(m, row_of(m, f, (int64_t)y + Ry), s->cells);
-            prefix(m, s->cells, s->sums + (size_t)wl_mod((int64_t)y + Ry, (int64_t)ring) * ext);
-            int parity = (int)(y & 1);
-            uint32_t *count = s->count;
-            for (int par = 0; par < 2; par++) {
-                /* cells of parity (x + y) & 1 == par use runs[par]: compute the row for
-                 * both when the shape depends on parity, else once */
-                if (par && m->nruns[1] == m->nruns[0] &&
-                    !memcmp(m->runs[0], m->runs[1], m->nruns[0] * sizeof *m->runs[0]))
-                    break;
-                const ltl_run *r = m->runs[par];
-                uint32_t *cnt = par ? s->count + ext : count;
+            unpack_row(v, row_of(v, (int64_t)y + Ry), s->cells);
+            prefix(v, s->cells, s->sums + (size_t)wl_mod((int64_t)y + Ry, (int64_t)ring) * ext);
+            for (int par = 0; par < (parity_shape ? 2 : 1); par++) {
+                const cpu_ltl_run *r = v->runs[par];
+                uint32_t *cnt = s->count + (par ? ext : 0);
                 memset(cnt, 0, W * sizeof *cnt);
-                for (size_t k = 0; k < m->nruns[par]; k++) {
+                for (size_t k = 0; k < v->nruns[par]; k++) {
                     int64_t yy = (int64_t)y + r[k].dy;
-                    if (!m->torus && (yy < 0 || yy >= (int64_t)m->h)) continue;
+                    if (!v->torus && (yy < 0 || yy >= (int64_t)v->h)) continue;
                     const uint32_t *p = s->sums + (size_t)wl_mod(yy, (int64_t)ring) * ext;
                     const uint32_t *hi = p + (int64_t)R + r[k].x1 + 1, *lo = p + (int64_t)R + r[k].x0;
                     for (size_t x = 0; x < W; x++) cnt[x] += hi[x] - lo[x];
                 }
-                if (par) /* mix: cells whose x + y has parity 1 take the second counts */
-                    for (size_t x = (size_t)(1 - parity); x < W; x += 2) count[x] = cnt[x];
             }
+            /* cells whose x + y is odd take the second counts */
+            if (parity_shape)
+                for (size_t x = (size_t)(1 - (y & 1)); x < W; x += 2) s->count[x] = s->count[ext + x];
         }
-        test_row(m, s->count, f + (size_t)y * m->S, m->fn + (size_t)y * m->S);
+        test_row(v, s->count, frow, v->fn + (size_t)y * v->S);
     }
 }
 
@@ -395,11 +423,18 @@ static void ltl_task(void *arg, int tid, int n) {
     cpu_multi *m = arg;
     uint64_t y0, y1;
     share(m, tid, n, &y0, &y1);
-    if (y0 < y1) ltl_band(m, y0, y1, &m->scratch[tid]);
+    if (y0 >= y1) return;
+#if defined(WL_CPU_X86_SIMD)
+    if (m->simd) {
+        cpu_ltl_band_avx512(&m->view, y0, y1, &m->scratch[tid].simd);
+        return;
+    }
+#endif
+    ltl_band(&m->view, y0, y1, &m->scratch[tid]);
 }
 
 void cpu_multi_ltl(cpu_multi *m, const uint64_t *f, uint64_t *fn) {
-    m->f = f;
-    m->fn = fn;
+    m->view.f = f;
+    m->view.fn = fn;
     wl_pool_run(m->pool, ltl_task, m);
 }

@@ -1,0 +1,306 @@
+/*
+ * simd_ltl.c - Larger than Life's counts with AVX-512 (F and BW): 32 cells a vector, in
+ * 16-bit lanes.  Used by multi.c for neighbourhoods of fewer than 65535 cells (every range
+ * up to 127, and far more for the thin shapes) when the CPU has AVX-512BW.
+ *
+ * A row's firing cells are first laid out as an "extended" bit row, the columns from -R
+ * to W - 1 + R (R the neighbourhood's reach), wrapped on a torus and dead beyond a bounded
+ * grid's edge, so that every later step reads plain aligned bits.
+ *
+ *   Moore (the square of side 2R + 1): column sums over the 2Ry + 1 rows around the output
+ *   row, one 16-bit lane per extended column, slide down a row by a masked add of the
+ *   entering row's bits and a masked subtract of the leaving row's (two instructions per
+ *   32 columns).  A cell's count is the sum of the 2R + 1 column sums around it: for
+ *   R <= DIRECT_MAX the sum of 2R + 1 unaligned loads, beyond that the difference of two
+ *   entries of the column sums' prefix sums (one sequential scalar pass per row).
+ *   Other shapes: each row's prefix sums (built 8 cells at a time from a table of the
+ *   cumulative bit counts of a byte) stay in a ring of 2Ry + 1 rows; each horizontal run
+ *   of the neighbourhood adds hi - lo to the counts of 32 cells per vector.
+ *
+ * Sums wrap modulo 2^16 on the way, which is harmless: every count that matters, a
+ * difference of two of them, is below 2^16.  The test: a cell's own bit is taken off its
+ * count (the runs and the square include the centre's column), each birth and survival
+ * interval is two unsigned compares into a 32-bit mask, and the masks of firing and
+ * other cells are merged and stored as 32 output bits - no unpacking of results at all.
+ */
+#include "cpu_internal.h"
+
+#include <immintrin.h>
+#include <stdlib.h>
+#include <string.h>
+
+#define DIRECT_MAX 12 /* Moore ranges summed from 2R + 1 loads (about one add a cell for
+                         R = 12, measured on par with the prefix sums); larger: from prefix sums */
+
+/* bit_prefix[b][k]: how many of the bits 0..k of byte b are set. */
+static uint16_t bit_prefix[256][8];
+
+static void init_tables(void) {
+    static int done;
+    if (done) return;
+    for (int b = 0; b < 256; b++) {
+        uint16_t n = 0;
+        for (int k = 0; k < 8; k++) {
+            n += (uint16_t)(b >> k & 1);
+            bit_prefix[b][k] = n;
+        }
+    }
+    done = 1;
+}
+
+/* 64 firing bits of a row from column x on (any integer): wrapped on a torus, dead past a
+ * bounded grid's edges (a row's bits past W are zero, so only whole words need care). */
+static uint64_t bits64(const cpu_ltl_view *v, const uint64_t *row, int64_t x) {
+    int64_t W = (int64_t)v->w;
+    if (!v->torus || (x >= 0 && x + 64 <= W)) {
+        int64_t q = x >= 0 ? x / 64 : -((-x + 63) / 64);
+        unsigned sh = (unsigned)(x - q * 64);
+        uint64_t a = q >= 0 && (size_t)q < v->S ? row[q] : 0;
+        uint64_t b = q + 1 >= 0 && (size_t)(q + 1) < v->S ? row[q + 1] : 0;
+        return sh ? a >> sh | b << (64 - sh) : a;
+    }
+    uint64_t out = 0;
+    for (int k = 0; k < 64; k++) {
+        int64_t c = wl_mod(x + k, W);
+        out |= (row[c >> 6] >> (c & 63) & 1u) << k;
+    }
+    return out;
+}
+
+/* The extended bit row of row y (any integer; NULL rows are dead): ext bits, from column
+ * -R on, in whole 64-bit words. */
+static void extend(const cpu_ltl_view *v, int64_t y, uint64_t *out) {
+    size_t words = (v->ext + 63) / 64;
+    if (y < 0 || y >= (int64_t)v->h) {
+        if (!v->torus) {
+            memset(out, 0, words * 8);
+            return;
+        }
+        y = wl_mod(y, (int64_t)v->h);
+    }
+    const uint64_t *row = v->f + (size_t)y * v->S;
+    for (size_t i = 0; i < words; i++) out[i] = bits64(v, row, (int64_t)i * 64 - v->R);
+    if (v->ext % 64) out[words - 1] &= ~(uint64_t)0 >> (64 - v->ext % 64);
+}
+
+/* Prefix sums of an extended bit row: p[i] = firing cells among extended columns < i. */
+static void prefix_bits(const cpu_ltl_view *v, const uint64_t *bits, uint16_t *p) {
+    const uint8_t *b = (const uint8_t *)bits;
+    uint16_t base = 0;
+    p[0] = 0;
+    for (size_t j = 0; j * 8 < v->ext; j++) {
+        for (int k = 0; k < 8; k++) p[8 * j + 1 + k] = (uint16_t)(base + bit_prefix[b[j]][k]);
+        base = p[8 * j + 8];
+    }
+}
+
+/* Prefix sums of 16-bit values: q[0] = 0, q[i + 1] = c[0] + ... + c[i] (mod 2^16), 32 at
+ * a time: five shift-and-add steps inside the vector (lane shifts by permutes), then the
+ * running total of the blocks before. */
+static void prefix16(const uint16_t *restrict c, uint16_t *restrict q, size_t n) {
+    static const uint16_t lanes[32] = {0,  1,  2,  3,  4,  5,  6,  7,  8,  9,  10,
+                                       11, 12, 13, 14, 15, 16, 17, 18, 19, 20, 21,
+                                       22, 23, 24, 25, 26, 27, 28, 29, 30, 31};
+    const __m512i j = _mm512_loadu_si512(lanes), last = _mm512_set1_epi16(31);
+    __m512i shift[5];
+    for (int k = 0; k < 5; k++) shift[k] = _mm512_sub_epi16(j, _mm512_set1_epi16((short)(1 << k)));
+    __m512i carry = _mm512_setzero_si512();
+    q[0] = 0;
+    for (size_t i = 0; i < n; i += 32) {
+        __m512i v = _mm512_loadu_si512(c + i);
+        for (int k = 0; k < 5; k++)
+            v = _mm512_add_epi16(v, _mm512_maskz_permutexvar_epi16(~0u << (1 << k), shift[k], v));
+        v = _mm512_add_epi16(v, carry);
+        _mm512_storeu_si512(q + i + 1, v);
+        carry = _mm512_permutexvar_epi16(last, v);
+    }
+}
+
+/* 32 bits of a bit row from bit x (x a multiple of 32). */
+static inline uint32_t bits32(const uint64_t *bits, size_t x) {
+    return (uint32_t)(bits[x >> 6] >> (x & 63));
+}
+
+/* The next firing bits of one row from its counts cnt[] (the centre's column included),
+ * for the 32-cell chunks [c0, c1); the others are dead. */
+static void test_row(const cpu_ltl_view *v, const uint16_t *cnt, const uint16_t *cnt1,
+                     const uint64_t *self, int y, size_t c0, size_t c1, uint64_t *out) {
+    uint32_t *o = (uint32_t *)out;
+    const __m512i one = _mm512_set1_epi16(1), mid = _mm512_set1_epi16((short)v->middle);
+    /* cells of parity 1 ((x + y) odd) take cnt1 when the shape depends on parity */
+    uint32_t par1 = (y & 1) ? 0x55555555u : 0xAAAAAAAAu;
+    size_t chunks = (v->w + 31) / 32;
+    for (size_t k = 0; k < c0; k++) o[k] = 0;
+    for (size_t k = c1; k < 2 * v->S; k++) o[k] = 0;
+    for (size_t x = c0 * 32; x < c1 * 32; x += 32) {
+        uint32_t s = bits32(self, x);
+        __mmask32 alive = 0;
+        for (int pass = 0; pass < (cnt1 ? 2 : 1); pass++) {
+            __m512i c = _mm512_loadu_si512(pass ? cnt1 + x : cnt + x);
+            c = _mm512_mask_sub_epi16(c, s, c, one); /* not the cell itself */
+            __m512i cs = _mm512_add_epi16(c, mid);
+            __mmask32 born = 0, stays = 0;
+            for (unsigned k = 0; k < v->nbirth; k++)
+                born |= _mm512_cmpge_epu16_mask(c, _mm512_set1_epi16((short)v->birth[k][0])) &
+                        _mm512_cmple_epu16_mask(c, _mm512_set1_epi16((short)v->birth[k][1]));
+            for (unsigned k = 0; k < v->nsurvive; k++)
+                stays |= _mm512_cmpge_epu16_mask(cs, _mm512_set1_epi16((short)v->survive[k][0])) &
+                         _mm512_cmple_epu16_mask(cs, _mm512_set1_epi16((short)v->survive[k][1]));
+            __mmask32 a = (s & stays) | (~s & born);
+            if (cnt1) a &= pass ? par1 : ~par1;
+            alive |= a;
+        }
+        if (x / 32 + 1 == chunks && v->w % 32) alive &= (1u << (v->w % 32)) - 1;
+        o[x >> 5] = alive;
+    }
+}
+
+/* The counts of one row of a shape given by runs, from the ring of prefix rows, for the
+ * 32-cell chunks [c0, c1). */
+static void run_counts(const cpu_ltl_view *v, const uint16_t *ring, size_t rowlen, int64_t y,
+                       int parity, size_t c0, size_t c1, uint16_t *cnt) {
+    size_t nring = 2 * (size_t)v->Ry + 1;
+    for (size_t x = c0 * 32; x < c1 * 32; x += 32) _mm512_storeu_si512(cnt + x, _mm512_setzero_si512());
+    for (size_t k = 0; k < v->nruns[parity]; k++) {
+        const cpu_ltl_run *r = &v->runs[parity][k];
+        int64_t yy = y + r->dy;
+        if (!v->torus && (yy < 0 || yy >= (int64_t)v->h)) continue;
+        const uint16_t *p = ring + (size_t)wl_mod(yy, (int64_t)nring) * rowlen;
+        const uint16_t *hi = p + v->R + r->x1 + 1, *lo = p + v->R + r->x0;
+        for (size_t x = c0 * 32; x < c1 * 32; x += 32) {
+            __m512i c = _mm512_loadu_si512(cnt + x);
+            c = _mm512_add_epi16(c, _mm512_sub_epi16(_mm512_loadu_si512(hi + x),
+                                                     _mm512_loadu_si512(lo + x)));
+            _mm512_storeu_si512(cnt + x, c);
+        }
+    }
+}
+
+/* Adds (sign 1) or takes off (sign -1) an extended bit row's cells to the column sums. */
+static void slide(const cpu_ltl_view *v, const uint64_t *bits, uint16_t *col, int sign) {
+    const __m512i one = _mm512_set1_epi16(1);
+    for (size_t i = 0; i < v->ext; i += 32) {
+        uint32_t b = bits32(bits, i);
+        if (!b) continue;
+        __m512i c = _mm512_loadu_si512(col + i);
+        c = sign > 0 ? _mm512_mask_add_epi16(c, b, c, one) : _mm512_mask_sub_epi16(c, b, c, one);
+        _mm512_storeu_si512(col + i, c);
+    }
+}
+
+/* Rows y0 - Ry .. y1 + Ry of a bounded grid (the last one enters the column sums last): the first and last word with firing cells
+ * of each (lo > hi for none), so that rows and columns out of every live cell's reach are
+ * skipped (rules without B0: dead cells there stay dead). */
+static void row_extents(const cpu_ltl_view *v, uint64_t y0, uint64_t y1, int32_t *lo, int32_t *hi) {
+    for (int64_t y = (int64_t)y0 - v->Ry; y <= (int64_t)y1 + v->Ry; y++) {
+        size_t k = (size_t)(y - ((int64_t)y0 - v->Ry));
+        lo[k] = INT32_MAX;
+        hi[k] = -1;
+        if (y < 0 || y >= (int64_t)v->h) continue;
+        const uint64_t *row = v->f + (size_t)y * v->S;
+        for (size_t i = 0; i < v->S; i++)
+            if (row[i]) {
+                if (lo[k] == INT32_MAX) lo[k] = (int32_t)i;
+                hi[k] = (int32_t)i;
+            }
+    }
+}
+
+void cpu_ltl_band_avx512(const cpu_ltl_view *v, uint64_t y0, uint64_t y1, cpu_ltl_buffers *b) {
+    init_tables();
+    size_t ext = v->ext, words = (ext + 63) / 64 + 1;
+    size_t rowlen = ext + 64; /* uint16 entries of a prefix row, with room for vector reads */
+    int Ry = v->Ry;
+    size_t nring = 2 * (size_t)Ry + 1, chunks = (v->w + 31) / 32;
+    uint64_t *bits = b->bits, *self = b->bits + words;
+    uint16_t *col = b->col, *cnt = b->cnt, *cnt1 = b->cnt + v->w + 64, *ring = b->ring;
+    int parity_shape = v->nruns[1] != v->nruns[0] ||
+                       memcmp(v->runs[0], v->runs[1], v->nruns[0] * sizeof *v->runs[0]) != 0;
+    if (v->skip) row_extents(v, y0, y1, b->lo, b->hi);
+    if (v->moore) {
+        memset(col, 0, rowlen * sizeof *col);
+        for (int dy = -Ry; dy <= Ry; dy++) {
+            extend(v, (int64_t)y0 + dy, bits);
+            slide(v, bits, col, 1);
+        }
+    } else {
+        for (int dy = -Ry; dy < Ry; dy++) {
+            extend(v, (int64_t)y0 + dy, bits);
+            prefix_bits(v, bits, ring + (size_t)wl_mod((int64_t)y0 + dy, (int64_t)nring) * rowlen);
+        }
+    }
+    for (uint64_t y = y0; y < y1; y++) {
+        const uint64_t *frow = v->f + (size_t)y * v->S;
+        uint64_t *out = v->fn + (size_t)y * v->S;
+        /* the chunks within reach of a firing cell */
+        size_t c0 = 0, c1 = chunks;
+        if (v->skip) {
+            int32_t lo = INT32_MAX, hi = -1;
+            for (int dy = -Ry; dy <= Ry; dy++) {
+                size_t k = (size_t)((int64_t)(y - y0) + Ry + dy);
+                if (b->lo[k] < lo) lo = b->lo[k];
+                if (b->hi[k] > hi) hi = b->hi[k];
+            }
+            if (hi < 0) {
+                c0 = c1 = 0;
+            } else {
+                int64_t a = ((int64_t)lo * 64 - v->R) / 32, z = ((int64_t)hi * 64 + 64 + v->R + 31) / 32;
+                c0 = a < 0 ? 0 : (size_t)a;
+                c1 = (size_t)z < chunks ? (size_t)z : chunks;
+            }
+        }
+        memcpy(self, frow, v->S * 8);
+        self[v->S] = 0;
+        if (v->moore) {
+            size_t L = 2 * (size_t)v->R + 1;
+            if (c0 < c1 && v->R <= DIRECT_MAX) {
+                for (size_t x = c0 * 32; x < c1 * 32; x += 32) {
+                    __m512i c = _mm512_loadu_si512(col + x);
+                    for (size_t d = 1; d < L; d++) c = _mm512_add_epi16(c, _mm512_loadu_si512(col + x + d));
+                    _mm512_storeu_si512(cnt + x, c);
+                }
+            } else if (c0 < c1) {
+                uint16_t *q = ring; /* the column sums' prefix sums, from chunk c0 on */
+                size_t x0 = c0 * 32;
+                prefix16(col + x0, q, (c1 - c0) * 32 + L);
+                for (size_t x = x0; x < c1 * 32; x += 32)
+                    _mm512_storeu_si512(cnt + x, _mm512_sub_epi16(_mm512_loadu_si512(q + x - x0 + L),
+                                                                   _mm512_loadu_si512(q + x - x0)));
+            }
+            test_row(v, cnt, NULL, self, (int)(y & 1), c0, c1, out);
+            /* slide the column sums down a row */
+            if (!v->skip || b->hi[(size_t)(y - y0)] >= 0) {
+                extend(v, (int64_t)y - Ry, bits);
+                slide(v, bits, col, -1);
+            }
+            if (!v->skip || b->hi[(size_t)(y - y0) + 2 * (size_t)Ry + 1] >= 0) {
+                extend(v, (int64_t)y + Ry + 1, bits);
+                slide(v, bits, col, 1);
+            }
+        } else {
+            extend(v, (int64_t)y + Ry, bits);
+            prefix_bits(v, bits, ring + (size_t)wl_mod((int64_t)y + Ry, (int64_t)nring) * rowlen);
+            if (c0 < c1) {
+                run_counts(v, ring, rowlen, (int64_t)y, 0, c0, c1, cnt);
+                if (parity_shape) run_counts(v, ring, rowlen, (int64_t)y, 1, c0, c1, cnt1);
+                /* the runs leave out the centre: put it in, test_row takes it off again */
+                const __m512i one = _mm512_set1_epi16(1);
+                for (size_t x = c0 * 32; x < c1 * 32; x += 32) {
+                    uint32_t s = bits32(self, x);
+                    _mm512_storeu_si512(cnt + x, _mm512_mask_add_epi16(_mm512_loadu_si512(cnt + x), s,
+                                                                       _mm512_loadu_si512(cnt + x), one));
+                    if (parity_shape)
+                        _mm512_storeu_si512(cnt1 + x, _mm512_mask_add_epi16(_mm512_loadu_si512(cnt1 + x), s,
+                                                                            _mm512_loadu_si512(cnt1 + x), one));
+                }
+            }
+            test_row(v, cnt, parity_shape ? cnt1 : NULL, self, (int)(y & 1), c0, c1, out);
+        }
+    }
+}
+
+size_t cpu_ltl_buffer_bytes(const cpu_ltl_view *v) {
+    size_t rowlen = v->ext + 64, words = (v->ext + 63) / 64 + 1;
+    size_t nring = v->moore ? 1 : 2 * (size_t)v->Ry + 1;
+    return 2 * words * 8 + rowlen * 2 + 2 * (v->w + 64) * 2 + nring * rowlen * 2 + 4096;
+}
