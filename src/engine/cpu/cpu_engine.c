@@ -392,6 +392,10 @@ static wl_status create(const wl_config *cfg, const char *kernel, void **out) {
     if (s) goto fail;
     tc.kd = &c->rows.kd;
     tc.dead_stays_dead = !wl_rule_has_b0(&cfg->rule);
+    if (c->multi) { /* Generations: each tile decays as soon as it is written */
+        tc.post = cpu_multi_decay_tile;
+        tc.post_arg = c->multi;
+    }
     tc.depth = c->multi ? 1 : k->depth; /* Generations: the decay between generations */
     if (tc.depth > 1) {
         const char *d = getenv("WL_CPU_DEPTH"); /* for tuning experiments */
@@ -507,9 +511,12 @@ static wl_status step(void *v, uint64_t generations, uint64_t *done) {
             cpu_nibble_step(c->nibble);
             n++;
         } else if (c->multi) {
-            if (c->tiler) cpu_tiler_pass(c->tiler, c->cur, c->nxt, 1); /* Generations' table */
-            else cpu_multi_ltl(c->multi, c->cur, c->nxt);               /* LtL's counts */
-            cpu_multi_decay(c->multi, c->cur, c->nxt);
+            if (c->tiler) { /* Generations: the table, each tile decaying (tc.post) */
+                cpu_tiler_pass(c->tiler, c->cur, c->nxt, 1);
+            } else { /* Larger than Life: the counts, then the decay */
+                cpu_multi_ltl(c->multi, c->cur, c->nxt);
+                cpu_multi_decay(c->multi, c->cur, c->nxt);
+            }
             uint64_t *t = c->cur;
             c->cur = c->nxt;
             c->nxt = t;

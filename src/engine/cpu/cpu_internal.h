@@ -186,6 +186,12 @@ typedef struct cpu_tiler_config {
     wl_pool *pool;    /* threads (may be a pool of 1) */
     int dead_stays_dead; /* the rule has no B0: a tile dead with its halo is dead g
                             generations later, and is not computed */
+    /* (optional) called by the thread that wrote them, after each tile's rows y0 .. y0 +
+     * rows - 1, words w0 .. w0 + words - 1 of dst are written (while they are in its
+     * cache): Generations' decay (multi.c) */
+    void (*post)(void *arg, const uint64_t *src, uint64_t *dst, uint64_t y0, size_t rows,
+                 size_t w0, size_t words);
+    void *post_arg;
 } cpu_tiler_config;
 
 wl_status cpu_tiler_create(const cpu_tiler_config *tc, cpu_tiler **out);
@@ -252,13 +258,19 @@ typedef struct cpu_ltl_buffers {
 } cpu_ltl_buffers;
 /* simd_ltl.c (AVX-512BW; neighbourhoods of fewer than 65535 cells): rows [y0, y1) of fn. */
 void cpu_ltl_band_avx512(const cpu_ltl_view *v, uint64_t y0, uint64_t y1, cpu_ltl_buffers *b);
+/* decay.h built for AVX-512F (simd_decay.c). */
+void cpu_decay_avx512(unsigned P, uint64_t last, const uint64_t *f, uint64_t *fn, uint64_t *ep,
+                      size_t plane, size_t a, size_t b);
 /* Bytes of one thread's buffers for it. */
 size_t cpu_ltl_buffer_bytes(const cpu_ltl_view *v);
 /* Larger than Life: what the rule makes of the firing cells f, into fn. */
 void cpu_multi_ltl(cpu_multi *m, const uint64_t *f, uint64_t *fn);
 /* The decay of the other states: fn holds what the rule makes of f (T) on entry, the
- * next firing cells on exit; the planes advance a generation. */
+ * next firing cells on exit; the planes advance a generation.  The whole grid, or (as the
+ * tile driver's post callback, arg the cpu_multi) one tile's region. */
 void cpu_multi_decay(cpu_multi *m, const uint64_t *f, uint64_t *fn);
+void cpu_multi_decay_tile(void *arg, const uint64_t *f, uint64_t *fn, uint64_t y0, size_t rows,
+                          size_t w0, size_t words);
 
 typedef struct cpu_nibble cpu_nibble;
 /* Outer-totalistic rules only (birth/survive masks as wl_rule_is_totalistic gives). */

@@ -35,6 +35,7 @@
  * above.  Rows are split into bands, one per thread.
  */
 #include "cpu_internal.h"
+#include "decay.h"
 
 #include <stdlib.h>
 #include <string.h>
@@ -64,6 +65,7 @@ struct cpu_multi {
     wl_ltl ltl;           /* the rule (the view points at its intervals) */
     cpu_ltl_view view;    /* what a band's kernel reads (f and fn set per step) */
     int simd;             /* the AVX-512 kernel (simd_ltl.c) runs the bands */
+    int avx512;           /* the decay runs simd_decay.c's build */
     ltl_scratch *scratch; /* one per thread */
     int nscratch;
     /* the current step */
@@ -113,12 +115,17 @@ static void add_run(void *user, int dy, int x0, int x1) {
     if (dy > a->reach_y) a->reach_y = dy;
 }
 
-static int have_avx512bw(void) {
+/* Whether the CPU has an AVX-512 extension ("avx512f", "avx512bw") and the environment
+ * does not ask for the portable kernels (WL_CPU_MULTI_PORTABLE=1: the tests run them so). */
+static int have(const char *feature) {
 #if defined(WL_CPU_X86_SIMD)
     __builtin_cpu_init();
-    const char *off = getenv("WL_CPU_LTL_PORTABLE"); /* tests run the portable kernel this way */
-    return __builtin_cpu_supports("avx512bw") && !(off && *off && *off != '0');
+    const char *off = getenv("WL_CPU_MULTI_PORTABLE");
+    if (off && *off && *off != '0') return 0;
+    return !strcmp(feature, "avx512bw") ? __builtin_cpu_supports("avx512bw")
+                                        : __builtin_cpu_supports("avx512f");
 #else
+    (void)feature;
     return 0;
 #endif
 }
@@ -151,7 +158,7 @@ static wl_status ltl_create(cpu_multi *m, const wl_ltl *l, wl_pool *pool) {
     v->ext = (size_t)m->w + 2 * (size_t)v->R + 1;
     v->skip = !m->torus && !(l->nbirth && l->birth[0][0] == 0);
     /* 16-bit counts hold every count below 2^16 - 1 (the cell itself and M1 included) */
-    m->simd = have_avx512bw() && size + 2 < 65535;
+    m->simd = have("avx512bw") && size + 2 < 65535;
     size_t ring = v->moore ? 1 : 2 * (size_t)v->Ry + 1;
     if ((uint64_t)ring * v->ext > wl_physical_memory() / 16 / (uint64_t)wl_pool_size(pool))
         return wl_error(WL_ERR_TOO_BIG, "cpu engine: a %llu-cell-wide grid of range %d needs "
@@ -195,6 +202,7 @@ wl_status cpu_multi_create(const wl_config *cfg, wl_pool *pool, cpu_multi **out)
     m->states = wl_rule_states(&cfg->rule);
     m->P = wl_grid_planes_for(&cfg->rule) - 1;
     m->pool = pool;
+    m->avx512 = have("avx512f");
     wl_status s = WL_OK;
     if (m->P) {
         size_t words = (size_t)m->P * m->S * (size_t)m->h;
@@ -263,23 +271,25 @@ uint64_t cpu_multi_population(const cpu_multi *m, const uint64_t *f) {
     return n;
 }
 
-/* The decay of words [a, b): fn holds T on entry and F' on exit; f is F. */
+/* The decay of words [a, b) (decay.h), with AVX-512 where the CPU has it. */
 static void decay_words(const cpu_multi *m, const uint64_t *f, uint64_t *fn, size_t a, size_t b) {
-    unsigned P = m->P;
-    uint64_t last = m->states - 1; /* the value of E + 1 that wraps to 0 (state n) */
-    for (size_t i = a; i < b; i++) {
-        uint64_t e[WL_PATTERN_PLANES], d = 0;
-        for (unsigned k = 0; k < P; k++) d |= e[k] = plane(m, k)[i];
-        uint64_t t = fn[i] & ~d, carry = d, eq = d;
-        for (unsigned k = 0; k < P; k++) {
-            uint64_t v = e[k] ^ carry;
-            carry &= e[k];
-            e[k] = v;
-            eq &= (last >> k & 1) ? v : ~v;
-        }
-        uint64_t died = f[i] & ~t; /* firing cells that stop firing: state 2 */
-        for (unsigned k = 0; k < P; k++) plane(m, k)[i] = (e[k] & ~eq) | (k == 0 ? died : 0);
-        fn[i] = t;
+    size_t plane = m->S * (size_t)m->h;
+#if defined(WL_CPU_X86_SIMD)
+    if (m->avx512) {
+        cpu_decay_avx512(m->P, m->states - 1, f, fn, m->e, plane, a, b);
+        return;
+    }
+#endif
+    wl_decay_words(m->P, m->states - 1, f, fn, m->e, plane, a, b);
+}
+
+void cpu_multi_decay_tile(void *arg, const uint64_t *f, uint64_t *fn, uint64_t y0, size_t rows,
+                          size_t w0, size_t words) {
+    const cpu_multi *m = arg;
+    if (!m->P) return;
+    for (size_t j = 0; j < rows; j++) {
+        size_t at = (size_t)(y0 + j) * m->S + w0;
+        decay_words(m, f, fn, at, at + words);
     }
 }
 

@@ -244,6 +244,7 @@ static void run_tile(cpu_tiler *t, int tid, size_t tile) {
         if (!any) {
             for (size_t j = 0; j < th; j++)
                 memset(t->dst + (size_t)(y0 + j) * t->S + xw0, 0, tww * 8);
+            if (c->post) c->post(c->post_arg, t->src, t->dst, y0, th, xw0, tww);
             return;
         }
     }
@@ -287,6 +288,7 @@ static void run_tile(cpu_tiler *t, int tid, size_t tile) {
         memcpy(drow, row, tww * 8);
         if (last) drow[tww - 1] &= tail;
     }
+    if (c->post) c->post(c->post_arg, t->src, t->dst, y0, th, xw0, tww);
 }
 
 static void pass_task(void *arg, int tid, int n) {
