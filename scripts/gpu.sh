@@ -4,7 +4,7 @@
 # writes every log under $OUT (default ./gpu-out).  The last thing it prints is a short
 # summary table.
 #
-# usage: scripts/gpu.sh [all|test|bench|quick|opencl|lop3v|pair|wave|wavetune|shapes|sizes|circuit]
+# usage: scripts/gpu.sh [all|test|bench|quick|opencl|lop3v|pair|wave|wavetune|shapes|sizes|circuit|multi]
 #        (default all)
 #   test   build + test_engines --gpu (every cuda kernel vs ref, cell by cell)
 #   bench  build + benchmarks
@@ -27,6 +27,10 @@
 #          16 against the default 8, lut6x3, and 4096^2 for 4096 generations
 #   sizes  build + a sweep of grid sizes (256^2 .. 32768^2) over the bitsliced kernels, for
 #          the choice of `best` by size (WL_GPU_SIZES, WL_GPU_KERNELS, WL_GPU_RULES)
+#   multi  build + test_multistate (every engine, cuda included, against ref on Generations
+#          and Larger than Life soups, glued grids, Golly's facts), test_engines --gpu
+#          --quick -e cuda, and the benchmarks of the multi-state kernels (Generations and
+#          Larger than Life on 4096^2 and larger soups, B3/S23 beside them)
 #   opencl build + the OpenCL engine's GPU run (src/engine/opencl/gpu_opencl.sh, logs in
 #          $OUT/opencl); WL_GPU_OPENCL=1 adds it to `all` and `bench`
 # `all` and `test` also run the other GPU-side tests of the same build: test_rows (row
@@ -54,7 +58,7 @@ note "device: $(nvidia-smi --query-gpu=name,memory.total,clocks.max.sm,driver_ve
 t0=$(date +%s)
 if ! { cmake -S "$ROOT" -B "$BUILD" -DCMAKE_BUILD_TYPE=Release -DWL_ENABLE_CUDA=ON \
          -DWL_ENABLE_OPENCL=OFF -DWL_ENABLE_MPI=OFF -DWL_ENABLE_VIEWER=OFF &&
-       cmake --build "$BUILD" -j"$JOBS" --target warplife test_engines test_rows test_stream test_rtc_cache; } >"$OUT/build.log" 2>&1; then
+       cmake --build "$BUILD" -j"$JOBS" --target warplife test_engines test_rows test_stream test_rtc_cache test_multistate; } >"$OUT/build.log" 2>&1; then
   tail -40 "$OUT/build.log"
   note "BUILD FAILED (see build.log)"
   exit 1
@@ -302,6 +306,29 @@ if [ "$MODE" = circuit ]; then
   done
   unset WL_CUDA_VERBOSE
   grep -E "network|compiled|cache" "$OUT/bench_stderr.log" | cut -c1-200 | sort | uniq | head -30 >"$OUT/circuit_nets.txt"
+fi
+
+# ---- multi: the multi-state families (Generations, Larger than Life) ------------------------
+if [ "$MODE" = all ] || [ "$MODE" = multi ]; then
+  TM=$(find "$BUILD" -name test_multistate -type f -perm -u+x | head -1)
+  t0=$(date +%s)
+  (cd "$ROOT/tests" && timeout 400 "$TM") >"$OUT/multi.log" 2>&1
+  note "  test_multistate: rc=$? in $(( $(date +%s) - t0 )) s: $(grep -E '^test_multistate:' "$OUT/multi.log" | tail -1)"
+  fails multi.log 20
+fi
+if [ "$MODE" = multi ]; then
+  te test.log 300 --gpu --quick -e cuda
+  fails test.log 10
+  for sz in 4096x4096 16384x16384; do
+    bench bench.txt --engine cuda --kernel best --rule B3/S23 --size $sz --time 0.5 --runs 3 --torus
+    for r in 23/3/3 345/2/4 1456/2356/16 12/34/256 /2/3 345/2/4H "R5,C0,M1,S34..58,B34..45,NM" \
+             "R5,C0,S33-57,B34-45,NN" "R5,C0,S33-57,B34-45,NC" "R10,C0,M1,S123..212,B123..170,NM" \
+             "R7,C2,S64-113,B65-95,N+" "R50,C2,S3333-5192,B3025-6154" "R10,C255,S1-2,B3"; do
+      bench bench.txt --engine cuda --kernel best --rule "$r" --size $sz --time 0.5 --runs 3 --torus
+    done
+  done
+  bench bench.txt --engine cuda --kernel best --rule 345/2/4 --size 65536x65536 --generations 256 --runs 3 --torus
+  bench bench.txt --engine cuda --kernel best --rule "R5,C0,M1,S34..58,B34..45,NM" --size 32768x32768 --generations 16 --runs 3 --torus
 fi
 
 # ---- benchmarks -----------------------------------------------------------------------

@@ -64,6 +64,7 @@ static void cuda_destroy(void *ctx) {
     if (!e) return;
     (void)wlcu_use(&e->dev); /* release on the universe's device, whatever the thread */
     wlcu_gl_release(&e->dev);
+    wlcu_multi_release(&e->dev);
     wlcu_release(&e->dev);
     free(e);
 }
@@ -80,6 +81,15 @@ static wl_status cuda_create(const wl_config *cfg, const char *kernel, void **ct
         cfg->width * cfg->height / cfg->width != cfg->height)
         return wl_error(WL_ERR_TOO_BIG, "CUDA engine: a %llu x %llu grid is too large",
                         (unsigned long long)cfg->width, (unsigned long long)cfg->height);
+    wl_family family = wl_rule_family(&cfg->rule);
+    if (family != WL_FAMILY_LIFE) {
+        /* Generations and Larger than Life: cuda_multi.cu's kernels on the bit layout */
+        if (id >= 0)
+            return wl_error(WL_ERR_UNSUPPORTED, "cuda kernel %s runs two-state rules only; %s "
+                            "rules run on kernel best", kernel, wl_family_name(family));
+        id = WLCU_K_BITCOUNT;
+        totalistic = 1; /* (the bit layout's own kernel is never launched) */
+    }
     if (id < 0)
         id = totalistic ? best_totalistic(cfg->width, cfg->height) : WLCU_K_CIRCUIT;
     if (wlcu_kernels[id].totalistic && !totalistic) {
@@ -114,6 +124,7 @@ static wl_status cuda_create(const wl_config *cfg, const char *kernel, void **ct
         fprintf(stderr,
                 "warplife: cuda lop3: rule not compiled in, using the run-time mask evaluator\n");
     wl_status s = wlcu_init(&e->dev, cfg->device);
+    if (!s && family != WL_FAMILY_LIFE) s = wlcu_multi_init(&e->dev);
     if (s) {
         cuda_destroy(e);
         return s;
@@ -131,13 +142,15 @@ static wl_status cuda_create(const wl_config *cfg, const char *kernel, void **ct
     } while (0)
 
 static wl_status cuda_load_grid(void *ctx, const wl_grid *g) {
-    USE_DEVICE((cuda_engine *)ctx);
-    return wlcu_upload(&((cuda_engine *)ctx)->dev, g);
+    cuda_engine *e = ctx;
+    USE_DEVICE(e);
+    return e->dev.multi ? wlcu_multi_upload(&e->dev, g) : wlcu_upload(&e->dev, g);
 }
 
 static wl_status cuda_store_grid(void *ctx, wl_grid *g) {
-    USE_DEVICE((cuda_engine *)ctx);
-    return wlcu_download(&((cuda_engine *)ctx)->dev, g);
+    cuda_engine *e = ctx;
+    USE_DEVICE(e);
+    return e->dev.multi ? wlcu_multi_download(&e->dev, g) : wlcu_download(&e->dev, g);
 }
 
 /* Generations queued between two polls (and between two synchronisations). */
@@ -150,7 +163,7 @@ static wl_status cuda_step(void *ctx, uint64_t generations, uint64_t *done) {
     while (*done < generations) {
         uint64_t n = generations - *done;
         if (e->poll && n > POLL_CHUNK) n = POLL_CHUNK;
-        wl_status s = wlcu_advance(&e->dev, n);
+        wl_status s = e->dev.multi ? wlcu_multi_advance(&e->dev, n) : wlcu_advance(&e->dev, n);
         if (!s && e->poll) s = wlcu_sync(&e->dev);
         if (s) return s;
         *done += n;
@@ -164,19 +177,31 @@ static wl_status cuda_step(void *ctx, uint64_t generations, uint64_t *done) {
 static wl_status cuda_population(void *ctx, wl_bigint *out) {
     uint64_t pop = 0;
     USE_DEVICE((cuda_engine *)ctx);
-    wl_status s = wlcu_population(&((cuda_engine *)ctx)->dev, &pop);
+    cuda_engine *e = ctx;
+    wl_status s = e->dev.multi ? wlcu_multi_population(&e->dev, &pop) : wlcu_population(&e->dev, &pop);
     if (!s) wl_bigint_from_u64(out, pop);
     return s;
 }
 
 static wl_status cuda_randomize(void *ctx, double density, uint64_t seed) {
-    USE_DEVICE((cuda_engine *)ctx);
-    return wlcu_randomize(&((cuda_engine *)ctx)->dev, density, seed);
+    cuda_engine *e = ctx;
+    USE_DEVICE(e);
+    wl_status s = wlcu_randomize(&e->dev, density, seed);
+    if (!s && e->dev.multi) s = wlcu_multi_clear(&e->dev);
+    return s;
 }
 
 static wl_status cuda_timed_step(void *ctx, uint64_t generations, double *seconds) {
-    USE_DEVICE((cuda_engine *)ctx);
-    return wlcu_timed(&((cuda_engine *)ctx)->dev, generations, seconds);
+    cuda_engine *e = ctx;
+    USE_DEVICE(e);
+    if (e->dev.multi) { /* host clock around the queued work and the wait for it */
+        double t0 = wl_clock();
+        wl_status s = wlcu_multi_advance(&e->dev, generations);
+        if (!s) s = wlcu_sync(&e->dev);
+        *seconds = wl_clock() - t0;
+        return s;
+    }
+    return wlcu_timed(&e->dev, generations, seconds);
 }
 
 static wl_status cuda_synchronize(void *ctx) {
@@ -220,7 +245,8 @@ const wl_engine_ops wl_engine_cuda = {
     .name = "cuda",
     .description = "NVIDIA GPU: bitsliced multi-generation kernel and the kernels of the GPU "
                    "Life papers (byte, table, patch)",
-    .caps = WL_CAP_TORUS | WL_CAP_BOUNDED | WL_CAP_ANY_RULE | WL_CAP_DEVICE,
+    .caps = WL_CAP_TORUS | WL_CAP_BOUNDED | WL_CAP_ANY_RULE | WL_CAP_DEVICE |
+            WL_CAP_GENERATIONS | WL_CAP_LTL,
     .kernels = kernel_names,
     .probe = cuda_probe,
     .create = cuda_create,

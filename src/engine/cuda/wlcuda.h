@@ -91,6 +91,7 @@ typedef struct wlcu_ctx {
      * circuit kernel is unavailable and falls back to lut6x3 */
     wl_status (*rnet_synth)(const wl_rule *rule, int effort, wl_rnet *net);
     void *gl;                 /* OpenGL interop state of cuda_gl.cu, NULL until used */
+    void *multi;              /* rules of more than two states (cuda_multi.cu), or NULL */
 } wlcu_ctx;
 
 /* All of these return WL_OK or an error set through wl_error (WL_ERR_DEVICE for a failed
@@ -192,6 +193,20 @@ typedef struct wlcu_kernel_info {
     int whole;
 } wlcu_kernel_info;
 extern const wlcu_kernel_info wlcu_kernels[WLCU_K_COUNT]; /* cuda_device.cu */
+
+/* ---- rules of more than two states (cuda_multi.cu): Generations, Larger than Life ---- */
+/* After wlcu_init (kernel bitcount's bit layout holds the state-1 cells): the other states'
+ * planes and the rule's device data. */
+wl_status wlcu_multi_init(wlcu_ctx *c);
+void wlcu_multi_release(wlcu_ctx *c);
+/* Host grids in wl_grid's planes (live cells, bits of state - 1) to and from the device. */
+wl_status wlcu_multi_upload(wlcu_ctx *c, const wl_grid *g);
+wl_status wlcu_multi_download(wlcu_ctx *c, wl_grid *g);
+wl_status wlcu_multi_population(wlcu_ctx *c, uint64_t *pop);
+/* Clears the other states (after a soup of state-1 cells). */
+wl_status wlcu_multi_clear(wlcu_ctx *c);
+/* Queues `gens` generations. */
+wl_status wlcu_multi_advance(wlcu_ctx *c, uint64_t gens);
 
 /* ---- row strips and host helpers (cuda_rows.cu; used by the mpi engine) ---- */
 /* store_rows / load_rows engine ops: ctx is the engine's context (its first member is the

@@ -1,0 +1,698 @@
+/*
+ * cuda_multi.cu - the CUDA engine's rules of more than two states: Generations and Larger
+ * than Life (kernel `best`).
+ *
+ * Layout.  As in the cpu engine (src/engine/cpu/multi.c): the state-1 ("firing") cells are
+ * the bit layout's grid (cur / nxt, 32-bit words, nw a row); the other live states are P
+ * bit planes of (state - 1), zero for dead and state-1 cells, in two device buffers (ecur /
+ * enxt) of P planes of nw x h words.  Host grids (wl_grid's planes: live cells and the bits
+ * of state - 1) are converted on the host on the way in and out.
+ *
+ * Generations: k_gen.  A block of 256 threads takes a tile of GT_H rows x GT_W words and
+ * a halo of K rows above and below and one word (32 cells) left and right, F and E planes
+ * alike, into shared memory (virtual coordinates: wrapped on a torus, dead on a bounded
+ * grid, wl_win32), and runs K generations there.  Each generation each word gets:
+ *   the eight neighbour planes from its 3 x 3 words (funnel shifts);
+ *   T, the rule's answer: for rules outer-totalistic on the Moore, hexagonal or von Neumann
+ *     neighbourhood, a bit-sliced count of the neighbours that count (an adder tree, about
+ *     12 operations) and the rule as two 9-leaf multiplexer trees on the count's bits (the
+ *     leaves all-zero or all-one words from the birth and survival masks, so any rule costs
+ *     the same 17 operations); for other tables, a lookup of each cell's 9-bit index;
+ *   the decay (multi.c's): D = any E, F' = T & ~D, E' = E + 1 on dying cells wrapping at
+ *     n - 1, state 2 for cells that stop firing.
+ * Halo rows go stale one row per generation and halo words one cell per generation, so
+ * after K (< 32) generations the tile's own cells are exact; they are written to the next
+ * buffers.  On a bounded grid every generation clears the cells outside the grid.
+ *
+ * Larger than Life: per generation, the counts, then the decay of the other states
+ * (k_decay, elementwise).  k_ltl_tile, for reaches up to LT_MAXR: a block takes a tile of
+ * LT_H rows x LT_W cells and the rows and columns of its reach into shared memory as bits;
+ * for the Moore neighbourhood, 256 threads each slide a column sum down the tile's rows,
+ * then each thread takes 32 cells of a row and slides the square's sum across them (about
+ * 9 operations a cell whatever the range); for other shapes, each row's prefix sums (16-bit)
+ * go to shared memory and a cell's count is the sum, over the neighbourhood's horizontal
+ * runs, of two of them.  Larger reaches take k_ltl_global: the prefix sums of every row (of
+ * the row extended by the reach, wrapped or dead) in device memory, and the runs summed
+ * from there.  The test of a count against the rule's intervals and the packing of 32
+ * cells into a word are the same for both.
+ */
+#include "cuda_common.cuh"
+
+#include <stdio.h>
+#include <stdlib.h>
+#include <string.h>
+
+#define GT_W 32       /* Generations tile: words across (1024 cells) */
+#define GT_H 32       /* rows */
+#define GT_K 8        /* generations per launch */
+#define GT_THREADS 256
+#define LT_W 256      /* Larger than Life tile: cells across (8 words) */
+#define LT_H 32       /* rows */
+#define LT_MAXR 32    /* the largest reach a tile holds */
+#define LT_THREADS 256
+
+/* The rule as the kernels read it. */
+typedef struct wlcu_mrule {
+    /* Generations */
+    unsigned nbmask;      /* index bits of the neighbours that count (outer-totalistic) */
+    unsigned birth, survive; /* bit n: n counted neighbours */
+    int table_rule;       /* not outer-totalistic: look up each cell's index in table */
+    uint32_t table[16];   /* the 512-entry table */
+    /* both */
+    unsigned states;      /* n: E + 1 == n - 1 wraps to dead */
+    unsigned P;           /* planes of E */
+    /* Larger than Life */
+    int R, Ry, moore;
+    unsigned middle;
+    unsigned nb, ns;
+    uint32_t iv[2][WL_LTL_INTERVALS_MAX][2]; /* birth, survival intervals */
+    int nruns[2];
+} wlcu_mrule;
+
+/* The device side of ctx->multi. */
+typedef struct wlcu_multi {
+    wlcu_mrule rule;
+    uint32_t *ecur, *enxt;  /* P planes each */
+    int4 *runs;             /* Larger than Life: the runs (dy, x0, x1), parity 0 then 1 */
+    uint32_t *prefix;       /* k_ltl_global: h rows of (w + 2R + 1) prefix sums */
+    int global_ltl;
+} wlcu_multi;
+
+/* ---- shared device helpers ------------------------------------------------------------ */
+
+/* 1 where the 16 counts of 32 cells lie in an interval list. */
+__device__ __forceinline__ int in_iv(const uint32_t (*iv)[2], unsigned n, unsigned c) {
+    for (unsigned k = 0; k < n; k++)
+        if (c >= iv[k][0] && c <= iv[k][1]) return 1;
+    return 0;
+}
+
+/* Bit of cell x of a row of words. */
+__device__ __forceinline__ unsigned bit_of(const uint32_t *row, int x) {
+    return (row[x >> 5] >> (x & 31)) & 1u;
+}
+
+/* ---- Generations ------------------------------------------------------------------------- */
+
+__device__ __forceinline__ uint32_t sel(uint32_t s, uint32_t a, uint32_t b) {
+    return (s & a) | (~s & b); /* s ? a : b, one LOP3 */
+}
+
+/* The rule's answer for 9 leaves (counts 0..8) of a mask: a multiplexer tree on the count
+ * bits c3..c0. */
+__device__ __forceinline__ uint32_t pick9(unsigned mask, uint32_t c3, uint32_t c2, uint32_t c1,
+                                          uint32_t c0) {
+    uint32_t l[9];
+#pragma unroll
+    for (int n = 0; n < 9; n++) l[n] = (mask >> n) & 1u ? 0xffffffffu : 0u;
+    uint32_t a = sel(c0, l[1], l[0]), b = sel(c0, l[3], l[2]), c = sel(c0, l[5], l[4]),
+             d = sel(c0, l[7], l[6]);
+    uint32_t e = sel(c1, b, a), f = sel(c1, d, c);
+    return sel(c3, l[8], sel(c2, f, e));
+}
+
+/* The rule's next firing bits of a word from its 3 x 3 words (a: above, m: middle, b:
+ * below; l, r: the words left and right). */
+__device__ __forceinline__ uint32_t gen_rule(const wlcu_mrule *ru, uint32_t al, uint32_t a,
+                                             uint32_t ar, uint32_t ml, uint32_t m, uint32_t mr,
+                                             uint32_t bl, uint32_t b, uint32_t br) {
+    uint32_t nb[9];
+    nb[0] = (b >> 1) | (br << 31);        /* SE */
+    nb[1] = b;                            /* S */
+    nb[2] = (b << 1) | (bl >> 31);        /* SW */
+    nb[3] = (m >> 1) | (mr << 31);        /* E */
+    nb[4] = m;                            /* centre */
+    nb[5] = (m << 1) | (ml >> 31);        /* W */
+    nb[6] = (a >> 1) | (ar << 31);        /* NE */
+    nb[7] = a;                            /* N */
+    nb[8] = (a << 1) | (al >> 31);        /* NW */
+    if (ru->table_rule) {
+        uint32_t out = 0;
+        for (int k = 0; k < 32; k++) {
+            unsigned idx = 0;
+#pragma unroll
+            for (int j = 8; j >= 0; j--) idx = idx << 1 | ((nb[j] >> k) & 1u);
+            out |= ((ru->table[idx >> 5] >> (idx & 31)) & 1u) << k;
+        }
+        return out;
+    }
+    uint32_t x[8];
+    int n = 0;
+#pragma unroll
+    for (int j = 0; j < 9; j++) {
+        if (j == 4) continue;
+        x[n++] = (ru->nbmask >> j) & 1u ? nb[j] : 0u;
+    }
+    /* the sum of eight bit planes as four bit planes */
+    uint32_t s0 = x[0] ^ x[1] ^ x[2], k0 = (x[0] & x[1]) | (x[2] & (x[0] ^ x[1]));
+    uint32_t s1 = x[3] ^ x[4] ^ x[5], k1 = (x[3] & x[4]) | (x[5] & (x[3] ^ x[4]));
+    uint32_t s2 = x[6] ^ x[7], k2 = x[6] & x[7];
+    uint32_t c0 = s0 ^ s1 ^ s2, k3 = (s0 & s1) | (s2 & (s0 ^ s1)); /* weight 2: k0 k1 k2 k3 */
+    uint32_t u0 = k0 ^ k1 ^ k2, u1 = (k0 & k1) | (k2 & (k0 ^ k1));
+    uint32_t c1 = u0 ^ k3, v1 = u0 & k3;                              /* weight 4: u1 v1 */
+    uint32_t c2 = u1 ^ v1, c3 = u1 & v1;
+    return sel(m, pick9(ru->survive, c3, c2, c1, c0), pick9(ru->birth, c3, c2, c1, c0));
+}
+
+__global__ void __launch_bounds__(GT_THREADS)
+k_gen(const uint32_t *f, const uint32_t *e, uint32_t *fn, uint32_t *en, uint64_t nw, int64_t w,
+      int64_t h, int torus, unsigned K, const wlcu_mrule ru) {
+    extern __shared__ uint32_t sm[];
+    const int RW = GT_W + 2, RH = GT_H + 2 * (int)K;
+    const int plane = RW * RH;
+    uint32_t *F0 = sm, *F1 = sm + plane, *E = sm + 2 * plane;
+    const int64_t y0 = (int64_t)blockIdx.y * GT_H, xw0 = (int64_t)blockIdx.x * GT_W;
+    const uint64_t gplane = nw * (uint64_t)h;
+    const unsigned P = ru.P;
+    for (int idx = threadIdx.x; idx < plane; idx += blockDim.x) {
+        int j = idx / RW, i = idx % RW;
+        int64_t Y = y0 - (int64_t)K + j, X = xw0 - 1 + i;
+        F0[idx] = wl_win32_call(f, nw, w, h, torus, Y, X);
+        for (unsigned k = 0; k < P; k++)
+            E[k * plane + idx] = wl_win32_call(e + k * gplane, nw, w, h, torus, Y, X);
+    }
+    __syncthreads();
+    uint32_t *cur = F0, *nxt = F1;
+    for (unsigned s = 1; s <= K; s++) {
+        int j0 = (int)s, j1 = RH - (int)s;
+        for (int idx = threadIdx.x; idx < (j1 - j0) * RW; idx += blockDim.x) {
+            int j = j0 + idx / RW, i = idx % RW;
+            int at = j * RW + i;
+            uint32_t a = cur[at - RW], m = cur[at], b = cur[at + RW];
+            uint32_t al = i ? cur[at - RW - 1] : 0, ml = i ? cur[at - 1] : 0, bl = i ? cur[at + RW - 1] : 0;
+            uint32_t ar = i + 1 < RW ? cur[at - RW + 1] : 0, mr = i + 1 < RW ? cur[at + 1] : 0,
+                     br = i + 1 < RW ? cur[at + RW + 1] : 0;
+            uint32_t t = gen_rule(&ru, al, a, ar, ml, m, mr, bl, b, br);
+            if (!torus) { /* cells outside a bounded grid stay dead */
+                int64_t Y = y0 - (int64_t)K + j, X = xw0 - 1 + i;
+                t &= (Y >= 0 && Y < h) ? wl_colmask(w, X) : 0u;
+            }
+            /* the decay */
+            uint32_t ev[WL_PATTERN_PLANES], d = 0;
+            for (unsigned k = 0; k < P; k++) d |= ev[k] = E[k * plane + at];
+            t &= ~d;
+            uint32_t carry = d, eq = d;
+            for (unsigned k = 0; k < P; k++) {
+                uint32_t v = ev[k] ^ carry;
+                carry &= ev[k];
+                eq &= ((ru.states - 1) >> k) & 1u ? v : ~v;
+                ev[k] = v;
+            }
+            uint32_t died = m & ~t;
+            for (unsigned k = 0; k < P; k++) E[k * plane + at] = (ev[k] & ~eq) | (k ? 0u : died);
+            nxt[at] = t;
+        }
+        __syncthreads();
+        uint32_t *tmp = cur;
+        cur = nxt;
+        nxt = tmp;
+    }
+    for (int idx = threadIdx.x; idx < GT_H * GT_W; idx += blockDim.x) {
+        int j = (int)K + idx / GT_W, i = 1 + idx % GT_W;
+        int64_t Y = y0 + j - (int64_t)K, X = xw0 + i - 1;
+        if (Y >= h || X >= (int64_t)nw) continue;
+        uint32_t mask = wl_colmask(w, X);
+        int at = j * RW + i;
+        fn[(uint64_t)Y * nw + (uint64_t)X] = cur[at] & mask;
+        for (unsigned k = 0; k < P; k++)
+            en[k * gplane + (uint64_t)Y * nw + (uint64_t)X] = E[k * plane + at] & mask;
+    }
+}
+
+/* ---- Larger than Life ------------------------------------------------------------------- */
+
+/* The next firing bits of 32 cells of row Y from words x0w on, given their counts (outer:
+ * the cell excluded) and firing bits. */
+__device__ __forceinline__ uint32_t ltl_test(const wlcu_mrule *ru, const unsigned *cnt,
+                                             uint32_t self) {
+    uint32_t out = 0;
+    for (int k = 0; k < 32; k++) {
+        unsigned c = cnt[k];
+        int alive = (self >> k) & 1u ? in_iv(ru->iv[1], ru->ns, c + ru->middle)
+                                      : in_iv(ru->iv[0], ru->nb, c);
+        out |= (uint32_t)alive << k;
+    }
+    return out;
+}
+
+/* Shared memory of k_ltl_tile: the tile's reach as bits (RH rows x RWW words), then the
+ * column sums (Moore, LT_H rows x RC cells, 16-bit) or the prefix sums (RH rows x (RC + 1)). */
+__global__ void __launch_bounds__(LT_THREADS)
+k_ltl_tile(const uint32_t *f, uint32_t *fn, uint64_t nw, int64_t w, int64_t h, int torus,
+           const int4 *runs, const wlcu_mrule ru) {
+    extern __shared__ uint32_t sm[];
+    const int RP = (ru.R + 31) / 32 * 32;  /* columns of reach, rounded to words */
+    const int RWW = (LT_W + 2 * RP) / 32;  /* words a row */
+    const int RC = LT_W + 2 * RP;          /* cells a row */
+    const int RH = LT_H + 2 * ru.Ry;
+    uint32_t *bits = sm;
+    uint16_t *sums = (uint16_t *)(sm + RH * RWW);
+    const int64_t y0 = (int64_t)blockIdx.y * LT_H, x0 = (int64_t)blockIdx.x * LT_W;
+    const int64_t xw = x0 / 32 - RP / 32; /* virtual word column of bits' word 0 */
+    for (int idx = threadIdx.x; idx < RH * RWW; idx += blockDim.x) {
+        int j = idx / RWW, i = idx % RWW;
+        bits[idx] = wl_win32_call(f, nw, w, h, torus, y0 - ru.Ry + j, xw + i);
+    }
+    __syncthreads();
+    if (ru.moore) {
+        /* column sums of rows j .. j + 2 Ry for each output row j */
+        for (int c = threadIdx.x; c < RC; c += blockDim.x) {
+            unsigned s = 0;
+            for (int dy = 0; dy <= 2 * ru.Ry; dy++) s += bit_of(bits + dy * RWW, c);
+            sums[c] = (uint16_t)s;
+            for (int j = 1; j < LT_H; j++) {
+                s += bit_of(bits + (j + 2 * ru.Ry) * RWW, c) - bit_of(bits + (j - 1) * RWW, c);
+                sums[j * RC + c] = (uint16_t)s;
+            }
+        }
+    } else {
+        /* prefix sums of each row: p[i] = firing cells among columns < i */
+        for (int idx = threadIdx.x; idx < RH * RWW; idx += blockDim.x) {
+            int j = idx / RWW, i = idx % RWW;
+            const uint32_t *row = bits + j * RWW;
+            unsigned base = 0;
+            for (int q = 0; q < i; q++) base += __popc(row[q]);
+            uint16_t *p = sums + j * (RC + 1);
+            if (i == 0) p[0] = 0;
+            uint32_t v = row[i];
+            for (int k = 0; k < 32; k++) {
+                base += (v >> k) & 1u;
+                p[i * 32 + k + 1] = (uint16_t)base;
+            }
+        }
+    }
+    __syncthreads();
+    /* each thread: 32 cells (one output word) of one row */
+    for (int task = threadIdx.x; task < LT_H * (LT_W / 32); task += blockDim.x) {
+        int j = task / (LT_W / 32), q = task % (LT_W / 32);
+        int64_t Y = y0 + j, X = x0 / 32 + q;
+        if (Y >= h || X >= (int64_t)nw) continue;
+        int c0 = RP + q * 32; /* the bits' column of the word's first cell */
+        uint32_t self = bits[(j + ru.Ry) * RWW + c0 / 32];
+        unsigned cnt[32];
+        if (ru.moore) {
+            const uint16_t *row = sums + j * RC;
+            unsigned s = 0;
+            for (int d = -ru.R; d <= ru.R; d++) s += row[c0 + d];
+            for (int k = 0; k < 32; k++) {
+                cnt[k] = s - ((self >> k) & 1u);
+                s += row[c0 + k + ru.R + 1] - row[c0 + k - ru.R];
+            }
+        } else {
+            for (int k = 0; k < 32; k++) cnt[k] = 0;
+            for (int par = 0; par < 2; par++) {
+                if (par && ru.nruns[1] == 0) break;
+                const int4 *rr = runs + (par ? ru.nruns[0] : 0);
+                int nr = ru.nruns[par];
+                for (int k = 0; k < 32; k++) {
+                    int parity = (int)((X * 32 + k + Y) & 1);
+                    if (ru.nruns[1] && parity != par) continue;
+                    unsigned s = 0;
+                    for (int t = 0; t < nr; t++) {
+                        int4 r = rr[t];
+                        const uint16_t *p = sums + (j + ru.Ry + r.x) * (RC + 1);
+                        s += (unsigned)(uint16_t)(p[c0 + k + r.z + 1] - p[c0 + k + r.y]);
+                    }
+                    cnt[k] = s;
+                }
+            }
+        }
+        fn[(uint64_t)Y * nw + (uint64_t)X] = ltl_test(&ru, cnt, self) & wl_colmask(w, X);
+    }
+}
+
+/* k_ltl_global, first pass: the prefix sums of each row extended by R columns on each side
+ * (wrapped on a torus, dead on a bounded grid): p[i] = firing cells among columns
+ * -R .. i - R - 1.  One block a row: each thread sums a slice, thread 0 the slices. */
+__global__ void k_row_prefix(const uint32_t *f, uint32_t *prefix, uint64_t nw, int64_t w,
+                             int64_t h, int torus, int R) {
+    __shared__ unsigned part[256];
+    int64_t y = blockIdx.x;
+    int64_t n = w + 2 * R; /* cells of the extended row */
+    int64_t per = (n + blockDim.x - 1) / blockDim.x;
+    int64_t a = threadIdx.x * per, b = a + per < n ? a + per : n;
+    const uint32_t *row = f + (uint64_t)y * nw;
+    unsigned s = 0;
+    for (int64_t i = a; i < b; i++) {
+        int64_t x = i - R;
+        if (x < 0 || x >= w) {
+            if (!torus) continue;
+            x = wl_dmod(x, w);
+        }
+        s += bit_of(row, (int)x);
+    }
+    part[threadIdx.x] = s;
+    __syncthreads();
+    if (threadIdx.x == 0) {
+        unsigned acc = 0;
+        for (unsigned t = 0; t < blockDim.x; t++) {
+            unsigned v = part[t];
+            part[t] = acc;
+            acc += v;
+        }
+    }
+    __syncthreads();
+    uint32_t *p = prefix + (uint64_t)y * (uint64_t)(n + 1);
+    s = part[threadIdx.x];
+    if (threadIdx.x == 0) p[0] = 0;
+    for (int64_t i = a; i < b; i++) {
+        int64_t x = i - R;
+        if (x < 0 || x >= w) {
+            if (torus) s += bit_of(row, (int)wl_dmod(x, w));
+        } else {
+            s += bit_of(row, (int)x);
+        }
+        p[i + 1] = s;
+    }
+}
+
+/* k_ltl_global, second pass: one thread a word, the runs summed from the row prefix sums. */
+__global__ void k_ltl_global(const uint32_t *f, const uint32_t *prefix, uint32_t *fn, uint64_t nw,
+                             int64_t w, int64_t h, int torus, const int4 *runs, const wlcu_mrule ru) {
+    uint64_t n = nw * (uint64_t)h;
+    uint64_t rowlen = (uint64_t)(w + 2 * ru.R + 1);
+    for (uint64_t i = blockIdx.x * (uint64_t)blockDim.x + threadIdx.x; i < n;
+         i += (uint64_t)gridDim.x * blockDim.x) {
+        int64_t Y = (int64_t)(i / nw), X = (int64_t)(i % nw);
+        uint32_t self = f[i];
+        unsigned cnt[32];
+        for (int k = 0; k < 32; k++) {
+            int64_t x = X * 32 + k;
+            int par = ru.nruns[1] ? (int)((x + Y) & 1) : 0;
+            const int4 *rr = runs + (par ? ru.nruns[0] : 0);
+            unsigned s = 0;
+            if (x < w)
+                for (int t = 0; t < ru.nruns[par]; t++) {
+                    int4 r = rr[t];
+                    int64_t yy = Y + r.x;
+                    if (yy < 0 || yy >= h) {
+                        if (!torus) continue;
+                        yy = wl_dmod(yy, h);
+                    }
+                    const uint32_t *p = prefix + (uint64_t)yy * rowlen;
+                    s += p[x + r.z + 1 + ru.R] - p[x + r.y + ru.R];
+                }
+            cnt[k] = s;
+        }
+        fn[i] = ltl_test(&ru, cnt, self) & wl_colmask(w, X);
+    }
+}
+
+/* The decay of the other states, word by word: fn holds T on entry (see the essay). */
+__global__ void k_decay(const uint32_t *f, uint32_t *fn, uint32_t *e, uint64_t n, unsigned P,
+                        unsigned states) {
+    for (uint64_t i = blockIdx.x * (uint64_t)blockDim.x + threadIdx.x; i < n;
+         i += (uint64_t)gridDim.x * blockDim.x) {
+        uint32_t ev[WL_PATTERN_PLANES], d = 0;
+        for (unsigned k = 0; k < P; k++) d |= ev[k] = e[k * n + i];
+        uint32_t t = fn[i] & ~d, carry = d, eq = d;
+        for (unsigned k = 0; k < P; k++) {
+            uint32_t v = ev[k] ^ carry;
+            carry &= ev[k];
+            eq &= ((states - 1) >> k) & 1u ? v : ~v;
+            ev[k] = v;
+        }
+        uint32_t died = f[i] & ~t;
+        for (unsigned k = 0; k < P; k++) e[k * n + i] = (ev[k] & ~eq) | (k ? 0u : died);
+        fn[i] = t;
+    }
+}
+
+/* population: firing or any plane of E */
+__global__ void k_multi_pop(const uint32_t *f, const uint32_t *e, uint64_t n, unsigned P,
+                            unsigned long long *count) {
+    unsigned long long local = 0;
+    for (uint64_t i = blockIdx.x * (uint64_t)blockDim.x + threadIdx.x; i < n;
+         i += (uint64_t)gridDim.x * blockDim.x) {
+        uint32_t v = f[i];
+        for (unsigned k = 0; k < P; k++) v |= e[k * n + i];
+        local += (unsigned)__popc(v);
+    }
+    for (int o = 16; o; o >>= 1) local += __shfl_down_sync(0xffffffffu, local, o);
+    if ((threadIdx.x & 31) == 0 && local) atomicAdd(count, local);
+}
+
+/* ---- host side --------------------------------------------------------------------------- */
+
+/* 1 if table t is outer-totalistic on the neighbours of mask (index bits), with its masks. */
+static int totalistic_on(const wl_rule *t, unsigned mask, unsigned *birth, unsigned *survive) {
+    unsigned b = 0, s = 0, seen_b = 0, seen_s = 0;
+    for (unsigned i = 0; i < 512; i++) {
+        unsigned n = (unsigned)__builtin_popcount(i & mask), v = (unsigned)wl_rule_next(t, i);
+        unsigned *m = (i & 16u) ? &s : &b, *seen = (i & 16u) ? &seen_s : &seen_b;
+        if ((*seen >> n) & 1u) {
+            if (((*m >> n) & 1u) != v) return 0;
+        } else {
+            *seen |= 1u << n;
+            *m |= v << n;
+        }
+    }
+    *birth = b;
+    *survive = s;
+    return 1;
+}
+
+typedef struct run_list {
+    int4 *v;
+    int n, cap, reach, reach_y, fail;
+} run_list;
+
+static void add_run(void *user, int dy, int x0, int x1) {
+    run_list *l = (run_list *)user;
+    if (l->n == l->cap) {
+        int cap = l->cap ? 2 * l->cap : 256;
+        int4 *nv = (int4 *)realloc(l->v, (size_t)cap * sizeof *nv);
+        if (!nv) {
+            l->fail = 1;
+            return;
+        }
+        l->v = nv;
+        l->cap = cap;
+    }
+    l->v[l->n++] = make_int4(dy, x0, x1, 0);
+    if (-x0 > l->reach) l->reach = -x0;
+    if (x1 > l->reach) l->reach = x1;
+    if (dy > l->reach_y) l->reach_y = dy;
+}
+
+extern "C" wl_status wlcu_multi_init(wlcu_ctx *c) {
+    wlcu_multi *m = (wlcu_multi *)calloc(1, sizeof *m);
+    if (!m) return wl_error(WL_ERR_NOMEM, "CUDA: out of memory");
+    c->multi = m;
+    wlcu_mrule *ru = &m->rule;
+    const wl_rule *r = &c->rule;
+    ru->states = wl_rule_states(r);
+    ru->P = wl_grid_planes_for(r) - 1;
+    uint64_t words = c->nw * c->h;
+    if (ru->P) {
+        WLCU_CHECK(cudaMalloc((void **)&m->ecur, (size_t)(ru->P * words * 4)));
+        WLCU_CHECK(cudaMalloc((void **)&m->enxt, (size_t)(ru->P * words * 4)));
+        WLCU_CHECK(cudaMemset(m->ecur, 0, (size_t)(ru->P * words * 4)));
+        WLCU_CHECK(cudaMemset(m->enxt, 0, (size_t)(ru->P * words * 4)));
+    }
+    if (wl_rule_family(r) == WL_FAMILY_GENERATIONS) {
+        static const unsigned masks[3] = {0x1EFu, 0x1ABu, 0x0AAu}; /* Moore, hex, vN */
+        ru->table_rule = 1;
+        for (int k = 0; k < 3 && ru->table_rule; k++)
+            if (totalistic_on(r, masks[k], &ru->birth, &ru->survive)) {
+                ru->nbmask = masks[k];
+                ru->table_rule = 0;
+            }
+        for (unsigned i = 0; i < 512; i++)
+            if (wl_rule_next(r, i)) ru->table[i >> 5] |= 1u << (i & 31);
+        return WL_OK;
+    }
+    /* Larger than Life */
+    const wl_ltl *l = &r->ltl;
+    run_list rl[2];
+    memset(rl, 0, sizeof rl);
+    for (int p = 0; p < 2; p++) wl_ltl_neighbourhood(l, p, add_run, &rl[p]);
+    if (rl[0].fail || rl[1].fail) {
+        free(rl[0].v);
+        free(rl[1].v);
+        return wl_error(WL_ERR_NOMEM, "CUDA: out of memory");
+    }
+    int same = rl[0].n == rl[1].n && !memcmp(rl[0].v, rl[1].v, (size_t)rl[0].n * sizeof(int4));
+    ru->nruns[0] = rl[0].n;
+    ru->nruns[1] = same ? 0 : rl[1].n;
+    ru->R = rl[0].reach > rl[1].reach ? rl[0].reach : rl[1].reach;
+    ru->Ry = rl[0].reach_y > rl[1].reach_y ? rl[0].reach_y : rl[1].reach_y;
+    ru->moore = l->nh == 'M';
+    ru->middle = l->middle;
+    ru->nb = l->nbirth;
+    ru->ns = l->nsurvive;
+    memcpy(ru->iv[0], l->birth, sizeof l->birth);
+    memcpy(ru->iv[1], l->survive, sizeof l->survive);
+    size_t nr = (size_t)(ru->nruns[0] + ru->nruns[1]);
+    cudaError_t e = cudaMalloc((void **)&m->runs, (nr ? nr : 1) * sizeof(int4));
+    if (e == cudaSuccess)
+        e = cudaMemcpy(m->runs, rl[0].v, (size_t)rl[0].n * sizeof(int4), cudaMemcpyHostToDevice);
+    if (e == cudaSuccess && !same)
+        e = cudaMemcpy(m->runs + rl[0].n, rl[1].v, (size_t)rl[1].n * sizeof(int4),
+                       cudaMemcpyHostToDevice);
+    free(rl[0].v);
+    free(rl[1].v);
+    WLCU_CHECK(e);
+    /* counts in 16 bits (the tile's sums) need fewer than 2^16 - 1 cells around a cell */
+    uint64_t size = wl_ltl_neighbourhood(l, 0, NULL, NULL);
+    m->global_ltl = ru->R > LT_MAXR || ru->Ry > LT_MAXR || size + 2 >= 65535;
+    if (m->global_ltl) {
+        size_t bytes = (size_t)((c->w + 2 * (uint64_t)ru->R + 1) * c->h * 4);
+        WLCU_CHECK(cudaMalloc((void **)&m->prefix, bytes));
+    }
+    return WL_OK;
+}
+
+extern "C" void wlcu_multi_release(wlcu_ctx *c) {
+    wlcu_multi *m = (wlcu_multi *)c->multi;
+    if (!m) return;
+    cudaFree(m->ecur);
+    cudaFree(m->enxt);
+    cudaFree(m->runs);
+    cudaFree(m->prefix);
+    free(m);
+    c->multi = NULL;
+}
+
+/* The host grid's planes (live cells, bits of state - 1) <-> F (cur) and E (ecur). */
+extern "C" wl_status wlcu_multi_upload(wlcu_ctx *c, const wl_grid *g) {
+    wlcu_multi *m = (wlcu_multi *)c->multi;
+    unsigned P = m->rule.P;
+    size_t gp = (size_t)(g->h * g->stride);
+    unsigned planes = g->planes ? g->planes : 1;
+    uint64_t *host = (uint64_t *)malloc((P + 1) * gp * 8);
+    if (!host) return wl_error(WL_ERR_NOMEM, "CUDA: out of memory");
+    for (size_t i = 0; i < gp; i++) { /* F = live & ~any E; E under live cells only */
+        uint64_t live = g->words[i], any = 0;
+        for (unsigned k = 0; k < P; k++) {
+            uint64_t v = k + 1 < planes ? g->words[i + (k + 1) * gp] & live : 0;
+            host[(k + 1) * gp + i] = v;
+            any |= v;
+        }
+        host[i] = live & ~any;
+    }
+    wl_grid f = *g;
+    f.words = host;
+    f.planes = 1;
+    wl_status s = wlcu_upload(c, &f);
+    uint64_t words = c->nw * c->h;
+    for (unsigned k = 0; k < P && !s; k++) {
+        cudaError_t e = cudaMemcpy2D(m->ecur + k * words, (size_t)c->nw * 4, host + (k + 1) * gp,
+                                     g->stride * 8, (size_t)c->nw * 4, (size_t)c->h,
+                                     cudaMemcpyHostToDevice);
+        if (e != cudaSuccess)
+            s = wl_error(WL_ERR_DEVICE, "CUDA: upload of a state plane: %s", cudaGetErrorString(e));
+    }
+    free(host);
+    return s;
+}
+
+extern "C" wl_status wlcu_multi_download(wlcu_ctx *c, wl_grid *g) {
+    wlcu_multi *m = (wlcu_multi *)c->multi;
+    unsigned P = m->rule.P;
+    size_t gp = (size_t)(g->h * g->stride);
+    unsigned planes = g->planes ? g->planes : 1;
+    wl_grid f = *g;
+    f.planes = 1;
+    wl_status s = wlcu_download(c, &f); /* F into plane 0 (tails cleared) */
+    if (s) return s;
+    uint64_t *ep = (uint64_t *)calloc(P ? P * gp : 1, 8);
+    if (!ep) return wl_error(WL_ERR_NOMEM, "CUDA: out of memory");
+    uint64_t words = c->nw * c->h;
+    for (unsigned k = 0; k < P && !s; k++) {
+        cudaError_t e = cudaMemcpy2D(ep + k * gp, g->stride * 8, m->ecur + k * words,
+                                     (size_t)c->nw * 4, (size_t)c->nw * 4, (size_t)c->h,
+                                     cudaMemcpyDeviceToHost);
+        if (e != cudaSuccess)
+            s = wl_error(WL_ERR_DEVICE, "CUDA: download of a state plane: %s", cudaGetErrorString(e));
+    }
+    if (!s) { /* (the copies fill each row's first nw 32-bit words; the rest stays 0) */
+        for (size_t i = 0; i < gp; i++) {
+            uint64_t any = 0;
+            for (unsigned k = 0; k < P; k++) {
+                uint64_t v = ep[k * gp + i];
+                any |= v;
+                if (k + 1 < planes) g->words[i + (k + 1) * gp] = v;
+            }
+            g->words[i] |= any;
+        }
+    }
+    free(ep);
+    return s;
+}
+
+extern "C" wl_status wlcu_multi_population(wlcu_ctx *c, uint64_t *pop) {
+    wlcu_multi *m = (wlcu_multi *)c->multi;
+    uint64_t n = c->nw * c->h;
+    WLCU_CHECK(cudaMemset(c->d_count, 0, sizeof(uint64_t)));
+    k_multi_pop<<<wlcu_blocks(n, 256), 256>>>((const uint32_t *)c->cur, m->ecur, n, m->rule.P,
+                                              (unsigned long long *)c->d_count);
+    WLCU_CHECK_LAUNCH("multi_pop");
+    WLCU_CHECK(cudaMemcpy(pop, c->d_count, sizeof(uint64_t), cudaMemcpyDeviceToHost));
+    return WL_OK;
+}
+
+extern "C" wl_status wlcu_multi_clear(wlcu_ctx *c) {
+    wlcu_multi *m = (wlcu_multi *)c->multi;
+    if (m->rule.P) WLCU_CHECK(cudaMemset(m->ecur, 0, (size_t)(m->rule.P * c->nw * c->h * 4)));
+    return WL_OK;
+}
+
+static void swap(void **a, void **b) {
+    void *t = *a;
+    *a = *b;
+    *b = t;
+}
+
+extern "C" wl_status wlcu_multi_advance(wlcu_ctx *c, uint64_t gens) {
+    wlcu_multi *m = (wlcu_multi *)c->multi;
+    const wlcu_mrule *ru = &m->rule;
+    uint64_t n = c->nw * c->h;
+    if (wl_rule_family(&c->rule) == WL_FAMILY_GENERATIONS) {
+        while (gens) {
+            unsigned K = gens < GT_K ? (unsigned)gens : GT_K;
+            size_t smem = (size_t)(2 + ru->P) * (GT_W + 2) * (GT_H + 2 * K) * 4;
+            WLCU_CHECK(cudaFuncSetAttribute(k_gen, cudaFuncAttributeMaxDynamicSharedMemorySize,
+                                            (int)((2 + 8) * (GT_W + 2) * (GT_H + 2 * GT_K) * 4)));
+            dim3 grid((unsigned)((c->nw + GT_W - 1) / GT_W), (unsigned)((c->h + GT_H - 1) / GT_H));
+            k_gen<<<grid, GT_THREADS, smem>>>((const uint32_t *)c->cur, m->ecur,
+                                              (uint32_t *)c->nxt, m->enxt, c->nw, (int64_t)c->w,
+                                              (int64_t)c->h, c->torus, K, *ru);
+            WLCU_CHECK_LAUNCH("generations");
+            swap(&c->cur, &c->nxt);
+            swap((void **)&m->ecur, (void **)&m->enxt);
+            gens -= K;
+        }
+        return WL_OK;
+    }
+    for (; gens; gens--) {
+        if (m->global_ltl) {
+            k_row_prefix<<<(unsigned)c->h, 256>>>((const uint32_t *)c->cur, m->prefix, c->nw,
+                                                   (int64_t)c->w, (int64_t)c->h, c->torus, ru->R);
+            WLCU_CHECK_LAUNCH("ltl row prefix");
+            k_ltl_global<<<wlcu_blocks(n, 128), 128>>>((const uint32_t *)c->cur, m->prefix,
+                                                        (uint32_t *)c->nxt, c->nw, (int64_t)c->w,
+                                                        (int64_t)c->h, c->torus, m->runs, *ru);
+            WLCU_CHECK_LAUNCH("ltl global");
+        } else {
+            int RP = (ru->R + 31) / 32 * 32, RWW = (LT_W + 2 * RP) / 32, RC = LT_W + 2 * RP;
+            int RH = LT_H + 2 * ru->Ry;
+            size_t smem = (size_t)RH * RWW * 4 +
+                          (ru->moore ? (size_t)LT_H * RC * 2 : (size_t)RH * (RC + 1) * 2) + 16;
+            WLCU_CHECK(cudaFuncSetAttribute(k_ltl_tile, cudaFuncAttributeMaxDynamicSharedMemorySize,
+                                            200 * 1024));
+            dim3 grid((unsigned)((c->w + LT_W - 1) / LT_W), (unsigned)((c->h + LT_H - 1) / LT_H));
+            k_ltl_tile<<<grid, LT_THREADS, smem>>>((const uint32_t *)c->cur, (uint32_t *)c->nxt,
+                                                   c->nw, (int64_t)c->w, (int64_t)c->h, c->torus,
+                                                   m->runs, *ru);
+            WLCU_CHECK_LAUNCH("ltl tile");
+        }
+        if (ru->P) {
+            k_decay<<<wlcu_blocks(n, 256), 256>>>((const uint32_t *)c->cur, (uint32_t *)c->nxt,
+                                                  m->ecur, n, ru->P, ru->states);
+            WLCU_CHECK_LAUNCH("decay");
+        }
+        swap(&c->cur, &c->nxt);
+    }
+    return WL_OK;
+}
