@@ -323,7 +323,7 @@ if [ "$MODE" = multi ]; then
     bench bench.txt --engine cuda --kernel best --rule B3/S23 --size $sz --time 0.5 --runs 3 --torus
     for r in 23/3/3 345/2/4 1456/2356/16 12/34/256 /2/3 345/2/4H "R5,C0,M1,S34..58,B34..45,NM" \
              "R5,C0,S33-57,B34-45,NN" "R5,C0,S33-57,B34-45,NC" "R10,C0,M1,S123..212,B123..170,NM" \
-             "R7,C2,S64-113,B65-95,N+" "R50,C2,S3333-5192,B3025-6154" "R10,C255,S1-2,B3"; do
+             "R7,C2,S4-13,B5-9,N+" "R50,C2,S3333-5192,B3025-6154" "R10,C255,S1-2,B3"; do
       bench bench.txt --engine cuda --kernel best --rule "$r" --size $sz --time 0.5 --runs 3 --torus
     done
   done

@@ -11,8 +11,10 @@
  * Generations: k_gen.  A block of 256 threads takes a tile of GT_H rows x GT_W words and
  * a halo of K rows above and below and one word (32 cells) left and right, F and E planes
  * alike, into shared memory (virtual coordinates: wrapped on a torus, dead on a bounded
- * grid, wl_win32), and runs K generations there.  Each generation each word gets:
- *   the eight neighbour planes from its 3 x 3 words (funnel shifts);
+ * grid, wl_win32), and runs K generations there.  A warp takes whole rows, a lane a word
+ * (GT_W + 2 = 32), so that every shared access is conflict-free and the words left and
+ * right come by shuffles.  Each generation each word gets:
+ *   the eight neighbour planes from its 3 x 3 words (shifts);
  *   T, the rule's answer: for rules outer-totalistic on the Moore, hexagonal or von Neumann
  *     neighbourhood, a bit-sliced count of the neighbours that count (an adder tree, about
  *     12 operations) and the rule as two 9-leaf multiplexer trees on the count's bits (the
@@ -27,11 +29,12 @@
  * Larger than Life: per generation, the counts, then the decay of the other states
  * (k_decay, elementwise).  k_ltl_tile, for reaches up to LT_MAXR: a block takes a tile of
  * LT_H rows x LT_W cells and the rows and columns of its reach into shared memory as bits;
- * for the Moore neighbourhood, 256 threads each slide a column sum down the tile's rows,
- * then each thread takes 32 cells of a row and slides the square's sum across them (about
- * 9 operations a cell whatever the range); for other shapes, each row's prefix sums (16-bit)
- * go to shared memory and a cell's count is the sum, over the neighbourhood's horizontal
- * runs, of two of them.  Larger reaches take k_ltl_global: the prefix sums of every row (of
+ * for the Moore neighbourhood, threads slide column sums down the tile's rows, warps scan
+ * each row of them into prefix sums (shuffles), and a cell's count is one difference
+ * (a few operations a cell whatever the range); for other shapes, each row's prefix sums
+ * (16-bit, from popcounts) go to shared memory and a cell's count is the sum, over the
+ * neighbourhood's horizontal runs, of two of them.  A thread takes one cell and a warp's
+ * ballot of the rule's answers is the output word.  Larger reaches take k_ltl_global: the prefix sums of every row (of
  * the row extended by the reach, wrapped or dead) in device memory, and the runs summed
  * from there.  The test of a count against the rule's intervals and the packing of 32
  * cells into a word are the same for both.
@@ -42,8 +45,9 @@
 #include <stdlib.h>
 #include <string.h>
 
-#define GT_W 32       /* Generations tile: words across (1024 cells) */
-#define GT_H 32       /* rows */
+#define GT_W 30       /* Generations tile: words across (960 cells); with a halo word each
+                         side a row is one warp's 32 words */
+#define GT_H 64       /* rows */
 #define GT_K 8        /* generations per launch */
 #define GT_THREADS 256
 #define LT_W 256      /* Larger than Life tile: cells across (8 words) */
@@ -158,48 +162,59 @@ __global__ void __launch_bounds__(GT_THREADS)
 k_gen(const uint32_t *f, const uint32_t *e, uint32_t *fn, uint32_t *en, uint64_t nw, int64_t w,
       int64_t h, int torus, unsigned K, const wlcu_mrule ru) {
     extern __shared__ uint32_t sm[];
-    const int RW = GT_W + 2, RH = GT_H + 2 * (int)K;
-    const int plane = RW * RH;
+    const int RH = GT_H + 2 * (int)K, plane = 32 * RH;
     uint32_t *F0 = sm, *F1 = sm + plane, *E = sm + 2 * plane;
+    const int lane = threadIdx.x & 31, warp = threadIdx.x >> 5, warps = blockDim.x >> 5;
     const int64_t y0 = (int64_t)blockIdx.y * GT_H, xw0 = (int64_t)blockIdx.x * GT_W;
+    const int64_t X = xw0 - 1 + lane; /* this lane's virtual word column */
     const uint64_t gplane = nw * (uint64_t)h;
     const unsigned P = ru.P;
-    for (int idx = threadIdx.x; idx < plane; idx += blockDim.x) {
-        int j = idx / RW, i = idx % RW;
-        int64_t Y = y0 - (int64_t)K + j, X = xw0 - 1 + i;
-        F0[idx] = wl_win32_call(f, nw, w, h, torus, Y, X);
-        for (unsigned k = 0; k < P; k++)
-            E[k * plane + idx] = wl_win32_call(e + k * gplane, nw, w, h, torus, Y, X);
+    /* a warp takes whole rows: lane = word, so that every access is conflict-free */
+    for (int j = warp; j < RH; j += warps) {
+        int64_t Y = y0 - (int64_t)K + j;
+        F0[j * 32 + lane] = wl_win32(f, nw, w, h, torus, Y, X);
+#pragma unroll
+        for (unsigned k = 0; k < WL_PATTERN_PLANES; k++)
+            if (k < P) E[k * plane + j * 32 + lane] = wl_win32(e + k * gplane, nw, w, h, torus, Y, X);
     }
+    const uint32_t colmask = torus ? 0xffffffffu : wl_colmask(w, X);
     __syncthreads();
     uint32_t *cur = F0, *nxt = F1;
     for (unsigned s = 1; s <= K; s++) {
-        int j0 = (int)s, j1 = RH - (int)s;
-        for (int idx = threadIdx.x; idx < (j1 - j0) * RW; idx += blockDim.x) {
-            int j = j0 + idx / RW, i = idx % RW;
-            int at = j * RW + i;
-            uint32_t a = cur[at - RW], m = cur[at], b = cur[at + RW];
-            uint32_t al = i ? cur[at - RW - 1] : 0, ml = i ? cur[at - 1] : 0, bl = i ? cur[at + RW - 1] : 0;
-            uint32_t ar = i + 1 < RW ? cur[at - RW + 1] : 0, mr = i + 1 < RW ? cur[at + 1] : 0,
-                     br = i + 1 < RW ? cur[at + RW + 1] : 0;
+        for (int j = (int)s + warp; j < RH - (int)s; j += warps) {
+            int at = j * 32 + lane;
+            uint32_t a = cur[at - 32], m = cur[at], b = cur[at + 32];
+            /* the words left and right: the next lanes' (lanes 0 and 31 are halo) */
+            uint32_t al = __shfl_up_sync(0xffffffffu, a, 1), ml = __shfl_up_sync(0xffffffffu, m, 1),
+                     bl = __shfl_up_sync(0xffffffffu, b, 1);
+            uint32_t ar = __shfl_down_sync(0xffffffffu, a, 1), mr = __shfl_down_sync(0xffffffffu, m, 1),
+                     br = __shfl_down_sync(0xffffffffu, b, 1);
             uint32_t t = gen_rule(&ru, al, a, ar, ml, m, mr, bl, b, br);
             if (!torus) { /* cells outside a bounded grid stay dead */
-                int64_t Y = y0 - (int64_t)K + j, X = xw0 - 1 + i;
-                t &= (Y >= 0 && Y < h) ? wl_colmask(w, X) : 0u;
+                int64_t Y = y0 - (int64_t)K + j;
+                t &= (Y >= 0 && Y < h) ? colmask : 0u;
             }
-            /* the decay */
+            /* the decay (see the essay) */
             uint32_t ev[WL_PATTERN_PLANES], d = 0;
-            for (unsigned k = 0; k < P; k++) d |= ev[k] = E[k * plane + at];
+#pragma unroll
+            for (unsigned k = 0; k < WL_PATTERN_PLANES; k++) {
+                ev[k] = k < P ? E[k * plane + at] : 0u;
+                d |= ev[k];
+            }
             t &= ~d;
             uint32_t carry = d, eq = d;
-            for (unsigned k = 0; k < P; k++) {
+#pragma unroll
+            for (unsigned k = 0; k < WL_PATTERN_PLANES; k++) {
+                if (k >= P) break;
                 uint32_t v = ev[k] ^ carry;
                 carry &= ev[k];
                 eq &= ((ru.states - 1) >> k) & 1u ? v : ~v;
                 ev[k] = v;
             }
             uint32_t died = m & ~t;
-            for (unsigned k = 0; k < P; k++) E[k * plane + at] = (ev[k] & ~eq) | (k ? 0u : died);
+#pragma unroll
+            for (unsigned k = 0; k < WL_PATTERN_PLANES; k++)
+                if (k < P) E[k * plane + at] = (ev[k] & ~eq) | (k ? 0u : died);
             nxt[at] = t;
         }
         __syncthreads();
@@ -207,36 +222,41 @@ k_gen(const uint32_t *f, const uint32_t *e, uint32_t *fn, uint32_t *en, uint64_t
         cur = nxt;
         nxt = tmp;
     }
-    for (int idx = threadIdx.x; idx < GT_H * GT_W; idx += blockDim.x) {
-        int j = (int)K + idx / GT_W, i = 1 + idx % GT_W;
-        int64_t Y = y0 + j - (int64_t)K, X = xw0 + i - 1;
-        if (Y >= h || X >= (int64_t)nw) continue;
-        uint32_t mask = wl_colmask(w, X);
-        int at = j * RW + i;
-        fn[(uint64_t)Y * nw + (uint64_t)X] = cur[at] & mask;
-        for (unsigned k = 0; k < P; k++)
-            en[k * gplane + (uint64_t)Y * nw + (uint64_t)X] = E[k * plane + at] & mask;
+    if (lane == 0 || lane == 31 || X >= (int64_t)nw) return;
+    const uint32_t mask = wl_colmask(w, X);
+    for (int j = (int)K + warp; j < (int)K + GT_H; j += warps) {
+        int64_t Y = y0 + j - (int64_t)K;
+        if (Y >= h) break;
+        int at = j * 32 + lane;
+        uint64_t g = (uint64_t)Y * nw + (uint64_t)X;
+        fn[g] = cur[at] & mask;
+#pragma unroll
+        for (unsigned k = 0; k < WL_PATTERN_PLANES; k++)
+            if (k < P) en[k * gplane + g] = E[k * plane + at] & mask;
     }
 }
 
 /* ---- Larger than Life ------------------------------------------------------------------- */
 
-/* The next firing bits of 32 cells of row Y from words x0w on, given their counts (outer:
- * the cell excluded) and firing bits. */
+/* Whether a cell whose firing bit is `self` and whose count (the cell excluded) is c
+ * fires next. */
+__device__ __forceinline__ int ltl_alive(const wlcu_mrule *ru, unsigned self, unsigned c) {
+    return self ? in_iv(ru->iv[1], ru->ns, c + ru->middle) : in_iv(ru->iv[0], ru->nb, c);
+}
+
+/* The next firing bits of 32 cells from their counts (outer: the cell excluded). */
 __device__ __forceinline__ uint32_t ltl_test(const wlcu_mrule *ru, const unsigned *cnt,
                                              uint32_t self) {
     uint32_t out = 0;
-    for (int k = 0; k < 32; k++) {
-        unsigned c = cnt[k];
-        int alive = (self >> k) & 1u ? in_iv(ru->iv[1], ru->ns, c + ru->middle)
-                                      : in_iv(ru->iv[0], ru->nb, c);
-        out |= (uint32_t)alive << k;
-    }
+    for (int k = 0; k < 32; k++) out |= (uint32_t)ltl_alive(ru, (self >> k) & 1u, cnt[k]) << k;
     return out;
 }
 
-/* Shared memory of k_ltl_tile: the tile's reach as bits (RH rows x RWW words), then the
- * column sums (Moore, LT_H rows x RC cells, 16-bit) or the prefix sums (RH rows x (RC + 1)). */
+/* k_ltl_tile: one block a tile of LT_H rows x LT_W cells.  Shared memory: the tile's reach
+ * as bits (RH rows x RWW words), then 16-bit sums, a row of RC + 1 entries each (entry 0
+ * is 0): for Moore the prefix sums across of the column sums of the LT_H output rows, for
+ * other shapes the prefix sums across of the RH rows' cells.  A thread then takes one cell:
+ * lanes are consecutive cells, so a warp's ballot is the output word. */
 __global__ void __launch_bounds__(LT_THREADS)
 k_ltl_tile(const uint32_t *f, uint32_t *fn, uint64_t nw, int64_t w, int64_t h, int torus,
            const int4 *runs, const wlcu_mrule ru) {
@@ -245,79 +265,87 @@ k_ltl_tile(const uint32_t *f, uint32_t *fn, uint64_t nw, int64_t w, int64_t h, i
     const int RWW = (LT_W + 2 * RP) / 32;  /* words a row */
     const int RC = LT_W + 2 * RP;          /* cells a row */
     const int RH = LT_H + 2 * ru.Ry;
+    const int lane = threadIdx.x & 31, warp = threadIdx.x >> 5, warps = blockDim.x >> 5;
     uint32_t *bits = sm;
     uint16_t *sums = (uint16_t *)(sm + RH * RWW);
     const int64_t y0 = (int64_t)blockIdx.y * LT_H, x0 = (int64_t)blockIdx.x * LT_W;
     const int64_t xw = x0 / 32 - RP / 32; /* virtual word column of bits' word 0 */
     for (int idx = threadIdx.x; idx < RH * RWW; idx += blockDim.x) {
         int j = idx / RWW, i = idx % RWW;
-        bits[idx] = wl_win32_call(f, nw, w, h, torus, y0 - ru.Ry + j, xw + i);
+        bits[idx] = wl_win32(f, nw, w, h, torus, y0 - ru.Ry + j, xw + i);
     }
     __syncthreads();
+    const int rows = ru.moore ? LT_H : RH;
     if (ru.moore) {
-        /* column sums of rows j .. j + 2 Ry for each output row j */
+        /* column sums over rows j .. j + 2 Ry for output row j, at entry c + 1 */
         for (int c = threadIdx.x; c < RC; c += blockDim.x) {
             unsigned s = 0;
             for (int dy = 0; dy <= 2 * ru.Ry; dy++) s += bit_of(bits + dy * RWW, c);
-            sums[c] = (uint16_t)s;
+            sums[c + 1] = (uint16_t)s;
             for (int j = 1; j < LT_H; j++) {
                 s += bit_of(bits + (j + 2 * ru.Ry) * RWW, c) - bit_of(bits + (j - 1) * RWW, c);
-                sums[j * RC + c] = (uint16_t)s;
+                sums[j * (RC + 1) + c + 1] = (uint16_t)s;
             }
+        }
+        __syncthreads();
+        /* their prefix sums across, a warp a row (a scan of each 32 entries, with carry) */
+        for (int j = warp; j < LT_H; j += warps) {
+            uint16_t *row = sums + j * (RC + 1);
+            unsigned carry = 0;
+            for (int c = 0; c < RC; c += 32) {
+                unsigned v = row[c + lane + 1];
+#pragma unroll
+                for (int o = 1; o < 32; o <<= 1) {
+                    unsigned u = __shfl_up_sync(0xffffffffu, v, o);
+                    if (lane >= o) v += u;
+                }
+                v += carry;
+                row[c + lane + 1] = (uint16_t)v;
+                carry = __shfl_sync(0xffffffffu, v, 31);
+            }
+            if (lane == 0) row[0] = 0;
         }
     } else {
-        /* prefix sums of each row: p[i] = firing cells among columns < i */
-        for (int idx = threadIdx.x; idx < RH * RWW; idx += blockDim.x) {
-            int j = idx / RWW, i = idx % RWW;
-            const uint32_t *row = bits + j * RWW;
-            unsigned base = 0;
-            for (int q = 0; q < i; q++) base += __popc(row[q]);
-            uint16_t *p = sums + j * (RC + 1);
-            if (i == 0) p[0] = 0;
-            uint32_t v = row[i];
-            for (int k = 0; k < 32; k++) {
-                base += (v >> k) & 1u;
-                p[i * 32 + k + 1] = (uint16_t)base;
+        /* prefix sums across of each row's cells, a warp a row */
+        for (int j = warp; j < RH; j += warps) {
+            uint16_t *row = sums + j * (RC + 1);
+            unsigned carry = 0;
+            for (int q = 0; q < RWW; q++) {
+                uint32_t v = bits[j * RWW + q];
+                unsigned upto = lane == 31 ? 0xffffffffu : (2u << lane) - 1u;
+                row[q * 32 + lane + 1] = (uint16_t)(carry + __popc(v & upto));
+                carry += __popc(v);
             }
+            if (lane == 0) row[0] = 0;
         }
     }
+    (void)rows;
     __syncthreads();
-    /* each thread: 32 cells (one output word) of one row */
-    for (int task = threadIdx.x; task < LT_H * (LT_W / 32); task += blockDim.x) {
+    /* a warp a word (32 cells of a row), a lane a cell */
+    for (int task = warp; task < LT_H * (LT_W / 32); task += warps) {
         int j = task / (LT_W / 32), q = task % (LT_W / 32);
         int64_t Y = y0 + j, X = x0 / 32 + q;
-        if (Y >= h || X >= (int64_t)nw) continue;
-        int c0 = RP + q * 32; /* the bits' column of the word's first cell */
-        uint32_t self = bits[(j + ru.Ry) * RWW + c0 / 32];
-        unsigned cnt[32];
+        if (Y >= h || X >= (int64_t)nw) continue; /* (warp-uniform) */
+        int c = RP + q * 32 + lane; /* the bits' column of this lane's cell */
+        uint32_t selfw = bits[(j + ru.Ry) * RWW + c / 32];
+        unsigned self = (selfw >> lane) & 1u, cnt;
         if (ru.moore) {
-            const uint16_t *row = sums + j * RC;
-            unsigned s = 0;
-            for (int d = -ru.R; d <= ru.R; d++) s += row[c0 + d];
-            for (int k = 0; k < 32; k++) {
-                cnt[k] = s - ((self >> k) & 1u);
-                s += row[c0 + k + ru.R + 1] - row[c0 + k - ru.R];
-            }
+            const uint16_t *p = sums + j * (RC + 1);
+            cnt = (unsigned)(uint16_t)(p[c + ru.R + 1] - p[c - ru.R]) - self;
         } else {
-            for (int k = 0; k < 32; k++) cnt[k] = 0;
-            for (int par = 0; par < 2; par++) {
-                if (par && ru.nruns[1] == 0) break;
-                const int4 *rr = runs + (par ? ru.nruns[0] : 0);
-                int nr = ru.nruns[par];
-                for (int k = 0; k < 32; k++) {
-                    int parity = (int)((X * 32 + k + Y) & 1);
-                    if (ru.nruns[1] && parity != par) continue;
-                    unsigned s = 0;
-                    for (int t = 0; t < nr; t++) {
-                        int4 r = rr[t];
-                        const uint16_t *p = sums + (j + ru.Ry + r.x) * (RC + 1);
-                        s += (unsigned)(uint16_t)(p[c0 + k + r.z + 1] - p[c0 + k + r.y]);
-                    }
-                    cnt[k] = s;
-                }
+            int par = ru.nruns[1] ? (int)((X * 32 + lane + Y) & 1) : 0;
+            const int4 *rr = runs + (par ? ru.nruns[0] : 0);
+            int nr = ru.nruns[par];
+            unsigned s = 0;
+            for (int t = 0; t < nr; t++) {
+                int4 r = __ldg(rr + t);
+                const uint16_t *p = sums + (j + ru.Ry + r.x) * (RC + 1);
+                s += (unsigned)(uint16_t)(p[c + r.z + 1] - p[c + r.y]);
             }
+            cnt = s;
         }
-        fn[(uint64_t)Y * nw + (uint64_t)X] = ltl_test(&ru, cnt, self) & wl_colmask(w, X);
+        uint32_t word = __ballot_sync(0xffffffffu, ltl_alive(&ru, self, cnt));
+        if (lane == 0) fn[(uint64_t)Y * nw + (uint64_t)X] = word & wl_colmask(w, X);
     }
 }
 
@@ -651,9 +679,9 @@ extern "C" wl_status wlcu_multi_advance(wlcu_ctx *c, uint64_t gens) {
     if (wl_rule_family(&c->rule) == WL_FAMILY_GENERATIONS) {
         while (gens) {
             unsigned K = gens < GT_K ? (unsigned)gens : GT_K;
-            size_t smem = (size_t)(2 + ru->P) * (GT_W + 2) * (GT_H + 2 * K) * 4;
+            size_t smem = (size_t)(2 + ru->P) * 32 * (GT_H + 2 * K) * 4;
             WLCU_CHECK(cudaFuncSetAttribute(k_gen, cudaFuncAttributeMaxDynamicSharedMemorySize,
-                                            (int)((2 + 8) * (GT_W + 2) * (GT_H + 2 * GT_K) * 4)));
+                                            (int)((2 + 8) * 32 * (GT_H + 2 * GT_K) * 4)));
             dim3 grid((unsigned)((c->nw + GT_W - 1) / GT_W), (unsigned)((c->h + GT_H - 1) / GT_H));
             k_gen<<<grid, GT_THREADS, smem>>>((const uint32_t *)c->cur, m->ecur,
                                               (uint32_t *)c->nxt, m->enxt, c->nw, (int64_t)c->w,
@@ -677,8 +705,7 @@ extern "C" wl_status wlcu_multi_advance(wlcu_ctx *c, uint64_t gens) {
         } else {
             int RP = (ru->R + 31) / 32 * 32, RWW = (LT_W + 2 * RP) / 32, RC = LT_W + 2 * RP;
             int RH = LT_H + 2 * ru->Ry;
-            size_t smem = (size_t)RH * RWW * 4 +
-                          (ru->moore ? (size_t)LT_H * RC * 2 : (size_t)RH * (RC + 1) * 2) + 16;
+            size_t smem = (size_t)RH * RWW * 4 + (size_t)(ru->moore ? LT_H : RH) * (RC + 1) * 2 + 16;
             WLCU_CHECK(cudaFuncSetAttribute(k_ltl_tile, cudaFuncAttributeMaxDynamicSharedMemorySize,
                                             200 * 1024));
             dim3 grid((unsigned)((c->w + LT_W - 1) / LT_W), (unsigned)((c->h + LT_H - 1) / LT_H));
