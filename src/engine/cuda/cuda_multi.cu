@@ -50,8 +50,9 @@
 #define GT_H 64       /* rows */
 #define GT_K 8        /* generations per launch */
 #define GT_THREADS 256
-#define LT_W 256      /* Larger than Life tile: cells across (8 words) */
-#define LT_H 32       /* rows */
+#define LT_W 256      /* Larger than Life tile: cells across (8 words, a thread a column) */
+#define LT_H 64       /* rows */
+#define LT_TABLE 8192 /* rule answers kept as a table up to this count (else intervals) */
 #define LT_MAXR 32    /* the largest reach a tile holds */
 #define LT_THREADS 256
 
@@ -77,9 +78,11 @@ typedef struct wlcu_mrule {
 typedef struct wlcu_multi {
     wlcu_mrule rule;
     uint32_t *ecur, *enxt;  /* P planes each */
+    wlcu_mrule *d_rule;     /* the rule in device memory, as the kernels read it */
     int4 *runs;             /* Larger than Life: the runs (dy, x0, x1), parity 0 then 1 */
     uint32_t *prefix;       /* k_ltl_global: h rows of (w + 2R + 1) prefix sums */
     int global_ltl;
+    uint64_t size;          /* the neighbourhood's cells (the largest count) */
 } wlcu_multi;
 
 /* ---- shared device helpers ------------------------------------------------------------ */
@@ -102,35 +105,48 @@ __device__ __forceinline__ uint32_t sel(uint32_t s, uint32_t a, uint32_t b) {
     return (s & a) | (~s & b); /* s ? a : b, one LOP3 */
 }
 
-/* The rule's answer for 9 leaves (counts 0..8) of a mask: a multiplexer tree on the count
- * bits c3..c0. */
-__device__ __forceinline__ uint32_t pick9(unsigned mask, uint32_t c3, uint32_t c2, uint32_t c1,
-                                          uint32_t c0) {
-    uint32_t l[9];
-#pragma unroll
-    for (int n = 0; n < 9; n++) l[n] = (mask >> n) & 1u ? 0xffffffffu : 0u;
+/* The rule's answer for the count bits c3..c0 from 9 leaves (counts 0..8, each all-zero or
+ * all-one): a multiplexer tree. */
+__device__ __forceinline__ uint32_t pick9(const uint32_t *l, uint32_t c3, uint32_t c2,
+                                          uint32_t c1, uint32_t c0) {
     uint32_t a = sel(c0, l[1], l[0]), b = sel(c0, l[3], l[2]), c = sel(c0, l[5], l[4]),
              d = sel(c0, l[7], l[6]);
-    uint32_t e = sel(c1, b, a), f = sel(c1, d, c);
-    return sel(c3, l[8], sel(c2, f, e));
+    return sel(c3, l[8], sel(c2, sel(c1, d, c), sel(c1, b, a)));
+}
+
+/* What a thread keeps of the rule in registers. */
+typedef struct gen_regs {
+    uint32_t lb[9], ls[9]; /* leaves: birth and survival of each count */
+    uint32_t nbm[9];       /* all-one for the neighbour directions that count (index bits) */
+    int table_rule;
+} gen_regs;
+
+__device__ __forceinline__ void gen_regs_load(const wlcu_mrule *ru, gen_regs *g) {
+#pragma unroll
+    for (int n = 0; n < 9; n++) {
+        g->lb[n] = (ru->birth >> n) & 1u ? 0xffffffffu : 0u;
+        g->ls[n] = (ru->survive >> n) & 1u ? 0xffffffffu : 0u;
+        g->nbm[n] = (ru->nbmask >> n) & 1u ? 0xffffffffu : 0u;
+    }
+    g->table_rule = ru->table_rule;
 }
 
 /* The rule's next firing bits of a word from its 3 x 3 words (a: above, m: middle, b:
  * below; l, r: the words left and right). */
-__device__ __forceinline__ uint32_t gen_rule(const wlcu_mrule *ru, uint32_t al, uint32_t a,
-                                             uint32_t ar, uint32_t ml, uint32_t m, uint32_t mr,
-                                             uint32_t bl, uint32_t b, uint32_t br) {
+__device__ __forceinline__ uint32_t gen_rule(const wlcu_mrule *ru, const gen_regs *g, uint32_t al,
+                                             uint32_t a, uint32_t ar, uint32_t ml, uint32_t m,
+                                             uint32_t mr, uint32_t bl, uint32_t b, uint32_t br) {
     uint32_t nb[9];
-    nb[0] = (b >> 1) | (br << 31);        /* SE */
-    nb[1] = b;                            /* S */
-    nb[2] = (b << 1) | (bl >> 31);        /* SW */
-    nb[3] = (m >> 1) | (mr << 31);        /* E */
-    nb[4] = m;                            /* centre */
-    nb[5] = (m << 1) | (ml >> 31);        /* W */
-    nb[6] = (a >> 1) | (ar << 31);        /* NE */
-    nb[7] = a;                            /* N */
-    nb[8] = (a << 1) | (al >> 31);        /* NW */
-    if (ru->table_rule) {
+    nb[0] = (b >> 1) | (br << 31); /* SE */
+    nb[1] = b;                     /* S */
+    nb[2] = (b << 1) | (bl >> 31); /* SW */
+    nb[3] = (m >> 1) | (mr << 31); /* E */
+    nb[4] = m;                     /* centre */
+    nb[5] = (m << 1) | (ml >> 31); /* W */
+    nb[6] = (a >> 1) | (ar << 31); /* NE */
+    nb[7] = a;                     /* N */
+    nb[8] = (a << 1) | (al >> 31); /* NW */
+    if (g->table_rule) {
         uint32_t out = 0;
         for (int k = 0; k < 32; k++) {
             unsigned idx = 0;
@@ -141,12 +157,9 @@ __device__ __forceinline__ uint32_t gen_rule(const wlcu_mrule *ru, uint32_t al, 
         return out;
     }
     uint32_t x[8];
-    int n = 0;
 #pragma unroll
-    for (int j = 0; j < 9; j++) {
-        if (j == 4) continue;
-        x[n++] = (ru->nbmask >> j) & 1u ? nb[j] : 0u;
-    }
+    for (int j = 0, n = 0; j < 9; j++)
+        if (j != 4) x[n++] = nb[j] & g->nbm[j];
     /* the sum of eight bit planes as four bit planes */
     uint32_t s0 = x[0] ^ x[1] ^ x[2], k0 = (x[0] & x[1]) | (x[2] & (x[0] ^ x[1]));
     uint32_t s1 = x[3] ^ x[4] ^ x[5], k1 = (x[3] & x[4]) | (x[5] & (x[3] ^ x[4]));
@@ -155,12 +168,15 @@ __device__ __forceinline__ uint32_t gen_rule(const wlcu_mrule *ru, uint32_t al, 
     uint32_t u0 = k0 ^ k1 ^ k2, u1 = (k0 & k1) | (k2 & (k0 ^ k1));
     uint32_t c1 = u0 ^ k3, v1 = u0 & k3;                              /* weight 4: u1 v1 */
     uint32_t c2 = u1 ^ v1, c3 = u1 & v1;
-    return sel(m, pick9(ru->survive, c3, c2, c1, c0), pick9(ru->birth, c3, c2, c1, c0));
+    return sel(m, pick9(g->ls, c3, c2, c1, c0), pick9(g->lb, c3, c2, c1, c0));
 }
 
-__global__ void __launch_bounds__(GT_THREADS)
-k_gen(const uint32_t *f, const uint32_t *e, uint32_t *fn, uint32_t *en, uint64_t nw, int64_t w,
-      int64_t h, int torus, unsigned K, const wlcu_mrule ru) {
+/* One launch: K generations of a tile (see the essay), P planes of E (a constant in each
+ * instance, so that the decay's words stay in registers). */
+__device__ __forceinline__ void gen_body(const uint32_t *f, const uint32_t *e, uint32_t *fn,
+                                         uint32_t *en, uint64_t nw, int64_t w, int64_t h,
+                                         int torus, unsigned K, const wlcu_mrule *ru,
+                                         const unsigned P) {
     extern __shared__ uint32_t sm[];
     const int RH = GT_H + 2 * (int)K, plane = 32 * RH;
     uint32_t *F0 = sm, *F1 = sm + plane, *E = sm + 2 * plane;
@@ -168,14 +184,16 @@ k_gen(const uint32_t *f, const uint32_t *e, uint32_t *fn, uint32_t *en, uint64_t
     const int64_t y0 = (int64_t)blockIdx.y * GT_H, xw0 = (int64_t)blockIdx.x * GT_W;
     const int64_t X = xw0 - 1 + lane; /* this lane's virtual word column */
     const uint64_t gplane = nw * (uint64_t)h;
-    const unsigned P = ru.P;
+    const unsigned last = ru->states - 1;
+    gen_regs g;
+    gen_regs_load(ru, &g);
     /* a warp takes whole rows: lane = word, so that every access is conflict-free */
     for (int j = warp; j < RH; j += warps) {
         int64_t Y = y0 - (int64_t)K + j;
         F0[j * 32 + lane] = wl_win32(f, nw, w, h, torus, Y, X);
 #pragma unroll
-        for (unsigned k = 0; k < WL_PATTERN_PLANES; k++)
-            if (k < P) E[k * plane + j * 32 + lane] = wl_win32(e + k * gplane, nw, w, h, torus, Y, X);
+        for (unsigned k = 0; k < P; k++)
+            E[k * plane + j * 32 + lane] = wl_win32(e + k * gplane, nw, w, h, torus, Y, X);
     }
     const uint32_t colmask = torus ? 0xffffffffu : wl_colmask(w, X);
     __syncthreads();
@@ -189,32 +207,28 @@ k_gen(const uint32_t *f, const uint32_t *e, uint32_t *fn, uint32_t *en, uint64_t
                      bl = __shfl_up_sync(0xffffffffu, b, 1);
             uint32_t ar = __shfl_down_sync(0xffffffffu, a, 1), mr = __shfl_down_sync(0xffffffffu, m, 1),
                      br = __shfl_down_sync(0xffffffffu, b, 1);
-            uint32_t t = gen_rule(&ru, al, a, ar, ml, m, mr, bl, b, br);
+            uint32_t t = gen_rule(ru, &g, al, a, ar, ml, m, mr, bl, b, br);
             if (!torus) { /* cells outside a bounded grid stay dead */
                 int64_t Y = y0 - (int64_t)K + j;
                 t &= (Y >= 0 && Y < h) ? colmask : 0u;
             }
-            /* the decay (see the essay) */
-            uint32_t ev[WL_PATTERN_PLANES], d = 0;
+            if (P) { /* the decay (see the essay) */
+                uint32_t ev[WL_PATTERN_PLANES], d = 0;
 #pragma unroll
-            for (unsigned k = 0; k < WL_PATTERN_PLANES; k++) {
-                ev[k] = k < P ? E[k * plane + at] : 0u;
-                d |= ev[k];
+                for (unsigned k = 0; k < P; k++) d |= ev[k] = E[k * plane + at];
+                t &= ~d;
+                uint32_t carry = d, eq = d;
+#pragma unroll
+                for (unsigned k = 0; k < P; k++) {
+                    uint32_t v = ev[k] ^ carry;
+                    carry &= ev[k];
+                    eq &= ~(v ^ (0u - ((last >> k) & 1u)));
+                    ev[k] = v;
+                }
+                uint32_t died = m & ~t;
+#pragma unroll
+                for (unsigned k = 0; k < P; k++) E[k * plane + at] = (ev[k] & ~eq) | (k ? 0u : died);
             }
-            t &= ~d;
-            uint32_t carry = d, eq = d;
-#pragma unroll
-            for (unsigned k = 0; k < WL_PATTERN_PLANES; k++) {
-                if (k >= P) break;
-                uint32_t v = ev[k] ^ carry;
-                carry &= ev[k];
-                eq &= ((ru.states - 1) >> k) & 1u ? v : ~v;
-                ev[k] = v;
-            }
-            uint32_t died = m & ~t;
-#pragma unroll
-            for (unsigned k = 0; k < WL_PATTERN_PLANES; k++)
-                if (k < P) E[k * plane + at] = (ev[k] & ~eq) | (k ? 0u : died);
             nxt[at] = t;
         }
         __syncthreads();
@@ -228,13 +242,33 @@ k_gen(const uint32_t *f, const uint32_t *e, uint32_t *fn, uint32_t *en, uint64_t
         int64_t Y = y0 + j - (int64_t)K;
         if (Y >= h) break;
         int at = j * 32 + lane;
-        uint64_t g = (uint64_t)Y * nw + (uint64_t)X;
-        fn[g] = cur[at] & mask;
+        uint64_t gi = (uint64_t)Y * nw + (uint64_t)X;
+        fn[gi] = cur[at] & mask;
 #pragma unroll
-        for (unsigned k = 0; k < WL_PATTERN_PLANES; k++)
-            if (k < P) en[k * gplane + g] = E[k * plane + at] & mask;
+        for (unsigned k = 0; k < P; k++) en[k * gplane + gi] = E[k * plane + at] & mask;
     }
 }
+
+typedef void (*gen_fn)(const uint32_t *, const uint32_t *, uint32_t *, uint32_t *, uint64_t,
+                       int64_t, int64_t, int, unsigned, const wlcu_mrule *);
+#define GEN_KERNEL(P)                                                                        \
+    __global__ void __launch_bounds__(GT_THREADS)                                            \
+        k_gen##P(const uint32_t *f, const uint32_t *e, uint32_t *fn, uint32_t *en, uint64_t nw, \
+                 int64_t w, int64_t h, int torus, unsigned K,                                \
+                 const wlcu_mrule *__restrict__ ru) {                                        \
+        gen_body(f, e, fn, en, nw, w, h, torus, K, ru, P);                                   \
+    }
+GEN_KERNEL(0)
+GEN_KERNEL(1)
+GEN_KERNEL(2)
+GEN_KERNEL(3)
+GEN_KERNEL(4)
+GEN_KERNEL(5)
+GEN_KERNEL(6)
+GEN_KERNEL(7)
+GEN_KERNEL(8)
+static const gen_fn gen_kernels[9] = {k_gen0, k_gen1, k_gen2, k_gen3, k_gen4,
+                                      k_gen5, k_gen6, k_gen7, k_gen8};
 
 /* ---- Larger than Life ------------------------------------------------------------------- */
 
@@ -252,100 +286,86 @@ __device__ __forceinline__ uint32_t ltl_test(const wlcu_mrule *ru, const unsigne
     return out;
 }
 
-/* k_ltl_tile: one block a tile of LT_H rows x LT_W cells.  Shared memory: the tile's reach
- * as bits (RH rows x RWW words), then 16-bit sums, a row of RC + 1 entries each (entry 0
- * is 0): for Moore the prefix sums across of the column sums of the LT_H output rows, for
- * other shapes the prefix sums across of the RH rows' cells.  A thread then takes one cell:
- * lanes are consecutive cells, so a warp's ballot is the output word. */
+/* k_ltl_tile: one block a tile of LT_H rows x LT_W cells, a thread a column.  Shared
+ * memory: the tile's reach as bits (RH rows x RWW words); the prefix sums across of each of
+ * those rows' cells (16-bit, RC + 1 entries a row, entry 0 is 0); and the rule's answer for
+ * each count (a byte for each count, firing and not, while counts stay below LT_TABLE).  A
+ * thread walks its column down the tile's rows: for the Moore neighbourhood it keeps the
+ * square's count and slides it down a row with two differences of prefix sums (the row
+ * entering, the row leaving), for other shapes it sums the runs; a warp's ballot of the
+ * answers of 32 consecutive columns is an output word. */
 __global__ void __launch_bounds__(LT_THREADS)
 k_ltl_tile(const uint32_t *f, uint32_t *fn, uint64_t nw, int64_t w, int64_t h, int torus,
-           const int4 *runs, const wlcu_mrule ru) {
+           const int4 *runs, const wlcu_mrule *__restrict__ rule, int tn) {
     extern __shared__ uint32_t sm[];
-    const int RP = (ru.R + 31) / 32 * 32;  /* columns of reach, rounded to words */
-    const int RWW = (LT_W + 2 * RP) / 32;  /* words a row */
-    const int RC = LT_W + 2 * RP;          /* cells a row */
-    const int RH = LT_H + 2 * ru.Ry;
+    const wlcu_mrule &ru = *rule;
+    const int R = ru.R, Ry = ru.Ry;
+    const int RP = (R + 31) / 32 * 32;  /* columns of reach, rounded to words */
+    const int RWW = (LT_W + 2 * RP) / 32; /* words a row */
+    const int RC = LT_W + 2 * RP;         /* cells a row */
+    const int RH = LT_H + 2 * Ry;
     const int lane = threadIdx.x & 31, warp = threadIdx.x >> 5, warps = blockDim.x >> 5;
     uint32_t *bits = sm;
     uint16_t *sums = (uint16_t *)(sm + RH * RWW);
+    uint8_t *tab = (uint8_t *)(sums + RH * (RC + 1) + 2); /* tab[self * tn + count] */
     const int64_t y0 = (int64_t)blockIdx.y * LT_H, x0 = (int64_t)blockIdx.x * LT_W;
     const int64_t xw = x0 / 32 - RP / 32; /* virtual word column of bits' word 0 */
-    for (int idx = threadIdx.x; idx < RH * RWW; idx += blockDim.x) {
-        int j = idx / RWW, i = idx % RWW;
-        bits[idx] = wl_win32(f, nw, w, h, torus, y0 - ru.Ry + j, xw + i);
+    for (int j = warp; j < RH; j += warps)
+        for (int i = lane; i < RWW; i += 32)
+            bits[j * RWW + i] = wl_win32(f, nw, w, h, torus, y0 - Ry + j, xw + i);
+    for (int k = threadIdx.x; k < 2 * tn; k += blockDim.x)
+        tab[k] = (uint8_t)ltl_alive(&ru, k >= tn, (unsigned)(k >= tn ? k - tn : k));
+    __syncthreads();
+    /* prefix sums across of each row, a warp a row, a lane a cell of each word */
+    const unsigned upto = lane == 31 ? 0xffffffffu : (2u << lane) - 1u;
+    for (int j = warp; j < RH; j += warps) {
+        uint16_t *row = sums + j * (RC + 1);
+        unsigned carry = 0;
+        for (int q = 0; q < RWW; q++) {
+            uint32_t v = bits[j * RWW + q];
+            row[q * 32 + lane + 1] = (uint16_t)(carry + __popc(v & upto));
+            carry += __popc(v);
+        }
+        if (lane == 0) row[0] = 0;
     }
     __syncthreads();
-    const int rows = ru.moore ? LT_H : RH;
-    if (ru.moore) {
-        /* column sums over rows j .. j + 2 Ry for output row j, at entry c + 1 */
-        for (int c = threadIdx.x; c < RC; c += blockDim.x) {
-            unsigned s = 0;
-            for (int dy = 0; dy <= 2 * ru.Ry; dy++) s += bit_of(bits + dy * RWW, c);
-            sums[c + 1] = (uint16_t)s;
-            for (int j = 1; j < LT_H; j++) {
-                s += bit_of(bits + (j + 2 * ru.Ry) * RWW, c) - bit_of(bits + (j - 1) * RWW, c);
-                sums[j * (RC + 1) + c + 1] = (uint16_t)s;
-            }
+    const int c = RP + threadIdx.x;       /* this thread's column in bits and sums */
+    const int64_t X = x0 / 32 + warp;     /* the output word of this warp */
+    const int live_word = X < (int64_t)nw;
+    const uint32_t colmask = wl_colmask(w, X);
+    unsigned cnt = 0;
+    if (ru.moore) /* the square around the first row: rows 0 .. 2 Ry */
+        for (int dy = 0; dy <= 2 * Ry; dy++) {
+            const uint16_t *p = sums + dy * (RC + 1);
+            cnt += (uint16_t)(p[c + R + 1] - p[c - R]);
         }
-        __syncthreads();
-        /* their prefix sums across, a warp a row (a scan of each 32 entries, with carry) */
-        for (int j = warp; j < LT_H; j += warps) {
-            uint16_t *row = sums + j * (RC + 1);
-            unsigned carry = 0;
-            for (int c = 0; c < RC; c += 32) {
-                unsigned v = row[c + lane + 1];
-#pragma unroll
-                for (int o = 1; o < 32; o <<= 1) {
-                    unsigned u = __shfl_up_sync(0xffffffffu, v, o);
-                    if (lane >= o) v += u;
-                }
-                v += carry;
-                row[c + lane + 1] = (uint16_t)v;
-                carry = __shfl_sync(0xffffffffu, v, 31);
-            }
-            if (lane == 0) row[0] = 0;
-        }
-    } else {
-        /* prefix sums across of each row's cells, a warp a row */
-        for (int j = warp; j < RH; j += warps) {
-            uint16_t *row = sums + j * (RC + 1);
-            unsigned carry = 0;
-            for (int q = 0; q < RWW; q++) {
-                uint32_t v = bits[j * RWW + q];
-                unsigned upto = lane == 31 ? 0xffffffffu : (2u << lane) - 1u;
-                row[q * 32 + lane + 1] = (uint16_t)(carry + __popc(v & upto));
-                carry += __popc(v);
-            }
-            if (lane == 0) row[0] = 0;
-        }
-    }
-    (void)rows;
-    __syncthreads();
-    /* a warp a word (32 cells of a row), a lane a cell */
-    for (int task = warp; task < LT_H * (LT_W / 32); task += warps) {
-        int j = task / (LT_W / 32), q = task % (LT_W / 32);
-        int64_t Y = y0 + j, X = x0 / 32 + q;
-        if (Y >= h || X >= (int64_t)nw) continue; /* (warp-uniform) */
-        int c = RP + q * 32 + lane; /* the bits' column of this lane's cell */
-        uint32_t selfw = bits[(j + ru.Ry) * RWW + c / 32];
-        unsigned self = (selfw >> lane) & 1u, cnt;
+    for (int j = 0; j < LT_H; j++) {
+        int64_t Y = y0 + j;
+        if (Y >= h) break; /* (block-uniform) */
+        unsigned self = (bits[(j + Ry) * RWW + c / 32] >> (c & 31)) & 1u, count;
         if (ru.moore) {
-            const uint16_t *p = sums + j * (RC + 1);
-            cnt = (unsigned)(uint16_t)(p[c + ru.R + 1] - p[c - ru.R]) - self;
+            count = cnt - self;
+            if (j + 1 < LT_H) { /* slide down: row j + 2 Ry + 1 enters, row j leaves */
+                const uint16_t *in = sums + (j + 2 * Ry + 1) * (RC + 1), *out = sums + j * (RC + 1);
+                cnt += (uint16_t)(in[c + R + 1] - in[c - R]);
+                cnt -= (uint16_t)(out[c + R + 1] - out[c - R]);
+                cnt &= 0xffffu;
+            }
         } else {
-            int par = ru.nruns[1] ? (int)((X * 32 + lane + Y) & 1) : 0;
+            int par = ru.nruns[1] ? (int)((x0 + threadIdx.x + Y) & 1) : 0;
             const int4 *rr = runs + (par ? ru.nruns[0] : 0);
             int nr = ru.nruns[par];
             unsigned s = 0;
             for (int t = 0; t < nr; t++) {
                 int4 r = __ldg(rr + t);
-                const uint16_t *p = sums + (j + ru.Ry + r.x) * (RC + 1);
-                s += (unsigned)(uint16_t)(p[c + r.z + 1] - p[c + r.y]);
+                const uint16_t *p = sums + (j + Ry + r.x) * (RC + 1);
+                s += (uint16_t)(p[c + r.z + 1] - p[c + r.y]);
             }
-            cnt = s;
+            count = s & 0xffffu;
         }
-        uint32_t word = __ballot_sync(0xffffffffu, ltl_alive(&ru, self, cnt));
-        if (lane == 0) fn[(uint64_t)Y * nw + (uint64_t)X] = word & wl_colmask(w, X);
+        int alive = (int)count < tn ? tab[self * tn + count] : ltl_alive(&ru, self, count);
+        uint32_t word = __ballot_sync(0xffffffffu, alive);
+        if (lane == 0 && live_word) fn[(uint64_t)Y * nw + (uint64_t)X] = word & colmask;
     }
 }
 
@@ -396,7 +416,9 @@ __global__ void k_row_prefix(const uint32_t *f, uint32_t *prefix, uint64_t nw, i
 
 /* k_ltl_global, second pass: one thread a word, the runs summed from the row prefix sums. */
 __global__ void k_ltl_global(const uint32_t *f, const uint32_t *prefix, uint32_t *fn, uint64_t nw,
-                             int64_t w, int64_t h, int torus, const int4 *runs, const wlcu_mrule ru) {
+                             int64_t w, int64_t h, int torus, const int4 *runs,
+                             const wlcu_mrule *__restrict__ rule) {
+    const wlcu_mrule &ru = *rule;
     uint64_t n = nw * (uint64_t)h;
     uint64_t rowlen = (uint64_t)(w + 2 * ru.R + 1);
     for (uint64_t i = blockIdx.x * (uint64_t)blockDim.x + threadIdx.x; i < n;
@@ -503,6 +525,12 @@ static void add_run(void *user, int dy, int x0, int x1) {
     if (dy > l->reach_y) l->reach_y = dy;
 }
 
+static wl_status rule_to_device(wlcu_multi *m) {
+    WLCU_CHECK(cudaMalloc((void **)&m->d_rule, sizeof m->rule));
+    WLCU_CHECK(cudaMemcpy(m->d_rule, &m->rule, sizeof m->rule, cudaMemcpyHostToDevice));
+    return WL_OK;
+}
+
 extern "C" wl_status wlcu_multi_init(wlcu_ctx *c) {
     wlcu_multi *m = (wlcu_multi *)calloc(1, sizeof *m);
     if (!m) return wl_error(WL_ERR_NOMEM, "CUDA: out of memory");
@@ -528,7 +556,7 @@ extern "C" wl_status wlcu_multi_init(wlcu_ctx *c) {
             }
         for (unsigned i = 0; i < 512; i++)
             if (wl_rule_next(r, i)) ru->table[i >> 5] |= 1u << (i & 31);
-        return WL_OK;
+        return rule_to_device(m);
     }
     /* Larger than Life */
     const wl_ltl *l = &r->ltl;
@@ -563,12 +591,13 @@ extern "C" wl_status wlcu_multi_init(wlcu_ctx *c) {
     WLCU_CHECK(e);
     /* counts in 16 bits (the tile's sums) need fewer than 2^16 - 1 cells around a cell */
     uint64_t size = wl_ltl_neighbourhood(l, 0, NULL, NULL);
+    m->size = size;
     m->global_ltl = ru->R > LT_MAXR || ru->Ry > LT_MAXR || size + 2 >= 65535;
     if (m->global_ltl) {
         size_t bytes = (size_t)((c->w + 2 * (uint64_t)ru->R + 1) * c->h * 4);
         WLCU_CHECK(cudaMalloc((void **)&m->prefix, bytes));
     }
-    return WL_OK;
+    return rule_to_device(m);
 }
 
 extern "C" void wlcu_multi_release(wlcu_ctx *c) {
@@ -578,6 +607,7 @@ extern "C" void wlcu_multi_release(wlcu_ctx *c) {
     cudaFree(m->enxt);
     cudaFree(m->runs);
     cudaFree(m->prefix);
+    cudaFree(m->d_rule);
     free(m);
     c->multi = NULL;
 }
@@ -680,12 +710,13 @@ extern "C" wl_status wlcu_multi_advance(wlcu_ctx *c, uint64_t gens) {
         while (gens) {
             unsigned K = gens < GT_K ? (unsigned)gens : GT_K;
             size_t smem = (size_t)(2 + ru->P) * 32 * (GT_H + 2 * K) * 4;
-            WLCU_CHECK(cudaFuncSetAttribute(k_gen, cudaFuncAttributeMaxDynamicSharedMemorySize,
+            gen_fn kern = gen_kernels[ru->P];
+            WLCU_CHECK(cudaFuncSetAttribute(kern, cudaFuncAttributeMaxDynamicSharedMemorySize,
                                             (int)((2 + 8) * 32 * (GT_H + 2 * GT_K) * 4)));
             dim3 grid((unsigned)((c->nw + GT_W - 1) / GT_W), (unsigned)((c->h + GT_H - 1) / GT_H));
-            k_gen<<<grid, GT_THREADS, smem>>>((const uint32_t *)c->cur, m->ecur,
-                                              (uint32_t *)c->nxt, m->enxt, c->nw, (int64_t)c->w,
-                                              (int64_t)c->h, c->torus, K, *ru);
+            kern<<<grid, GT_THREADS, smem>>>((const uint32_t *)c->cur, m->ecur,
+                                             (uint32_t *)c->nxt, m->enxt, c->nw, (int64_t)c->w,
+                                             (int64_t)c->h, c->torus, K, m->d_rule);
             WLCU_CHECK_LAUNCH("generations");
             swap(&c->cur, &c->nxt);
             swap((void **)&m->ecur, (void **)&m->enxt);
@@ -700,18 +731,19 @@ extern "C" wl_status wlcu_multi_advance(wlcu_ctx *c, uint64_t gens) {
             WLCU_CHECK_LAUNCH("ltl row prefix");
             k_ltl_global<<<wlcu_blocks(n, 128), 128>>>((const uint32_t *)c->cur, m->prefix,
                                                         (uint32_t *)c->nxt, c->nw, (int64_t)c->w,
-                                                        (int64_t)c->h, c->torus, m->runs, *ru);
+                                                        (int64_t)c->h, c->torus, m->runs, m->d_rule);
             WLCU_CHECK_LAUNCH("ltl global");
         } else {
             int RP = (ru->R + 31) / 32 * 32, RWW = (LT_W + 2 * RP) / 32, RC = LT_W + 2 * RP;
             int RH = LT_H + 2 * ru->Ry;
-            size_t smem = (size_t)RH * RWW * 4 + (size_t)(ru->moore ? LT_H : RH) * (RC + 1) * 2 + 16;
+            int tn = (int)(m->size + 2 < LT_TABLE ? m->size + 2 : LT_TABLE);
+            size_t smem = (size_t)RH * RWW * 4 + ((size_t)RH * (RC + 1) + 2) * 2 + 2 * (size_t)tn + 16;
             WLCU_CHECK(cudaFuncSetAttribute(k_ltl_tile, cudaFuncAttributeMaxDynamicSharedMemorySize,
                                             200 * 1024));
             dim3 grid((unsigned)((c->w + LT_W - 1) / LT_W), (unsigned)((c->h + LT_H - 1) / LT_H));
             k_ltl_tile<<<grid, LT_THREADS, smem>>>((const uint32_t *)c->cur, (uint32_t *)c->nxt,
                                                    c->nw, (int64_t)c->w, (int64_t)c->h, c->torus,
-                                                   m->runs, *ru);
+                                                   m->runs, m->d_rule, tn);
             WLCU_CHECK_LAUNCH("ltl tile");
         }
         if (ru->P) {
