@@ -339,9 +339,10 @@ k_ltl_tile(const uint32_t *f, uint32_t *fn, uint64_t nw, int64_t w, int64_t h, i
             const uint16_t *p = sums + dy * (RC + 1);
             cnt += (uint16_t)(p[c + R + 1] - p[c - R]);
         }
-    for (int j = 0; j < LT_H; j++) {
+    const int jmax = h - y0 < LT_H ? (int)(h - y0) : LT_H; /* (block-uniform) */
+#pragma unroll 4
+    for (int j = 0; j < jmax; j++) {
         int64_t Y = y0 + j;
-        if (Y >= h) break; /* (block-uniform) */
         unsigned self = (bits[(j + Ry) * RWW + c / 32] >> (c & 31)) & 1u, count;
         if (ru.moore) {
             count = cnt - self;
