@@ -378,7 +378,12 @@ enum {
     WL_CAN_RANDOMIZE = 1u << 8,   /* makes a random soup where the cells live */
     WL_CAN_TIME = 1u << 9,        /* times its own steps (device events) */
     WL_CAN_FILES = 1u << 10,      /* reads or writes a file format natively (HashLife) */
-    WL_CAN_ROWS = 1u << 11        /* copies row strips in and out (used by the mpi engine) */
+    WL_CAN_ROWS = 1u << 11,       /* copies row strips in and out (used by the mpi engine) */
+    WL_CAN_GLUED = 1u << 12,      /* runs Golly's glued grids: Klein bottle, cross-surface,
+                                     sphere, shifted tori */
+    WL_CAN_GENERATIONS = 1u << 13, /* runs the multi-state families (wl_family); engines */
+    WL_CAN_LTL = 1u << 14,         /* without these bits run two-state rules only */
+    WL_CAN_HISTORY = 1u << 15      /* History and Super */
 };
 /* The capability bits of an engine by name; 0 for an unknown name. */
 unsigned wl_engine_caps(const char *engine);
@@ -607,6 +612,21 @@ uint64_t wl_snapshot_population(const wl_snapshot *snap);
 void wl_snapshot_generation(const wl_snapshot *snap, wl_bigint *out);
 int wl_snapshot_bounds(const wl_snapshot *snap, wl_rect *out);
 int wl_snapshot_get(const wl_snapshot *snap, int64_t x, int64_t y);
+
+/* Snapshots of multi-state rules keep each cell's state: its number of states (2 for a
+ * two-state rule), its rule's family, and one cell's state (0 outside). */
+unsigned wl_snapshot_states(const wl_snapshot *snap);
+wl_family wl_snapshot_family(const wl_snapshot *snap);
+unsigned wl_snapshot_get_state(const wl_snapshot *snap, int64_t x, int64_t y);
+/* A colour for each state, after Golly's defaults: dead, then `alive` for state 1 and a red
+ * to yellow gradient for the decaying states of Generations and Larger than Life, or the
+ * colours Golly's documentation gives History's and Super's states. */
+void wl_palette_default(wl_family family, unsigned states, uint32_t alive, uint32_t dead,
+                        uint32_t palette[WL_STATES_MAX]);
+/* Renders like wl_snapshot_render with the colour palette[state] for each cell (256
+ * entries); zoomed out (zoom < 0) a pixel shows palette[1] when any cell under it is live. */
+wl_status wl_snapshot_render_palette(const wl_snapshot *snap, const wl_view *view,
+                                     const uint32_t *palette, uint32_t *rgba);
 
 /* Writes width x height RGBA pixels (bytes R,G,B,A per pixel in memory, rows top to
  * bottom) to `path` atomically: wl_image_write_png needs libpng (WL_ERR_UNAVAILABLE

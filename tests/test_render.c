@@ -174,11 +174,78 @@ static void test_images(uint64_t *st) {
     free(img);
 }
 
+/* Multi-state cells: each pixel of a palette render is the palette's colour of the state
+ * under it, for snapshots of patterns and of universes (grid and plane engines), zoomed
+ * in; zoomed out, palette[1] where any cell under a pixel is live. */
+static void check_palette(const wl_snapshot *snap, const wl_pattern *want, const char *what) {
+    uint32_t pal[WL_STATES_MAX];
+    for (unsigned k = 0; k < WL_STATES_MAX; k++) pal[k] = 0xFF000000u | k * 0x010203u;
+    for (int zoom = -1; zoom <= 2; zoom++) {
+        wl_view v = {-25, -19, zoom, 53, 41, 0, 0};
+        uint32_t img[53 * 41];
+        WL_CHECK_OK(wl_snapshot_render_palette(snap, &v, pal, img));
+        int bad = 0;
+        for (uint32_t py = 0; py < v.height && !bad; py++)
+            for (uint32_t px = 0; px < v.width && !bad; px++) {
+                uint32_t want_colour;
+                if (zoom >= 0) {
+                    int64_t x = v.x + (int64_t)(px >> zoom), y = v.y + (int64_t)(py >> zoom);
+                    want_colour = pal[wl_pattern_get_state(want, x, y)];
+                    bad |= wl_snapshot_get_state(snap, x, y) != wl_pattern_get_state(want, x, y);
+                } else {
+                    int any = 0;
+                    for (int dy = 0; dy < 2; dy++)
+                        for (int dx = 0; dx < 2; dx++)
+                            any |= wl_pattern_get(want, v.x + 2 * px + dx, v.y + 2 * py + dy);
+                    want_colour = pal[any];
+                }
+                bad |= img[py * v.width + px] != want_colour;
+            }
+        WL_CHECK(!bad, "%s: palette render at zoom %d", what, zoom);
+    }
+}
+
+static void test_palette(uint64_t *st) {
+    static const char *const rules[] = {"/2/3", "345/2/40", "LifeSuper", "R2,C12,S2-5,B3-4"};
+    for (size_t r = 0; r < sizeof rules / sizeof rules[0]; r++) {
+        wl_rule rule;
+        WL_CHECK_OK(wl_rule_parse(rules[r], &rule));
+        wl_pattern *p = wl_pattern_new();
+        wl_pattern_set_rule(p, &rule);
+        for (int k = 0; k < 400; k++)
+            WL_CHECK_OK(wl_pattern_set_state(p, (int64_t)(wl_splitmix64(st) % 40) - 20,
+                                             (int64_t)(wl_splitmix64(st) % 30) - 15,
+                                             1 + (unsigned)(wl_splitmix64(st) % (wl_rule_states(&rule) - 1))));
+        wl_snapshot *snap = NULL;
+        WL_CHECK_OK(wl_pattern_snapshot(p, &snap));
+        WL_CHECK(wl_snapshot_states(snap) == wl_rule_states(&rule), "%s: states", rules[r]);
+        check_palette(snap, p, rules[r]);
+        /* a universe's snapshot after some generations, on a grid and on the plane */
+        for (int plane = 0; plane < 2; plane++) {
+            wl_universe *u = NULL;
+            WL_CHECK_OK(wl_test_make(plane ? "grow" : "ref", plane ? "ref" : NULL,
+                                     plane ? WL_TOPOLOGY_PLANE : WL_TOPOLOGY_TORUS, 61, 47, &rule, 1, &u));
+            if (!u) continue;
+            WL_CHECK_OK(wl_universe_load(u, p, NULL));
+            WL_CHECK_OK(wl_universe_step(u, 3));
+            wl_pattern *now = NULL;
+            WL_CHECK_OK(wl_universe_store(u, &now));
+            WL_CHECK_OK(wl_universe_snapshot(u, &snap));
+            if (now) check_palette(snap, now, plane ? "plane universe" : "grid universe");
+            wl_pattern_free(now);
+            wl_universe_free(u);
+        }
+        wl_snapshot_free(snap);
+        wl_pattern_free(p);
+    }
+}
+
 int main(void) {
     uint64_t st = wl_test_seed();
     const char *quick = getenv("WL_TEST_QUICK");
     test_render_random(&st, quick && *quick == '1' ? 20 : 100);
     test_universe_snapshot(&st);
     test_images(&st);
+    test_palette(&st);
     return wl_test_finish("test_render");
 }

@@ -39,6 +39,24 @@ static void list_engines(void) {
         const char *const *names;
         size_t n;
         if (wl_engine_kernels(name, &names, &n) == WL_OK) {
+            unsigned caps = wl_engine_caps(name);
+            char topo[160] = "", fam[96] = "two-state";
+            static const struct {
+                unsigned bit;
+                const char *text;
+            } T[] = {{WL_CAN_TORUS, "torus"}, {WL_CAN_BOUNDED, "bounded grid"},
+                     {WL_CAN_GLUED, "klein bottle, cross-surface, sphere, shifted torus"},
+                     {WL_CAN_PLANE, "plane"}},
+              F[] = {{WL_CAN_GENERATIONS, "generations"}, {WL_CAN_LTL, "larger than life"},
+                     {WL_CAN_HISTORY, "history, super"}};
+            for (size_t t = 0; t < sizeof T / sizeof T[0]; t++)
+                if (caps & T[t].bit)
+                    snprintf(topo + strlen(topo), sizeof topo - strlen(topo), "%s%s",
+                             topo[0] ? ", " : "", T[t].text);
+            for (size_t t = 0; t < sizeof F / sizeof F[0]; t++)
+                if (caps & F[t].bit)
+                    snprintf(fam + strlen(fam), sizeof fam - strlen(fam), ", %s", F[t].text);
+            printf("            runs: %s; rules: %s\n", topo, fam);
             printf("            kernels:");
             for (size_t k = 0; k < n; k++) printf(" %s%s", names[k], k == 0 ? " (default)" : "");
             printf("\n");
@@ -115,7 +133,17 @@ static int describe(const char *path) {
     if (s) return cli_fail_input(s, "");
     char rule[WL_RULE_TEXT_MAX];
     if (wl_rule_format(wl_pattern_rule(p), rule, sizeof rule)) strcpy(rule, "?");
+    const wl_rule *ru = wl_pattern_rule(p);
+    wl_shape sh;
+    char grid[96] = "";
+    wl_pattern_shape(p, &sh);
+    if (sh.topology != WL_TOPOLOGY_PLANE && !wl_shape_format(&sh, grid, sizeof grid))
+        memmove(grid, grid + 1, strlen(grid)); /* without the ':' */
     printf("file %s\nformat %s\nrule %s\n", path, wl_format_name(fmt), rule);
+    printf("family %s, %u states%s\n", wl_family_name(wl_rule_family(ru)), wl_rule_states(ru),
+           wl_pattern_max_state(p) > 1 ? " (cells use states above 1)" : "");
+    if (grid[0]) printf("grid %s (%s %llux%llu)\n", grid, wl_topology_name(sh.topology),
+                        (unsigned long long)sh.width, (unsigned long long)sh.height);
     wl_rect r;
     if (wl_pattern_bounds(p, &r))
         printf("bounding box: x %lld..%lld, y %lld..%lld (%llux%llu)\n", (long long)r.x,

@@ -373,7 +373,14 @@ static int offscreen(view_args *a, wl_universe *u) {
         v.y = (int64_t)floor(cy - ldexp(o->height / 2.0, -zoom));
         v.alive = 0xff30e0ffu;
         v.dead = 0xff201010u;
-        s = wl_snapshot_render(snap, &v, img);
+        if (wl_snapshot_states(snap) > 2) { /* a colour for each state, as the window */
+            uint32_t palette[WL_STATES_MAX];
+            wl_palette_default(wl_snapshot_family(snap), wl_snapshot_states(snap), v.alive,
+                               v.dead, palette);
+            s = wl_snapshot_render_palette(snap, &v, palette, img);
+        } else {
+            s = wl_snapshot_render(snap, &v, img);
+        }
     }
     double elapsed = cli_now() - t0;
     if (!s) s = wl_image_write(o->screenshot, img, o->width, o->height);

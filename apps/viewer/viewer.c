@@ -209,7 +209,23 @@ static void render_cells(viewer *v) {
     uint32_t ox, oy;
     make_view(v, &view, &ox, &oy);
     uint32_t *dst = (ox | oy || view.width != v->w) ? v->scratch : v->screen;
-    if (wl_snapshot_render(v->snap, &view, dst)) {
+    /* multi-state rules: a colour for each state (Golly's defaults) */
+    static uint32_t palette[WL_STATES_MAX];
+    static unsigned pal_states;
+    static wl_family pal_family;
+    unsigned states = wl_snapshot_states(v->snap);
+    wl_status st;
+    if (states > 2) {
+        if (states != pal_states || wl_snapshot_family(v->snap) != pal_family) {
+            pal_states = states;
+            pal_family = wl_snapshot_family(v->snap);
+            wl_palette_default(pal_family, states, COL_ALIVE, COL_DEAD, palette);
+        }
+        st = wl_snapshot_render_palette(v->snap, &view, palette, dst);
+    } else {
+        st = wl_snapshot_render(v->snap, &view, dst);
+    }
+    if (st) {
         fprintf(stderr, "warplife view: %s\n", wl_last_error());
         return;
     }

@@ -273,6 +273,11 @@ wl_snapshot *wl_snapshot_new(void);
  * WL_ERR_TOO_BIG when it cannot fit, WL_ERR_NOMEM. */
 wl_status wl_snapshot_bitmap(wl_snapshot *s, int64_t x0, int64_t y0, uint64_t w, uint64_t h,
                              uint64_t **bits);
+/* The same with `planes` planes (wl_grid's layout: the live cells, then the bits of state
+ * - 1), all zeroed; the rule's states and family for the palette. */
+wl_status wl_snapshot_bitmap_planes(wl_snapshot *s, int64_t x0, int64_t y0, uint64_t w,
+                                    uint64_t h, unsigned planes, uint64_t **bits);
+void wl_snapshot_set_rule(wl_snapshot *s, const wl_rule *r);
 /* Copies a pattern's cells into the snapshot. */
 wl_status wl_snapshot_from_pattern(wl_snapshot *s, const wl_pattern *p);
 void wl_snapshot_set_generation(wl_snapshot *s, const wl_bigint *g);

@@ -38,9 +38,14 @@ struct wl_snapshot {
     int64_t x0, y0;    /* pattern coordinates of bit 0 of row 0 */
     uint64_t w, h;     /* extent in cells */
     size_t stride;     /* words per row */
-    uint64_t *bits;    /* h * stride words (owned), NULL when empty */
+    uint64_t *bits;    /* planes * h * stride words (owned), NULL when empty */
     size_t capacity;   /* words allocated */
     wl_bigint generation;
+    /* Multi-state cells: plane 0 (the bitmap above) holds the live cells, plane k >= 1 (at
+     * bits + k * h * stride) bit k - 1 of (state - 1), as wl_grid's planes. */
+    unsigned planes;
+    unsigned states;   /* of the rule (2: two-state) */
+    wl_family family;
 };
 
 /* ---- bit access ----------------------------------------------------------------------- */
@@ -156,6 +161,105 @@ static void render_out(const wl_snapshot *b, const wl_view *v, uint32_t *rgba,
     }
 }
 
+/* ---- multi-state cells ------------------------------------------------------------------ */
+
+unsigned wl_snapshot_get_state(const wl_snapshot *snap, int64_t x, int64_t y) {
+    int64_t bx = x - snap->x0, by = y - snap->y0;
+    if (bx < 0 || by < 0 || (uint64_t)bx >= snap->w || (uint64_t)by >= snap->h) return 0;
+    size_t at = (size_t)by * snap->stride + (size_t)(bx >> 6), plane = (size_t)(snap->h * snap->stride);
+    if (!((snap->bits[at] >> (bx & 63)) & 1u)) return 0;
+    unsigned st = 1;
+    for (unsigned k = 1; k < snap->planes; k++)
+        st += (unsigned)((snap->bits[at + k * plane] >> (bx & 63)) & 1u) << (k - 1);
+    return st;
+}
+
+unsigned wl_snapshot_states(const wl_snapshot *snap) { return snap->states < 2 ? 2 : snap->states; }
+wl_family wl_snapshot_family(const wl_snapshot *snap) { return snap->family; }
+
+/* 0xAABBGGRR from red, green, blue. */
+static uint32_t rgb(unsigned r, unsigned g, unsigned b) {
+    return 0xFF000000u | (uint32_t)b << 16 | (uint32_t)g << 8 | (uint32_t)r;
+}
+
+void wl_palette_default(wl_family family, unsigned states, uint32_t alive, uint32_t dead,
+                        uint32_t palette[WL_STATES_MAX]) {
+    /* History and Super: the colours Golly's documentation names for each state */
+    static const unsigned char super[26][3] = {
+        {0, 0, 0},       {0, 255, 0},     {0, 0, 160},     {255, 160, 200}, {255, 0, 0},
+        {255, 255, 0},   {96, 96, 96},    {255, 0, 160},   {160, 0, 255},   {0, 200, 255},
+        {96, 112, 160},  {64, 224, 208},  {0, 128, 128},   {255, 255, 255}, {255, 99, 71},
+        {250, 128, 114}, {255, 160, 160}, {255, 165, 0},   {245, 222, 179}, {0, 255, 255},
+        {192, 192, 192}, {154, 205, 50},  {255, 182, 193}, {64, 255, 64},   {24, 24, 24},
+        {200, 0, 100}};
+    palette[0] = dead;
+    for (unsigned k = 1; k < WL_STATES_MAX; k++) palette[k] = alive;
+    if (family == WL_FAMILY_HISTORY || family == WL_FAMILY_SUPER) {
+        for (unsigned k = 1; k < 26; k++) palette[k] = rgb(super[k][0], super[k][1], super[k][2]);
+        if (family == WL_FAMILY_HISTORY) palette[3] = rgb(224, 255, 224); /* greenish white */
+        return;
+    }
+    /* the decaying states: from red (state 2) to a dim yellow (state n - 1) */
+    for (unsigned k = 2; k < states && k < WL_STATES_MAX; k++) {
+        double t = states > 3 ? (double)(k - 2) / (double)(states - 3) : 0.0;
+        palette[k] = rgb((unsigned)(255 - 95 * t), (unsigned)(40 + 180 * t), (unsigned)(40 * t));
+    }
+}
+
+/* zoom >= 0 with a colour for each state: each cell's state from the planes. */
+static void render_in_states(const wl_snapshot *b, const wl_view *v, const uint32_t *pal,
+                             uint32_t *rgba) {
+    const uint32_t s = 1u << v->zoom;
+    const uint32_t W = v->width, H = v->height;
+    const uint32_t ncells = (W + s - 1) / s;
+    const size_t plane = (size_t)(b->h * b->stride);
+    for (uint32_t r = 0; (uint64_t)r * s < H; r++) {
+        uint32_t *out = rgba + (size_t)r * s * W;
+        uint32_t rows = H - r * s < s ? H - r * s : s;
+        int64_t by = v->y + (int64_t)r - b->y0;
+        if (!b->bits || by < 0 || (uint64_t)by >= b->h) {
+            fill(out, (size_t)rows * W, pal[0]);
+            continue;
+        }
+        const uint64_t *row = b->bits + (size_t)by * b->stride;
+        int64_t bx = v->x - b->x0;
+        uint32_t px = 0;
+        for (uint32_t c = 0; c < ncells; c += 64) {
+            uint64_t live = fetch64(row, b->stride, bx + c), pl[WL_PATTERN_PLANES] = {0};
+            for (unsigned k = 1; k < b->planes && live; k++)
+                pl[k - 1] = fetch64(row + k * plane, b->stride, bx + c);
+            uint32_t n = ncells - c < 64 ? ncells - c : 64;
+            for (uint32_t i = 0; i < n; i++) {
+                unsigned st = 0;
+                if ((live >> i) & 1u) {
+                    st = 1;
+                    for (unsigned k = 1; k < b->planes; k++) st += (unsigned)((pl[k - 1] >> i) & 1u) << (k - 1);
+                }
+                uint32_t colour = pal[st], end = px + s < W ? px + s : W;
+                while (px < end) out[px++] = colour;
+            }
+        }
+        for (uint32_t k = 1; k < rows; k++) memcpy(out + (size_t)k * W, out, W * sizeof *out);
+    }
+}
+
+wl_status wl_snapshot_render_palette(const wl_snapshot *snap, const wl_view *v,
+                                     const uint32_t *palette, uint32_t *rgba) {
+    if (!snap || !v || !palette || !rgba || !v->width || !v->height)
+        return wl_error(WL_ERR_INVALID, "render: NULL argument or empty view");
+    if (v->zoom < 0 || snap->planes <= 1) { /* zoomed out: live or not, in palette[1] */
+        wl_view two = *v;
+        two.alive = palette[1];
+        two.dead = palette[0];
+        return wl_snapshot_render(snap, &two, rgba);
+    }
+    if (v->zoom > RENDER_ZOOM_MAX)
+        return wl_error(WL_ERR_INVALID, "render: zoom %d outside [%d, %d]", v->zoom,
+                        RENDER_ZOOM_MIN, RENDER_ZOOM_MAX);
+    render_in_states(snap, v, palette, rgba);
+    return WL_OK;
+}
+
 wl_status wl_snapshot_render(const wl_snapshot *snap, const wl_view *v, uint32_t *rgba) {
     if (!snap || !v || !rgba || !v->width || !v->height)
         return wl_error(WL_ERR_INVALID, "render: NULL argument or empty view");
@@ -189,30 +293,40 @@ static wl_status reserve(wl_snapshot *s, size_t words) {
 /* A bitmap of the pattern's bounding box (widened to whole 64-cell words) in s. */
 static wl_status from_pattern(wl_snapshot *s, const wl_pattern *p) {
     wl_rect r;
+    s->states = wl_rule_states(wl_pattern_rule(p));
+    s->family = wl_rule_family(wl_pattern_rule(p));
     if (!wl_pattern_bounds(p, &r)) {
+        s->planes = 1;
         s->w = s->h = 0;
         s->stride = 0;
         s->x0 = s->y0 = 0;
         return WL_OK;
     }
     int64_t tx0 = wl_floordiv(r.x, 64), tx1 = wl_floordiv(r.x + (int64_t)r.w - 1, 64);
+    unsigned planes = 1;
+    while (planes <= WL_PATTERN_PLANES && wl_pattern_plane(p, planes - 1)) planes++;
     uint64_t *bits;
-    wl_status st = wl_snapshot_bitmap(s, tx0 * 64, r.y, (uint64_t)(tx1 - tx0 + 1) * 64, r.h, &bits);
+    wl_status st = wl_snapshot_bitmap_planes(s, tx0 * 64, r.y, (uint64_t)(tx1 - tx0 + 1) * 64,
+                                             r.h, planes, &bits);
     if (st) return st;
-    wl_tile_ref *v;
-    size_t n;
-    st = wl_pattern_tiles(p, WL_TILES_ANY, 0, 0, &v, &n);
-    if (st) return st;
-    for (size_t i = 0; i < n; i++) {
-        uint64_t rows[64];
-        wl_ptile_rows(v[i].t, rows);
-        for (int k = 0; k < 64; k++) {
-            int64_t y = v[i].ty * 64 + k;
-            if (rows[k] && y >= r.y && (uint64_t)(y - r.y) < r.h)
-                bits[(size_t)(y - r.y) * s->stride + (size_t)(v[i].tx - tx0)] = rows[k];
+    for (unsigned k = 0; k < planes; k++) {
+        const wl_pattern *src = k ? wl_pattern_plane(p, k - 1) : p;
+        uint64_t *base = bits + (size_t)k * r.h * s->stride;
+        wl_tile_ref *v;
+        size_t n;
+        st = wl_pattern_tiles(src, WL_TILES_ANY, 0, 0, &v, &n);
+        if (st) return st;
+        for (size_t i = 0; i < n; i++) {
+            uint64_t rows[64];
+            wl_ptile_rows(v[i].t, rows);
+            for (int j = 0; j < 64; j++) {
+                int64_t y = v[i].ty * 64 + j;
+                if (rows[j] && y >= r.y && (uint64_t)(y - r.y) < r.h && v[i].tx >= tx0 && v[i].tx <= tx1)
+                    base[(size_t)(y - r.y) * s->stride + (size_t)(v[i].tx - tx0)] = rows[j];
+            }
         }
+        free(v);
     }
-    free(v);
     return WL_OK;
 }
 
@@ -220,14 +334,20 @@ wl_snapshot *wl_snapshot_new(void) { return wl_calloc(1, sizeof(wl_snapshot)); }
 
 wl_status wl_snapshot_bitmap(wl_snapshot *s, int64_t x0, int64_t y0, uint64_t w, uint64_t h,
                              uint64_t **bits) {
+    return wl_snapshot_bitmap_planes(s, x0, y0, w, h, 1, bits);
+}
+
+wl_status wl_snapshot_bitmap_planes(wl_snapshot *s, int64_t x0, int64_t y0, uint64_t w,
+                                    uint64_t h, unsigned planes, uint64_t **bits) {
     uint64_t stride = (w + 63) / 64;
     *bits = NULL;
-    if (!w || !h || stride > wl_pattern_max_bytes() / 8 / h)
+    if (!w || !h || !planes || stride > wl_pattern_max_bytes() / 8 / h / planes)
         return wl_error(WL_ERR_TOO_BIG, "snapshot: %llu x %llu cells do not fit in memory as "
                                         "a bitmap", (unsigned long long)w, (unsigned long long)h);
-    wl_status st = reserve(s, (size_t)(stride * h));
+    wl_status st = reserve(s, (size_t)(stride * h * planes));
     if (st) return st;
-    memset(s->bits, 0, (size_t)(stride * h) * sizeof *s->bits);
+    memset(s->bits, 0, (size_t)(stride * h * planes) * sizeof *s->bits);
+    s->planes = planes;
     s->x0 = x0;
     s->y0 = y0;
     s->w = w;
@@ -242,6 +362,11 @@ wl_status wl_snapshot_from_pattern(wl_snapshot *s, const wl_pattern *p) {
 }
 
 void wl_snapshot_set_generation(wl_snapshot *s, const wl_bigint *g) { s->generation = *g; }
+
+void wl_snapshot_set_rule(wl_snapshot *s, const wl_rule *r) {
+    s->states = wl_rule_states(r);
+    s->family = wl_rule_family(r);
+}
 
 wl_status wl_pattern_snapshot(const wl_pattern *p, wl_snapshot **snap) {
     if (!p || !snap) return wl_error(WL_ERR_INVALID, "snapshot: NULL argument");

@@ -16,12 +16,14 @@ wl_status wl_universe_snapshot(wl_universe *u, wl_snapshot **snap) {
     wl_status st;
     if (cfg->topology != WL_TOPOLOGY_PLANE && ops->store_grid) {
         uint64_t *bits;
-        st = wl_snapshot_bitmap(s, -(int64_t)(cfg->width / 2), -(int64_t)(cfg->height / 2),
-                                cfg->width, cfg->height, &bits);
+        unsigned planes = wl_grid_planes_for(&cfg->rule);
+        st = wl_snapshot_bitmap_planes(s, -(int64_t)(cfg->width / 2), -(int64_t)(cfg->height / 2),
+                                       cfg->width, cfg->height, planes, &bits);
         if (!st) {
-            wl_grid g = {cfg->width, cfg->height, (size_t)((cfg->width + 63) / 64), bits, 1};
+            wl_grid g = {cfg->width, cfg->height, (size_t)((cfg->width + 63) / 64), bits, planes};
             st = ops->store_grid(wl_universe_ctx(u), &g);
         }
+        wl_snapshot_set_rule(s, &cfg->rule);
     } else {
         wl_pattern *p = NULL;
         st = wl_universe_store(u, &p);

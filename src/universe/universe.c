@@ -184,6 +184,10 @@ static unsigned caps_of(const wl_engine_ops *e) {
     if (e->timed_step) c |= WL_CAN_TIME;
     if (e->load_file || e->save_file) c |= WL_CAN_FILES;
     if (e->store_rows && e->load_rows) c |= WL_CAN_ROWS;
+    if (e->caps & WL_CAP_GLUED) c |= WL_CAN_GLUED;
+    if (e->caps & WL_CAP_GENERATIONS) c |= WL_CAN_GENERATIONS;
+    if (e->caps & WL_CAP_LTL) c |= WL_CAN_LTL;
+    if (e->caps & WL_CAP_HISTORY) c |= WL_CAN_HISTORY;
     return c;
 }
 
