@@ -172,7 +172,7 @@ t 1 "$W" run rpent.rle -m 1 --maxmemory 0
 # written back with the cells; --plane overrides it.
 printf 'x = 3, y = 3, rule = B3/S23:T8,8\nbo$2bo$3o!\n' >torus8.rle
 t 0 "$W" run torus8.rle -m 32 -o torus8-out.rle
-has err 'asks for a 8 x 8 torus'; has torus8-out.rle 'rule = B3/S23:T8,8'
+has err 'asks for the torus 8 x 8'; has torus8-out.rle 'rule = B3/S23:T8,8'
 t 0 "$W" info torus8-out.rle; grep -E '^(population|bounding)' out >t8b.info
 t 0 "$W" info torus8.rle; grep -E '^(population|bounding)' out >t8a.info; same t8a.info t8b.info
 t 0 "$W" run torus8.rle -m 32 --plane -q -o plane8-out.rle
@@ -180,7 +180,7 @@ hasnt plane8-out.rle ':T8,8'; has plane8-out.rle '^#CXRLE Pos=7,7'
 # A tube (":T0,8": 8 rows around, unbounded across): the glider travels on, and the tube
 # is written back as it was asked for.
 printf 'x = 3, y = 3, rule = B3/S23:T0,8\nbo$2bo$3o!\n' >tube.rle
-t 0 "$W" run tube.rle -m 64 -o tube-out.rle; has err 'asks for a unbounded x 8 torus'
+t 0 "$W" run tube.rle -m 64 -o tube-out.rle; has err 'asks for the torus unbounded x 8'
 has tube-out.rle 'rule = B3/S23:T0,8'
 t 0 "$W" info tube-out.rle; has out '^population 5$'; has out '^bounding box: x 15\.\.17, '
 

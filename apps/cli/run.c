@@ -534,8 +534,8 @@ static int run_pattern(run_args *a) {
             char sw[24] = "unbounded", sh[24] = "unbounded";
             if (gw) snprintf(sw, sizeof sw, "%llu", (unsigned long long)gw);
             if (gh) snprintf(sh, sizeof sh, "%llu", (unsigned long long)gh);
-            fprintf(stderr, "warplife: the file asks for a %s x %s %s; running on %llux%llu\n",
-                    sw, sh, wl_topology_name(gt), (unsigned long long)a->width,
+            fprintf(stderr, "warplife: the file asks for the %s %s x %s; running on %llux%llu\n",
+                    wl_topology_name(gt), sw, sh, (unsigned long long)a->width,
                     (unsigned long long)a->height);
         }
         if (!exact)
