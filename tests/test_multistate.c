@@ -5,8 +5,9 @@
  *      each family (random B/S and MAP tables, hexagonal and von Neumann, every Larger than
  *      Life neighbourhood, M0 and M1, 2 to 40 states), odd sizes, torus and bounded grid,
  *      stepped in one or two calls;
- *   2. every plane engine against `ref` on a bounded grid big enough that nothing reaches
- *      its edge;
+ *   2. every plane engine (grow on each inner engine, HashLife, auto) against `ref` on a
+ *      bounded grid big enough that nothing reaches its edge, and over thousands of
+ *      generations HashLife against grow, auto's handover between them, cell edits;
  *   3. the glued grids (shifted tori, Klein bottles, cross-surface, sphere) against a
  *      simulation in this file that builds the ring of glued edge cells explicitly;
  *   4. facts checked with Golly 5.1's bgolly: Brian's Brain's glider, a hexagonal and a von
@@ -14,8 +15,10 @@
  *      populations of small patterns from Golly's collection and of one soup on twelve
  *      grids, on every engine that runs them.
  */
+#define _POSIX_C_SOURCE 200809L /* setenv */
 #include "wltest.h"
 
+#include <stdlib.h>
 #include <string.h>
 
 static uint64_t rng;
@@ -208,14 +211,16 @@ static void test_engines(int quick) {
             if ((big.width / 2 + big.height / 2) & 1) big.width += 2;
             wl_shape plane = {WL_TOPOLOGY_PLANE, 0, 0, {0, 0, 0, 0}};
             wl_pattern *want = run("ref", NULL, &big, &rule, soup, gens, 0, NULL);
-            static const char *const inner[] = {"ref", "cpu", "cuda", NULL};
-            for (int k = 0; k < 4; k++) {
-                wl_pattern *got = run(k < 3 ? "grow" : "auto", k < 3 ? inner[k] : NULL, &plane,
-                                      &rule, soup, gens, split, NULL);
+            static const char *const inner[] = {"ref", "cpu", "cuda", NULL, NULL};
+            static const char *const plane_engine[] = {"grow", "grow", "grow", "hashlife", "auto"};
+            for (int k = 0; k < 5; k++) {
+                wl_pattern *got = run(plane_engine[k], inner[k], &plane, &rule, soup, gens, split,
+                                      NULL);
                 if (!got) continue;
                 WL_CHECK(want && wl_pattern_equal_cells(got, want),
-                         "plane (%s), rule %s (%s), %llux%llu soup, %llu generations: differs "
-                         "from ref", k < 3 ? inner[k] : "auto", text, KIND_NAMES[kind],
+                         "plane (%s%s%s), rule %s (%s), %llux%llu soup, %llu generations: "
+                         "differs from ref", plane_engine[k], inner[k] ? ":" : "",
+                         inner[k] ? inner[k] : "", text, KIND_NAMES[kind],
                          (unsigned long long)w, (unsigned long long)h, (unsigned long long)gens);
                 wl_pattern_free(got);
             }
@@ -223,6 +228,74 @@ static void test_engines(int quick) {
             wl_pattern_free(soup);
         }
     }
+}
+
+/* HashLife's leaps against grow over thousands of generations of small soups under
+ * Generations rules that stay in bounds, auto's handover between the two both ways
+ * (WL_HANDOVER forces the trial's outcome), and a cell edit of a multi-state HashLife
+ * universe.  Grow (checked against ref above) is the reference here: ref itself would take
+ * minutes over areas this large. */
+static void test_plane_long(int quick) {
+    static const char *const rules[] = {"/2/3", "345/2/4", "3458/37/4", "2/234/5"};
+    wl_shape plane = {WL_TOPOLOGY_PLANE, 0, 0, {0, 0, 0, 0}};
+    for (size_t i = 0; i < sizeof rules / sizeof rules[0]; i++) {
+        wl_rule rule;
+        WL_CHECK_OK(wl_rule_parse(rules[i], &rule));
+        wl_pattern *soup = state_soup(&rule, 12, 12);
+        uint64_t gens = quick ? 2100 : 2100 + rnd(1000);
+        wl_pattern *want = run("grow", NULL, &plane, &rule, soup, gens, 0, NULL);
+        wl_pattern *got = run("hashlife", NULL, &plane, &rule, soup, gens, 1, NULL);
+        WL_CHECK(want && got && wl_pattern_equal_cells(got, want),
+                 "hashlife, rule %s, 12x12 soup, %llu generations: differs from grow", rules[i],
+                 (unsigned long long)gens);
+        wl_pattern_free(got);
+        for (int m = 0; m < 2; m++) { /* one step: a trial needs 2048 generations to go */
+            setenv("WL_HANDOVER", m ? "back" : "hashlife", 1);
+            wl_universe *u;
+            WL_CHECK_OK(make("auto", NULL, &plane, &rule, &u));
+            got = NULL;
+            if (u) {
+                WL_CHECK_OK(wl_universe_load(u, soup, NULL));
+                WL_CHECK(!strcmp(wl_universe_engine(u), "grow"), "auto starts on %s",
+                         wl_universe_engine(u));
+                WL_CHECK_OK(wl_universe_step(u, gens));
+                WL_CHECK(!strcmp(wl_universe_engine(u), m ? "grow" : "hashlife"),
+                         "auto (%s) ends on %s", m ? "back" : "hashlife", wl_universe_engine(u));
+                WL_CHECK_OK(wl_universe_store(u, &got));
+                wl_universe_free(u);
+            }
+            unsetenv("WL_HANDOVER");
+            WL_CHECK(want && got && wl_pattern_equal_cells(got, want),
+                     "auto handing %s, rule %s, 12x12 soup, %llu generations: differs from grow",
+                     m ? "back" : "over", rules[i], (unsigned long long)gens);
+            wl_pattern_free(got);
+        }
+        wl_pattern_free(want);
+        wl_pattern_free(soup);
+    }
+    /* an edit: a cell of state 3 made live (state 1), one made dead, one born far away */
+    wl_rule rule;
+    WL_CHECK_OK(wl_rule_parse("345/2/5", &rule));
+    wl_universe *u;
+    WL_CHECK_OK(make("hashlife", NULL, &plane, &rule, &u));
+    if (!u) return;
+    wl_pattern *p = wl_pattern_new(), *out = NULL;
+    WL_CHECK_OK(wl_pattern_set_state(p, 0, 0, 3));
+    WL_CHECK_OK(wl_pattern_set_state(p, 1, 0, 4));
+    WL_CHECK_OK(wl_pattern_set_state(p, 2, 0, 2));
+    wl_pattern_set_rule(p, &rule);
+    WL_CHECK_OK(wl_universe_load(u, p, NULL));
+    WL_CHECK_OK(wl_universe_set_cell(u, 0, 0, 1));
+    WL_CHECK_OK(wl_universe_set_cell(u, 1, 0, 0));
+    WL_CHECK_OK(wl_universe_set_cell(u, 1000, -1000, 1));
+    WL_CHECK_OK(wl_universe_store(u, &out));
+    WL_CHECK(out && wl_pattern_get_state(out, 0, 0) == 1 && wl_pattern_get_state(out, 1, 0) == 0 &&
+             wl_pattern_get_state(out, 2, 0) == 2 && wl_pattern_get_state(out, 1000, -1000) == 1 &&
+             wl_pattern_population(out) == 3,
+             "hashlife: cell edits of a multi-state universe went wrong");
+    wl_pattern_free(out);
+    wl_pattern_free(p);
+    wl_universe_free(u);
 }
 
 /* ---- 3: glued grids against explicit edge copies ---------------------------------------- */
@@ -504,6 +577,7 @@ int main(void) {
     const char *q = getenv("WL_TEST_QUICK");
     int quick = q && *q && strcmp(q, "0") != 0;
     test_engines(quick);
+    test_plane_long(quick);
     test_glued(quick);
     test_facts(quick);
     return wl_test_finish("test_multistate");

@@ -463,7 +463,8 @@ void *wl_universe_ctx(const wl_universe *u);
 /* The plane's "auto" (handover.c): the sparse engine hands the universe to HashLife when
  * a timed trial shows HashLife faster. */
 typedef struct wl_handover wl_handover;
-/* NULL when the handover does not apply (not the plane, no HashLife, no tile slots). */
+/* NULL when the handover does not apply (not the plane, no HashLife or one that cannot run
+ * the rule, no way to move the cells). */
 wl_handover *wl_handover_new(const wl_config *cfg, const wl_engine_ops *first,
                              const char *first_kernel);
 void wl_handover_free(wl_handover *h);
@@ -483,9 +484,10 @@ wl_status wl_handover_load_file(wl_handover *h, const wl_engine_ops **ops, void 
                                 const char *path);
 /* The kernel name of engine ops in this handover. */
 const char *wl_handover_kernel(const wl_handover *h, const wl_engine_ops *ops);
-/* Copies every live cell of one plane engine into another, tile by tile. */
+/* Copies every live cell of one plane engine into another, tile by tile (two-state) or
+ * as one pattern (by_pattern: multi-state cells). */
 wl_status wl_handover_move(const wl_engine_ops *from, void *from_ctx, const wl_engine_ops *to,
-                           void *to_ctx);
+                           void *to_ctx, int by_pattern);
 
 /* The capability bit (WL_CAP_TORUS, _BOUNDED, _PLANE, _GLUED) an engine needs for topology
  * t, and the one (WL_CAP_GENERATIONS, _LTL, _HISTORY; 0 for two-state rules) it needs for a

@@ -1,6 +1,8 @@
 /*
  * handover.c - "auto" on the unbounded plane: start on the sparse engine and hand the
- * universe to HashLife when HashLife proves faster.
+ * universe to HashLife when HashLife proves faster.  Golly's multi-state families
+ * (Generations, History, Super) do the same from the grow engine, the cells moving as a
+ * pattern instead of 64x64 tiles; the text below says "sparse" for either.
  *
  * Neither engine wins everywhere.  A young soup or a methuselah churns: most of its area
  * changes every generation, HashLife finds nothing to reuse and runs 10 to 100 times slower
@@ -59,6 +61,7 @@ struct wl_handover {
     const wl_engine_ops *first;     /* sparse */
     const wl_engine_ops *second;    /* hashlife */
     const char *first_kernel;
+    int by_pattern;                 /* cells move as a pattern (multi-state), not as tiles */
     int on_second;                  /* the universe is on HashLife for good */
     int never;                      /* HashLife cannot take this universe: no more trials */
     int force;                      /* WL_HANDOVER: 1 = trials succeed, 2 = they fail */
@@ -89,9 +92,16 @@ static int ho_poll(void *user) {
 wl_handover *wl_handover_new(const wl_config *cfg, const wl_engine_ops *first,
                              const char *first_kernel) {
     const wl_engine_ops *second = wl_engine_find("hashlife");
-    if (cfg->topology != WL_TOPOLOGY_PLANE || !second || first == second || !first->each_tile ||
-        !first->put_tile || !second->each_tile || !second->put_tile)
+    if (cfg->topology != WL_TOPOLOGY_PLANE || !second || first == second ||
+        wl_engine_check(second, cfg) != WL_OK) {
+        wl_clear_error();
         return NULL;
+    }
+    int tiles = first->each_tile && first->put_tile && second->each_tile && second->put_tile &&
+                wl_rule_states(&cfg->rule) == 2;
+    int patterns = first->store_pattern && first->load_pattern && second->store_pattern &&
+                   second->load_pattern;
+    if (!tiles && !patterns) return NULL;
     wl_handover *h = calloc(1, sizeof *h);
     if (!h) return NULL; /* auto then stays on the first engine */
     h->cfg = *cfg;
@@ -103,6 +113,7 @@ wl_handover *wl_handover_new(const wl_config *cfg, const wl_engine_ops *first,
     h->first = first;
     h->second = second;
     h->first_kernel = first_kernel;
+    h->by_pattern = !tiles;
     const char *force = getenv("WL_HANDOVER");
     h->force = !force ? 0 : strcmp(force, "hashlife") == 0 ? 1 : strcmp(force, "back") == 0 ? 2 : 0;
     wl_handover_reset(h);
@@ -132,17 +143,24 @@ static wl_status put(void *arg, int64_t tx, int64_t ty, const uint64_t *rows) {
 }
 
 wl_status wl_handover_move(const wl_engine_ops *from, void *from_ctx, const wl_engine_ops *to,
-                           void *to_ctx) {
+                           void *to_ctx, int by_pattern) {
+    if (by_pattern) {
+        wl_pattern *p = NULL;
+        wl_status s = from->store_pattern(from_ctx, &p);
+        if (!s) s = to->load_pattern(to_ctx, p);
+        wl_pattern_free(p);
+        return s;
+    }
     mover m = {to, to_ctx};
     return from->each_tile(from_ctx, put, &m);
 }
 
 /* A fresh context of engine e holding the cells of (from, from_ctx); NULL on failure. */
-static void *copy_into(const wl_engine_ops *e, const wl_config *cfg, const char *kernel,
-                       const wl_engine_ops *from, void *from_ctx) {
+static void *copy_into(const wl_handover *h, const wl_engine_ops *e, const wl_config *cfg,
+                       const char *kernel, const wl_engine_ops *from, void *from_ctx) {
     void *ctx = NULL;
     if (e->create(cfg, kernel, &ctx)) return NULL;
-    if (wl_handover_move(from, from_ctx, e, ctx)) {
+    if (wl_handover_move(from, from_ctx, e, ctx, h->by_pattern)) {
         e->destroy(ctx);
         return NULL;
     }
@@ -156,7 +174,7 @@ static wl_status trial(wl_handover *h, const wl_engine_ops **ops, void **ctx, ui
                        uint64_t *adv, double budget) {
     *adv = 0;
     double t0 = wl_clock();
-    void *hc = copy_into(h->second, &h->second_cfg, "default", *ops, *ctx);
+    void *hc = copy_into(h, h->second, &h->second_cfg, "default", *ops, *ctx);
     if (!hc) { /* HashLife refuses the rule, the coordinates or the memory: stay */
         if (h->cfg.verbose)
             fprintf(stderr, "warplife: auto: staying on %s (hashlife: %s)\n", h->first->name,
@@ -203,7 +221,7 @@ static wl_status trial(wl_handover *h, const wl_engine_ops **ops, void **ctx, ui
         return s;
     }
     if (*adv) { /* back to a fresh sparse engine, at the generation HashLife reached */
-        void *fc = copy_into(h->first, &h->cfg, h->first_kernel, h->second, hc);
+        void *fc = copy_into(h, h->first, &h->cfg, h->first_kernel, h->second, hc);
         if (!fc) { /* no memory for the way back: HashLife keeps the universe */
             wl_clear_error();
             (*ops)->destroy(*ctx);

@@ -33,11 +33,22 @@ void wl_config_init(wl_config *cfg) {
 
 
 /* Resolves "auto": the fastest engine that is built, usable here and supports the
- * topology.  Order of preference: cuda, cpu, ref for grids; sparse (handing over to
- * hashlife, see handover.c), then hashlife for the plane. */
+ * topology and rule.  Order of preference: cuda, cpu, ref for grids; for the plane sparse
+ * (handing over to hashlife, see handover.c), then hashlife; for Generations and Larger
+ * than Life on the plane grow (on cuda or cpu, handing Generations over to hashlife too);
+ * for History and Super, whose grids run on ref only, hashlife. */
 static const wl_engine_ops *resolve_auto(const wl_config *cfg) {
-    static const char *const order[] = {"cuda", "cpu", "sparse", "hashlife", "grow", "ref"};
-    for (size_t i = 0; i < sizeof order / sizeof order[0]; i++) {
+    static const char *const two[] = {"cuda", "cpu", "sparse", "hashlife", "grow", "ref"};
+    static const char *const multi[] = {"cuda", "cpu", "grow", "hashlife", "ref"};
+    static const char *const marks[] = {"hashlife", "grow", "ref"};
+    wl_family f = wl_rule_family(&cfg->rule);
+    const char *const *order = f == WL_FAMILY_LIFE ? two
+                               : f == WL_FAMILY_HISTORY || f == WL_FAMILY_SUPER ? marks
+                                                                                : multi;
+    size_t n = order == two ? sizeof two / sizeof two[0]
+               : order == marks ? sizeof marks / sizeof marks[0]
+                                : sizeof multi / sizeof multi[0];
+    for (size_t i = 0; i < n; i++) {
         const wl_engine_ops *e = wl_engine_find(order[i]);
         if (!e || wl_engine_check(e, cfg) != WL_OK) continue;
         if (e->probe && e->probe() != WL_OK) {

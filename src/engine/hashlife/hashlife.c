@@ -64,7 +64,10 @@
  * place.
  *
  * Rules: every 2-state Moore rule without B0.  B0 rules would need Golly's alternating
- * emulation; they are refused with WL_ERR_UNSUPPORTED.
+ * emulation; they are refused with WL_ERR_UNSUPPORTED.  Golly's range-1 multi-state
+ * families (Generations, History, Super) run on the same tree with the states' other bits
+ * in chains hung off the leaves, and their own base case (hl_states.c); Larger than Life
+ * is refused.
  */
 #define _DEFAULT_SOURCE /* madvise, MADV_HUGEPAGE */
 #include "hl_internal.h"
@@ -218,8 +221,11 @@ static wl_status gc_mark(hl_ctx *h, uint8_t *mark, int with_results) {
     for (size_t i = 0; i < h->sp; i++) GC_PUSH(h->stack[i]);
     while (sp) {
         uint32_t n = todo[--sp];
-        if (h->nodes[n].level == HL_LEAF_LEVEL) continue;
         const hl_node *p = &h->nodes[n];
+        if (p->level == HL_LEAF_LEVEL || p->level == HL_PLANE_LEVEL) {
+            if (p->c[2] != HL_LEAF_MARK) GC_PUSH(p->c[2]); /* a chain of planes */
+            continue;
+        }
         GC_PUSH(p->c[0]);
         GC_PUSH(p->c[1]);
         GC_PUSH(p->c[2]);
@@ -379,6 +385,15 @@ uint32_t hl_leaf_make(hl_ctx *h, uint64_t bits) {
                         HL_LEAF_LEVEL);
 }
 
+uint32_t hl_leaf_make_chain(hl_ctx *h, uint64_t bits, uint32_t chain) {
+    return find_or_make(h, (uint32_t)bits, (uint32_t)(bits >> 32), chain, HL_LEAF_MARK,
+                        HL_LEAF_LEVEL);
+}
+
+uint32_t hl_plane_make(hl_ctx *h, uint32_t lo, uint32_t hi, uint32_t next) {
+    return find_or_make(h, lo, hi, next, HL_PLANE_MARK, HL_PLANE_LEVEL);
+}
+
 /* Finds or makes `count` nodes of one level at once: first the hash slots of all of them
  * are prefetched, then the nodes those slots name, and only then are they compared, so
  * that the cache misses of independent lookups overlap instead of queueing.  Each new node
@@ -500,7 +515,9 @@ static uint32_t result(hl_ctx *h, uint32_t n, int k) {
     if (h->failure) return 0;
     uint32_t r;
     hl_node q = h->nodes[n];
-    if (k == 4) {
+    if (k == 4 && h->nplanes) {
+        r = hl_states_step(h, q.c, 1 << e);
+    } else if (k == 4) {
         r = hl_leaf_make(h, hl_leaf_step(h, hl_leaf_bits(h, q.c[0]), hl_leaf_bits(h, q.c[1]),
                                          hl_leaf_bits(h, q.c[2]), hl_leaf_bits(h, q.c[3]),
                                          1 << e));
@@ -543,7 +560,17 @@ static uint32_t result(hl_ctx *h, uint32_t n, int k) {
         } else {
             /* centres of the nine squares: made from great-grandchildren (or leaf bits) */
             int leaf = k - 2 == HL_LEAF_LEVEL;
-            for (int y = 0; y < 3; y++)
+            if (leaf && h->nplanes) {
+                /* multi-state leaves: each centre made (chain first) and protected */
+                for (int i = 0; i < 9; i++) {
+                    int y = i / 3, x = i % 3;
+                    const uint32_t four[4] = {g[y][x], g[y][x + 1], g[y + 1][x], g[y + 1][x + 1]};
+                    made[i] = hl_states_centre(h, four);
+                    if (!made[i]) return 0;
+                    hl_push(h, made[i]);
+                }
+            }
+            for (int y = 0; y < 3 && !(leaf && h->nplanes); y++)
                 for (int x = 0; x < 3; x++) {
                     uint32_t *kd = kids[3 * y + x];
                     if (leaf) {
@@ -561,7 +588,8 @@ static uint32_t result(hl_ctx *h, uint32_t n, int k) {
                         kd[3] = h->nodes[g[y + 1][x + 1]].c[0];
                     }
                 }
-            if (!make_many(h, 9, (const uint32_t(*)[4])kids, k - 2, made)) return 0;
+            if (!(leaf && h->nplanes) && !make_many(h, 9, (const uint32_t(*)[4])kids, k - 2, made))
+                return 0;
             for (int i = 0; i < 9; i++) t[i / 3][i % 3] = made[i];
         }
         /* the four level k-1 squares of those, at once, then their results */
@@ -665,14 +693,15 @@ static void hl_destroy(void *ctx) {
 static wl_status hl_create(const wl_config *cfg, const char *kernel, void **out) {
     (void)kernel;
     *out = NULL;
-    if (wl_rule_has_b0(&cfg->rule))
-        return wl_error(WL_ERR_UNSUPPORTED,
-                        "hashlife: rules with B0 (birth on zero neighbours) are not supported "
-                        "on the unbounded plane; use a torus or bounded grid engine");
     hl_ctx *h = calloc(1, sizeof *h);
     if (!h) return wl_error(WL_ERR_NOMEM, "hashlife: out of memory");
     h->cfg = *cfg;
     h->rule = cfg->rule;
+    wl_status st = hl_states_init(h);
+    if (st) {
+        free(h);
+        return st;
+    }
     h->totalistic = wl_rule_is_totalistic(&h->rule, &h->birth, &h->survive);
     h->life = h->totalistic && h->birth == (1u << 3) && h->survive == ((1u << 2) | (1u << 3));
     uint64_t maxb = cfg->max_memory;
@@ -712,7 +741,7 @@ const wl_engine_ops wl_engine_hashlife = {
     .name = "hashlife",
     .description = "Gosper's HashLife: quadtree with hash-consing and memoised results on the "
                    "unbounded plane; leaps of 2^k generations; native macrocell",
-    .caps = WL_CAP_PLANE,
+    .caps = WL_CAP_PLANE | WL_CAP_GENERATIONS | WL_CAP_HISTORY,
     .kernels = hl_kernels,
     .create = hl_create,
     .destroy = hl_destroy,

@@ -7,6 +7,15 @@
  * 8x8 square held as one uint64_t: bit 8*y + x is the cell in column x, row y (x to the
  * right, y downwards), stored in c[0] (low 32 bits) and c[1] (high 32 bits) with
  * c[2] = c[3] = HL_LEAF_MARK so that a leaf never hashes like an internal node.
+ *
+ * Multi-state rules (Generations, History, Super; hl_states.c) keep the same leaves for the
+ * cells that are not 0 and hang the other bits of the states off c[2]: a chain of plane
+ * nodes (level HL_PLANE_LEVEL, c[3] = HL_PLANE_MARK), the i-th holding bit i of
+ * (state - 1) of the leaf's live cells in c[0] and c[1] and the next plane in c[2]
+ * (HL_LEAF_MARK ends the chain, and a chain ends at its last nonzero plane).  Chains are
+ * hash-consed like everything else, so a leaf whose live cells are all in state 1 is the
+ * two-state leaf, and every query that asks only which cells are live (population,
+ * bounds, rendering) reads the leaves as they are.
  */
 #ifndef WL_HL_INTERNAL_H
 #define WL_HL_INTERNAL_H
@@ -21,6 +30,9 @@
 #define HL_MAX_LEVEL 240 /* coordinates stay far below the 2^255 of a wl_bigint */
 #define HL_INDEX_BITS 28 /* node indices < 2^28 (10 GB of nodes): 4 bits of a table slot tag */
 #define HL_NO_RESULT 0xFFu /* rexp value of a node without a memoised result */
+#define HL_PLANE_MARK 0xFFFFFFFEu /* c[3] of a plane node (never a node index) */
+#define HL_PLANE_LEVEL 0xFE /* level of a plane node: no tree node has it */
+#define HL_MAX_PLANES 8  /* bits of (state - 1): 256 states */
 
 typedef struct hl_node {
     uint32_t c[4];  /* children nw, ne, sw, se (or the leaf's bits, see above) */
@@ -36,6 +48,14 @@ typedef struct hl_ctx {
     uint16_t birth, survive; /* outer-totalistic rules: bit n = born / survives with n */
     int totalistic;
     int life;                /* B3/S23: the fastest base case */
+
+    /* multi-state rules (hl_states.c): planes of (state - 1) a leaf may carry (0 for
+     * two-state rules, and for Generations with 2 states, which is its two-state table) */
+    unsigned nplanes;
+    unsigned states;
+    wl_family family;
+    uint8_t mtable[512];     /* the two-state table the states' on bits follow */
+    unsigned marks_nbrs;     /* History and Super: the neighbours whose marks count */
 
     /* node store */
     hl_node *nodes;
@@ -79,6 +99,10 @@ typedef struct hl_ctx {
 uint32_t hl_node_make(hl_ctx *h, uint32_t nw, uint32_t ne, uint32_t sw, uint32_t se);
 /* Returns the canonical leaf with these 64 cells, or 0 on failure. */
 uint32_t hl_leaf_make(hl_ctx *h, uint64_t bits);
+/* The same with a chain of planes (HL_LEAF_MARK: none), and a link of a chain (multi-state
+ * rules, see above); 0 on failure.  `chain` and `next` must be protected. */
+uint32_t hl_leaf_make_chain(hl_ctx *h, uint64_t bits, uint32_t chain);
+uint32_t hl_plane_make(hl_ctx *h, uint32_t lo, uint32_t hi, uint32_t next);
 /* Canonical empty node of a level (3..HL_MAX_LEVEL), 0 on failure. */
 uint32_t hl_empty(hl_ctx *h, int level);
 static inline uint64_t hl_leaf_bits(const hl_ctx *h, uint32_t n) {
@@ -104,6 +128,29 @@ uint64_t hl_leaf_step(const hl_ctx *h, uint64_t nw, uint64_t ne, uint64_t sw, ui
                       int gens);
 /* The centre 8x8 of the 16x16 square made of four leaves (no time step). */
 uint64_t hl_leaf_centre(uint64_t nw, uint64_t ne, uint64_t sw, uint64_t se);
+/* The pieces of hl_leaf_step, for the multi-state base case: the 16x16 square of four
+ * leaves as four words (rows 4i..4i+3 in w[i], 16 bits a row), its centre 8x8 as leaf
+ * bits, and one generation of the two-state rule on it in place (the outer ring of cells
+ * goes wrong each generation, as in hl_leaf_step). */
+void hl_square_assemble(uint64_t nw, uint64_t ne, uint64_t sw, uint64_t se, uint64_t w[4]);
+uint64_t hl_square_centre(const uint64_t w[4]);
+void hl_square_gen(const hl_ctx *h, uint64_t w[4]);
+
+/* ---- multi-state rules (hl_states.c) ---- */
+/* Sets up h->nplanes and the rest for a multi-state rule (does nothing for a two-state
+ * one); WL_ERR_UNSUPPORTED for what HashLife cannot run (Larger than Life, B0). */
+wl_status hl_states_init(hl_ctx *h);
+/* planes[i] = bit i of (state - 1) of the leaf's cells, i < h->nplanes. */
+void hl_leaf_planes(const hl_ctx *h, uint32_t leaf, uint64_t *planes);
+/* The leaf with these live cells and planes (bits outside `live` ignored); 0 on failure. */
+uint32_t hl_leaf_make_planes(hl_ctx *h, uint64_t live, const uint64_t *planes);
+/* The base case for multi-state rules: the 16x16 square of four leaves advanced `gens`
+ * (1, 2 or 4) generations, its centre 8x8 as a leaf; 0 on failure. */
+uint32_t hl_states_step(hl_ctx *h, const uint32_t leaf[4], int gens);
+/* The centre 8x8 of four leaves (no time step), as a leaf; 0 on failure. */
+uint32_t hl_states_centre(hl_ctx *h, const uint32_t leaf[4]);
+/* Renders a multi-state universe with the states' colours (through a snapshot). */
+wl_status hl_states_render(hl_ctx *h, const wl_view *v, uint32_t *rgba);
 
 /* ---- queries (hl_query.c) ---- */
 wl_status hl_population(void *ctx, wl_bigint *out);

@@ -38,7 +38,7 @@ static inline uint64_t gather_bytes(uint64_t x) {
 
 /* w[i] = rows 4i..4i+3: the west leaf's byte in the low half of each lane, the east's in
  * the high half. */
-static void assemble(uint64_t nw, uint64_t ne, uint64_t sw, uint64_t se, uint64_t w[4]) {
+void hl_square_assemble(uint64_t nw, uint64_t ne, uint64_t sw, uint64_t se, uint64_t w[4]) {
     w[0] = spread_bytes(nw) | spread_bytes(ne) << 8;
     w[1] = spread_bytes(nw >> 32) | spread_bytes(ne >> 32) << 8;
     w[2] = spread_bytes(sw) | spread_bytes(se) << 8;
@@ -46,7 +46,7 @@ static void assemble(uint64_t nw, uint64_t ne, uint64_t sw, uint64_t se, uint64_
 }
 
 /* Rows 4..11, columns 4..11 of the square as leaf bits. */
-static uint64_t extract_centre(const uint64_t w[4]) {
+uint64_t hl_square_centre(const uint64_t w[4]) {
     return gather_bytes(w[1] >> 4) | gather_bytes(w[2] >> 4) << 32;
 }
 
@@ -108,17 +108,19 @@ static void gen_table(const hl_ctx *h, uint64_t w[4]) {
     for (int i = 0; i < 4; i++) w[i] = out[i];
 }
 
+void hl_square_gen(const hl_ctx *h, uint64_t w[4]) {
+    if (h->totalistic)
+        gen_totalistic(h, w);
+    else
+        gen_table(h, w);
+}
+
 uint64_t hl_leaf_step(const hl_ctx *h, uint64_t nw, uint64_t ne, uint64_t sw, uint64_t se,
                       int gens) {
     uint64_t w[4];
-    assemble(nw, ne, sw, se, w);
-    for (int g = 0; g < gens; g++) {
-        if (h->totalistic)
-            gen_totalistic(h, w);
-        else
-            gen_table(h, w);
-    }
-    return extract_centre(w);
+    hl_square_assemble(nw, ne, sw, se, w);
+    for (int g = 0; g < gens; g++) hl_square_gen(h, w);
+    return hl_square_centre(w);
 }
 
 uint64_t hl_leaf_centre(uint64_t nw, uint64_t ne, uint64_t sw, uint64_t se) {

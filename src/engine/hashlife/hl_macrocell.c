@@ -319,6 +319,8 @@ static int is_macrocell(const wl_src *s, const char *path) {
 
 wl_status hl_load_file(void *ctx, const char *path) {
     hl_ctx *h = ctx;
+    if (h->nplanes) /* multi-state files: the pattern reader takes them */
+        return wl_error(WL_ERR_UNSUPPORTED, "hashlife reads two-state macrocell only");
     if (strcmp(path, "-") == 0) /* standard input: the pattern reader takes it in one pass */
         return wl_error(WL_ERR_UNSUPPORTED, "hashlife reads macrocell from files only");
     wl_src src;
@@ -434,8 +436,8 @@ wl_status hl_save_file(void *ctx, const char *path, wl_format fmt, int gz) {
     int gz_name = 0;
     wl_format by_name = wl_format_from_path(path, &gz_name);
     if (fmt == WL_FORMAT_AUTO) fmt = by_name;
-    if (fmt != WL_FORMAT_MACROCELL)
-        return wl_error(WL_ERR_UNSUPPORTED, "hashlife writes macrocell natively only");
+    if (fmt != WL_FORMAT_MACROCELL || h->nplanes)
+        return wl_error(WL_ERR_UNSUPPORTED, "hashlife writes two-state macrocell natively only");
     if (gz < 0) gz = gz_name;
     mc_writer w = {0};
     w.num = calloc(h->top, sizeof *w.num);

@@ -222,9 +222,16 @@ wl_status hl_bounds(void *ctx, wl_bigint *xmin, wl_bigint *ymin, wl_bigint *xmax
 /* ---- from and to patterns --------------------------------------------------------------- */
 
 /* The level-k node (3 <= k <= 6) whose top-left cell is (cx, cy) of a 64x64 block of
- * rows; 0 on failure. */
+ * rows (and, for multi-state rules, of h->nplanes blocks of plane rows after them); 0 on
+ * failure. */
 static uint32_t build_rows(hl_ctx *h, const uint64_t *rows, int cx, int cy, int k) {
     if (k >= 5 && !wl_rows_any(rows, cx, cy, k)) return hl_empty(h, k); /* sparse tiles */
+    if (k == HL_LEAF_LEVEL && h->nplanes) {
+        uint64_t planes[HL_MAX_PLANES];
+        for (unsigned i = 0; i < h->nplanes; i++)
+            planes[i] = wl_rows_leaf(rows + 64 * (i + 1), cx / 8, cy / 8);
+        return hl_leaf_make_planes(h, wl_rows_leaf(rows, cx / 8, cy / 8), planes);
+    }
     if (k == HL_LEAF_LEVEL) return hl_leaf_make(h, wl_rows_leaf(rows, cx / 8, cy / 8));
     size_t sp0 = h->sp;
     int half = 1 << (k - 1);
@@ -242,12 +249,17 @@ static uint32_t build_rows(hl_ctx *h, const uint64_t *rows, int cx, int cy, int 
 /* The level-k node (k >= 6) made of the pattern tiles v[lo, hi) (quadtree order) whose
  * top-left tile is (bx, by) relative to the root's; 0 on failure.  Empty squares cost
  * nothing, so the time follows the tiles, never the bounding box. */
-static uint32_t build(hl_ctx *h, const wl_tile_ref *v, size_t lo, size_t hi, uint64_t bx,
-                      uint64_t by, int k) {
+static uint32_t build(hl_ctx *h, const wl_pattern *p, const wl_tile_ref *v, size_t lo,
+                      size_t hi, uint64_t bx, uint64_t by, int k) {
     if (lo == hi) return hl_empty(h, k);
     if (k == 6) {
-        uint64_t rows[64];
+        uint64_t rows[64 * (1 + HL_MAX_PLANES)] = {0};
         wl_ptile_rows(v[lo].t, rows);
+        for (unsigned i = 0; i < h->nplanes; i++) { /* the states' other bits */
+            const wl_pattern *pl = wl_pattern_plane(p, i);
+            for (int r = 0; pl && r < 64; r++)
+                wl_pattern_get_row(pl, v[lo].tx * 64, v[lo].ty * 64 + r, 64, &rows[64 * (i + 1) + r]);
+        }
         return build_rows(h, rows, 0, 0, 6);
     }
     uint64_t half = (uint64_t)1 << (k - 7);
@@ -255,7 +267,7 @@ static uint32_t build(hl_ctx *h, const wl_tile_ref *v, size_t lo, size_t hi, uin
     wl_tiles_split(v, lo, hi, bx + half, by + half, cut);
     uint32_t c[4];
     for (int i = 0; i < 4; i++) {
-        c[i] = build(h, v, cut[i], cut[i + 1], bx + (uint64_t)(i & 1) * half,
+        c[i] = build(h, p, v, cut[i], cut[i + 1], bx + (uint64_t)(i & 1) * half,
                      by + (uint64_t)(i >> 1) * half, k - 1);
         if (!c[i]) return 0;
         hl_push(h, c[i]);
@@ -294,7 +306,7 @@ wl_status hl_load_pattern(void *ctx, const wl_pattern *p) {
     wl_status s = wl_pattern_tiles(p, WL_TILES_Z, org, org, &v, &n);
     if (s) return s;
     h->sp = 0;
-    uint32_t root = build(h, v, 0, n, 0, 0, k);
+    uint32_t root = build(h, p, v, 0, n, 0, 0, k);
     free(v);
     if (!root) return take_failure(h);
     hl_set_root(h, root, k);
@@ -306,9 +318,15 @@ static wl_status store_node(hl_ctx *h, uint32_t n, int k, i128 x, i128 y, wl_pat
     if (n == h->empty[k]) return WL_OK;
     wl_status s = WL_OK;
     if (k == HL_LEAF_LEVEL) {
-        uint64_t b = hl_leaf_bits(h, n);
+        uint64_t b = hl_leaf_bits(h, n), planes[HL_MAX_PLANES];
         for (int r = 0; r < 8 && !s; r++)
             s = wl_pattern_or(p, (int64_t)x, (int64_t)(y + r), (b >> (8 * r)) & 0xFF);
+        hl_leaf_planes(h, n, planes);
+        for (unsigned i = 0; i < h->nplanes && !s; i++)
+            for (int r = 0; r < 8 && !s; r++)
+                if ((planes[i] >> (8 * r)) & 0xFF)
+                    s = wl_pattern_plane_or(p, i, (int64_t)x, (int64_t)(y + r),
+                                            (planes[i] >> (8 * r)) & 0xFF);
         return s;
     }
     i128 half = (i128)1 << (k - 1);
@@ -426,6 +444,12 @@ typedef struct {
 static uint32_t edit_leaf(hl_ctx *h, uint32_t leaf, const void *arg) {
     const cell_edit *e = arg;
     uint64_t b = hl_leaf_bits(h, leaf), m = 1ull << (wl_mod(e->y, 8) * 8 + wl_mod(e->x, 8));
+    if (h->nplanes) { /* a multi-state cell made dead or state 1: its other bits cleared */
+        uint64_t planes[HL_MAX_PLANES];
+        hl_leaf_planes(h, leaf, planes);
+        for (unsigned i = 0; i < h->nplanes; i++) planes[i] &= ~m;
+        return hl_leaf_make_planes(h, e->alive ? b | m : b & ~m, planes);
+    }
     return hl_leaf_make(h, e->alive ? b | m : b & ~m);
 }
 
@@ -463,7 +487,16 @@ static uint32_t make_tile(hl_ctx *h, uint32_t old, const void *rows) {
     return tile_node(h, rows, 0, 0, HL_TILE_LEVEL);
 }
 
+static wl_status two_state_tiles(const hl_ctx *h) {
+    return h->nplanes ? wl_error(WL_ERR_UNSUPPORTED, "hashlife: 64x64 tiles carry two-state "
+                                                     "cells only (this rule has %u states)",
+                                 h->states)
+                      : WL_OK;
+}
+
 wl_status hl_put_tile(void *ctx, int64_t tx, int64_t ty, const uint64_t *rows) {
+    wl_status s = two_state_tiles(ctx);
+    if (s) return s;
     const int64_t lim = INT64_MAX / 64;
     if (tx < -lim || tx >= lim || ty < -lim || ty >= lim)
         return wl_error(WL_ERR_TOO_BIG, "hashlife: tile beyond 64-bit cell coordinates");
@@ -513,6 +546,8 @@ static wl_status each_tile_in(hl_ctx *h, uint32_t n, int k, i128 x, i128 y,
 wl_status hl_each_tile(void *ctx, wl_tile_fn fn, void *arg) {
     hl_ctx *h = ctx;
     tile_walk w = {fn, arg};
+    wl_status s = two_state_tiles(h);
+    if (s) return s;
     if (h->root_level > HL_POS_MAX_LEVEL)
         return wl_error(WL_ERR_TOO_BIG, "hashlife: the pattern extends beyond 2^62 cells "
                                         "from the origin");
@@ -714,6 +749,16 @@ static void render_node(hl_ctx *h, render_job *j, uint32_t n, int k, i128 x, i12
 
 wl_status hl_render(void *ctx, const wl_view *v, uint32_t *rgba) {
     hl_ctx *h = ctx;
+    if (h->nplanes && v->zoom >= 0) { /* each state its colour, when the cells fit memory */
+        wl_bigint b[4];
+        int64_t e[4];
+        int empty, fits = 1;
+        wl_status s = hl_bounds(h, &b[0], &b[1], &b[2], &b[3], &empty);
+        if (s) return s;
+        for (int i = 0; i < 4; i++) fits &= wl_bigint_to_i64(&b[i], &e[i]);
+        if (empty || (fits && e[2] - e[0] < (1 << 14) && e[3] - e[1] < (1 << 14)))
+            return hl_states_render(h, v, rgba);
+    }
     if (h->root_level > HL_POS_MAX_LEVEL)
         return wl_error(WL_ERR_TOO_BIG, "hashlife: universe too wide to render");
     if (v->zoom < -HL_RENDER_MAX_SHIFT || v->zoom > 30)
