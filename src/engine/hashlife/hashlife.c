@@ -740,7 +740,8 @@ static const char *const hl_kernels[] = {"default", NULL};
 const wl_engine_ops wl_engine_hashlife = {
     .name = "hashlife",
     .description = "Gosper's HashLife: quadtree with hash-consing and memoised results on the "
-                   "unbounded plane; leaps of 2^k generations; native macrocell",
+                   "unbounded plane; leaps of 2^k generations; native macrocell; Generations, "
+                   "History and Super with the states' bits hung off the leaves",
     .caps = WL_CAP_PLANE | WL_CAP_GENERATIONS | WL_CAP_HISTORY,
     .kernels = hl_kernels,
     .create = hl_create,
