@@ -148,7 +148,7 @@ fi
 bench() { # bench LOGNAME ARGS...: runs warplife bench, keeps the table lines
   local log=$OUT/$1
   shift
-  echo "== ${WL_CUDA_LOP3:+WL_CUDA_LOP3=$WL_CUDA_LOP3 }${WL_CUDA_LOP3V:+WL_CUDA_LOP3V=$WL_CUDA_LOP3V }warplife bench $*" >>"$log"
+  echo "== ${WL_CUDA_LOP3:+WL_CUDA_LOP3=$WL_CUDA_LOP3 }${WL_CUDA_LOP3V:+WL_CUDA_LOP3V=$WL_CUDA_LOP3V }${WL_CUDA_GEN:+WL_CUDA_GEN=$WL_CUDA_GEN }warplife bench $*" >>"$log"
   timeout 240 "$WL" bench "$@" >>"$log" 2>>"$OUT/bench_stderr.log"
   echo "rc=$?" >>"$log"
 }
@@ -327,7 +327,12 @@ if [ "$MODE" = multi ]; then
       bench bench.txt --engine cuda --kernel best --rule "$r" --size $sz --time 0.5 --runs 3 --torus
     done
   done
+  # Generations: k_genv (registers, the default for Moore rules) against k_gen (tiles)
+  for r in 23/3/3 345/2/4 1456/2356/16; do
+    WL_CUDA_GEN=tile bench bench.txt --engine cuda --kernel best --rule $r --size 16384x16384 --time 0.5 --runs 3 --torus
+  done
   bench bench.txt --engine cuda --kernel best --rule 345/2/4 --size 65536x65536 --generations 256 --runs 3 --torus
+  bench bench.txt --engine cuda --kernel best --rule 23/3/3 --size 65536x65536 --generations 256 --runs 3 --bounded
   bench bench.txt --engine cuda --kernel best --rule "R5,C0,M1,S34..58,B34..45,NM" --size 32768x32768 --generations 16 --runs 3 --torus
 fi
 

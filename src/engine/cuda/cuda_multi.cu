@@ -26,6 +26,17 @@
  * after K (< 32) generations the tile's own cells are exact; they are written to the next
  * buffers.  On a bounded grid every generation clears the cells outside the grid.
  *
+ * k_genv<P>, for rules outer-totalistic on the Moore neighbourhood with up to GV_P_MAX
+ * planes of E (2 to 2^GV_P_MAX + 1 states: nearly every Generations rule people run), keeps
+ * the tile in registers instead, in lop3v's design (cuda_lop3v.cu): a block of GV_WB warps
+ * stacked vertically, each warp NR rows of a 32-word column strip, lane l a word column; a
+ * thread holds its NR words of F and of each E plane in registers, the rows above and below
+ * its slice come from the neighbouring warps' edge rows through shared memory once a
+ * generation, and the horizontal neighbours by shuffles.  Per word and generation: the
+ * 9-cell count of F as four planes (lop3's paired-row adders), the rule as a multiplexer
+ * tree on the count over leaves chosen by the centre (19 LOP3), and the decay in registers.
+ * No shared-memory traffic but the edge rows, where k_gen reads and writes every word.
+ *
  * Larger than Life: per generation, the counts, then the decay of the other states
  * (k_decay, elementwise).  k_ltl_tile, for reaches up to LT_MAXR: a block takes a tile of
  * LT_H rows x LT_W cells and the rows and columns of its reach into shared memory as bits;
@@ -39,7 +50,7 @@
  * from there.  The test of a count against the rule's intervals and the packing of 32
  * cells into a word are the same for both.
  */
-#include "cuda_common.cuh"
+#include "cuda_lop3.cuh"
 
 #include <stdio.h>
 #include <stdlib.h>
@@ -269,6 +280,148 @@ GEN_KERNEL(7)
 GEN_KERNEL(8)
 static const gen_fn gen_kernels[9] = {k_gen0, k_gen1, k_gen2, k_gen3, k_gen4,
                                       k_gen5, k_gen6, k_gen7, k_gen8};
+
+/* ---- Generations in registers (k_genv) ------------------------------------------------------ */
+
+#define GV_WB 8        /* warps per block, stacked vertically */
+#define GV_K 8         /* generations per launch (at most) */
+#define GV_P_MAX 4     /* planes of E held in registers */
+#define GV_NR_MAX 32   /* rows per warp, at most */
+#define GV_LANES_OUT 30
+
+/* The rule's answer from the 9-cell count t3..t0 (centre included) and the centre c: leaf
+ * n of lb is "born with n", of ls "survives with n - 1 neighbours" (all-zero or all-one
+ * words), chosen per cell by the centre, then a multiplexer tree on the count's bits (counts
+ * 8 and 9 have t2 = t1 = 0). */
+__device__ __forceinline__ uint32_t genv_rule(const uint32_t *lb, const uint32_t *ls, uint32_t t3,
+                                              uint32_t t2, uint32_t t1, uint32_t t0, uint32_t c) {
+    uint32_t l[10];
+#pragma unroll
+    for (int n = 0; n < 10; n++) l[n] = sel(c, ls[n], lb[n]);
+    uint32_t a0 = sel(t0, l[1], l[0]), a1 = sel(t0, l[3], l[2]), a2 = sel(t0, l[5], l[4]),
+             a3 = sel(t0, l[7], l[6]), a4 = sel(t0, l[9], l[8]);
+    return sel(t3, a4, sel(t2, sel(t1, a3, a2), sel(t1, a1, a0)));
+}
+
+/* The decay of one word (as in gen_body): t the rule's answer for the firing cells m, e[]
+ * the P planes of E of the word; returns the next F and updates e[]. */
+#define GENV_DECAY(t, m, e, P, last)                                                             do {                                                                                             uint32_t d_ = 0;                                                                             _Pragma("unroll") for (unsigned k_ = 0; k_ < (P); k_++) d_ |= (e)[k_];                       (t) &= ~d_;                                                                                  uint32_t carry_ = d_, eq_ = d_, died_ = (m) & ~(t);                                          _Pragma("unroll") for (unsigned k_ = 0; k_ < (P); k_++) {                                        uint32_t v_ = (e)[k_] ^ carry_;                                                              carry_ &= (e)[k_];                                                                           eq_ &= ~(v_ ^ (0u - (((last) >> k_) & 1u)));                                                 (e)[k_] = v_;                                                                            }                                                                                            _Pragma("unroll") for (unsigned k_ = 0; k_ < (P); k_++)                                          (e)[k_] = ((e)[k_] & ~eq_) | (k_ ? 0u : died_);                                      } while (0)
+
+__device__ __forceinline__ void genv_body(const uint32_t *__restrict__ f,
+                                          const uint32_t *__restrict__ e,
+                                          uint32_t *__restrict__ fn, uint32_t *__restrict__ en,
+                                          uint64_t nw, int64_t w, int64_t h, int torus,
+                                          int64_t groups, int64_t total, int kk,
+                                          const wlcu_mrule *__restrict__ ru, const unsigned P,
+                                          const int nr) {
+    __shared__ uint32_t edge[2][GV_WB][2][32]; /* [parity][warp][top, bottom][lane] */
+    const int lane = threadIdx.x & 31, warp = threadIdx.x >> 5;
+    const int64_t out_rows = (int64_t)GV_WB * nr - 2 * kk;
+    const uint64_t gplane = nw * (uint64_t)h;
+    const unsigned last = ru->states - 1;
+    uint32_t lb[10], ls[10];
+#pragma unroll
+    for (int n = 0; n < 10; n++) {
+        lb[n] = n <= 8 && ((ru->birth >> n) & 1u) ? 0xffffffffu : 0u;
+        ls[n] = n >= 1 && ((ru->survive >> (n - 1)) & 1u) ? 0xffffffffu : 0u;
+    }
+    int ph = 0;
+    uint32_t v[GV_NR_MAX + 2], ev[GV_NR_MAX][GV_P_MAX];
+    for (int64_t tile = blockIdx.x; tile < total; tile += gridDim.x) {
+        const int64_t band = tile / groups, grp = tile % groups;
+        const int64_t c = grp * GV_LANES_OUT + lane - 1;
+        const int64_t r0 = band * out_rows - kk + (int64_t)warp * nr; /* row of v[1] */
+        const int64_t col_lo = (grp * GV_LANES_OUT - 1) * 32;
+        const int inside = r0 >= 0 && r0 + nr <= h && col_lo >= 0 && col_lo + 32 * 32 <= w;
+        if (inside) {
+            const uint64_t at = (uint64_t)r0 * nw + (uint64_t)c;
+#pragma unroll
+            for (int i = 0; i < nr; i++) {
+                v[i + 1] = f[at + (uint64_t)i * nw];
+#pragma unroll
+                for (unsigned k = 0; k < P; k++) ev[i][k] = e[k * gplane + at + (uint64_t)i * nw];
+            }
+        } else {
+#pragma unroll
+            for (int i = 0; i < nr; i++) {
+                v[i + 1] = wl_win32_call(f, nw, w, h, torus, r0 + i, c);
+#pragma unroll
+                for (unsigned k = 0; k < P; k++)
+                    ev[i][k] = wl_win32_call(e + k * gplane, nw, w, h, torus, r0 + i, c);
+            }
+        }
+        const int needmask = !torus && !inside;
+        const uint32_t cm = wl_colmask(w, c);
+#pragma unroll 1
+        for (int g = 0; g < kk; g++) {
+            edge[ph][warp][0][lane] = v[1];
+            edge[ph][warp][1][lane] = v[nr];
+            __syncthreads();
+            v[0] = warp > 0 ? edge[ph][warp - 1][1][lane] : 0u;
+            v[nr + 1] = warp < GV_WB - 1 ? edge[ph][warp + 1][0][lane] : 0u;
+            ph ^= 1;
+            /* rows in pairs sharing the middle sums, as LOP3_GENERATION */
+            uint32_t a0, a1, b0, b1;
+            HSUM(v[0], a0, a1);
+            HSUM(v[1], b0, b1);
+#pragma unroll
+            for (int i = 1; i < nr + 1; i += 2) {
+                uint32_t c0, c1, d0, d1;
+                HSUM(v[i + 1], c0, c1);
+                HSUM(v[i + 2], d0, d1);
+                uint32_t q0 = b0 ^ c0, cy = b0 & c0;
+                uint32_t q1 = b1 ^ c1 ^ cy, q2 = (b1 & c1) | (cy & (b1 ^ c1));
+                uint32_t t[2];
+#pragma unroll
+                for (int r = 0; r < 2; r++) { /* 9-cell count = (x1 x0) + (q2 q1 q0) */
+                    uint32_t x0 = r ? d0 : a0, x1 = r ? d1 : a1;
+                    uint32_t s0 = x0 ^ q0, k0 = x0 & q0;
+                    uint32_t s1 = x1 ^ q1 ^ k0, k1 = (x1 & q1) | (k0 & (x1 ^ q1));
+                    t[r] = genv_rule(lb, ls, q2 & k1, q2 ^ k1, s1, s0, v[i + r]);
+                    GENV_DECAY(t[r], v[i + r], ev[i + r - 1], P, last);
+                }
+                v[i] = t[0];
+                v[i + 1] = t[1];
+                a0 = c0;
+                a1 = c1;
+                b0 = d0;
+                b1 = d1;
+            }
+            if (needmask) {
+#pragma unroll
+                for (int i = 1; i <= nr; i++) {
+                    uint32_t mk = (uint64_t)(r0 + i - 1) < (uint64_t)h ? cm : 0u;
+                    v[i] &= mk;
+#pragma unroll
+                    for (unsigned k = 0; k < P; k++) ev[i - 1][k] &= mk;
+                }
+            }
+        }
+        if (lane >= 1 && lane <= GV_LANES_OUT && (uint64_t)c < nw) {
+#pragma unroll
+            for (int i = 1; i <= nr; i++) {
+                const int bl = warp * nr + i - 1; /* row within the tile */
+                const int64_t y = r0 + i - 1;
+                if (bl >= kk && bl < GV_WB * nr - kk && y < h) {
+                    const uint64_t at = (uint64_t)y * nw + (uint64_t)c;
+                    fn[at] = v[i] & cm;
+#pragma unroll
+                    for (unsigned k = 0; k < P; k++) en[k * gplane + at] = ev[i - 1][k] & cm;
+                }
+            }
+        }
+    }
+}
+
+typedef void (*genv_fn)(const uint32_t *, const uint32_t *, uint32_t *, uint32_t *, uint64_t,
+                        int64_t, int64_t, int, int64_t, int64_t, int, const wlcu_mrule *);
+#define GENV_KERNEL(P, NR, MINB)                                                                 __global__ void __launch_bounds__(GV_WB * 32, MINB)                                              k_genv##P(const uint32_t *f, const uint32_t *e, uint32_t *fn, uint32_t *en,                            uint64_t nw, int64_t w, int64_t h, int torus, int64_t groups, int64_t total,                   int kk, const wlcu_mrule *__restrict__ ru) {                                       genv_body(f, e, fn, en, nw, w, h, torus, groups, total, kk, ru, P, NR);                  }
+GENV_KERNEL(1, 32, 2)
+GENV_KERNEL(2, 24, 2)
+GENV_KERNEL(3, 16, 2)
+GENV_KERNEL(4, 16, 2)
+static const genv_fn genv_kernels[GV_P_MAX + 1] = {NULL, k_genv1, k_genv2, k_genv3, k_genv4};
+static const int genv_rows[GV_P_MAX + 1] = {0, 32, 24, 16, 16};
 
 /* ---- Larger than Life ------------------------------------------------------------------- */
 
@@ -708,6 +861,25 @@ extern "C" wl_status wlcu_multi_advance(wlcu_ctx *c, uint64_t gens) {
     const wlcu_mrule *ru = &m->rule;
     uint64_t n = c->nw * c->h;
     if (wl_rule_family(&c->rule) == WL_FAMILY_GENERATIONS) {
+        /* k_genv for Moore outer-totalistic rules of up to GV_P_MAX planes (WL_CUDA_GEN=tile
+         * keeps k_gen, for comparisons) */
+        const char *force = getenv("WL_CUDA_GEN");
+        int regs = !ru->table_rule && ru->nbmask == 0x1EFu && ru->P >= 1 && ru->P <= GV_P_MAX &&
+                   !(force && !strcmp(force, "tile"));
+        while (gens && regs) {
+            int kk = gens < GV_K ? (int)gens : GV_K, nr = genv_rows[ru->P];
+            int64_t groups = (int64_t)((c->nw + GV_LANES_OUT - 1) / GV_LANES_OUT);
+            int64_t out_rows = (int64_t)GV_WB * nr - 2 * kk;
+            int64_t total = groups * (int64_t)((c->h + out_rows - 1) / out_rows);
+            int64_t blocks = total < 65535 * 256 ? total : 65535 * 256;
+            genv_kernels[ru->P]<<<(unsigned)blocks, GV_WB * 32>>>(
+                (const uint32_t *)c->cur, m->ecur, (uint32_t *)c->nxt, m->enxt, c->nw,
+                (int64_t)c->w, (int64_t)c->h, c->torus, groups, total, kk, m->d_rule);
+            WLCU_CHECK_LAUNCH("generations (registers)");
+            swap(&c->cur, &c->nxt);
+            swap((void **)&m->ecur, (void **)&m->enxt);
+            gens -= (uint64_t)kk;
+        }
         while (gens) {
             unsigned K = gens < GT_K ? (unsigned)gens : GT_K;
             size_t smem = (size_t)(2 + ru->P) * 32 * (GT_H + 2 * K) * 4;
