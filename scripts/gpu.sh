@@ -331,6 +331,12 @@ if [ "$MODE" = multi ]; then
   for r in 23/3/3 345/2/4 1456/2356/16; do
     WL_CUDA_GEN=tile bench bench.txt --engine cuda --kernel best --rule $r --size 16384x16384 --time 0.5 --runs 3 --torus
   done
+  for m in regs tile; do # the crossover
+    for sz in 4096x4096 8192x8192; do
+      WL_CUDA_GEN=$m bench bench.txt --engine cuda --kernel best --rule 23/3/3 --size $sz --time 0.5 --runs 3 --torus
+    done
+  done
+  bench bench.txt --engine cuda --kernel best --rule 23/3/3 --size 65536x65536 --generations 256 --runs 3 --torus
   bench bench.txt --engine cuda --kernel best --rule 345/2/4 --size 65536x65536 --generations 256 --runs 3 --torus
   bench bench.txt --engine cuda --kernel best --rule 23/3/3 --size 65536x65536 --generations 256 --runs 3 --bounded
   bench bench.txt --engine cuda --kernel best --rule "R5,C0,M1,S34..58,B34..45,NM" --size 32768x32768 --generations 16 --runs 3 --torus

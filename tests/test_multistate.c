@@ -191,15 +191,24 @@ static void test_engines(int quick) {
                     const char *const *ks;
                     size_t nk;
                     if (wl_engine_kernels(name, &ks, &nk)) continue;
-                    wl_bigint pop, wp;
-                    wl_pattern *got = run(name, NULL, &sh, &rule, soup, gens, split, &pop);
-                    if (!got) continue;
-                    wl_bigint_from_u64(&wp, want ? wl_pattern_population(want) : 0);
-                    WL_CHECK(want && wl_pattern_equal_cells(got, want) && !wl_bigint_cmp(&pop, &wp),
-                             "%s, rule %s (%s), %s %llux%llu, %llu generations: differs from ref",
-                             name, text, KIND_NAMES[kind], wl_topology_name(sh.topology),
-                             (unsigned long long)w, (unsigned long long)h, (unsigned long long)gens);
-                    wl_pattern_free(got);
+                    /* cuda's two Generations kernels, each forced, besides its own choice */
+                    static const char *const gen_modes[] = {NULL, "regs", "tile"};
+                    int modes = !strcmp(name, "cuda") && kind == K_GEN ? 3 : 1;
+                    for (int md = 0; md < modes; md++) {
+                        if (gen_modes[md]) setenv("WL_CUDA_GEN", gen_modes[md], 1);
+                        wl_bigint pop, wp;
+                        wl_pattern *got = run(name, NULL, &sh, &rule, soup, gens, split, &pop);
+                        unsetenv("WL_CUDA_GEN");
+                        if (!got) continue;
+                        wl_bigint_from_u64(&wp, want ? wl_pattern_population(want) : 0);
+                        WL_CHECK(want && wl_pattern_equal_cells(got, want) && !wl_bigint_cmp(&pop, &wp),
+                                 "%s%s%s, rule %s (%s), %s %llux%llu, %llu generations: differs "
+                                 "from ref", name, gen_modes[md] ? " with WL_CUDA_GEN=" : "",
+                                 gen_modes[md] ? gen_modes[md] : "", text, KIND_NAMES[kind],
+                                 wl_topology_name(sh.topology), (unsigned long long)w,
+                                 (unsigned long long)h, (unsigned long long)gens);
+                        wl_pattern_free(got);
+                    }
                 }
                 wl_pattern_free(want);
             }
