@@ -256,6 +256,11 @@ typedef struct cpu_ltl_buffers {
     uint16_t *col, *cnt, *ring;
     int32_t *lo, *hi;  /* the extents of the band's rows (skip) */
 } cpu_ltl_buffers;
+/* Rows y0 - Ry .. y1 + Ry of a bounded grid: the first and last word with firing cells of
+ * each (lo > hi for none), so that rows and columns out of every live cell's reach are
+ * skipped (rules without B0: dead cells there stay dead). */
+void cpu_ltl_row_extents(const cpu_ltl_view *v, uint64_t y0, uint64_t y1, int32_t *lo,
+                         int32_t *hi);
 /* simd_ltl.c (AVX-512BW; neighbourhoods of fewer than 65535 cells): rows [y0, y1) of fn. */
 void cpu_ltl_band_avx512(const cpu_ltl_view *v, uint64_t y0, uint64_t y1, cpu_ltl_buffers *b);
 /* decay.h built for AVX-512F (simd_decay.c). */

@@ -47,6 +47,7 @@ typedef struct ltl_scratch {
     uint16_t *col;    /* Moore: the column sums of the extended row */
     uint32_t *sums;   /* ring of (2 Ry + 1) prefix-sum rows (general shapes), or one (Moore) */
     uint32_t *count;  /* the counts of one output row, for each parity */
+    int32_t *lo, *hi; /* Moore on a bounded grid: the extents of the band's rows */
     void *block;
     cpu_ltl_buffers simd;
 } ltl_scratch;
@@ -80,6 +81,8 @@ void cpu_multi_destroy(cpu_multi *m) {
         free(m->scratch[t].col);
         free(m->scratch[t].sums);
         free(m->scratch[t].count);
+        free(m->scratch[t].lo);
+        free(m->scratch[t].hi);
         wl_aligned_free(m->scratch[t].block);
         free(m->scratch[t].simd.lo);
         free(m->scratch[t].simd.hi);
@@ -185,7 +188,10 @@ static wl_status ltl_create(cpu_multi *m, const wl_ltl *l, wl_pool *pool) {
         sc->col = wl_malloc(v->ext * sizeof *sc->col);
         sc->sums = wl_malloc(ring * v->ext * sizeof *sc->sums);
         sc->count = wl_malloc(2 * v->ext * sizeof *sc->count);
-        if (!sc->cells || !sc->col || !sc->sums || !sc->count) return WL_ERR_NOMEM;
+        sc->lo = wl_malloc(((size_t)v->h + 2 * (size_t)v->Ry + 2) * sizeof(int32_t));
+        sc->hi = wl_malloc(((size_t)v->h + 2 * (size_t)v->Ry + 2) * sizeof(int32_t));
+        if (!sc->cells || !sc->col || !sc->sums || !sc->count || !sc->lo || !sc->hi)
+            return WL_ERR_NOMEM;
     }
     return WL_OK;
 }
@@ -375,7 +381,108 @@ static void test_row(const cpu_ltl_view *v, const uint32_t *count, const uint64_
     }
 }
 
+void cpu_ltl_row_extents(const cpu_ltl_view *v, uint64_t y0, uint64_t y1, int32_t *lo,
+                         int32_t *hi) {
+    for (int64_t y = (int64_t)y0 - v->Ry; y <= (int64_t)y1 + v->Ry; y++) {
+        size_t k = (size_t)(y - ((int64_t)y0 - v->Ry));
+        lo[k] = INT32_MAX;
+        hi[k] = -1;
+        if (y < 0 || y >= (int64_t)v->h) continue;
+        const uint64_t *row = v->f + (size_t)y * v->S;
+        for (size_t i = 0; i < v->S; i++)
+            if (row[i]) {
+                if (lo[k] == INT32_MAX) lo[k] = (int32_t)i;
+                hi[k] = (int32_t)i;
+            }
+    }
+}
+
+/* Adds (sign 1) or takes (-1) the firing cells of row y (a row of a bounded grid) to the
+ * column sums of the extended cells [ia, ib): a firing cell at a time. */
+static void slide_range(const cpu_ltl_view *v, int64_t y, uint16_t *col, size_t ia, size_t ib,
+                        int sign) {
+    const uint64_t *row = row_of(v, y);
+    if (!row) return;
+    int64_t xa = (int64_t)ia - v->R, xb = (int64_t)ib - v->R; /* columns [xa, xb) */
+    if (xa < 0) xa = 0;
+    if (xb > (int64_t)v->w) xb = (int64_t)v->w;
+    for (int64_t i = xa >> 6; i < (xb + 63) >> 6; i++) {
+        uint64_t bits = row[i];
+        while (bits) {
+            int64_t x = i * 64 + __builtin_ctzll(bits);
+            bits &= bits - 1;
+            if (x >= xa && x < xb) col[x + v->R] = (uint16_t)(col[x + v->R] + sign);
+        }
+    }
+}
+
+/* The Moore neighbourhood on a bounded grid without B0 (v->skip): only rows within reach of
+ * a firing cell are counted, and only over the columns within reach of the band's firing
+ * cells, so that the empty margins of a grid (the grow engine's room to grow, a large
+ * range's reach) cost a scan of their words and nothing more. */
+static void ltl_band_moore_skip(const cpu_ltl_view *v, uint64_t y0, uint64_t y1, ltl_scratch *s) {
+    const int Ry = v->Ry;
+    const size_t R = (size_t)v->R, W = (size_t)v->w, rows = (size_t)(y1 - y0) + 2 * (size_t)Ry + 1;
+    cpu_ltl_row_extents(v, y0, y1, s->lo, s->hi);
+    int32_t lo = INT32_MAX, hi = -1;
+    for (size_t k = 0; k < rows; k++) {
+        if (s->lo[k] < lo) lo = s->lo[k];
+        if (s->hi[k] > hi) hi = s->hi[k];
+    }
+    if (hi < 0) {
+        memset(v->fn + (size_t)y0 * v->S, 0, (size_t)(y1 - y0) * v->S * sizeof *v->fn);
+        return;
+    }
+    /* columns counted xa..xb; they read extended cells xa .. xb + 2R */
+    size_t xa = (size_t)lo * 64 > R ? (size_t)lo * 64 - R : 0;
+    size_t xb = (size_t)hi * 64 + 63 + R < W ? (size_t)hi * 64 + 63 + R : W - 1;
+    size_t ia = xa, ib = xb + 2 * R + 1;
+    memset(s->col + ia, 0, (ib - ia) * sizeof *s->col);
+    memset(s->count, 0, W * sizeof *s->count);
+    size_t live = 0; /* rows with firing cells among rows y - Ry .. y + Ry */
+    for (int dy = -Ry; dy <= Ry; dy++) {
+        size_t k = (size_t)(dy + Ry);
+        if (s->hi[k] < 0) continue;
+        live++;
+        slide_range(v, (int64_t)y0 + dy, s->col, ia, ib, 1);
+    }
+    for (uint64_t y = y0; y < y1; y++) {
+        const uint64_t *frow = v->f + (size_t)y * v->S;
+        uint64_t *out = v->fn + (size_t)y * v->S;
+        size_t k = (size_t)(y - y0); /* extents index of row y - Ry */
+        if (!live) {
+            memset(out, 0, v->S * sizeof *out);
+        } else {
+            uint32_t *p = s->sums, acc = 0;
+            p[0] = 0;
+            for (size_t i = ia; i < ib; i++) p[i - ia + 1] = acc += s->col[i];
+            for (size_t x = xa; x <= xb; x++) /* the square minus the cell itself */
+                s->count[x] = p[x - xa + 2 * R + 1] - p[x - xa] - (uint32_t)(frow[x >> 6] >> (x & 63) & 1u);
+            /* words out of reach of every firing cell stay dead (no B0) */
+            memset(out, 0, v->S * sizeof *out);
+            cpu_ltl_view part = *v;
+            size_t wa = xa / 64, wb = xb / 64 + 1;
+            part.S = wb - wa;
+            part.w = wb * 64 < v->w ? (wb - wa) * 64 : v->w - wa * 64;
+            test_row(&part, s->count + wa * 64, frow + wa, out + wa);
+        }
+        /* slide: row y - Ry leaves, row y + Ry + 1 comes */
+        if (s->hi[k] >= 0) {
+            live--;
+            slide_range(v, (int64_t)y - Ry, s->col, ia, ib, -1);
+        }
+        if (s->hi[k + 2 * (size_t)Ry + 1] >= 0) {
+            live++;
+            slide_range(v, (int64_t)y + Ry + 1, s->col, ia, ib, 1);
+        }
+    }
+}
+
 static void ltl_band(const cpu_ltl_view *v, uint64_t y0, uint64_t y1, ltl_scratch *s) {
+    if (v->moore && v->skip) {
+        ltl_band_moore_skip(v, y0, y1, s);
+        return;
+    }
     size_t ext = v->ext, W = (size_t)v->w, R = (size_t)v->R;
     int Ry = v->Ry;
     size_t ring = 2 * (size_t)Ry + 1;

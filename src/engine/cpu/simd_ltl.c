@@ -188,24 +188,6 @@ static void slide(const cpu_ltl_view *v, const uint64_t *bits, uint16_t *col, in
     }
 }
 
-/* Rows y0 - Ry .. y1 + Ry of a bounded grid (the last one enters the column sums last): the first and last word with firing cells
- * of each (lo > hi for none), so that rows and columns out of every live cell's reach are
- * skipped (rules without B0: dead cells there stay dead). */
-static void row_extents(const cpu_ltl_view *v, uint64_t y0, uint64_t y1, int32_t *lo, int32_t *hi) {
-    for (int64_t y = (int64_t)y0 - v->Ry; y <= (int64_t)y1 + v->Ry; y++) {
-        size_t k = (size_t)(y - ((int64_t)y0 - v->Ry));
-        lo[k] = INT32_MAX;
-        hi[k] = -1;
-        if (y < 0 || y >= (int64_t)v->h) continue;
-        const uint64_t *row = v->f + (size_t)y * v->S;
-        for (size_t i = 0; i < v->S; i++)
-            if (row[i]) {
-                if (lo[k] == INT32_MAX) lo[k] = (int32_t)i;
-                hi[k] = (int32_t)i;
-            }
-    }
-}
-
 void cpu_ltl_band_avx512(const cpu_ltl_view *v, uint64_t y0, uint64_t y1, cpu_ltl_buffers *b) {
     init_tables();
     size_t ext = v->ext, words = (ext + 63) / 64 + 1;
@@ -216,7 +198,7 @@ void cpu_ltl_band_avx512(const cpu_ltl_view *v, uint64_t y0, uint64_t y1, cpu_lt
     uint16_t *col = b->col, *cnt = b->cnt, *cnt1 = b->cnt + v->w + 64, *ring = b->ring;
     int parity_shape = v->nruns[1] != v->nruns[0] ||
                        memcmp(v->runs[0], v->runs[1], v->nruns[0] * sizeof *v->runs[0]) != 0;
-    if (v->skip) row_extents(v, y0, y1, b->lo, b->hi);
+    if (v->skip) cpu_ltl_row_extents(v, y0, y1, b->lo, b->hi);
     if (v->moore) {
         memset(col, 0, rowlen * sizeof *col);
         for (int dy = -Ry; dy <= Ry; dy++) {
