@@ -864,15 +864,15 @@ extern "C" wl_status wlcu_multi_advance(wlcu_ctx *c, uint64_t gens) {
     uint64_t n = c->nw * c->h;
     if (wl_rule_family(&c->rule) == WL_FAMILY_GENERATIONS) {
         /* k_genv for Moore outer-totalistic rules of up to GV_P_MAX planes on grids of at
-         * least four of its tiles per multiprocessor (on smaller ones its few large tiles
-         * leave the GPU idle: H200, 4096^2, 23/3/3: 1.8e12 against k_gen's 2.3e12);
-         * WL_CUDA_GEN=tile or =regs picks one, for comparisons */
+         * least two of its tiles per multiprocessor (on smaller ones its few large tiles
+         * leave the GPU idle; H200, 23/3/3: 4096^2 (90 tiles) 1.8e12 against k_gen's 2.4e12,
+         * 8192^2 (315 tiles) 4.5e12 against 3.8e12); WL_CUDA_GEN=tile or =regs picks one */
         const char *force = getenv("WL_CUDA_GEN");
         int nr = ru->P <= GV_P_MAX ? genv_rows[ru->P] : 1;
         int64_t groups = (int64_t)((c->nw + GV_LANES_OUT - 1) / GV_LANES_OUT);
         int64_t tiles = groups * (int64_t)((c->h + GV_WB * nr - 1) / (GV_WB * nr));
         int regs = !ru->table_rule && ru->nbmask == 0x1EFu && ru->P >= 1 && ru->P <= GV_P_MAX &&
-                   (force ? !strcmp(force, "regs") : tiles >= 4 * (int64_t)m->sms);
+                   (force ? !strcmp(force, "regs") : tiles >= 2 * (int64_t)m->sms);
         while (gens && regs) {
             int kk = gens < GV_K ? (int)gens : GV_K;
             int64_t out_rows = (int64_t)GV_WB * nr - 2 * kk;
