@@ -228,6 +228,19 @@ static wl_status body_comments(rle_state *st) {
     }
 }
 
+/* The run count of the tag being read: the pending count (which is used up), or 1 when
+ * there is none; a count of 0 is an error at the place where it started. */
+static wl_status take_count(const wl_src *s, int *have_count, uint64_t count, size_t line,
+                            size_t col, uint64_t *n) {
+    *n = 1;
+    if (!*have_count) return WL_OK;
+    if (count == 0)
+        return wl_io_error_at(WL_ERR_PARSE, s->name, line, col, "run count must be at least 1");
+    *n = count;
+    *have_count = 0;
+    return WL_OK;
+}
+
 /* Parses the body from the source's position to '!' or the end of the input. */
 static wl_status parse_body(rle_state *st) {
     wl_rd *r = st->r;
@@ -308,14 +321,8 @@ static wl_status parse_body(rle_state *st) {
             goto token;
         case '$':
         token: {
-            uint64_t n = 1;
-            if (have_count) {
-                if (count == 0)
-                    return wl_io_error_at(WL_ERR_PARSE, s->name, count_line, count_col,
-                                          "run count must be at least 1");
-                n = count;
-                have_count = 0;
-            }
+            uint64_t n;
+            if ((e = take_count(s, &have_count, count, count_line, count_col, &n))) return e;
             if (c == '$') {
                 if (n > RLE_COORD_LIMIT - y)
                     return wl_rd_error(r, WL_ERR_PARSE, wl_src_col(s, pos),
@@ -382,14 +389,8 @@ static wl_status parse_body(rle_state *st) {
                     return wl_rd_error(r, WL_ERR_PARSE, col, "cell state %u is out of range for "
                                        "rule %s (%u states)", state, rt, states);
                 }
-                uint64_t n = 1;
-                if (have_count) {
-                    if (count == 0)
-                        return wl_io_error_at(WL_ERR_PARSE, s->name, count_line, count_col,
-                                              "run count must be at least 1");
-                    n = count;
-                    have_count = 0;
-                }
+                uint64_t n;
+                if ((e = take_count(s, &have_count, count, count_line, count_col, &n))) return e;
                 if (n > RLE_COORD_LIMIT - x || x + n > RLE_COORD_LIMIT - (uint64_t)st->px ||
                     y >= RLE_COORD_LIMIT - (uint64_t)st->py) {
                     s->pos = pos;

@@ -60,4 +60,20 @@ __device__ __forceinline__ uint32_t lop3_next(uint32_t a0, uint32_t a1, uint32_t
         }                                                                                  \
     } while (0)
 
+/* The stacked-warp tiles' exchange of edge rows (lop3v, and Generations' k_genv): each warp
+ * publishes its slice's top and bottom rows v[1] and v[nr], then takes the rows just above
+ * and below its slice into v[0] and v[nr + 1] from its neighbours (zero at the tile's top
+ * and bottom).  edge is [2][WB][2][32], double-buffered by the parity ph so that one
+ * barrier a generation suffices (a warp writes parity p again only after every warp has
+ * passed the next barrier, i.e. after all reads of parity p). */
+#define STACKED_EXCHANGE(edge, ph, warp, lane, v, nr, wb)                                  \
+    do {                                                                                   \
+        (edge)[ph][warp][0][lane] = (v)[1];                                                \
+        (edge)[ph][warp][1][lane] = (v)[nr];                                               \
+        __syncthreads();                                                                   \
+        (v)[0] = (warp) > 0 ? (edge)[ph][(warp) - 1][1][lane] : 0u;                        \
+        (v)[(nr) + 1] = (warp) < (wb) - 1 ? (edge)[ph][(warp) + 1][0][lane] : 0u;          \
+        (ph) ^= 1;                                                                         \
+    } while (0)
+
 #endif

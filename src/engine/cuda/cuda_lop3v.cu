@@ -139,12 +139,7 @@ __device__ __forceinline__ void lop3v_body(const uint32_t *__restrict__ in,
         const uint32_t cm = wl_colmask(w, c);
 #pragma unroll 1
         for (int g = 0; g < kk; g++) {
-            edge[ph][warp][0][lane] = v[1];
-            edge[ph][warp][1][lane] = v[nr];
-            __syncthreads();
-            v[0] = warp > 0 ? edge[ph][warp - 1][1][lane] : 0u;
-            v[nr + 1] = warp < wb - 1 ? edge[ph][warp + 1][0][lane] : 0u;
-            ph ^= 1;
+            STACKED_EXCHANGE(edge, ph, warp, lane, v, nr, wb);
             if (life == 1) LIFE_GENERATION(1, nr + 1);
             else LOP3_GENERATION(1, nr + 1);
             if (needmask) {

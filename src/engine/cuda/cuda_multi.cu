@@ -355,12 +355,7 @@ __device__ __forceinline__ void genv_body(const uint32_t *__restrict__ f,
         const uint32_t cm = wl_colmask(w, c);
 #pragma unroll 1
         for (int g = 0; g < kk; g++) {
-            edge[ph][warp][0][lane] = v[1];
-            edge[ph][warp][1][lane] = v[nr];
-            __syncthreads();
-            v[0] = warp > 0 ? edge[ph][warp - 1][1][lane] : 0u;
-            v[nr + 1] = warp < GV_WB - 1 ? edge[ph][warp + 1][0][lane] : 0u;
-            ph ^= 1;
+            STACKED_EXCHANGE(edge, ph, warp, lane, v, nr, GV_WB);
             /* rows in pairs sharing the middle sums, as LOP3_GENERATION */
             uint32_t a0, a1, b0, b1;
             HSUM(v[0], a0, a1);
