@@ -148,7 +148,7 @@ fi
 bench() { # bench LOGNAME ARGS...: runs warplife bench, keeps the table lines
   local log=$OUT/$1
   shift
-  echo "== ${WL_CUDA_LOP3:+WL_CUDA_LOP3=$WL_CUDA_LOP3 }${WL_CUDA_LOP3V:+WL_CUDA_LOP3V=$WL_CUDA_LOP3V }${WL_CUDA_GEN:+WL_CUDA_GEN=$WL_CUDA_GEN }warplife bench $*" >>"$log"
+  echo "== ${WL_CUDA_LOP3:+WL_CUDA_LOP3=$WL_CUDA_LOP3 }${WL_CUDA_LOP3V:+WL_CUDA_LOP3V=$WL_CUDA_LOP3V }${WL_CUDA_GEN:+WL_CUDA_GEN=$WL_CUDA_GEN }${WL_CUDA_LTL:+WL_CUDA_LTL=$WL_CUDA_LTL }warplife bench $*" >>"$log"
   timeout 240 "$WL" bench "$@" >>"$log" 2>>"$OUT/bench_stderr.log"
   echo "rc=$?" >>"$log"
 }
@@ -331,6 +331,10 @@ if [ "$MODE" = multi ]; then
   for r in 23/3/3 345/2/4 1456/2356/16; do
     WL_CUDA_GEN=tile bench bench.txt --engine cuda --kernel best --rule $r --size 16384x16384 --time 0.5 --runs 3 --torus
   done
+  for r in "R5,C0,M1,S34..58,B34..45,NM" "R10,C0,M1,S123..212,B123..170,NM"; do # bit-sliced against the tile kernel
+    WL_CUDA_LTL=tile bench bench.txt --engine cuda --kernel best --rule "$r" --size 16384x16384 --time 0.5 --runs 3 --torus
+  done
+  bench bench.txt --engine cuda --kernel best --rule "R5,C0,M1,S34..58,B34..45,NM" --size 65536x65536 --generations 16 --runs 3 --torus
   for m in regs tile; do # the crossover
     for sz in 4096x4096 8192x8192; do
       WL_CUDA_GEN=$m bench bench.txt --engine cuda --kernel best --rule 23/3/3 --size $sz --time 0.5 --runs 3 --torus

@@ -80,12 +80,18 @@ static void random_rule(int kind, wl_rule *r, char *text, size_t cap) {
         }
         case K_LTL: {
             static const char nh[] = "MNC2BD+X*#HA3L";
-            char c = nh[rnd(sizeof nh - 1)];
+            /* a third of them Moore (the kernels of its own: sliding square sums, cuda's
+             * bit-sliced counts) */
+            char c = rnd(3) ? nh[rnd(sizeof nh - 1)] : 'M';
             /* ranges past 12 take the Moore kernel's prefix sums (simd_ltl.c) */
             unsigned range = 1 + (unsigned)rnd(c == 'M' ? (rnd(3) ? 7 : 20) : c == 'N' ? 7 : 4);
-            /* counts within 3r (the smallest neighbourhood, the tripod, has 3r cells) */
-            unsigned a = (unsigned)rnd(2 * range), bb = a + 1 + (unsigned)rnd(range);
-            unsigned sa = (unsigned)rnd(range), sb = sa + (unsigned)rnd(range);
+            /* counts within 3r (the smallest neighbourhood, the tripod, has 3r cells), or
+             * for Moore anywhere in its (2r + 1)^2 - 1 */
+            unsigned span = c == 'M' && rnd(2) ? (2 * range + 1) * (2 * range + 1) - 4 : 2 * range;
+            unsigned a = (unsigned)rnd(span), bb = a + 1 + (unsigned)rnd(c == 'M' ? span - a : range);
+            unsigned sa = (unsigned)rnd(c == 'M' ? span : range);
+            unsigned sb = sa + (unsigned)rnd(c == 'M' ? span - sa : range);
+            if (bb > span + 2) bb = span + 2;
             unsigned states = rnd(3) ? 2 + (unsigned)rnd(12) : 2;
             if (a == 0 && states > 2) a = 1;
             if (rnd(2))
@@ -191,20 +197,24 @@ static void test_engines(int quick) {
                     const char *const *ks;
                     size_t nk;
                     if (wl_engine_kernels(name, &ks, &nk)) continue;
-                    /* cuda's two Generations kernels, each forced, besides its own choice */
+                    /* cuda's two kernels of Generations and of Larger than Life, each
+                     * forced, besides its own choice */
                     static const char *const gen_modes[] = {NULL, "regs", "tile"};
-                    int modes = !strcmp(name, "cuda") && kind == K_GEN ? 3 : 1;
+                    int cuda = !strcmp(name, "cuda");
+                    const char *var = kind == K_LTL ? "WL_CUDA_LTL" : "WL_CUDA_GEN";
+                    int modes = cuda && kind == K_GEN ? 3 : cuda && kind == K_LTL ? 2 : 1;
                     for (int md = 0; md < modes; md++) {
-                        if (gen_modes[md]) setenv("WL_CUDA_GEN", gen_modes[md], 1);
+                        const char *mode = kind == K_LTL && md ? "tile" : gen_modes[md];
+                        if (mode) setenv(var, mode, 1);
                         wl_bigint pop, wp;
                         wl_pattern *got = run(name, NULL, &sh, &rule, soup, gens, split, &pop);
-                        unsetenv("WL_CUDA_GEN");
+                        unsetenv(var);
                         if (!got) continue;
                         wl_bigint_from_u64(&wp, want ? wl_pattern_population(want) : 0);
                         WL_CHECK(want && wl_pattern_equal_cells(got, want) && !wl_bigint_cmp(&pop, &wp),
-                                 "%s%s%s, rule %s (%s), %s %llux%llu, %llu generations: differs "
-                                 "from ref", name, gen_modes[md] ? " with WL_CUDA_GEN=" : "",
-                                 gen_modes[md] ? gen_modes[md] : "", text, KIND_NAMES[kind],
+                                 "%s%s%s%s, rule %s (%s), %s %llux%llu, %llu generations: "
+                                 "differs from ref", name, mode ? " with " : "", mode ? var : "",
+                                 mode ? mode : "", text, KIND_NAMES[kind],
                                  wl_topology_name(sh.topology), (unsigned long long)w,
                                  (unsigned long long)h, (unsigned long long)gens);
                         wl_pattern_free(got);
