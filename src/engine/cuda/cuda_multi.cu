@@ -43,9 +43,9 @@
  * rows down it, keeping the square's count S of each of its 32 cells as bit planes: each
  * row's window sum H (the 2R + 1 shifted copies of the row, from the words left and right
  * by funnel shifts, added into a ripple counter) enters at the bottom and leaves at the top
- * (S += H_in - H_out, a ripple add and subtract), and the rule is a pair of comparisons of S
- * with each interval's ends, bit-sliced from the top bit down.  About 9 operations a cell at
- * range 5, against some 100 for the tile kernel's cell at a time.  k_ltl_tile, for reaches up to LT_MAXR: a block takes a tile of
+ * (S += H_in - H_out, a ripple add and subtract; up to range 12 the window sums of the
+ * square's rows wait in a ring in shared memory, so a row is summed once), and the rule is a
+ * pair of comparisons of S with each interval's ends, bit-sliced from the top bit down.  k_ltl_tile, for reaches up to LT_MAXR: a block takes a tile of
  * LT_H rows x LT_W cells and the rows and columns of its reach into shared memory as bits;
  * for the Moore neighbourhood, threads slide column sums down the tile's rows, warps scan
  * each row of them into prefix sums (shuffles), and a cell's count is one difference
@@ -449,6 +449,7 @@ __device__ __forceinline__ uint32_t ltl_test(const wlcu_mrule *ru, const unsigne
 #define LB_ROWS 64  /* rows of a thread's strip */
 #define LB_HB 6     /* bits of a row's window sum: 2R + 1 <= 63 */
 #define LB_SB 12    /* bits of the square's count: (2R + 1)^2 <= 3969 */
+#define LB_RING_MAXR 12 /* ranges that keep their rows' window sums in shared memory */
 
 /* The window sums of the 32 cells of word m (cells x - R .. x + R, the words l and r on
  * its left and right) as hb bit planes. */
@@ -499,27 +500,58 @@ __device__ __forceinline__ uint32_t lb_within(const uint32_t *S, int sb, uint32_
     return (ge_gt | ge_eq) & ~le_gt;
 }
 
+/* One row's window sums: its three words loaded directly inside the grid, through
+ * wl_win32 near its edges. */
+__device__ __forceinline__ void lb_row(const uint32_t *f, uint64_t nw, int64_t w, int64_t h,
+                                       int torus, int inside, int64_t y, int64_t X, int R,
+                                       int hb, uint32_t *H) {
+    uint32_t l, m, r;
+    if (inside) {
+        const uint32_t *p = f + (uint64_t)y * nw + (uint64_t)X;
+        l = p[-1];
+        m = p[0];
+        r = p[1];
+    } else {
+        l = wl_win32_call(f, nw, w, h, torus, y, X - 1);
+        m = wl_win32_call(f, nw, w, h, torus, y, X);
+        r = wl_win32_call(f, nw, w, h, torus, y, X + 1);
+    }
+    lb_hsum(l, m, r, R, hb, H);
+}
+
+/* rows: the strip's height.  For ranges up to LB_RING_MAXR each thread keeps the window
+ * sums of its last 2R + 1 rows in shared memory (a ring, conflict-free: a thread a column),
+ * so that a row leaving the square is not summed again. */
 __global__ void __launch_bounds__(LB_THREADS)
 k_ltl_bits(const uint32_t *f, uint32_t *fn, uint64_t nw, int64_t w, int64_t h, int torus,
-           const wlcu_mrule *__restrict__ rule) {
+           int rows, const wlcu_mrule *__restrict__ rule) {
+    extern __shared__ uint32_t ring[]; /* [slot][plane][thread] */
     const wlcu_mrule &ru = *rule;
     const int64_t X = (int64_t)blockIdx.x * LB_THREADS + threadIdx.x;
     if (X >= (int64_t)nw) return;
-    const int R = ru.R;
-    const int hb = 32 - __clz(2 * R + 1), sb = 32 - __clz((2 * R + 1) * (2 * R + 1));
-    const int64_t y0 = (int64_t)blockIdx.y * LB_ROWS;
-    const int64_t y1 = y0 + LB_ROWS < h ? y0 + LB_ROWS : h;
+    const int R = ru.R, span = 2 * R + 1, use_ring = R <= LB_RING_MAXR;
+    const int hb = 32 - __clz(span), sb = 32 - __clz(span * span);
+    const int64_t y0 = (int64_t)blockIdx.y * rows;
+    const int64_t y1 = y0 + rows < h ? y0 + rows : h;
+    const int64_t ylast = y1 + R - 1 > y0 + R ? y1 + R - 1 : y0 + R; /* the last row read */
+    const int inside = y0 - R >= 0 && ylast < h && X >= 1 && (X + 2) * 32 <= w;
     const uint32_t colmask = wl_colmask(w, X);
-    uint32_t S[LB_SB], H[LB_HB];
+    uint32_t *mine = ring + threadIdx.x;
+    uint32_t S[LB_SB], H[LB_HB], G[LB_HB];
 #pragma unroll
     for (int i = 0; i < LB_SB; i++) S[i] = 0;
-    for (int64_t y = y0 - R; y <= y0 + R; y++) { /* the first square */
-        lb_hsum(wl_win32(f, nw, w, h, torus, y, X - 1), wl_win32(f, nw, w, h, torus, y, X),
-                wl_win32(f, nw, w, h, torus, y, X + 1), R, hb, H);
+    for (int k = 0; k < span; k++) { /* the first square: rows y0 - R .. y0 + R */
+        lb_row(f, nw, w, h, torus, inside, y0 - R + k, X, R, hb, H);
         lb_add(S, H, hb, sb, 0);
+        if (use_ring)
+#pragma unroll
+            for (int i = 0; i < LB_HB; i++)
+                if (i < hb) mine[(k * LB_HB + i) * LB_THREADS] = H[i];
     }
+    int slot = 0; /* the ring slot of row y - R, which row y + R + 1 takes over */
     for (int64_t y = y0; y < y1; y++) {
-        const uint32_t self = wl_win32(f, nw, w, h, torus, y, X);
+        const uint32_t self = inside ? f[(uint64_t)y * nw + (uint64_t)X]
+                                     : wl_win32_call(f, nw, w, h, torus, y, X);
         uint32_t born = 0, kept = 0;
         for (unsigned k = 0; k < ru.nb; k++) born |= lb_within(S, sb, ru.iv[0][k][0], ru.iv[0][k][1]);
         /* a firing cell's count leaves itself out and adds M1's middle: S - 1 + middle */
@@ -528,13 +560,20 @@ k_ltl_bits(const uint32_t *f, uint32_t *fn, uint64_t nw, int64_t w, int64_t h, i
         fn[(uint64_t)y * nw + (uint64_t)X] = ((born & ~self) | (kept & self)) & colmask;
         if (y + 1 == y1) break;
         /* slide down: row y + R + 1 enters, row y - R leaves */
-        lb_hsum(wl_win32(f, nw, w, h, torus, y + R + 1, X - 1),
-                wl_win32(f, nw, w, h, torus, y + R + 1, X),
-                wl_win32(f, nw, w, h, torus, y + R + 1, X + 1), R, hb, H);
+        lb_row(f, nw, w, h, torus, inside, y + R + 1, X, R, hb, H);
+        if (use_ring) {
+#pragma unroll
+            for (int i = 0; i < LB_HB; i++)
+                if (i < hb) {
+                    G[i] = mine[(slot * LB_HB + i) * LB_THREADS];
+                    mine[(slot * LB_HB + i) * LB_THREADS] = H[i];
+                }
+            slot = slot + 1 == span ? 0 : slot + 1;
+        } else {
+            lb_row(f, nw, w, h, torus, inside, y - R, X, R, hb, G);
+        }
         lb_add(S, H, hb, sb, 0);
-        lb_hsum(wl_win32(f, nw, w, h, torus, y - R, X - 1), wl_win32(f, nw, w, h, torus, y - R, X),
-                wl_win32(f, nw, w, h, torus, y - R, X + 1), R, hb, H);
-        lb_add(S, H, hb, sb, 1);
+        lb_add(S, G, hb, sb, 1);
     }
 }
 
@@ -1007,10 +1046,18 @@ extern "C" wl_status wlcu_multi_advance(wlcu_ctx *c, uint64_t gens) {
     }
     for (; gens; gens--) {
         if (m->bits_ltl) {
-            dim3 grid((unsigned)((c->nw + LB_THREADS - 1) / LB_THREADS),
-                      (unsigned)((c->h + LB_ROWS - 1) / LB_ROWS));
-            k_ltl_bits<<<grid, LB_THREADS>>>((const uint32_t *)c->cur, (uint32_t *)c->nxt, c->nw,
-                                             (int64_t)c->w, (int64_t)c->h, c->torus, m->d_rule);
+            /* strips of LB_ROWS rows, shorter on small grids so that every multiprocessor
+             * gets four blocks (each strip sums 2R + 1 rows before its first) */
+            uint64_t cols = (c->nw + LB_THREADS - 1) / LB_THREADS;
+            uint64_t rows = c->h * cols / (4 * (uint64_t)m->sms);
+            rows = rows > LB_ROWS ? LB_ROWS : rows < 8 ? 8 : rows;
+            size_t smem = ru->R <= LB_RING_MAXR ? (size_t)(2 * ru->R + 1) * LB_HB * LB_THREADS * 4 : 0;
+            WLCU_CHECK(cudaFuncSetAttribute(k_ltl_bits, cudaFuncAttributeMaxDynamicSharedMemorySize,
+                                            (2 * LB_RING_MAXR + 1) * LB_HB * LB_THREADS * 4));
+            dim3 grid((unsigned)cols, (unsigned)((c->h + rows - 1) / rows));
+            k_ltl_bits<<<grid, LB_THREADS, smem>>>((const uint32_t *)c->cur, (uint32_t *)c->nxt,
+                                                   c->nw, (int64_t)c->w, (int64_t)c->h, c->torus,
+                                                   (int)rows, m->d_rule);
             WLCU_CHECK_LAUNCH("ltl bits");
         } else if (m->global_ltl) {
             k_row_prefix<<<(unsigned)c->h, 256>>>((const uint32_t *)c->cur, m->prefix, c->nw,
