@@ -127,6 +127,10 @@ static const bad_case bad[] = {
     {"t.mc", "[M2]\n1 2 0 0 0\n", WL_ERR_PARSE, "t.mc:2:1: cell state 2"},
     {"t.mc", "[M2]\n*$\n4 1 0 0\n", WL_ERR_PARSE, "t.mc:3:8: expected a node number"},
     {"t.mc", "[M2]\n*$\nfoo\n", WL_ERR_PARSE, "t.mc:3:1: expected a leaf"},
+    {"t.mc", "[M2]\n#R 6//12\n1 1 8 0 1\n#R B3/S23\n", WL_ERR_PARSE,
+     "t.mc:4:4: a second #R line names a rule of 2 states after node lines of a rule of 12"},
+    {"t.mc", "[M2]\n#R 6//12\n1 1 8 0 1\n#R 23/3/4\n", WL_ERR_PARSE, "t.mc:4:4: a second #R"},
+    {"t.mc", "[M2]\n#R /2/3\n#R B3/S23\n1 1 2 0 1\n", WL_ERR_PARSE, "t.mc:4:"},
 };
 
 static wl_pattern *from_cells(const xy *c, int n) {
@@ -569,9 +573,12 @@ static void test_grid_suffix(void) {
         {"R3,C0,S2-3,B3:T3,3", WL_TOPOLOGY_TORUS, 6, 6}, /* raised to twice the range */
         {"B3/S23", WL_TOPOLOGY_PLANE, 0, 0},
     };
-    for (size_t i = 0; i < sizeof cases / sizeof cases[0]; i++) {
+    /* each case twice: centred by Golly's placement, and at 0,0 by its position */
+    for (size_t k = 0; k < 2 * sizeof cases / sizeof cases[0]; k++) {
+        size_t i = k / 2;
         char text[160];
-        snprintf(text, sizeof text, "x = 3, y = 1, rule = %s\n3o!\n", cases[i].rule);
+        snprintf(text, sizeof text, "%sx = 3, y = 1, rule = %s\n3o!\n",
+                 k % 2 ? "#CXRLE Pos=0,0\n" : "", cases[i].rule);
         wl_pattern *p = NULL;
         WL_CHECK_OK(wl_pattern_read_mem(text, strlen(text), "grid.rle", &p));
         if (!p) continue;
@@ -582,8 +589,9 @@ static void test_grid_suffix(void) {
                  (unsigned long long)w, (unsigned long long)h);
         wl_shape sh, bsh;
         wl_pattern_shape(p, &sh);
-        static const wl_format fmts[] = {WL_FORMAT_RLE, WL_FORMAT_MACROCELL};
-        for (int f = 0; f < 2; f++) {
+        static const wl_format fmts[] = {WL_FORMAT_RLE, WL_FORMAT_MACROCELL, WL_FORMAT_LIFE105,
+                                         WL_FORMAT_LIFE106};
+        for (int f = 0; f < 4; f++) {
             wl_pattern *back = NULL;
             WL_CHECK_OK(wl_test_round_trip(p, fmts[f], &back));
             if (back) wl_pattern_shape(back, &bsh);
@@ -598,7 +606,8 @@ static void test_grid_suffix(void) {
 
 /* Multi-state patterns: random states (every prefix letter too) at random places, through
  * RLE and macrocell, plain and gzipped, come back cell by cell; the two-state formats
- * refuse them; a two-state rule refuses a cell of state 2 on writing. */
+ * refuse them, but take the rule's patterns of states 0 and 1 alone (the Life formats with
+ * the rule); a two-state rule refuses a cell of state 2 on writing. */
 static void test_multistate(uint64_t seed) {
     static const char *const rules[] = {"23/3/256", "345/2/4", "LifeSuper", "R5,C30,S33-57,B34-45"};
     uint64_t st = seed;
@@ -616,6 +625,22 @@ static void test_multistate(uint64_t seed) {
             WL_CHECK_OK(wl_pattern_set_state_run(p, x, y, run, (unsigned)(wl_test_rand(&st) % states)));
         }
         WL_CHECK(wl_pattern_max_state(p) < states, "max state %u", wl_pattern_max_state(p));
+        /* states 0 and 1 alone fit the two-state formats; the Life formats keep the rule */
+        wl_pattern *low = wl_pattern_new();
+        wl_pattern_set_rule(low, &rule);
+        for (int k = 0; k < 100; k++)
+            WL_CHECK_OK(wl_pattern_set(low, (int64_t)(wl_test_rand(&st) % 90) - 45,
+                                       (int64_t)(wl_test_rand(&st) % 70) - 35, 1));
+        static const wl_format lifes[] = {WL_FORMAT_LIFE105, WL_FORMAT_LIFE106};
+        for (int f = 0; f < 2; f++) {
+            wl_pattern *back = NULL;
+            WL_CHECK_OK(wl_test_round_trip(low, lifes[f], &back));
+            WL_CHECK(back && wl_pattern_equal_cells(low, back) &&
+                         wl_rule_equal(wl_pattern_rule(back), &rule),
+                     "round %d: %s of states 0 and 1", round, wl_format_name(lifes[f]));
+            wl_pattern_free(back);
+        }
+        wl_pattern_free(low);
         static const wl_format fmts[] = {WL_FORMAT_RLE, WL_FORMAT_MACROCELL};
         for (int f = 0; f < 2; f++) {
             for (int gz = 0; gz < 2; gz++) {

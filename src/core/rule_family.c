@@ -127,6 +127,26 @@ static int map_with_states(const rule_parser *p) {
     return len > 3 + 88 || (len > 3 + 86 && p->text[p->end - 1] != '=');
 }
 
+/* Generations refuses B0 (Golly too): the message points at the birth part's '0' (B/S
+ * letters, or the S/B order of digits alone), or at the rule's start for a MAP table. */
+static wl_status b0_fail(const rule_parser *p, size_t from, size_t to) {
+    const char *t = p->text;
+    size_t at = from, i = from;
+    while (i < to && lower(t[i]) != 'b') i++;
+    if (i == to) { /* no 'B': survival, '/', birth */
+        i = from;
+        while (i < to && t[i] != '/') i++;
+    }
+    for (i++; i < to && t[i] != '/' && lower(t[i]) != 's'; i++)
+        if (t[i] == '0') {
+            at = i;
+            break;
+        }
+    return wl_error(WL_ERR_PARSE, "rule '%.120s': B0 at position %zu: Generations rules cannot "
+                    "have B0 (a dead cell with no live neighbour cannot be born; Golly refuses "
+                    "it too)", t, at + 1);
+}
+
 /* Generations: the table from the two halves, the states from the third part. */
 static wl_status parse_generations(rule_parser *p, wl_rule *out, size_t second_sep) {
     unsigned states = 0;
@@ -137,11 +157,7 @@ static wl_status parse_generations(rule_parser *p, wl_rule *out, size_t second_s
     wl_rule r;
     s = wl_rt_parse_two_state(&q, &r);
     if (s) return s;
-    if (wl_rule_has_b0(&r)) {
-        return wl_error(WL_ERR_PARSE, "rule '%.120s': Generations rules cannot have B0 (a dead "
-                        "cell with no live neighbour cannot be born; Golly refuses it too)",
-                        p->text);
-    }
+    if (wl_rule_has_b0(&r)) return b0_fail(p, p->pos, second_sep);
     r.family = WL_FAMILY_GENERATIONS;
     r.states = (uint16_t)states;
     *out = r;
@@ -158,8 +174,7 @@ static wl_status parse_g_prefix(rule_parser *p, wl_rule *out) {
     wl_rule r;
     wl_status s = wl_rt_parse_two_state(&q, &r);
     if (s) return s;
-    if (wl_rule_has_b0(&r))
-        return wl_error(WL_ERR_PARSE, "rule '%.120s': Generations rules cannot have B0", p->text);
+    if (wl_rule_has_b0(&r)) return b0_fail(p, i, p->end);
     r.family = WL_FAMILY_GENERATIONS;
     r.states = (uint16_t)n;
     *out = r;

@@ -347,17 +347,17 @@ wl_status wl_macrocell_read(const char *s, size_t len, const char *name, wl_patt
 
 /* ---- writing ----------------------------------------------------------------------- */
 
-/* Plaintext and Life 1.05/1.06 have two states: they refuse a multi-state rule or cell
- * (Golly writes those only as RLE and macrocell). */
+/* Plaintext and Life 1.05/1.06 have two states: they refuse a cell above 1 (Golly writes
+ * those only as RLE and macrocell).  A multi-state rule's pattern with only states 0 and 1
+ * fits; the Life formats carry its rule on their "#R" line. */
 static wl_status two_state_only(const wl_pattern *p, wl_format fmt) {
-    unsigned states = wl_rule_states(wl_pattern_rule(p)), top = 0;
-    if (states <= 2) top = wl_pattern_max_state(p);
-    if (states <= 2 && top <= 1) return WL_OK;
+    unsigned top = wl_pattern_max_state(p);
+    if (top <= 1) return WL_OK;
     char rule[WL_RULE_TEXT_MAX];
     wl_rule_format(wl_pattern_rule(p), rule, sizeof rule);
-    return wl_error(WL_ERR_UNSUPPORTED, "the %s format has two states only; rule %s has %u "
-                    "(write RLE or macrocell instead)", wl_format_name(fmt), rule,
-                    states > 2 ? states : top + 1);
+    return wl_error(WL_ERR_UNSUPPORTED, "the %s format has two states only; the pattern has "
+                    "cells in state %u (rule %s; write RLE or macrocell instead)",
+                    wl_format_name(fmt), top, rule);
 }
 
 static wl_status write_buf(const wl_pattern *p, wl_format fmt, int gz, wl_iobuf *b) {

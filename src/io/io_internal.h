@@ -83,6 +83,7 @@ void wl_io_put_grid_suffix(wl_iobuf *out, const wl_pattern *p);
 typedef struct wl_mcs wl_mcs;
 wl_mcs *wl_mcs_new(const char *name, uint64_t limit, unsigned states);
 void wl_mcs_free(wl_mcs *m);
+size_t wl_mcs_count(const wl_mcs *m); /* node lines read */
 wl_status wl_mcs_line(wl_mcs *m, const char *c, size_t n, size_t line);
 wl_status wl_mcs_place(const wl_mcs *m, wl_pattern *p);
 wl_status wl_mcs_write(const wl_pattern *p, wl_iobuf *out);

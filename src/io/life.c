@@ -25,8 +25,10 @@
  * traditional 80-column lines) as #P blocks, a new block after 16 empty rows, so the
  * output follows the cells, not the bounding box; 1.06 lists live cells row by row, left
  * to right.  Both
- * write the rule as "#N" for Life, "#R S/B" for other outer-totalistic rules (the
- * notation of the format), else "#R" and the canonical rule text.
+ * write the rule as "#N" for Life, "#R S/B" for other two-state outer-totalistic rules
+ * (the notation of the format), else "#R" and the canonical rule text with its
+ * bounded-grid suffix.  They hold states 0 and 1 only: a multi-state rule's pattern is
+ * written when its cells are all 0 or 1.
  */
 #include "io_internal.h"
 
@@ -166,10 +168,15 @@ static wl_status write_rule_line(const wl_pattern *p, wl_iobuf *out) {
     const wl_rule *r = wl_pattern_rule(p);
     wl_rule life;
     wl_rule_life(&life);
+    wl_shape sh;
+    wl_pattern_shape(p, &sh);
     uint16_t b, sv;
-    if (wl_rule_equal(r, &life)) {
+    /* the format's own forms ("#N", "#R S/B") only where they say everything: two states
+     * and no bounded-grid suffix; else the canonical text with its suffix */
+    int plain = sh.topology == WL_TOPOLOGY_PLANE && wl_rule_states(r) == 2;
+    if (plain && wl_rule_equal(r, &life)) {
         wl_iobuf_puts(out, "#N\n");
-    } else if (wl_rule_is_totalistic(r, &b, &sv)) {
+    } else if (plain && wl_rule_is_totalistic(r, &b, &sv)) {
         wl_iobuf_puts(out, "#R ");
         for (int k = 0; k <= 8; k++)
             if (sv >> k & 1) wl_iobuf_putc(out, (char)('0' + k));
@@ -181,7 +188,9 @@ static wl_status write_rule_line(const wl_pattern *p, wl_iobuf *out) {
         char text[WL_RULE_TEXT_MAX];
         wl_status e = wl_rule_format(r, text, sizeof text);
         if (e) return e;
-        wl_iobuf_printf(out, "#R %s\n", text);
+        wl_iobuf_printf(out, "#R %s", text);
+        wl_io_put_grid_suffix(out, p);
+        wl_iobuf_putc(out, '\n');
     }
     return WL_OK;
 }

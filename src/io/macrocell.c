@@ -129,8 +129,19 @@ static wl_status on_node(void *ctx, uint32_t id, int level, const uint32_t kid[4
 static wl_status on_rule(void *ctx, const char *text, size_t n, size_t line, size_t col) {
     (void)line; /* the source's current line */
     mc_reader *rd = ctx;
+    unsigned before = wl_rule_states(wl_pattern_rule(rd->r->p));
     wl_status e = wl_rd_rule(rd->r, text, n, col);
     unsigned states = wl_rule_states(wl_pattern_rule(rd->r->p));
+    /* the node lines of a multi-state rule hold states below its count: once some are
+     * read, a later #R line may not change that count; before any, it starts afresh */
+    if (!e && rd->ms && states != before) {
+        if (wl_mcs_count(rd->ms))
+            return wl_rd_error(rd->r, WL_ERR_PARSE, col,
+                               "a second #R line names a rule of %u states after node lines "
+                               "of a rule of %u", states, before);
+        wl_mcs_free(rd->ms);
+        rd->ms = NULL;
+    }
     if (!e && states > 2 && !rd->ms && wl_mc_count(&rd->g) == 0) {
         rd->ms = wl_mcs_new(rd->r->src->name, rd->r->limit, states);
         if (!rd->ms) e = WL_ERR_NOMEM;

@@ -43,6 +43,8 @@ wl_mcs *wl_mcs_new(const char *name, uint64_t limit, unsigned states) {
     return m;
 }
 
+size_t wl_mcs_count(const wl_mcs *m) { return m->n > 1 ? m->n - 1 : 0; }
+
 void wl_mcs_free(wl_mcs *m) {
     if (!m) return;
     free(m->v);

@@ -142,8 +142,9 @@ static wl_status node_line(wl_mc_grammar *g, const char *c, size_t n, size_t lin
         if (level == 1) {
             if (ref > 1)
                 return wl_io_error_at(WL_ERR_PARSE, g->name, line, 1,
-                                      "cell state %lld in a level-1 node: warplife runs "
-                                      "two-state rules only", (long long)ref);
+                                      "cell state %lld in a level-1 node, but the rule "
+                                      "has two states (a multi-state rule's #R line comes "
+                                      "before the nodes)", (long long)ref);
             continue;
         }
         if ((uint64_t)ref >= next)

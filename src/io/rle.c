@@ -665,7 +665,11 @@ wl_status wl_rle_write(const wl_pattern *p, wl_iobuf *out) {
     char rule[WL_RULE_TEXT_MAX];
     wl_status e = wl_rule_format(wl_pattern_rule(p), rule, sizeof rule);
     if (e) return e;
-    if (any && (r.x != 0 || r.y != 0)) {
+    wl_shape sh;
+    wl_pattern_shape(p, &sh);
+    /* a bounded grid's pattern without a position would be centred on reading (Golly's
+     * placement): its position is written even at 0,0 */
+    if (any && (r.x != 0 || r.y != 0 || sh.topology != WL_TOPOLOGY_PLANE)) {
         wl_iobuf_puts(out, "#CXRLE Pos=");
         wl_iobuf_put_i64(out, r.x);
         wl_iobuf_putc(out, ',');
