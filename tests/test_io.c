@@ -131,6 +131,8 @@ static const bad_case bad[] = {
      "t.mc:4:4: a second #R line names a rule of 2 states after node lines of a rule of 12"},
     {"t.mc", "[M2]\n#R 6//12\n1 1 8 0 1\n#R 23/3/4\n", WL_ERR_PARSE, "t.mc:4:4: a second #R"},
     {"t.mc", "[M2]\n#R /2/3\n#R B3/S23\n1 1 2 0 1\n", WL_ERR_PARSE, "t.mc:4:"},
+    {"t.zip", "PK\x03\x04\x14\x01\x02pattern.rle", WL_ERR_PARSE,
+     "t.zip:1:1: not a pattern file: a zip archive"},
 };
 
 static wl_pattern *from_cells(const xy *c, int n) {

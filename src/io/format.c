@@ -92,7 +92,7 @@ wl_status wl_format_parse(const char *name, wl_format *out) {
 #define DETECT_MAX ((size_t)64 << 10)
 
 /* What looking at a prefix of the input gave. */
-typedef enum { DETECT_DONE, DETECT_MORE, DETECT_BINARY } detect_result;
+typedef enum { DETECT_DONE, DETECT_MORE, DETECT_BINARY, DETECT_ZIP } detect_result;
 
 static int is_ws(char c) { return c == ' ' || c == '\t' || c == '\r' || c == '\n'; }
 
@@ -135,8 +135,10 @@ static detect_result detect_prefix(const char *s, size_t len, int whole, int cap
     const char *c = s + pos;
     size_t n = len - pos;
     if (!done && (could_be(c, n, "[M2]") || could_be(c, n, "#Life 1.05") ||
-                  could_be(c, n, "#Life 1.06")))
+                  could_be(c, n, "#Life 1.06") || could_be(c, n, "PK\x03\x04")))
         return DETECT_MORE;
+    /* a zip archive (Golly's collections ship some): its "PK" would read as RLE cells */
+    if (n >= 4 && memcmp(c, "PK\x03\x04", 4) == 0) return DETECT_ZIP;
     if (n >= 1 && binary_byte((unsigned char)c[0])) {
         *at = pos;
         return DETECT_BINARY;
@@ -204,6 +206,10 @@ static wl_status detect(wl_src *s, const char *path_hint, wl_format *f, int *lif
             if (e) wl_clear_error();
             return WL_OK;
         }
+        if (r == DETECT_ZIP)
+            return wl_io_error_at(WL_ERR_PARSE, s->name, 1, 1,
+                                  "not a pattern file: a zip archive (unpack it and read its "
+                                  "pattern files)");
         if (r == DETECT_BINARY) {
             size_t line = 1, col0 = 0; /* col0: offset of the byte's line */
             if (avail >= 3 && memcmp(b, "\xEF\xBB\xBF", 3) == 0) col0 = 3;
