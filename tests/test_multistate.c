@@ -170,6 +170,41 @@ static wl_pattern *run(const char *engine, const char *kernel, const wl_shape *s
     return out;
 }
 
+/* The cpu engine's von Neumann kernel (sliding diagonal windows, diamond.h) against ref:
+ * ranges 1 to 13 on tori and bounded grids from 1 cell across to several ranges, so that
+ * the windows wrap more than once, and bands of two threads start anywhere. */
+static void test_diamond(int quick) {
+    static const int ranges[] = {1, 2, 3, 5, 8, 13};
+    for (int round = 0; round < (quick ? 24 : 72); round++) {
+        int R = ranges[rnd(6)];
+        unsigned most = (unsigned)(2 * R * (R + 1)); /* the outer count's largest value */
+        unsigned b0 = 1 + (unsigned)rnd(most / 2), s0 = 1 + (unsigned)rnd(most / 2);
+        unsigned b1 = b0 + (unsigned)rnd(most / 3 + 1), s1 = s0 + (unsigned)rnd(most / 2 + 1);
+        char text[96];
+        snprintf(text, sizeof text, "R%d,C%d,M%d,S%u..%u,B%u..%u,NN", R, rnd(2) ? 0 : 3,
+                 (int)rnd(2), s0, s1 < most ? s1 : most, b0, b1 < most ? b1 : most);
+        wl_rule rule;
+        WL_CHECK_OK(wl_rule_parse(text, &rule));
+        uint64_t w = 1 + rnd(round % 3 ? 70 : (uint64_t)R + 2), h = 1 + rnd(round % 2 ? 60 : 9);
+        wl_shape sh = {rnd(2) ? WL_TOPOLOGY_TORUS : WL_TOPOLOGY_BOUNDED, w, h, {0, 0, 0, 0}};
+        wl_pattern *soup = state_soup(&rule, w, h);
+        uint64_t gens = 1 + rnd(6);
+        wl_pattern *want = run("ref", NULL, &sh, &rule, soup, gens, 0, NULL);
+        for (int portable = 0; portable < 2; portable++) {
+            if (portable) setenv("WL_CPU_MULTI_PORTABLE", "1", 1);
+            wl_pattern *got = run("cpu", NULL, &sh, &rule, soup, gens, 1, NULL);
+            unsetenv("WL_CPU_MULTI_PORTABLE");
+            WL_CHECK(!got || (want && wl_pattern_equal_cells(got, want)),
+                     "cpu%s, rule %s, %s %llux%llu, %llu generations: differs from ref",
+                     portable ? " (portable)" : "", text, wl_topology_name(sh.topology),
+                     (unsigned long long)w, (unsigned long long)h, (unsigned long long)gens);
+            wl_pattern_free(got);
+        }
+        wl_pattern_free(want);
+        wl_pattern_free(soup);
+    }
+}
+
 /* ---- 1, 2: every engine against ref ------------------------------------------------------- */
 
 static void test_engines(int quick) {
@@ -627,6 +662,7 @@ int main(void) {
     const char *q = getenv("WL_TEST_QUICK");
     int quick = q && *q && strcmp(q, "0") != 0;
     test_engines(quick);
+    test_diamond(quick);
     test_plane_long(quick);
     test_glued(quick);
     test_facts(quick);

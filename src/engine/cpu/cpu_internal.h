@@ -242,6 +242,8 @@ typedef struct cpu_ltl_view {
     int torus;
     int R, Ry;         /* reach across and down */
     int moore;         /* the square: sliding column sums */
+    int diamond;       /* von Neumann's diamond: sliding diagonal windows (multi.c) */
+    int simd_dia;      /* ... by cpu_ltl_band_diamond_avx512 */
     unsigned middle;   /* LtL's M1: a firing cell counts itself for survival */
     const cpu_ltl_run *runs[2]; /* the runs for cells of parity 0 and 1 of x + y */
     size_t nruns[2];
@@ -263,6 +265,10 @@ void cpu_ltl_row_extents(const cpu_ltl_view *v, uint64_t y0, uint64_t y1, int32_
                          int32_t *hi);
 /* simd_ltl.c (AVX-512BW; neighbourhoods of fewer than 65535 cells): rows [y0, y1) of fn. */
 void cpu_ltl_band_avx512(const cpu_ltl_view *v, uint64_t y0, uint64_t y1, cpu_ltl_buffers *b);
+/* The von Neumann diamond (diamond.h): words of one band's buffers; rows [y0, y1) of fn,
+ * built for AVX-512 (simd_ltl.c). */
+size_t cpu_ltl_diamond_words(const cpu_ltl_view *v);
+void cpu_ltl_band_diamond_avx512(const cpu_ltl_view *v, uint64_t y0, uint64_t y1, uint32_t *buf);
 /* decay.h built for AVX-512F (simd_decay.c). */
 void cpu_decay_avx512(unsigned P, uint64_t last, const uint64_t *f, uint64_t *fn, uint64_t *ep,
                       size_t plane, size_t a, size_t b);

@@ -48,6 +48,7 @@ typedef struct ltl_scratch {
     uint32_t *sums;   /* ring of (2 Ry + 1) prefix-sum rows (general shapes), or one (Moore) */
     uint32_t *count;  /* the counts of one output row, for each parity */
     int32_t *lo, *hi; /* Moore on a bounded grid: the extents of the band's rows */
+    uint32_t *dia;    /* von Neumann: the diagonal windows' rings, the counts, cell rows */
     void *block;
     cpu_ltl_buffers simd;
 } ltl_scratch;
@@ -83,6 +84,7 @@ void cpu_multi_destroy(cpu_multi *m) {
         free(m->scratch[t].count);
         free(m->scratch[t].lo);
         free(m->scratch[t].hi);
+        free(m->scratch[t].dia);
         wl_aligned_free(m->scratch[t].block);
         free(m->scratch[t].simd.lo);
         free(m->scratch[t].simd.hi);
@@ -152,6 +154,8 @@ static wl_status ltl_create(cpu_multi *m, const wl_ltl *l, wl_pool *pool) {
     v->S = m->S;
     v->torus = m->torus;
     v->moore = l->nh == 'M';
+    v->diamond = l->nh == 'N';
+    v->simd_dia = have("avx512bw");
     v->middle = l->middle;
     m->ltl = *l; /* cfg is the caller's: keep the intervals here */
     v->birth = m->ltl.birth;
@@ -166,11 +170,20 @@ static wl_status ltl_create(cpu_multi *m, const wl_ltl *l, wl_pool *pool) {
     if ((uint64_t)ring * v->ext > wl_physical_memory() / 16 / (uint64_t)wl_pool_size(pool))
         return wl_error(WL_ERR_TOO_BIG, "cpu engine: a %llu-cell-wide grid of range %d needs "
                         "too much memory for its row sums", (unsigned long long)m->w, v->R);
+    if (v->diamond && (uint64_t)cpu_ltl_diamond_words(v) >
+                          wl_physical_memory() / 16 / (uint64_t)wl_pool_size(pool))
+        return wl_error(WL_ERR_TOO_BIG, "cpu engine: a %llu-cell-wide grid of range %d needs "
+                        "too much memory for its diagonal sums", (unsigned long long)m->w, v->R);
     m->scratch = wl_calloc((size_t)wl_pool_size(pool), sizeof *m->scratch);
     if (!m->scratch) return WL_ERR_NOMEM;
     m->nscratch = wl_pool_size(pool);
     for (int t = 0; t < m->nscratch; t++) {
         ltl_scratch *sc = &m->scratch[t];
+        if (v->diamond) { /* the diamond's own kernel, whatever the CPU */
+            sc->dia = wl_malloc(cpu_ltl_diamond_words(v) * sizeof *sc->dia);
+            if (!sc->dia) return WL_ERR_NOMEM;
+            continue;
+        }
         if (m->simd) {
             size_t words = (v->ext + 63) / 64 + 1, rowlen = v->ext + 64;
             sc->block = wl_aligned_alloc(cpu_ltl_buffer_bytes(v));
@@ -484,6 +497,34 @@ static void ltl_band_moore_skip(const cpu_ltl_view *v, uint64_t y0, uint64_t y1,
     }
 }
 
+/* The von Neumann diamond (diamond.h), portable build. */
+#define DIA_BAND ltl_band_diamond_portable
+#define DIA_TEST(v, D, count, frow, out)                                                  \
+    do {                                                                                    \
+        for (size_t x_ = 0; x_ < (size_t)(v)->w; x_++) /* the cell itself left out */       \
+            (count)[x_] = (D)[x_] - (uint32_t)((frow)[x_ >> 6] >> (x_ & 63) & 1u);          \
+        test_row((v), (count), (frow), (out));                                              \
+    } while (0)
+/* A byte's 8 bits as 8 values. */
+#define DB1(b) {(b) & 1, (b) >> 1 & 1, (b) >> 2 & 1, (b) >> 3 & 1, (b) >> 4 & 1, (b) >> 5 & 1, \
+                (b) >> 6 & 1, (b) >> 7 & 1}
+#define DB4(b) DB1(b), DB1((b) + 1), DB1((b) + 2), DB1((b) + 3)
+#define DB16(b) DB4(b), DB4((b) + 4), DB4((b) + 8), DB4((b) + 12)
+#define DB64(b) DB16(b), DB16((b) + 16), DB16((b) + 32), DB16((b) + 48)
+static const uint32_t dia_bytes[256][8] = {DB64(0), DB64(64), DB64(128), DB64(192)};
+#undef DB1
+#undef DB4
+#undef DB16
+#undef DB64
+#define DIA_EXPAND64(word, out)                                                               \
+    do {                                                                                      \
+        for (int b_ = 0; b_ < 8; b_++)                                                        \
+            memcpy((out) + 8 * b_, dia_bytes[(word) >> (8 * b_) & 0xff], sizeof dia_bytes[0]); \
+    } while (0)
+#include "diamond.h"
+
+size_t cpu_ltl_diamond_words(const cpu_ltl_view *v) { return dia_words(v); }
+
 static void ltl_band(const cpu_ltl_view *v, uint64_t y0, uint64_t y1, ltl_scratch *s) {
     if (v->moore && v->skip) {
         ltl_band_moore_skip(v, y0, y1, s);
@@ -547,6 +588,16 @@ static void ltl_task(void *arg, int tid, int n) {
     uint64_t y0, y1;
     share(m, tid, n, &y0, &y1);
     if (y0 >= y1) return;
+    if (m->view.diamond) {
+#if defined(WL_CPU_X86_SIMD)
+        if (m->view.simd_dia) {
+            cpu_ltl_band_diamond_avx512(&m->view, y0, y1, m->scratch[tid].dia);
+            return;
+        }
+#endif
+        ltl_band_diamond_portable(&m->view, y0, y1, m->scratch[tid].dia);
+        return;
+    }
 #if defined(WL_CPU_X86_SIMD)
     if (m->simd) {
         cpu_ltl_band_avx512(&m->view, y0, y1, &m->scratch[tid].simd);

@@ -155,6 +155,33 @@ static void test_row(const cpu_ltl_view *v, const uint16_t *cnt, const uint16_t 
     }
 }
 
+/* The next firing bits of a row from its counts (the cell itself included; 32 bits, W of
+ * them plus up to 15 readable past the end): the diamond's test. */
+static void test_row32(const cpu_ltl_view *v, const uint32_t *count, const uint64_t *self,
+                       uint64_t *out) {
+    const __m512i mid = _mm512_set1_epi32((int)v->middle), one = _mm512_set1_epi32(1);
+    for (size_t i = 0; i < v->S; i++) {
+        uint64_t word = 0, fw = self[i];
+        for (int q = 0; q < 4; q++) {
+            size_t x = i * 64 + (size_t)q * 16;
+            if (x >= v->w) break;
+            __mmask16 born = 0, stays = 0, s = (__mmask16)(fw >> (q * 16));
+            __m512i c = _mm512_loadu_si512(count + x);
+            c = _mm512_mask_sub_epi32(c, s, c, one); /* not the cell itself */
+            __m512i cs = _mm512_add_epi32(c, mid);
+            for (unsigned k = 0; k < v->nbirth; k++)
+                born |= _mm512_cmpge_epu32_mask(c, _mm512_set1_epi32((int)v->birth[k][0])) &
+                        _mm512_cmple_epu32_mask(c, _mm512_set1_epi32((int)v->birth[k][1]));
+            for (unsigned k = 0; k < v->nsurvive; k++)
+                stays |= _mm512_cmpge_epu32_mask(cs, _mm512_set1_epi32((int)v->survive[k][0])) &
+                         _mm512_cmple_epu32_mask(cs, _mm512_set1_epi32((int)v->survive[k][1]));
+            word |= (uint64_t)(uint16_t)((s & stays) | (~s & born)) << (q * 16);
+        }
+        if (i + 1 == v->S && v->w % 64) word &= ((uint64_t)1 << (v->w % 64)) - 1;
+        out[i] = word;
+    }
+}
+
 /* The counts of one row of a shape given by runs, from the ring of prefix rows, for the
  * 32-cell chunks [c0, c1). */
 static void run_counts(const cpu_ltl_view *v, const uint16_t *ring, size_t rowlen, int64_t y,
@@ -285,4 +312,20 @@ size_t cpu_ltl_buffer_bytes(const cpu_ltl_view *v) {
     size_t rowlen = v->ext + 64, words = (v->ext + 63) / 64 + 1;
     size_t nring = v->moore ? 1 : 2 * (size_t)v->Ry + 1;
     return 2 * words * 8 + rowlen * 2 + 2 * (v->w + 64) * 2 + nring * rowlen * 2 + 4096;
+}
+
+/* The von Neumann diamond (diamond.h), built for AVX-512. */
+#define DIA_BAND dia_band_avx512
+#define DIA_TEST(v, D, count, frow, out) test_row32((v), (D), (frow), (out))
+#define DIA_EXPAND64(word, out)                                                               \
+    do {                                                                                      \
+        for (int q_ = 0; q_ < 4; q_++)                                                        \
+            _mm512_storeu_si512((out) + 16 * q_,                                              \
+                                _mm512_maskz_mov_epi32((__mmask16)((word) >> (16 * q_)),     \
+                                                       _mm512_set1_epi32(1)));                \
+    } while (0)
+#include "diamond.h"
+
+void cpu_ltl_band_diamond_avx512(const cpu_ltl_view *v, uint64_t y0, uint64_t y1, uint32_t *buf) {
+    dia_band_avx512(v, y0, y1, buf);
 }

@@ -1,0 +1,164 @@
+/*
+ * diamond.h - Larger than Life's von Neumann neighbourhood (NN) on the cpu engine: counts
+ * slid down by diagonal windows.  Included twice: by multi.c (portable, DIA_BAND
+ * ltl_band_diamond_portable) and by simd_ltl.c (compiled for AVX-512, where the same loops
+ * vectorise 16 cells a vector; cpu_ltl_band_diamond_avx512).  The includer defines
+ * DIA_BAND, the band function's name, DIA_TEST(v, D, count, frow, out), the test of a
+ * row's counts D (the cell itself included; count is scratch) into its next firing bits,
+ * and DIA_EXPAND64(word, out), the 64 bits of a word as 64 values 0 or 1.
+ *
+ * The diamond |dx| + |dy| <= R has no column structure to slide, but its edges are
+ * diagonals.  Moving the diamond a row down adds its new bottom edge (a "V" of 2R + 1
+ * cells) and takes off its old top edge (a "^"), and each of those is two diagonal
+ * segments of R + 1 cells sharing an apex.  So each row keeps, for every column x of the
+ * extended row, the sums of the R + 1 cells up the two diagonals from (x, y):
+ *   A(x, y) = sum over k = 0..R of cell(x - k, y - k)    (up and to the left)
+ *   B(x, y) = sum over k = 0..R of cell(x + k, y - k)    (up and to the right)
+ * which slide down too: A(x, y) = A(x - 1, y - 1) + cell(x, y) - cell(x - R - 1, y - R - 1),
+ * and the same to the right for B.  With D(x, y) the diamond's count (centre included),
+ *   D(x, y + 1) = D(x, y) + A(x, y + R + 1) + B(x, y + R + 1) - cell(x, y + R + 1)
+ *                         - B(x - R, y) - A(x + R, y) + cell(x, y - R).
+ * A few adds a cell and row whatever the range, where the neighbourhood's runs cost 2R + 1.
+ * A and B are kept for the rows y .. y + R + 1 (a ring of R + 2 rows each); a band starts
+ * with its first row's counts summed by runs, and its windows filled down from R rows
+ * above it.  Counts in 32 bits, any range.
+ * Columns past the extended row: dead on a bounded grid, the same column a period on
+ * along a torus (A and B are periodic there).
+ */
+#include <string.h>
+
+/* The firing bit of column x (any integer) of row y (any integer): wrapped or dead. */
+static inline uint32_t dia_cell(const cpu_ltl_view *v, int64_t x, int64_t y) {
+    if (y < 0 || y >= (int64_t)v->h) {
+        if (!v->torus) return 0;
+        y = wl_mod(y, (int64_t)v->h);
+    }
+    if (x < 0 || x >= (int64_t)v->w) {
+        if (!v->torus) return 0;
+        x = wl_mod(x, (int64_t)v->w);
+    }
+    return (uint32_t)(v->f[(size_t)y * v->S + (size_t)(x >> 6)] >> (x & 63) & 1u);
+}
+
+/* out[i] = cell(i - R, y) for i < ext - 1: the extended row, whole words bit by bit. */
+static void dia_unpack(const cpu_ltl_view *v, int64_t y, uint32_t *out) {
+    size_t n = v->ext - 1, R = (size_t)v->R, W = (size_t)v->w;
+    if (!v->torus && (y < 0 || y >= (int64_t)v->h)) {
+        memset(out, 0, n * sizeof *out);
+        return;
+    }
+    const uint64_t *row = v->f + (size_t)wl_mod(y, (int64_t)v->h) * v->S;
+    for (size_t i = 0; i < R; i++) out[i] = dia_cell(v, (int64_t)i - v->R, y);
+    size_t whole = W / 64;
+    for (size_t q = 0; q < whole; q++) DIA_EXPAND64(row[q], out + R + q * 64);
+    for (size_t x = whole * 64; x < W; x++) out[R + x] = (uint32_t)(row[whole] >> (x & 63) & 1u);
+    for (size_t i = R + W; i < n; i++) out[i] = dia_cell(v, (int64_t)i - v->R, y);
+}
+
+/* Row y of A and B from row y - 1's (pa, pb) over the extended columns [a, b); c: row y's
+ * cells, o: row y - R - 1's, or NULL while the windows fill (a band's first R + 1 rows:
+ * nothing leaves them).  Windows that begin past the extended row are dead on a bounded
+ * grid and the same column a period on along a torus; so are those past [a, b) (which is
+ * the whole row but on a bounded grid whose columns out of every firing cell's reach are
+ * skipped); cell(x - R - 1) and cell(x + R + 1) past the extended row read the grid. */
+static void dia_slide(const cpu_ltl_view *v, int64_t y, const uint32_t *pa, const uint32_t *pb,
+                      const uint32_t *c, const uint32_t *o, uint32_t *A, uint32_t *B, size_t a,
+                      size_t b) {
+    const size_t n = v->ext - 1, R = (size_t)v->R, W = (size_t)v->w;
+    const int64_t yo = y - (int64_t)R - 1;
+    if (a >= b) return;
+    /* A: the column to the left a row up */
+    A[a] = (a == 0 && v->torus ? pa[W - 1] : 0) + c[a];
+    for (size_t i = a + 1; i < b; i++) A[i] = pa[i - 1] + c[i];
+    /* B: the column to the right a row up */
+    for (size_t i = a; i + 1 < b; i++) B[i] = pb[i + 1] + c[i];
+    B[b - 1] = (b == n && v->torus ? pb[2 * R] : 0) + c[b - 1];
+    if (!o) return;
+    size_t split = R + 1 < b ? R + 1 : b; /* o[i - R - 1] exists from here */
+    for (size_t i = a; i < split; i++) A[i] -= dia_cell(v, (int64_t)i - 2 * (int64_t)R - 1, yo);
+    for (size_t i = split > a ? split : a; i < b; i++) A[i] -= o[i - R - 1];
+    size_t lim = n > R + 1 ? n - R - 1 : 0; /* o[i + R + 1] exists below lim */
+    if (lim > b) lim = b;
+    for (size_t i = a; i < lim; i++) B[i] -= o[i + R + 1];
+    for (size_t i = lim > a ? lim : a; i < b; i++) B[i] -= dia_cell(v, (int64_t)i + 1, yo);
+}
+
+/* A bounded grid without B0 (v->skip): the grid columns [*xa, *xb] within reach of a
+ * firing cell of rows [ya, yb); 0 when there is none (the band is dead). */
+static int dia_reach(const cpu_ltl_view *v, int64_t ya, int64_t yb, size_t *xa, size_t *xb) {
+    size_t lo = SIZE_MAX, hi = 0;
+    for (int64_t y = ya < 0 ? 0 : ya; y < yb && y < (int64_t)v->h; y++) {
+        const uint64_t *row = v->f + (size_t)y * v->S;
+        for (size_t i = 0; i < v->S; i++)
+            if (row[i]) {
+                if (i < lo) lo = i;
+                if (i > hi) hi = i;
+            }
+    }
+    if (lo == SIZE_MAX) return 0;
+    size_t R = (size_t)v->R;
+    *xa = lo * 64 > R ? lo * 64 - R : 0;
+    *xb = hi * 64 + 63 + R < v->w ? hi * 64 + 63 + R : (size_t)v->w - 1;
+    return 1;
+}
+
+/* Words of a band's buffers: two rings of R + 2 extended rows, the counts, three cell
+ * rows, a prefix-sum row and an output row's counts. */
+static inline size_t dia_words(const cpu_ltl_view *v) {
+    return (2 * ((size_t)v->R + 2) + 6) * v->ext;
+}
+
+/* Rows [y0, y1) of fn; buf: dia_words(v) words. */
+static void DIA_BAND(const cpu_ltl_view *v, uint64_t y0, uint64_t y1, uint32_t *buf) {
+    const size_t ext = v->ext, n = ext - 1, W = (size_t)v->w, R = (size_t)v->R, ring = R + 2;
+    uint32_t *Ar = buf, *Br = Ar + ring * ext, *D = Br + ring * ext, *cin = D + ext,
+             *cold = cin + ext, *ctop = cold + ext, *pre = ctop + ext, *count = pre + ext;
+    const int64_t iR = (int64_t)R;
+    size_t xa = 0, xb = W - 1; /* the columns counted */
+    if (v->skip && !dia_reach(v, (int64_t)y0 - iR, (int64_t)y1 + iR, &xa, &xb)) {
+        memset(v->fn + (size_t)y0 * v->S, 0, (size_t)(y1 - y0) * v->S * sizeof *v->fn);
+        return;
+    }
+    /* the windows read: extended columns [a, b) */
+    const size_t a = xa, b = xb + 2 * R + 1 < n ? xb + 2 * R + 1 : n;
+#define DIA_ROW(base, y) ((base) + (size_t)wl_mod((int64_t)(y), (int64_t)ring) * ext)
+    /* the first row's counts: the runs of each row of the diamond, by prefix sums */
+    memset(D, 0, W * sizeof *D);
+    for (int64_t dy = -iR; dy <= iR; dy++) {
+        dia_unpack(v, (int64_t)y0 + dy, cin);
+        uint32_t acc = 0;
+        pre[0] = 0;
+        for (size_t i = 0; i < n; i++) pre[i + 1] = acc += cin[i];
+        size_t half = R - (size_t)(dy < 0 ? -dy : dy); /* columns x - half .. x + half */
+        for (size_t x = xa; x <= xb; x++) D[x] += pre[x + R + half + 1] - pre[x + R - half];
+    }
+    /* the windows of rows y0 .. y0 + R: filled from row y0 - R (windows of one cell) down
+     * to y0, then slid */
+    dia_unpack(v, (int64_t)y0 - iR, DIA_ROW(Ar, (int64_t)y0 - iR));
+    memcpy(DIA_ROW(Br, (int64_t)y0 - iR), DIA_ROW(Ar, (int64_t)y0 - iR), n * sizeof *Ar);
+    /* (outside [a, b) the first row holds the cells, which nothing reads) */
+    for (int64_t y = (int64_t)y0 - iR + 1; y <= (int64_t)y0 + iR; y++) {
+        dia_unpack(v, y, cin);
+        if (y > (int64_t)y0) dia_unpack(v, y - iR - 1, cold);
+        dia_slide(v, y, DIA_ROW(Ar, y - 1), DIA_ROW(Br, y - 1), cin, y > (int64_t)y0 ? cold : NULL,
+                  DIA_ROW(Ar, y), DIA_ROW(Br, y), a, b);
+    }
+    for (int64_t y = (int64_t)y0; y < (int64_t)y1; y++) {
+        const uint64_t *frow = v->f + (size_t)y * v->S;
+        DIA_TEST(v, D, count, frow, v->fn + (size_t)y * v->S);
+        (void)count;
+        if (y + 1 == (int64_t)y1) break;
+        /* row y + R + 1 of the windows, then the counts a row down */
+        int64_t yn = y + iR + 1;
+        dia_unpack(v, yn, cin);
+        dia_unpack(v, y, cold);
+        uint32_t *An = DIA_ROW(Ar, yn), *Bn = DIA_ROW(Br, yn);
+        dia_slide(v, yn, DIA_ROW(Ar, yn - 1), DIA_ROW(Br, yn - 1), cin, cold, An, Bn, a, b);
+        dia_unpack(v, y - iR, ctop);
+        const uint32_t *Ao = DIA_ROW(Ar, y), *Bo = DIA_ROW(Br, y);
+        for (size_t x = xa; x <= xb; x++)
+            D[x] += An[x + R] + Bn[x + R] - cin[x + R] - Bo[x] - Ao[x + 2 * R] + ctop[x + R];
+    }
+#undef DIA_ROW
+}
+
