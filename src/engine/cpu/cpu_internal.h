@@ -257,6 +257,7 @@ typedef struct cpu_ltl_buffers {
     uint64_t *bits;    /* two extended bit rows */
     uint16_t *col, *cnt, *ring;
     int32_t *lo, *hi;  /* the extents of the band's rows (skip) */
+    uint8_t *zero;     /* ring slots known to hold an empty row's prefix sums (skip) */
 } cpu_ltl_buffers;
 /* Rows y0 - Ry .. y1 + Ry of a bounded grid: the first and last word with firing cells of
  * each (lo > hi for none), so that rows and columns out of every live cell's reach are

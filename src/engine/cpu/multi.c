@@ -88,6 +88,7 @@ void cpu_multi_destroy(cpu_multi *m) {
         wl_aligned_free(m->scratch[t].block);
         free(m->scratch[t].simd.lo);
         free(m->scratch[t].simd.hi);
+        free(m->scratch[t].simd.zero);
     }
     free(m->scratch);
     wl_aligned_free(m->e);
@@ -194,7 +195,8 @@ static wl_status ltl_create(cpu_multi *m, const wl_ltl *l, wl_pool *pool) {
             sc->simd.ring = sc->simd.cnt + 2 * (v->w + 64);
             sc->simd.lo = wl_malloc(((size_t)v->h + 2 * (size_t)v->Ry + 2) * sizeof(int32_t));
             sc->simd.hi = wl_malloc(((size_t)v->h + 2 * (size_t)v->Ry + 2) * sizeof(int32_t));
-            if (!sc->simd.lo || !sc->simd.hi) return WL_ERR_NOMEM;
+            sc->simd.zero = wl_calloc(2 * (size_t)v->Ry + 1, 1);
+            if (!sc->simd.lo || !sc->simd.hi || !sc->simd.zero) return WL_ERR_NOMEM;
             continue;
         }
         sc->cells = wl_malloc(v->ext * sizeof *sc->cells);

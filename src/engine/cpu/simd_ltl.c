@@ -215,6 +215,23 @@ static void slide(const cpu_ltl_view *v, const uint64_t *bits, uint16_t *col, in
     }
 }
 
+/* Row y's prefix sums into its ring slot.  On a bounded grid without B0 (skip) a row
+ * without firing cells has all-zero sums: written once, then the slot is known to hold
+ * them (so that the empty margins of a grid cost next to nothing). */
+static void ring_row(const cpu_ltl_view *v, int64_t y, int64_t y0, uint64_t *bits, uint16_t *ring,
+                     size_t rowlen, const cpu_ltl_buffers *b) {
+    size_t nring = 2 * (size_t)v->Ry + 1, slot = (size_t)wl_mod(y, (int64_t)nring);
+    uint16_t *row = ring + slot * rowlen;
+    if (v->skip && b->hi[(size_t)(y - (y0 - v->Ry))] < 0) {
+        if (!b->zero[slot]) memset(row, 0, rowlen * sizeof *row);
+        b->zero[slot] = 1;
+        return;
+    }
+    extend(v, y, bits);
+    prefix_bits(v, bits, row);
+    b->zero[slot] = 0;
+}
+
 void cpu_ltl_band_avx512(const cpu_ltl_view *v, uint64_t y0, uint64_t y1, cpu_ltl_buffers *b) {
     init_tables();
     size_t ext = v->ext, words = (ext + 63) / 64 + 1;
@@ -233,10 +250,9 @@ void cpu_ltl_band_avx512(const cpu_ltl_view *v, uint64_t y0, uint64_t y1, cpu_lt
             slide(v, bits, col, 1);
         }
     } else {
-        for (int dy = -Ry; dy < Ry; dy++) {
-            extend(v, (int64_t)y0 + dy, bits);
-            prefix_bits(v, bits, ring + (size_t)wl_mod((int64_t)y0 + dy, (int64_t)nring) * rowlen);
-        }
+        memset(b->zero, 0, nring); /* (another band's, or another generation's) */
+        for (int dy = -Ry; dy < Ry; dy++)
+            ring_row(v, (int64_t)y0 + dy, (int64_t)y0, bits, ring, rowlen, b);
     }
     for (uint64_t y = y0; y < y1; y++) {
         const uint64_t *frow = v->f + (size_t)y * v->S;
@@ -287,8 +303,7 @@ void cpu_ltl_band_avx512(const cpu_ltl_view *v, uint64_t y0, uint64_t y1, cpu_lt
                 slide(v, bits, col, 1);
             }
         } else {
-            extend(v, (int64_t)y + Ry, bits);
-            prefix_bits(v, bits, ring + (size_t)wl_mod((int64_t)y + Ry, (int64_t)nring) * rowlen);
+            ring_row(v, (int64_t)y + Ry, (int64_t)y0, bits, ring, rowlen, b);
             if (c0 < c1) {
                 run_counts(v, ring, rowlen, (int64_t)y, 0, c0, c1, cnt);
                 if (parity_shape) run_counts(v, ring, rowlen, (int64_t)y, 1, c0, c1, cnt1);
