@@ -84,13 +84,17 @@ static void dia_slide(const cpu_ltl_view *v, int64_t y, const uint32_t *pa, cons
 }
 
 /* A bounded grid without B0 (v->skip): the grid columns [*xa, *xb] within reach of a
- * firing cell of rows [ya, yb); 0 when there is none (the band is dead). */
-static int dia_reach(const cpu_ltl_view *v, int64_t ya, int64_t yb, size_t *xa, size_t *xb) {
+ * firing cell of rows [ya, yb), and the first and last of those rows with one (*fy, *ly);
+ * 0 when there is none (the band is dead). */
+static int dia_reach(const cpu_ltl_view *v, int64_t ya, int64_t yb, size_t *xa, size_t *xb,
+                     int64_t *fy, int64_t *ly) {
     size_t lo = SIZE_MAX, hi = 0;
     for (int64_t y = ya < 0 ? 0 : ya; y < yb && y < (int64_t)v->h; y++) {
         const uint64_t *row = v->f + (size_t)y * v->S;
         for (size_t i = 0; i < v->S; i++)
             if (row[i]) {
+                if (lo == SIZE_MAX) *fy = y;
+                *ly = y;
                 if (i < lo) lo = i;
                 if (i > hi) hi = i;
             }
@@ -115,9 +119,18 @@ static void DIA_BAND(const cpu_ltl_view *v, uint64_t y0, uint64_t y1, uint32_t *
              *cold = cin + ext, *ctop = cold + ext, *pre = ctop + ext, *count = pre + ext;
     const int64_t iR = (int64_t)R;
     size_t xa = 0, xb = W - 1; /* the columns counted */
-    if (v->skip && !dia_reach(v, (int64_t)y0 - iR, (int64_t)y1 + iR, &xa, &xb)) {
-        memset(v->fn + (size_t)y0 * v->S, 0, (size_t)(y1 - y0) * v->S * sizeof *v->fn);
-        return;
+    if (v->skip) {
+        /* only the rows and columns within reach of a firing cell can live */
+        int64_t fy = 0, ly = 0;
+        int any = dia_reach(v, (int64_t)y0 - iR, (int64_t)y1 + iR, &xa, &xb, &fy, &ly);
+        uint64_t ya = any && fy - iR > (int64_t)y0 ? (uint64_t)(fy - iR) : y0;
+        uint64_t yb = any && ly + iR + 1 < (int64_t)y1 ? (uint64_t)(ly + iR + 1) : y1;
+        if (!any || ya >= yb) ya = yb = y1;
+        memset(v->fn + (size_t)y0 * v->S, 0, (size_t)(ya - y0) * v->S * sizeof *v->fn);
+        memset(v->fn + (size_t)yb * v->S, 0, (size_t)(y1 - yb) * v->S * sizeof *v->fn);
+        y0 = ya;
+        y1 = yb;
+        if (y0 >= y1) return;
     }
     /* the windows read: extended columns [a, b) */
     const size_t a = xa, b = xb + 2 * R + 1 < n ? xb + 2 * R + 1 : n;
