@@ -39,7 +39,7 @@
  *     would need at its first chunk's rate, but at least SHORT_BUDGET (a young pattern
  *     grows, so that estimate is low), and keeps the universe if it gets there.  Golly's
  *     collection has many small, regular Generations patterns (spirals, Sierpinski
- *     fronts, ships) that HashLife runs 10 to 50 times faster than any engine that
+ *     fronts, ships) that HashLife runs 5 to 50 times faster than any engine that
  *     visits every cell, and people run them for a few thousand generations.
  *
  * Once on HashLife the universe stays there; a pattern that starts to churn again after

@@ -171,7 +171,7 @@ static wl_status ltl_create(cpu_multi *m, const wl_ltl *l, wl_pool *pool) {
     if ((uint64_t)ring * v->ext > wl_physical_memory() / 16 / (uint64_t)wl_pool_size(pool))
         return wl_error(WL_ERR_TOO_BIG, "cpu engine: a %llu-cell-wide grid of range %d needs "
                         "too much memory for its row sums", (unsigned long long)m->w, v->R);
-    if (v->diamond && (uint64_t)cpu_ltl_diamond_words(v) >
+    if (v->diamond && (uint64_t)cpu_ltl_diamond_words(v) * sizeof(uint32_t) >
                           wl_physical_memory() / 16 / (uint64_t)wl_pool_size(pool))
         return wl_error(WL_ERR_TOO_BIG, "cpu engine: a %llu-cell-wide grid of range %d needs "
                         "too much memory for its diagonal sums", (unsigned long long)m->w, v->R);
@@ -314,10 +314,10 @@ void cpu_multi_decay_tile(void *arg, const uint64_t *f, uint64_t *fn, uint64_t y
     }
 }
 
-/* Rows [y0, y1) of the thread's share. */
 /* Grids of at most this many cells run a generation's pass on the calling thread. */
 #define MULTI_SERIAL_CELLS ((uint64_t)1 << 18)
 
+/* Rows [y0, y1) of the thread's share. */
 static void share(const cpu_multi *m, int tid, int n, uint64_t *y0, uint64_t *y1) {
     *y0 = m->h * (uint64_t)tid / (uint64_t)n;
     *y1 = m->h * (uint64_t)(tid + 1) / (uint64_t)n;
