@@ -23,7 +23,9 @@
  * with its first row's counts summed by runs, and its windows filled down from R rows
  * above it.  Counts in 32 bits, any range.
  * Columns past the extended row: dead on a bounded grid, the same column a period on
- * along a torus (A and B are periodic there).
+ * along a torus (A and B are periodic there).  On a bounded grid without B0 (v->skip) a
+ * band counts only the rows and columns within reach of a firing cell: elsewhere nothing
+ * can be born, and the grow engine's grids are mostly margin.
  */
 #include <string.h>
 
