@@ -180,6 +180,17 @@ static void *copy_into(const wl_handover *h, const wl_engine_ops *e, const wl_co
     return ctx;
 }
 
+/* HashLife steps n generations of a trial: *d done (added to *adv), *rate their rate. */
+static wl_status leap(const wl_handover *h, void *hc, uint64_t n, uint64_t *adv, uint64_t *d,
+                      double *rate) {
+    double t0 = wl_clock();
+    wl_status s = h->second->step(hc, n, d);
+    *adv += *d;
+    double dt = wl_clock() - t0;
+    *rate = (double)*d / (dt > 1e-9 ? dt : 1e-9);
+    return s;
+}
+
 /* One trial (see the top): advances *adv generations (of at most left) and leaves the
  * universe on HashLife (h->on_second) or on the sparse engine.  Fails only when the user
  * interrupted (the universe is then consistent at *adv). */
@@ -203,24 +214,16 @@ static wl_status trial(wl_handover *h, const wl_engine_ops **ops, void **ctx, ui
     int win = 0;
     if (left < TRIAL_MIN_GENS) { /* the short trial: the whole rest, or back */
         uint64_t d = 0;
-        double l0 = wl_clock();
-        s = h->second->step(hc, left, &d);
-        *adv += d;
-        double dt = wl_clock() - l0;
-        hrate = (double)d / (dt > 1e-9 ? dt : 1e-9);
+        s = leap(h, hc, left, adv, &d, &hrate);
         win = !s && (h->force ? h->force == 1 : d == left);
-    }
-    for (int b = TRIAL_FIRST_EXP; left >= TRIAL_MIN_GENS && b < 63 &&
-                                  ((uint64_t)1 << b) <= left - *adv; b++) {
-        uint64_t d = 0;
-        double l0 = wl_clock();
-        s = h->second->step(hc, (uint64_t)1 << b, &d);
-        *adv += d;
-        if (s) break;
-        double dt = wl_clock() - l0;
-        hrate = (double)d / (dt > 1e-9 ? dt : 1e-9);
-        win = h->force ? h->force == 1 : b > TRIAL_FIRST_EXP && hrate >= h->rate;
-        if (win || h->force) break;
+    } else {
+        for (int b = TRIAL_FIRST_EXP; b < 63 && ((uint64_t)1 << b) <= left - *adv; b++) {
+            uint64_t d = 0;
+            s = leap(h, hc, (uint64_t)1 << b, adv, &d, &hrate);
+            if (s) break;
+            win = h->force ? h->force == 1 : b > TRIAL_FIRST_EXP && hrate >= h->rate;
+            if (win || h->force) break;
+        }
     }
     h->deadline = 0;
     int interrupted = s == WL_ERR_INTERRUPTED && !h->deadline_hit;

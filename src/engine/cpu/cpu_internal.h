@@ -259,6 +259,23 @@ typedef struct cpu_ltl_buffers {
     int32_t *lo, *hi;  /* the extents of the band's rows (skip) */
     uint8_t *zero;     /* ring slots known to hold an empty row's prefix sums (skip) */
 } cpu_ltl_buffers;
+/* Row y (any integer) of the view's firing cells: wrapped on a torus, NULL outside a
+ * bounded grid. */
+static inline const uint64_t *cpu_ltl_row(const cpu_ltl_view *v, int64_t y) {
+    if (y < 0 || y >= (int64_t)v->h) {
+        if (!v->torus) return NULL;
+        y = wl_mod(y, (int64_t)v->h);
+    }
+    return v->f + (size_t)y * v->S;
+}
+/* The firing bit of column x (any integer) of a row: wrapped or dead. */
+static inline uint32_t cpu_ltl_bit(const cpu_ltl_view *v, const uint64_t *row, int64_t x) {
+    if (x < 0 || x >= (int64_t)v->w) {
+        if (!v->torus) return 0;
+        x = wl_mod(x, (int64_t)v->w);
+    }
+    return (uint32_t)(row[x >> 6] >> (x & 63) & 1u);
+}
 /* Rows y0 - Ry .. y1 + Ry of a bounded grid: the first and last word with firing cells of
  * each (lo > hi for none), so that rows and columns out of every live cell's reach are
  * skipped (rules without B0: dead cells there stay dead). */

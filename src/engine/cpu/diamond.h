@@ -31,30 +31,23 @@
 
 /* The firing bit of column x (any integer) of row y (any integer): wrapped or dead. */
 static inline uint32_t dia_cell(const cpu_ltl_view *v, int64_t x, int64_t y) {
-    if (y < 0 || y >= (int64_t)v->h) {
-        if (!v->torus) return 0;
-        y = wl_mod(y, (int64_t)v->h);
-    }
-    if (x < 0 || x >= (int64_t)v->w) {
-        if (!v->torus) return 0;
-        x = wl_mod(x, (int64_t)v->w);
-    }
-    return (uint32_t)(v->f[(size_t)y * v->S + (size_t)(x >> 6)] >> (x & 63) & 1u);
+    const uint64_t *row = cpu_ltl_row(v, y);
+    return row ? cpu_ltl_bit(v, row, x) : 0;
 }
 
 /* out[i] = cell(i - R, y) for i < ext - 1: the extended row, whole words bit by bit. */
 static void dia_unpack(const cpu_ltl_view *v, int64_t y, uint32_t *out) {
     size_t n = v->ext - 1, R = (size_t)v->R, W = (size_t)v->w;
-    if (!v->torus && (y < 0 || y >= (int64_t)v->h)) {
+    const uint64_t *row = cpu_ltl_row(v, y);
+    if (!row) {
         memset(out, 0, n * sizeof *out);
         return;
     }
-    const uint64_t *row = v->f + (size_t)wl_mod(y, (int64_t)v->h) * v->S;
-    for (size_t i = 0; i < R; i++) out[i] = dia_cell(v, (int64_t)i - v->R, y);
+    for (size_t i = 0; i < R; i++) out[i] = cpu_ltl_bit(v, row, (int64_t)i - v->R);
     size_t whole = W / 64;
     for (size_t q = 0; q < whole; q++) DIA_EXPAND64(row[q], out + R + q * 64);
     for (size_t x = whole * 64; x < W; x++) out[R + x] = (uint32_t)(row[whole] >> (x & 63) & 1u);
-    for (size_t i = R + W; i < n; i++) out[i] = dia_cell(v, (int64_t)i - v->R, y);
+    for (size_t i = R + W; i < n; i++) out[i] = cpu_ltl_bit(v, row, (int64_t)i - v->R);
 }
 
 /* Row y of A and B from row y - 1's (pa, pb) over the extended columns [a, b); c: row y's
@@ -108,17 +101,19 @@ static int dia_reach(const cpu_ltl_view *v, int64_t ya, int64_t yb, size_t *xa, 
     return 1;
 }
 
-/* Words of a band's buffers: two rings of R + 2 extended rows, the counts, three cell
- * rows, a prefix-sum row and an output row's counts. */
+/* Words of a band's buffers: two rings of R + 2 extended rows (the windows), a ring of
+ * 2R + 2 cell rows (each row unpacked once: read as it enters, R + 1 and 2R + 1 rows
+ * later), the counts, a prefix-sum row and an output row's counts. */
 static inline size_t dia_words(const cpu_ltl_view *v) {
-    return (2 * ((size_t)v->R + 2) + 6) * v->ext;
+    return (2 * ((size_t)v->R + 2) + 2 * (size_t)v->R + 2 + 3) * v->ext;
 }
 
 /* Rows [y0, y1) of fn; buf: dia_words(v) words. */
 static void DIA_BAND(const cpu_ltl_view *v, uint64_t y0, uint64_t y1, uint32_t *buf) {
-    const size_t ext = v->ext, n = ext - 1, W = (size_t)v->w, R = (size_t)v->R, ring = R + 2;
-    uint32_t *Ar = buf, *Br = Ar + ring * ext, *D = Br + ring * ext, *cin = D + ext,
-             *cold = cin + ext, *ctop = cold + ext, *pre = ctop + ext, *count = pre + ext;
+    const size_t ext = v->ext, n = ext - 1, W = (size_t)v->w, R = (size_t)v->R, ring = R + 2,
+                 cring = 2 * R + 2;
+    uint32_t *Ar = buf, *Br = Ar + ring * ext, *Cr = Br + ring * ext, *D = Cr + cring * ext,
+             *pre = D + ext, *count = pre + ext;
     const int64_t iR = (int64_t)R;
     size_t xa = 0, xb = W - 1; /* the columns counted */
     if (v->skip) {
@@ -137,26 +132,28 @@ static void DIA_BAND(const cpu_ltl_view *v, uint64_t y0, uint64_t y1, uint32_t *
     /* the windows read: extended columns [a, b) */
     const size_t a = xa, b = xb + 2 * R + 1 < n ? xb + 2 * R + 1 : n;
 #define DIA_ROW(base, y) ((base) + (size_t)wl_mod((int64_t)(y), (int64_t)ring) * ext)
+#define DIA_CELLS(y) (Cr + (size_t)wl_mod((int64_t)(y), (int64_t)cring) * ext)
+    /* the windows of rows y0 .. y0 + R: filled from row y0 - R (windows of one cell) down
+     * to y0, then slid; the cell rows y0 - R .. y0 + R stay in their ring */
+    dia_unpack(v, (int64_t)y0 - iR, DIA_CELLS((int64_t)y0 - iR));
+    memcpy(DIA_ROW(Ar, (int64_t)y0 - iR), DIA_CELLS((int64_t)y0 - iR), n * sizeof *Ar);
+    memcpy(DIA_ROW(Br, (int64_t)y0 - iR), DIA_CELLS((int64_t)y0 - iR), n * sizeof *Br);
+    /* (outside [a, b) the first row holds the cells, which nothing reads) */
+    for (int64_t y = (int64_t)y0 - iR + 1; y <= (int64_t)y0 + iR; y++) {
+        dia_unpack(v, y, DIA_CELLS(y));
+        dia_slide(v, y, DIA_ROW(Ar, y - 1), DIA_ROW(Br, y - 1), DIA_CELLS(y),
+                  y > (int64_t)y0 ? DIA_CELLS(y - iR - 1) : NULL, DIA_ROW(Ar, y), DIA_ROW(Br, y),
+                  a, b);
+    }
     /* the first row's counts: the runs of each row of the diamond, by prefix sums */
     memset(D, 0, W * sizeof *D);
     for (int64_t dy = -iR; dy <= iR; dy++) {
-        dia_unpack(v, (int64_t)y0 + dy, cin);
+        const uint32_t *c = DIA_CELLS((int64_t)y0 + dy);
         uint32_t acc = 0;
         pre[0] = 0;
-        for (size_t i = 0; i < n; i++) pre[i + 1] = acc += cin[i];
+        for (size_t i = 0; i < n; i++) pre[i + 1] = acc += c[i];
         size_t half = R - (size_t)(dy < 0 ? -dy : dy); /* columns x - half .. x + half */
         for (size_t x = xa; x <= xb; x++) D[x] += pre[x + R + half + 1] - pre[x + R - half];
-    }
-    /* the windows of rows y0 .. y0 + R: filled from row y0 - R (windows of one cell) down
-     * to y0, then slid */
-    dia_unpack(v, (int64_t)y0 - iR, DIA_ROW(Ar, (int64_t)y0 - iR));
-    memcpy(DIA_ROW(Br, (int64_t)y0 - iR), DIA_ROW(Ar, (int64_t)y0 - iR), n * sizeof *Ar);
-    /* (outside [a, b) the first row holds the cells, which nothing reads) */
-    for (int64_t y = (int64_t)y0 - iR + 1; y <= (int64_t)y0 + iR; y++) {
-        dia_unpack(v, y, cin);
-        if (y > (int64_t)y0) dia_unpack(v, y - iR - 1, cold);
-        dia_slide(v, y, DIA_ROW(Ar, y - 1), DIA_ROW(Br, y - 1), cin, y > (int64_t)y0 ? cold : NULL,
-                  DIA_ROW(Ar, y), DIA_ROW(Br, y), a, b);
     }
     for (int64_t y = (int64_t)y0; y < (int64_t)y1; y++) {
         const uint64_t *frow = v->f + (size_t)y * v->S;
@@ -165,15 +162,13 @@ static void DIA_BAND(const cpu_ltl_view *v, uint64_t y0, uint64_t y1, uint32_t *
         if (y + 1 == (int64_t)y1) break;
         /* row y + R + 1 of the windows, then the counts a row down */
         int64_t yn = y + iR + 1;
+        uint32_t *cin = DIA_CELLS(yn), *An = DIA_ROW(Ar, yn), *Bn = DIA_ROW(Br, yn);
         dia_unpack(v, yn, cin);
-        dia_unpack(v, y, cold);
-        uint32_t *An = DIA_ROW(Ar, yn), *Bn = DIA_ROW(Br, yn);
-        dia_slide(v, yn, DIA_ROW(Ar, yn - 1), DIA_ROW(Br, yn - 1), cin, cold, An, Bn, a, b);
-        dia_unpack(v, y - iR, ctop);
-        const uint32_t *Ao = DIA_ROW(Ar, y), *Bo = DIA_ROW(Br, y);
+        dia_slide(v, yn, DIA_ROW(Ar, yn - 1), DIA_ROW(Br, yn - 1), cin, DIA_CELLS(y), An, Bn, a, b);
+        const uint32_t *Ao = DIA_ROW(Ar, y), *Bo = DIA_ROW(Br, y), *ctop = DIA_CELLS(y - iR);
         for (size_t x = xa; x <= xb; x++)
             D[x] += An[x + R] + Bn[x + R] - cin[x + R] - Bo[x] - Ao[x + 2 * R] + ctop[x + R];
     }
+#undef DIA_CELLS
 #undef DIA_ROW
 }
-

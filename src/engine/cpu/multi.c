@@ -344,24 +344,6 @@ void cpu_multi_decay(cpu_multi *m, const uint64_t *f, uint64_t *fn) {
 
 /* ---- Larger than Life: the portable kernel ------------------------------------------------ */
 
-/* The firing bit of column x (any integer) of row y (inside the grid): wrapped or dead. */
-static inline uint32_t bit_at(const cpu_ltl_view *v, const uint64_t *row, int64_t x) {
-    if (x < 0 || x >= (int64_t)v->w) {
-        if (!v->torus) return 0;
-        x = wl_mod(x, (int64_t)v->w);
-    }
-    return (uint32_t)(row[x >> 6] >> (x & 63) & 1u);
-}
-
-/* Row y (any integer) of F (NULL when outside a bounded grid). */
-static inline const uint64_t *row_of(const cpu_ltl_view *v, int64_t y) {
-    if (y < 0 || y >= (int64_t)v->h) {
-        if (!v->torus) return NULL;
-        y = wl_mod(y, (int64_t)v->h);
-    }
-    return v->f + (size_t)y * v->S;
-}
-
 /* The cells of an extended row: out[i] = firing bit of column i - R, for i < ext - 1. */
 static void unpack_row(const cpu_ltl_view *v, const uint64_t *row, uint16_t *out) {
     size_t n = v->ext - 1;
@@ -369,7 +351,7 @@ static void unpack_row(const cpu_ltl_view *v, const uint64_t *row, uint16_t *out
         memset(out, 0, n * sizeof *out);
         return;
     }
-    for (size_t i = 0; i < n; i++) out[i] = (uint16_t)bit_at(v, row, (int64_t)i - v->R);
+    for (size_t i = 0; i < n; i++) out[i] = (uint16_t)cpu_ltl_bit(v, row, (int64_t)i - v->R);
 }
 
 /* Prefix sums of an extended row's cells: p[0] = 0, p[i + 1] = p[i] + c[i]. */
@@ -422,7 +404,7 @@ void cpu_ltl_row_extents(const cpu_ltl_view *v, uint64_t y0, uint64_t y1, int32_
  * column sums of the extended cells [ia, ib): a firing cell at a time. */
 static void slide_range(const cpu_ltl_view *v, int64_t y, uint16_t *col, size_t ia, size_t ib,
                         int sign) {
-    const uint64_t *row = row_of(v, y);
+    const uint64_t *row = cpu_ltl_row(v, y);
     if (!row) return;
     int64_t xa = (int64_t)ia - v->R, xb = (int64_t)ib - v->R; /* columns [xa, xb) */
     if (xa < 0) xa = 0;
@@ -541,12 +523,12 @@ static void ltl_band(const cpu_ltl_view *v, uint64_t y0, uint64_t y1, ltl_scratc
         /* column sums over rows y - Ry .. y + Ry of the extended row */
         memset(s->col, 0, (ext - 1) * sizeof *s->col);
         for (int dy = -Ry; dy <= Ry; dy++) {
-            unpack_row(v, row_of(v, (int64_t)y0 + dy), s->cells);
+            unpack_row(v, cpu_ltl_row(v, (int64_t)y0 + dy), s->cells);
             for (size_t i = 0; i + 1 < ext; i++) s->col[i] += s->cells[i];
         }
     } else {
         for (int dy = -Ry; dy < Ry; dy++) {
-            unpack_row(v, row_of(v, (int64_t)y0 + dy), s->cells);
+            unpack_row(v, cpu_ltl_row(v, (int64_t)y0 + dy), s->cells);
             prefix(v, s->cells, s->sums + (size_t)wl_mod((int64_t)y0 + dy, (int64_t)ring) * ext);
         }
     }
@@ -558,12 +540,12 @@ static void ltl_band(const cpu_ltl_view *v, uint64_t y0, uint64_t y1, ltl_scratc
             for (size_t x = 0; x < W; x++) /* the square minus the cell itself */
                 s->count[x] = p[x + 2 * R + 1] - p[x] - (uint32_t)(frow[x >> 6] >> (x & 63) & 1u);
             /* slide: row y - Ry leaves, row y + Ry + 1 comes */
-            unpack_row(v, row_of(v, (int64_t)y - Ry), s->cells);
+            unpack_row(v, cpu_ltl_row(v, (int64_t)y - Ry), s->cells);
             for (size_t i = 0; i + 1 < ext; i++) s->col[i] -= s->cells[i];
-            unpack_row(v, row_of(v, (int64_t)y + Ry + 1), s->cells);
+            unpack_row(v, cpu_ltl_row(v, (int64_t)y + Ry + 1), s->cells);
             for (size_t i = 0; i + 1 < ext; i++) s->col[i] += s->cells[i];
         } else {
-            unpack_row(v, row_of(v, (int64_t)y + Ry), s->cells);
+            unpack_row(v, cpu_ltl_row(v, (int64_t)y + Ry), s->cells);
             prefix(v, s->cells, s->sums + (size_t)wl_mod((int64_t)y + Ry, (int64_t)ring) * ext);
             for (int par = 0; par < (parity_shape ? 2 : 1); par++) {
                 const cpu_ltl_run *r = v->runs[par];
