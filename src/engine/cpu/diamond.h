@@ -103,9 +103,10 @@ static int dia_reach(const cpu_ltl_view *v, int64_t ya, int64_t yb, size_t *xa, 
 
 /* Words of a band's buffers: two rings of R + 2 extended rows (the windows), a ring of
  * 2R + 2 cell rows (each row unpacked once: read as it enters, R + 1 and 2R + 1 rows
- * later), the counts, a prefix-sum row and an output row's counts. */
+ * later), the counts, a prefix-sum row and an output row's counts, and 16 words past
+ * them (DIA_TEST may read 15 counts past the row's end). */
 static inline size_t dia_words(const cpu_ltl_view *v) {
-    return (2 * ((size_t)v->R + 2) + 2 * (size_t)v->R + 2 + 3) * v->ext;
+    return (2 * ((size_t)v->R + 2) + 2 * (size_t)v->R + 2 + 3) * v->ext + 16;
 }
 
 /* Rows [y0, y1) of fn; buf: dia_words(v) words. */
