@@ -4,7 +4,7 @@
 # writes every log under $OUT (default ./gpu-out).  The last thing it prints is a short
 # summary table.
 #
-# usage: scripts/gpu.sh [all|test|bench|quick|opencl|lop3v|pair|wave|wavetune|shapes|sizes|circuit|multi]
+# usage: scripts/gpu.sh [all|test|bench|quick|opencl|lop3v|pair|wave|wavetune|shapes|sizes|circuit|multi|ltl]
 #        (default all)
 #   test   build + test_engines --gpu (every cuda kernel vs ref, cell by cell)
 #   bench  build + benchmarks
@@ -31,6 +31,9 @@
 #          and Larger than Life soups, glued grids, Golly's facts), test_engines --gpu
 #          --quick -e cuda, and the benchmarks of the multi-state kernels (Generations and
 #          Larger than Life on 4096^2 and larger soups, B3/S23 beside them)
+#   ltl    build + test_multistate, and Larger than Life's Moore kernels side by side
+#          (k_ltl_bits against k_ltl_tile, WL_CUDA_LTL=bits|tile) at ranges 1, 5, 10 and 20
+#          on 2048^2 .. 65536^2 soups, B3/S23 beside them
 #   opencl build + the OpenCL engine's GPU run (src/engine/opencl/gpu_opencl.sh, logs in
 #          $OUT/opencl); WL_GPU_OPENCL=1 adds it to `all` and `bench`
 # `all` and `test` also run the other GPU-side tests of the same build: test_rows (row
@@ -309,7 +312,7 @@ if [ "$MODE" = circuit ]; then
 fi
 
 # ---- multi: the multi-state families (Generations, Larger than Life) ------------------------
-if [ "$MODE" = all ] || [ "$MODE" = multi ]; then
+if [ "$MODE" = all ] || [ "$MODE" = multi ] || [ "$MODE" = ltl ]; then
   TM=$(find "$BUILD" -name test_multistate -type f -perm -u+x | head -1)
   t0=$(date +%s)
   (cd "$ROOT/tests" && timeout 400 "$TM") >"$OUT/multi.log" 2>&1
@@ -344,6 +347,21 @@ if [ "$MODE" = multi ]; then
   bench bench.txt --engine cuda --kernel best --rule 345/2/4 --size 65536x65536 --generations 256 --runs 3 --torus
   bench bench.txt --engine cuda --kernel best --rule 23/3/3 --size 65536x65536 --generations 256 --runs 3 --bounded
   bench bench.txt --engine cuda --kernel best --rule "R5,C0,M1,S34..58,B34..45,NM" --size 32768x32768 --generations 16 --runs 3 --torus
+fi
+
+if [ "$MODE" = ltl ]; then
+  bench bench.txt --engine cuda --kernel best --rule B3/S23 --size 16384x16384 --time 0.5 --runs 3 --torus
+  for r in "R1,C0,M0,S2..3,B3..3,NM" "R5,C0,M1,S34..58,B34..45,NM" "R10,C0,M1,S123..212,B123..170,NM" \
+           "R20,C0,M1,S400..700,B450..600,NM"; do
+    for sz in 2048x2048 4096x4096 8192x8192 16384x16384; do
+      for m in bits tile; do
+        WL_CUDA_LTL=$m bench bench.txt --engine cuda --kernel best --rule "$r" --size $sz --time 0.5 --runs 3 --torus
+      done
+    done
+  done
+  bench bench.txt --engine cuda --kernel best --rule "R5,C0,M1,S34..58,B34..45,NM" --size 65536x65536 --generations 16 --runs 3 --torus
+  bench bench.txt --engine cuda --kernel best --rule "R5,C0,M1,S34..58,B34..45,NM" --size 65536x65536 --generations 16 --runs 3 --bounded
+  bench bench.txt --engine cuda --kernel best --rule "R10,C0,M1,S123..212,B123..170,NM" --size 65536x65536 --generations 8 --runs 3 --torus
 fi
 
 # ---- benchmarks -----------------------------------------------------------------------

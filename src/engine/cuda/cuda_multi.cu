@@ -452,22 +452,45 @@ __device__ __forceinline__ uint32_t ltl_test(const wlcu_mrule *ru, const unsigne
 #define LB_RING_MAXR 12 /* ranges that keep their rows' window sums in shared memory */
 
 /* The window sums of the 32 cells of word m (cells x - R .. x + R, the words l and r on
- * its left and right) as hb bit planes. */
+ * its left and right) as hb bit planes, by carry-save adders: the k-th shifted copy enters
+ * level 0, where every second one meets the previous one in a full adder with the level's
+ * running sum bit and sends the carry a level up (a binary counter of arrivals, so which
+ * steps add is known at compile time for each k); a last ripple adds the copies still
+ * waiting at each level (those whose count of arrivals is odd: the bits of the span). */
 __device__ __forceinline__ void lb_hsum(uint32_t l, uint32_t m, uint32_t r, int R, int hb,
                                         uint32_t *hs) {
+    const int span = 2 * R + 1;
+    uint32_t acc[LB_HB], wait[LB_HB];
 #pragma unroll
-    for (int i = 0; i < LB_HB; i++) hs[i] = 0;
-    for (int d = -R; d <= R; d++) {
-        uint32_t carry = d < 0 ? __funnelshift_l(l, m, (unsigned)-d)
+    for (int i = 0; i < LB_HB; i++) acc[i] = wait[i] = 0;
+#pragma unroll
+    for (int k = 0; k < 63; k++) {
+        if (k < span) {
+            const int d = k - R;
+            uint32_t x = d < 0 ? __funnelshift_l(l, m, (unsigned)-d)
                                : d > 0 ? __funnelshift_r(m, r, (unsigned)d) : m;
+            int j = k;
 #pragma unroll
-        for (int i = 0; i < LB_HB; i++)
-            if (i < hb) {
-                uint32_t t = hs[i] & carry;
-                hs[i] ^= carry;
-                carry = t;
+            for (int i = 0; i < LB_HB; i++) {
+                if (!(j & 1)) {
+                    wait[i] = x;
+                    break;
+                }
+                uint32_t a = acc[i], b = wait[i];
+                acc[i] = a ^ b ^ x;
+                x = (a & b) | (x & (a ^ b));
+                j >>= 1;
             }
+        }
     }
+    uint32_t carry = 0;
+#pragma unroll
+    for (int i = 0; i < LB_HB; i++) {
+        uint32_t b = (span >> i) & 1 ? wait[i] : 0u, a = acc[i];
+        hs[i] = a ^ b ^ carry;
+        carry = (a & b) | (carry & (a ^ b));
+    }
+    (void)hb;
 }
 
 /* S += H (sign 1) or S -= H (sign -1), sb bits (two's complement: S + ~H + 1). */
@@ -482,22 +505,26 @@ __device__ __forceinline__ void lb_add(uint32_t *S, const uint32_t *H, int hb, i
         }
 }
 
+/* 1 where S >= c (sb-bit counts, c < 2^sb), from the low bit up: where S's bit exceeds c's
+ * the answer is yes, where it falls short no, else the lower bits' answer (a LOP3 a bit). */
+__device__ __forceinline__ uint32_t lb_ge(const uint32_t *S, int sb, uint32_t c) {
+    uint32_t g = 0xffffffffu;
+#pragma unroll
+    for (int i = 0; i < LB_SB; i++)
+        if (i < sb) {
+            uint32_t k = 0u - ((c >> i) & 1u), s = S[i];
+            g = (s & g) | ((s | g) & ~k);
+        }
+    return g;
+}
+
 /* 1 where lo <= S <= hi (sb-bit counts). */
 __device__ __forceinline__ uint32_t lb_within(const uint32_t *S, int sb, uint32_t lo, uint32_t hi) {
     uint32_t top = (1u << sb) - 1u;
     if (lo > top || lo > hi) return 0u;
-    uint32_t ge_gt = 0, ge_eq = 0xffffffffu, le_gt = 0, le_eq = 0xffffffffu;
-    uint32_t h = hi > top ? top : hi;
-#pragma unroll
-    for (int i = LB_SB - 1; i >= 0; i--)
-        if (i < sb) {
-            uint32_t kl = 0u - ((lo >> i) & 1u), kh = 0u - ((h >> i) & 1u), s = S[i];
-            ge_gt |= ge_eq & s & ~kl;    /* S > lo so far */
-            ge_eq &= ~(s ^ kl);
-            le_gt |= le_eq & s & ~kh;    /* S > hi so far */
-            le_eq &= ~(s ^ kh);
-        }
-    return (ge_gt | ge_eq) & ~le_gt;
+    uint32_t in = lo ? lb_ge(S, sb, lo) : 0xffffffffu;
+    if (hi < top) in &= ~lb_ge(S, sb, hi + 1u);
+    return in;
 }
 
 /* One row's window sums: its three words loaded directly inside the grid, through
@@ -522,10 +549,10 @@ __device__ __forceinline__ void lb_row(const uint32_t *f, uint64_t nw, int64_t w
 /* rows: the strip's height.  For ranges up to LB_RING_MAXR each thread keeps the window
  * sums of its last 2R + 1 rows in shared memory (a ring, conflict-free: a thread a column),
  * so that a row leaving the square is not summed again. */
-__global__ void __launch_bounds__(LB_THREADS)
+__global__ void __launch_bounds__(LB_THREADS, 6)
 k_ltl_bits(const uint32_t *f, uint32_t *fn, uint64_t nw, int64_t w, int64_t h, int torus,
            int rows, const wlcu_mrule *__restrict__ rule) {
-    extern __shared__ uint32_t ring[]; /* [slot][plane][thread] */
+    extern __shared__ uint32_t ring[]; /* [slot][plane < hb][thread] */
     const wlcu_mrule &ru = *rule;
     const int64_t X = (int64_t)blockIdx.x * LB_THREADS + threadIdx.x;
     if (X >= (int64_t)nw) return;
@@ -546,7 +573,7 @@ k_ltl_bits(const uint32_t *f, uint32_t *fn, uint64_t nw, int64_t w, int64_t h, i
         if (use_ring)
 #pragma unroll
             for (int i = 0; i < LB_HB; i++)
-                if (i < hb) mine[(k * LB_HB + i) * LB_THREADS] = H[i];
+                if (i < hb) mine[(k * hb + i) * LB_THREADS] = H[i];
     }
     int slot = 0; /* the ring slot of row y - R, which row y + R + 1 takes over */
     for (int64_t y = y0; y < y1; y++) {
@@ -565,8 +592,8 @@ k_ltl_bits(const uint32_t *f, uint32_t *fn, uint64_t nw, int64_t w, int64_t h, i
 #pragma unroll
             for (int i = 0; i < LB_HB; i++)
                 if (i < hb) {
-                    G[i] = mine[(slot * LB_HB + i) * LB_THREADS];
-                    mine[(slot * LB_HB + i) * LB_THREADS] = H[i];
+                    G[i] = mine[(slot * hb + i) * LB_THREADS];
+                    mine[(slot * hb + i) * LB_THREADS] = H[i];
                 }
             slot = slot + 1 == span ? 0 : slot + 1;
         } else {
@@ -817,6 +844,16 @@ static void add_run(void *user, int dy, int x0, int x1) {
     if (dy > l->reach_y) l->reach_y = dy;
 }
 
+/* Whether k_ltl_bits beats k_ltl_tile on a w x h grid at range R (measured on the H200,
+ * docs/BENCHMARKS.md): it does but where its strips get short. */
+static int ltl_bits_pays(int R, uint64_t w, uint64_t h, int sms) {
+    (void)R;
+    (void)w;
+    (void)h;
+    (void)sms;
+    return 1;
+}
+
 static wl_status rule_to_device(wlcu_multi *m) {
     WLCU_CHECK(cudaMalloc((void **)&m->d_rule, sizeof m->rule));
     WLCU_CHECK(cudaMemcpy(m->d_rule, &m->rule, sizeof m->rule, cudaMemcpyHostToDevice));
@@ -886,10 +923,11 @@ extern "C" wl_status wlcu_multi_init(wlcu_ctx *c) {
     uint64_t size = wl_ltl_neighbourhood(l, 0, NULL, NULL);
     m->size = size;
     m->global_ltl = ru->R > LT_MAXR || ru->Ry > LT_MAXR || size + 2 >= 65535;
-    /* k_ltl_bits for Moore squares up to range 31 (WL_CUDA_LTL=tile keeps the tile kernel) */
+    /* k_ltl_bits for Moore squares up to range 31 (WL_CUDA_LTL=bits or tile forces one) */
     const char *force = getenv("WL_CUDA_LTL");
-    m->bits_ltl = ru->moore && ru->R == ru->Ry && ru->R >= 1 && ru->R <= 31 &&
-                  !(force && !strcmp(force, "tile"));
+    int bits_ok = ru->moore && ru->R == ru->Ry && ru->R >= 1 && ru->R <= 31;
+    m->bits_ltl = bits_ok && (force && !strcmp(force, "tile") ? 0 : force && !strcmp(force, "bits") ? 1
+                              : ltl_bits_pays(ru->R, c->w, c->h, m->sms));
     if (m->global_ltl) {
         size_t bytes = (size_t)((c->w + 2 * (uint64_t)ru->R + 1) * c->h * 4);
         WLCU_CHECK(cudaMalloc((void **)&m->prefix, bytes));
@@ -1051,7 +1089,9 @@ extern "C" wl_status wlcu_multi_advance(wlcu_ctx *c, uint64_t gens) {
             uint64_t cols = (c->nw + LB_THREADS - 1) / LB_THREADS;
             uint64_t rows = c->h * cols / (4 * (uint64_t)m->sms);
             rows = rows > LB_ROWS ? LB_ROWS : rows < 8 ? 8 : rows;
-            size_t smem = ru->R <= LB_RING_MAXR ? (size_t)(2 * ru->R + 1) * LB_HB * LB_THREADS * 4 : 0;
+            int span = 2 * ru->R + 1, hb = 0;
+            while (span >> hb) hb++;
+            size_t smem = ru->R <= LB_RING_MAXR ? (size_t)span * (size_t)hb * LB_THREADS * 4 : 0;
             WLCU_CHECK(cudaFuncSetAttribute(k_ltl_bits, cudaFuncAttributeMaxDynamicSharedMemorySize,
                                             (2 * LB_RING_MAXR + 1) * LB_HB * LB_THREADS * 4));
             dim3 grid((unsigned)cols, (unsigned)((c->h + rows - 1) / rows));
