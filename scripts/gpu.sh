@@ -32,7 +32,8 @@
 #          --quick -e cuda, and the benchmarks of the multi-state kernels (Generations and
 #          Larger than Life on 4096^2 and larger soups, B3/S23 beside them)
 #   ltl    build + test_multistate, and Larger than Life's Moore kernels side by side
-#          (k_ltl_bits against k_ltl_tile, WL_CUDA_LTL=bits|tile) at ranges 1, 5, 10 and 20
+#          (k_ltl_bits compiled for the range, the one for any rule and k_ltl_tile:
+#          WL_CUDA_LTL=bits|bits0|tile) at ranges 1, 5, 10 and 20
 #          on 2048^2 .. 65536^2 soups, B3/S23 beside them
 #   opencl build + the OpenCL engine's GPU run (src/engine/opencl/gpu_opencl.sh, logs in
 #          $OUT/opencl); WL_GPU_OPENCL=1 adds it to `all` and `bench`
@@ -354,7 +355,7 @@ if [ "$MODE" = ltl ]; then
   for r in "R1,C0,M0,S2..3,B3..3,NM" "R5,C0,M1,S34..58,B34..45,NM" "R10,C0,M1,S123..212,B123..170,NM" \
            "R20,C0,M1,S400..700,B450..600,NM"; do
     for sz in 2048x2048 4096x4096 8192x8192 16384x16384; do
-      for m in bits tile; do
+      for m in bits bits0 tile; do
         WL_CUDA_LTL=$m bench bench.txt --engine cuda --kernel best --rule "$r" --size $sz --time 0.5 --runs 3 --torus
       done
     done

@@ -42,10 +42,14 @@
  * bit-sliced, 32 cells a word at a time.  A thread takes a word column and walks a strip of
  * rows down it, keeping the square's count S of each of its 32 cells as bit planes: each
  * row's window sum H (the 2R + 1 shifted copies of the row, from the words left and right
- * by funnel shifts, added into a ripple counter) enters at the bottom and leaves at the top
+ * by funnel shifts, added by carry-save adders) enters at the bottom and leaves at the top
  * (S += H_in - H_out, a ripple add and subtract; up to range 12 the window sums of the
  * square's rows wait in a ring in shared memory, so a row is summed once), and the rule is a
- * pair of comparisons of S with each interval's ends, bit-sliced from the top bit down.  k_ltl_tile, for reaches up to LT_MAXR: a block takes a tile of
+ * pair of comparisons of S with each interval's ends, bit-sliced, a LOP3 a bit.  It is
+ * compiled once for each range up to LB_FIXED_R, for rules of one birth and one survival
+ * interval (most): the range known, every loop over adders, bits and ends unrolls, and the
+ * ends' bits wait in registers as masks (2.5-3x the kernel that reads any rule, H100).
+ * k_ltl_tile, for reaches up to LT_MAXR: a block takes a tile of
  * LT_H rows x LT_W cells and the rows and columns of its reach into shared memory as bits;
  * for the Moore neighbourhood, threads slide column sums down the tile's rows, warps scan
  * each row of them into prefix sums (shuffles), and a cell's count is one difference
@@ -101,6 +105,7 @@ typedef struct wlcu_multi {
     uint32_t *prefix;       /* k_ltl_global: h rows of (w + 2R + 1) prefix sums */
     int global_ltl;
     int bits_ltl;           /* k_ltl_bits runs it (Moore, range <= 31) */
+    int bits_any;           /* only the k_ltl_bits kernel that reads any rule (WL_CUDA_LTL=bits0) */
     uint64_t size;          /* the neighbourhood's cells (the largest count) */
     int sms;                /* the device's multiprocessors */
 } wlcu_multi;
@@ -446,7 +451,7 @@ __device__ __forceinline__ uint32_t ltl_test(const wlcu_mrule *ru, const unsigne
 /* ---- k_ltl_bits: Moore counts bit-sliced (see the essay) ---- */
 
 #define LB_THREADS 128
-#define LB_ROWS 64  /* rows of a thread's strip */
+#define LB_ROWS 256 /* rows of a thread's strip at most */
 #define LB_HB 6     /* bits of a row's window sum: 2R + 1 <= 63 */
 #define LB_SB 12    /* bits of the square's count: (2R + 1)^2 <= 3969 */
 #define LB_RING_MAXR 12 /* ranges that keep their rows' window sums in shared memory */
@@ -546,18 +551,53 @@ __device__ __forceinline__ void lb_row(const uint32_t *f, uint64_t nw, int64_t w
     lb_hsum(l, m, r, R, hb, H);
 }
 
-/* rows: the strip's height.  For ranges up to LB_RING_MAXR each thread keeps the window
- * sums of its last 2R + 1 rows in shared memory (a ring, conflict-free: a thread a column),
- * so that a row leaving the square is not summed again. */
-__global__ void __launch_bounds__(LB_THREADS, 6)
-k_ltl_bits(const uint32_t *f, uint32_t *fn, uint64_t nw, int64_t w, int64_t h, int torus,
-           int rows, const wlcu_mrule *__restrict__ rule) {
+/* Bits of v's binary form (v < 64), folded at compile time for a constant v. */
+__device__ __forceinline__ int lb_bits(int v) {
+    return v < 2 ? 1 : v < 4 ? 2 : v < 8 ? 3 : v < 16 ? 4 : v < 32 ? 5 : v < 64 ? 6
+         : v < 128 ? 7 : v < 256 ? 8 : v < 512 ? 9 : v < 1024 ? 10 : v < 2048 ? 11 : 12;
+}
+
+/* The masks of c's bits (0 or all ones), sb of them, for lb_ge_k / lb_le_k. */
+__device__ __forceinline__ void lb_masks(uint32_t c, int sb, uint32_t *k) {
+#pragma unroll
+    for (int i = 0; i < LB_SB; i++)
+        if (i < sb) k[i] = 0u - ((c >> i) & 1u);
+}
+
+/* 1 where S >= c, c's bits as masks k (a LOP3 a bit, from the low bit up). */
+__device__ __forceinline__ uint32_t lb_ge_k(const uint32_t *S, int sb, const uint32_t *k) {
+    uint32_t g = 0xffffffffu;
+#pragma unroll
+    for (int i = 0; i < LB_SB; i++)
+        if (i < sb) g = (S[i] & g) | ((S[i] | g) & ~k[i]);
+    return g;
+}
+
+/* 1 where S <= c, c's bits as masks k. */
+__device__ __forceinline__ uint32_t lb_le_k(const uint32_t *S, int sb, const uint32_t *k) {
+    uint32_t l = 0xffffffffu;
+#pragma unroll
+    for (int i = 0; i < LB_SB; i++)
+        if (i < sb) l = (~S[i] & l) | ((~S[i] | l) & k[i]);
+    return l;
+}
+
+/* The body of the k_ltl_bits kernels.  RC: the range when it is known at compile time (the
+ * adders and the comparisons unrolled for it), else 0 (read from the rule).  lim: where
+ * RC is known, the rule as one birth and one survival interval of the square's count
+ * (the cell included), clamped to the count's sb bits (lim.x <= lim.y, lim.z <= lim.w);
+ * else the rule's intervals are read.  rows: the strip's height.  For ranges up to
+ * LB_RING_MAXR each thread keeps the window sums of its last 2R + 1 rows in shared memory
+ * (a ring, conflict-free: a thread a column), so that a row leaving the square is not
+ * summed again. */
+__device__ __forceinline__ void lb_body(const uint32_t *f, uint32_t *fn, uint64_t nw, int64_t w,
+                                        int64_t h, int torus, int rows, const wlcu_mrule &ru,
+                                        uint4 lim, const int RC) {
     extern __shared__ uint32_t ring[]; /* [slot][plane < hb][thread] */
-    const wlcu_mrule &ru = *rule;
     const int64_t X = (int64_t)blockIdx.x * LB_THREADS + threadIdx.x;
     if (X >= (int64_t)nw) return;
-    const int R = ru.R, span = 2 * R + 1, use_ring = R <= LB_RING_MAXR;
-    const int hb = 32 - __clz(span), sb = 32 - __clz(span * span);
+    const int R = RC ? RC : ru.R, span = 2 * R + 1, use_ring = R <= LB_RING_MAXR;
+    const int hb = lb_bits(span), sb = lb_bits(span * span);
     const int64_t y0 = (int64_t)blockIdx.y * rows;
     const int64_t y1 = y0 + rows < h ? y0 + rows : h;
     const int64_t ylast = y1 + R - 1 > y0 + R ? y1 + R - 1 : y0 + R; /* the last row read */
@@ -565,6 +605,13 @@ k_ltl_bits(const uint32_t *f, uint32_t *fn, uint64_t nw, int64_t w, int64_t h, i
     const uint32_t colmask = wl_colmask(w, X);
     uint32_t *mine = ring + threadIdx.x;
     uint32_t S[LB_SB], H[LB_HB], G[LB_HB];
+    uint32_t kbl[LB_SB], kbh[LB_SB], ksl[LB_SB], ksh[LB_SB];
+    if (RC) {
+        lb_masks(lim.x, sb, kbl);
+        lb_masks(lim.y, sb, kbh);
+        lb_masks(lim.z, sb, ksl);
+        lb_masks(lim.w, sb, ksh);
+    }
 #pragma unroll
     for (int i = 0; i < LB_SB; i++) S[i] = 0;
     for (int k = 0; k < span; k++) { /* the first square: rows y0 - R .. y0 + R */
@@ -580,10 +627,17 @@ k_ltl_bits(const uint32_t *f, uint32_t *fn, uint64_t nw, int64_t w, int64_t h, i
         const uint32_t self = inside ? f[(uint64_t)y * nw + (uint64_t)X]
                                      : wl_win32_call(f, nw, w, h, torus, y, X);
         uint32_t born = 0, kept = 0;
-        for (unsigned k = 0; k < ru.nb; k++) born |= lb_within(S, sb, ru.iv[0][k][0], ru.iv[0][k][1]);
-        /* a firing cell's count leaves itself out and adds M1's middle: S - 1 + middle */
-        for (unsigned k = 0; k < ru.ns; k++)
-            kept |= lb_within(S, sb, ru.iv[1][k][0] + 1u - ru.middle, ru.iv[1][k][1] + 1u - ru.middle);
+        if (RC) {
+            born = lb_ge_k(S, sb, kbl) & lb_le_k(S, sb, kbh);
+            kept = lb_ge_k(S, sb, ksl) & lb_le_k(S, sb, ksh);
+        } else {
+            for (unsigned k = 0; k < ru.nb; k++)
+                born |= lb_within(S, sb, ru.iv[0][k][0], ru.iv[0][k][1]);
+            /* a firing cell's count leaves itself out and adds M1's middle: S - 1 + middle */
+            for (unsigned k = 0; k < ru.ns; k++)
+                kept |= lb_within(S, sb, ru.iv[1][k][0] + 1u - ru.middle,
+                                  ru.iv[1][k][1] + 1u - ru.middle);
+        }
         fn[(uint64_t)y * nw + (uint64_t)X] = ((born & ~self) | (kept & self)) & colmask;
         if (y + 1 == y1) break;
         /* slide down: row y + R + 1 enters, row y - R leaves */
@@ -603,6 +657,34 @@ k_ltl_bits(const uint32_t *f, uint32_t *fn, uint64_t nw, int64_t w, int64_t h, i
         lb_add(S, G, hb, sb, 1);
     }
 }
+
+typedef void (*lb_fn)(const uint32_t *, uint32_t *, uint64_t, int64_t, int64_t, int, int,
+                      const wlcu_mrule *, uint4);
+#define LB_KERNEL(RC)                                                                              \
+    __global__ void __launch_bounds__(LB_THREADS, 6)                                               \
+    k_ltl_bits##RC(const uint32_t *f, uint32_t *fn, uint64_t nw, int64_t w, int64_t h, int torus,  \
+                   int rows, const wlcu_mrule *__restrict__ rule, uint4 lim) {                     \
+        lb_body(f, fn, nw, w, h, torus, rows, *rule, lim, RC);                                     \
+    }
+/* k_ltl_bits0 reads the range and the intervals from the rule; k_ltl_bitsR is range R with
+ * one birth and one survival interval (most rules), compiled for ranges up to LB_FIXED_R. */
+#define LB_FIXED_R 12
+LB_KERNEL(0)
+LB_KERNEL(1)
+LB_KERNEL(2)
+LB_KERNEL(3)
+LB_KERNEL(4)
+LB_KERNEL(5)
+LB_KERNEL(6)
+LB_KERNEL(7)
+LB_KERNEL(8)
+LB_KERNEL(9)
+LB_KERNEL(10)
+LB_KERNEL(11)
+LB_KERNEL(12)
+static const lb_fn lb_kernels[LB_FIXED_R + 1] = {
+    k_ltl_bits0, k_ltl_bits1, k_ltl_bits2, k_ltl_bits3, k_ltl_bits4, k_ltl_bits5, k_ltl_bits6,
+    k_ltl_bits7, k_ltl_bits8, k_ltl_bits9, k_ltl_bits10, k_ltl_bits11, k_ltl_bits12};
 
 /* k_ltl_tile: one block a tile of LT_H rows x LT_W cells, a thread a column.  Shared
  * memory: the tile's reach as bits (RH rows x RWW words); the prefix sums across of each of
@@ -844,14 +926,33 @@ static void add_run(void *user, int dy, int x0, int x1) {
     if (dy > l->reach_y) l->reach_y = dy;
 }
 
-/* Whether k_ltl_bits beats k_ltl_tile on a w x h grid at range R (measured on the H200,
- * docs/BENCHMARKS.md): it does but where its strips get short. */
-static int ltl_bits_pays(int R, uint64_t w, uint64_t h, int sms) {
-    (void)R;
-    (void)w;
-    (void)h;
-    (void)sms;
+/* Whether a compiled-range k_ltl_bits kernel runs the rule (range up to LB_FIXED_R, one
+ * birth and one survival interval, neither empty), and its intervals of the square's count
+ * (the cell included) as that kernel reads them. */
+static int lb_fixed(const wlcu_mrule *ru, uint4 *lim) {
+    if (ru->R < 1 || ru->R > LB_FIXED_R || ru->nb != 1 || ru->ns != 1) return 0;
+    const int span = 2 * ru->R + 1;
+    int sb = 0;
+    while ((span * span) >> sb) sb++;
+    const uint32_t top = (1u << sb) - 1u;
+    uint32_t bl = ru->iv[0][0][0], bh = ru->iv[0][0][1];
+    uint32_t sl = ru->iv[1][0][0] + 1u - ru->middle, sh = ru->iv[1][0][1] + 1u - ru->middle;
+    bh = bh > top ? top : bh;
+    sh = sh > top ? top : sh;
+    if (bl > bh || sl > sh) return 0;
+    *lim = make_uint4(bl, bh, sl, sh);
     return 1;
+}
+
+/* Whether k_ltl_bits beats k_ltl_tile on a w x h grid at range R, as measured on the H100
+ * (docs/BENCHMARKS.md): its strips of short grids are short and sum their 2R + 1 rows
+ * above for few rows below, and past range 12 it sums every row twice. */
+static int ltl_bits_pays(const wlcu_mrule *ru, uint64_t w, uint64_t h) {
+    uint4 lim;
+    double cells = (double)w * (double)h;
+    if (ru->R > LB_RING_MAXR) return cells >= 268435456.0; /* 16384^2: equal there */
+    if (lb_fixed(ru, &lim)) return cells >= (ru->R <= 5 ? 4194304.0 : 16777216.0);
+    return cells >= (ru->R <= 5 ? 16777216.0 : 67108864.0);
 }
 
 static wl_status rule_to_device(wlcu_multi *m) {
@@ -923,11 +1024,14 @@ extern "C" wl_status wlcu_multi_init(wlcu_ctx *c) {
     uint64_t size = wl_ltl_neighbourhood(l, 0, NULL, NULL);
     m->size = size;
     m->global_ltl = ru->R > LT_MAXR || ru->Ry > LT_MAXR || size + 2 >= 65535;
-    /* k_ltl_bits for Moore squares up to range 31 (WL_CUDA_LTL=bits or tile forces one) */
+    /* k_ltl_bits for Moore squares up to range 31 (WL_CUDA_LTL=bits or tile forces one,
+     * bits0 the bits kernel that reads any rule) */
     const char *force = getenv("WL_CUDA_LTL");
     int bits_ok = ru->moore && ru->R == ru->Ry && ru->R >= 1 && ru->R <= 31;
-    m->bits_ltl = bits_ok && (force && !strcmp(force, "tile") ? 0 : force && !strcmp(force, "bits") ? 1
-                              : ltl_bits_pays(ru->R, c->w, c->h, m->sms));
+    int bits_force = force && (!strcmp(force, "bits") || !strcmp(force, "bits0"));
+    m->bits_any = force && !strcmp(force, "bits0");
+    m->bits_ltl = bits_ok && (force && !strcmp(force, "tile") ? 0 : bits_force ? 1
+                              : ltl_bits_pays(ru, c->w, c->h));
     if (m->global_ltl) {
         size_t bytes = (size_t)((c->w + 2 * (uint64_t)ru->R + 1) * c->h * 4);
         WLCU_CHECK(cudaMalloc((void **)&m->prefix, bytes));
@@ -1092,12 +1196,14 @@ extern "C" wl_status wlcu_multi_advance(wlcu_ctx *c, uint64_t gens) {
             int span = 2 * ru->R + 1, hb = 0;
             while (span >> hb) hb++;
             size_t smem = ru->R <= LB_RING_MAXR ? (size_t)span * (size_t)hb * LB_THREADS * 4 : 0;
-            WLCU_CHECK(cudaFuncSetAttribute(k_ltl_bits, cudaFuncAttributeMaxDynamicSharedMemorySize,
+            uint4 lim = make_uint4(0, 0, 0, 0);
+            lb_fn kern = lb_kernels[!m->bits_any && lb_fixed(ru, &lim) ? ru->R : 0];
+            WLCU_CHECK(cudaFuncSetAttribute(kern, cudaFuncAttributeMaxDynamicSharedMemorySize,
                                             (2 * LB_RING_MAXR + 1) * LB_HB * LB_THREADS * 4));
             dim3 grid((unsigned)cols, (unsigned)((c->h + rows - 1) / rows));
-            k_ltl_bits<<<grid, LB_THREADS, smem>>>((const uint32_t *)c->cur, (uint32_t *)c->nxt,
-                                                   c->nw, (int64_t)c->w, (int64_t)c->h, c->torus,
-                                                   (int)rows, m->d_rule);
+            kern<<<grid, LB_THREADS, smem>>>((const uint32_t *)c->cur, (uint32_t *)c->nxt, c->nw,
+                                             (int64_t)c->w, (int64_t)c->h, c->torus, (int)rows,
+                                             m->d_rule, lim);
             WLCU_CHECK_LAUNCH("ltl bits");
         } else if (m->global_ltl) {
             k_row_prefix<<<(unsigned)c->h, 256>>>((const uint32_t *)c->cur, m->prefix, c->nw,
