@@ -9,7 +9,8 @@
 #                   libfabric1 libucx0 libibverbs1 ibverbs-providers libnl-* librdmacm1
 #                   libpsm2-2 libpsm-infinipath1 libnuma1 libmunge2 libatomic1 libudev1
 #                   libuuid1 zlib1g libpng16-16), relocated with OPAL_PREFIX;
-#   .dev-mpi/bin/   warplife, test_mpi, test_rows built here with
+#   .dev-mpi/bin/   warplife (with warplife-mpi.so, the engine's module, beside it),
+#                   test_mpi, test_rows built here with
 #                   -DWL_ENABLE_MPI=ON -DWL_ENABLE_CUDA=ON -DCMAKE_CUDA_ARCHITECTURES=90.
 #
 # usage: bash scripts/gpu_mpi.sh check   # mpirun works; mpi:cuda vs ref on 1 and 2 ranks

@@ -42,6 +42,10 @@ uint64_t wl_physical_memory(void);
 const char *wl_bytes_text(uint64_t bytes, char *buf);
 /* Number of online CPU cores (at least 1). */
 int wl_cpu_count(void);
+/* dlopen (RTLD_NOW | RTLD_LOCAL) of the module `file` in the running executable's folder
+ * (the viewer, the mpi engine: parts whose libraries would slow every command's start);
+ * `path` (cap bytes) receives its path.  NULL (error set, the path in it) on failure. */
+void *wl_module_open(const char *file, char *path, size_t cap);
 /* Seconds on a monotonic clock (for measurements: the plane's engine handover). */
 double wl_clock(void);
 

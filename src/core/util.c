@@ -1,5 +1,5 @@
 /*
- * util.c - memory allocation that reports failures as errors, machine facts.
+ * util.c - memory allocation that reports failures as errors, machine facts, modules.
  */
 #define _GNU_SOURCE
 #include "internal.h"
@@ -8,6 +8,7 @@
 #include <stdlib.h>
 #include <string.h>
 #include <time.h>
+#include <dlfcn.h>
 #include <unistd.h>
 
 void *wl_malloc(size_t n) {
@@ -78,4 +79,28 @@ double wl_clock(void) {
     struct timespec t;
     clock_gettime(CLOCK_MONOTONIC, &t);
     return (double)t.tv_sec + 1e-9 * (double)t.tv_nsec;
+}
+
+void *wl_module_open(const char *file, char *path, size_t cap) {
+    /* the executable's folder, from /proc/self/exe */
+    ssize_t n = readlink("/proc/self/exe", path, cap > 1 ? cap - 1 : 0);
+    if (n <= 0 || (size_t)n >= cap) {
+        wl_error(WL_ERR_UNAVAILABLE, "cannot find the executable's folder (/proc/self/exe) "
+                                     "to load %s", file);
+        return NULL;
+    }
+    path[n] = 0;
+    char *slash = strrchr(path, '/');
+    char *at = slash ? slash + 1 : path;
+    if ((size_t)(at - path) + strlen(file) + 1 > cap) {
+        wl_error(WL_ERR_UNAVAILABLE, "the path of %s is too long", file);
+        return NULL;
+    }
+    strcpy(at, file);
+    void *h = dlopen(path, RTLD_NOW | RTLD_LOCAL);
+    if (!h) {
+        const char *why = dlerror();
+        wl_error(WL_ERR_UNAVAILABLE, "cannot load %s: %s", path, why ? why : "dlopen failed");
+    }
+    return h;
 }

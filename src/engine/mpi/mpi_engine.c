@@ -522,21 +522,11 @@ static wl_status mpi_randomize(void *ctx, double density, uint64_t seed) {
     return agree(c, s, "randomize");
 }
 
-#ifdef WL_HAVE_CUDA
-static const char *const mpi_kernels[] = {"cpu", "ref", "cuda", NULL};
-#define MPI_INNER_LIST "cpu, ref, cuda"
-#else
-static const char *const mpi_kernels[] = {"cpu", "ref", NULL};
-#define MPI_INNER_LIST "cpu, ref"
-#endif
-
-const wl_engine_ops wl_engine_mpi = {
+/* The engine's operations.  Its name, capabilities and kernels are listed by the library
+ * (mpi_module.c, wl_engine_mpi), which forwards to these: this file is built into the
+ * module warplife-mpi.so, so that only `-e mpi` loads MPI. */
+const wl_engine_ops wl_engine_mpi_impl = {
     .name = "mpi",
-    .description = "a torus or bounded grid split into row bands across MPI ranks, deep "
-                   "halos exchanged every 64 generations; kernel = inner engine ("
-                   MPI_INNER_LIST ")",
-    .caps = WL_CAP_TORUS | WL_CAP_BOUNDED | WL_CAP_ANY_RULE,
-    .kernels = mpi_kernels,
     .create = mpi_create,
     .destroy = mpi_destroy,
     .load_grid = mpi_load_grid,
