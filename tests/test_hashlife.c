@@ -394,8 +394,10 @@ static void memory_limit(void) {
     if (a && b) {
         WL_CHECK_OK(wl_universe_load(a, p, NULL));
         WL_CHECK_OK(wl_universe_load(b, p, NULL));
-        WL_CHECK_OK(wl_universe_step(a, gens));
-        for (uint64_t g = 0; g < gens; g += 100) WL_CHECK_OK(wl_universe_step(b, 100));
+        for (uint64_t g = 0; g < gens; g += 100) { /* (the same steps: the same results) */
+            WL_CHECK_OK(wl_universe_step(a, 100));
+            WL_CHECK_OK(wl_universe_step(b, 100));
+        }
         wl_pattern *pa = NULL, *pb = NULL;
         WL_CHECK_OK(wl_universe_store(a, &pa));
         WL_CHECK_OK(wl_universe_store(b, &pb));
@@ -405,11 +407,63 @@ static void memory_limit(void) {
                  (unsigned long long)hb->gc_count);
         printf("note: 512 KB limit: %llu collections over %llu generations\n",
                (unsigned long long)hb->gc_count, (unsigned long long)gens);
+        /* collections keep the results in use, also those of nodes no tree holds: every
+         * kept result points at a node in use, and the run computes few results more
+         * than the unlimited one (dropping every result no tree reaches, as Golly does,
+         * recomputed most of them after each collection) */
+        size_t dangling = 0;
+        for (uint32_t n = 1; n < hb->top; n++)
+            if (hb->nodes[n].level && hb->nodes[n].rexp != HL_NO_RESULT &&
+                !hb->nodes[hb->nodes[n].res].level)
+                dangling++;
+        WL_CHECK(dangling == 0, "512 KB limit: %zu results point at freed nodes", dangling);
+        hl_ctx *ha = wl_universe_ctx(a);
+        printf("note: results computed: %llu unlimited, %llu under 512 KB\n",
+               (unsigned long long)ha->ticks, (unsigned long long)hb->ticks);
+        WL_CHECK(hb->ticks <= ha->ticks + ha->ticks / 2,
+                 "512 KB limit: %llu results computed against %llu unlimited",
+                 (unsigned long long)hb->ticks, (unsigned long long)ha->ticks);
         wl_pattern_free(pa);
         wl_pattern_free(pb);
     }
     wl_universe_free(a);
     wl_universe_free(b);
+
+    /* a collection with room to spare keeps every result, also those of the squares a
+     * result was assembled from, which no tree holds (a later square or generation finds
+     * them by hashing); only garbage without a result goes */
+    wl_universe *d = make_hl(&life, 2u << 20);
+    if (d) {
+        wl_pattern *q = wl_pattern_new();
+        soup(q, 48, wl_splitmix64(&rng));
+        WL_CHECK_OK(wl_universe_load(d, q, NULL));
+        WL_CHECK_OK(wl_universe_step(d, 200));
+        hl_ctx *hd = wl_universe_ctx(d);
+        uint32_t results = 0, live = hd->live;
+        for (uint32_t n = 1; n < hd->top; n++)
+            results += hd->nodes[n].level && hd->nodes[n].rexp != HL_NO_RESULT;
+        WL_CHECK(live < hd->limit / 2, "2 MB limit: %u of %u nodes in use", live, hd->limit);
+        WL_CHECK_OK(hl_collect(hd));
+        uint32_t after = 0;
+        for (uint32_t n = 1; n < hd->top; n++)
+            after += hd->nodes[n].level && hd->nodes[n].rexp != HL_NO_RESULT;
+        WL_CHECK(after == results, "collection with room: %u of %u results kept", after, results);
+        printf("note: collection with room: %u results kept, %u of %u nodes\n", after,
+               hd->live, live);
+        wl_pattern *before = NULL, *now = NULL;
+        WL_CHECK_OK(wl_universe_store(d, &before));
+        uint64_t ticks = hd->ticks;
+        WL_CHECK_OK(wl_universe_load(d, q, NULL)); /* the same soup again: all memoised */
+        WL_CHECK_OK(wl_universe_step(d, 200));
+        WL_CHECK_OK(wl_universe_store(d, &now));
+        WL_CHECK(before && now && wl_pattern_equal_cells(before, now), "soup again: same cells");
+        WL_CHECK(hd->ticks == ticks, "soup again: %llu results computed after the collection",
+                 (unsigned long long)(hd->ticks - ticks));
+        wl_pattern_free(before);
+        wl_pattern_free(now);
+        wl_pattern_free(q);
+        wl_universe_free(d);
+    }
 
     /* too small: the step fails with WL_ERR_NOMEM and leaves the universe as it was */
     wl_universe *c = make_hl(&life, 64u << 10);

@@ -39,7 +39,8 @@ typedef struct hl_node {
     uint32_t res;   /* memoised result (0 = none); valid when rexp matches, see hashlife.c */
     uint8_t level;  /* 3 = leaf, 0 = free */
     uint8_t rexp;   /* log2 of the generations res is advanced by (HL_NO_RESULT = none) */
-    uint16_t spare; /* (padding: the struct is 24 bytes) */
+    uint16_t used;  /* the clock (low 16 bits) when res was last read or written:
+                       collections keep recently used results (hashlife.c) */
 } hl_node;
 
 typedef struct hl_ctx {
@@ -88,6 +89,8 @@ typedef struct hl_ctx {
     wl_status failure;  /* set when the recursion must unwind (interrupt, out of memory) */
     uint32_t poll_countdown;
     uint64_t gc_count;
+    uint64_t ticks;     /* results computed so far */
+    int tick_shift;     /* the clock of the results' stamps is ticks >> tick_shift */
 
     /* population cache (lazily allocated, UINT64_MAX = not known) for levels <= 30 */
     uint64_t *popcache;
