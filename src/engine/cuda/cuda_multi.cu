@@ -48,7 +48,7 @@
  * pair of comparisons of S with each interval's ends, bit-sliced, a LOP3 a bit.  It is
  * compiled once for each range up to LB_FIXED_R, for rules of one birth and one survival
  * interval (most): the range known, every loop over adders, bits and ends unrolls, and the
- * ends' bits wait in registers as masks (2.5-3x the kernel that reads any rule, H100).
+ * ends' bits wait in registers as masks (2.3-2.7x the kernel that reads any rule, H100).
  * k_ltl_tile, for reaches up to LT_MAXR: a block takes a tile of
  * LT_H rows x LT_W cells and the rows and columns of its reach into shared memory as bits;
  * for the Moore neighbourhood, threads slide column sums down the tile's rows, warps scan

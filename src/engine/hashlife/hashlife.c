@@ -299,10 +299,9 @@ static uint32_t gc_count_marked(hl_ctx *h, uint8_t *mark, int age, wl_status *s)
  * most recently used results that leave a quarter of the limit free: the age that three
  * quarters of the room's worth of results are within, from a histogram of their stamps,
  * halved until what it keeps fits; then every result of what the universe holds; then
- * none.  Dropping
- * every result that no tree reaches (as Golly does, and this engine did) made a run under
- * half its peak memory recompute most of its work after every collection (catacryst to
- * 2^40 with --maxmemory 100: 357 s against 3.8 s). */
+ * none.  Dropping every result that no tree reaches (as Golly does, and this engine did)
+ * made a run under half its peak memory recompute most of its work after every
+ * collection (catacryst to 2^40 with --maxmemory 100: 357 s against 3.8 s). */
 static wl_status gc(hl_ctx *h) {
     h->gc_count++;
     uint8_t *mark = malloc(h->top ? h->top : 1);

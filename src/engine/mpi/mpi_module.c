@@ -15,6 +15,7 @@
 #include <dlfcn.h>
 #include <pthread.h>
 #include <stddef.h>
+#include <stdio.h>
 
 extern const wl_engine_ops wl_engine_mpi_impl __attribute__((weak));
 
