@@ -11,6 +11,9 @@
 #        GOLLY_MB=n is bgolly's memory limit (-M; default 8192, as warplife's default cap:
 #        bgolly's own default of a few hundred MB makes it collect and recompute, e.g.
 #        catacryst to 2^40 in 50 s instead of a few).
+#        HALF=1 also runs warplife with --maxmemory at half its unlimited peak RSS (issue
+#        #18 asks for at most 3x the unlimited time there), stopped after HALF_TIMEOUT
+#        seconds (default 300), on a line of its own under each case.
 # Cases: the Turing machine, every .mc/.mc.gz of PATTERN_DIR/hashlife (totalperiodic.mc to
 # 2^20) and every breeder of PATTERN_DIR/breeders to 2^40, and a 4096x4096 soup (density 0.5, seed 1, made by warplife
 # and given to both as the same RLE file) to generation 1000.
@@ -71,4 +74,18 @@ for c in "${cases[@]}"; do
     fi
     read -r ws wm <<<"${w/fail/fail -}"
     printf '%-34s %15s %9s %9s %7s %8s %8s %s\n' "$name" "$g" "$ws" "$gs" "$ratio" "$wm" "$gm" "$same"
+    if [ "${HALF:-0}" = 1 ] && [ "$w" != fail ]; then
+        half=$((wm / 2))
+        h=$(run half timeout "${HALF_TIMEOUT:-300}" "$WL" run "$f" -e hashlife -m "$g" --popcount -q \
+            --maxmemory "$half")
+        hpop=$(sed -n 's/.*population \([0-9]*\).*/\1/p' "$TMP/half.out" | tail -1)
+        if [ "$h" = fail ]; then
+            printf '  --maxmemory %s: did not finish in %s s\n' "$half" "${HALF_TIMEOUT:-300}"
+        else
+            read -r hs hm <<<"$h"
+            printf '  --maxmemory %s: %s s, %.2fx the unlimited time, %s MB, population %s\n' \
+                "$half" "$hs" "$(awk -v a="$hs" -v b="$ws" 'BEGIN {print (b > 0 ? a / b : 0)}')" \
+                "$hm" "$([ "$hpop" = "$wpop" ] && echo same || echo "DIFFERENT ($hpop)")"
+        fi
+    fi
 done
