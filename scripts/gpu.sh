@@ -339,7 +339,7 @@ if [ "$MODE" = multi ]; then
     WL_CUDA_LTL=tile bench bench.txt --engine cuda --kernel best --rule "$r" --size 16384x16384 --time 0.5 --runs 3 --torus
   done
   bench bench.txt --engine cuda --kernel best --rule "R5,C0,M1,S34..58,B34..45,NM" --size 65536x65536 --generations 16 --runs 3 --torus
-  for m in regs tile; do # the crossover
+  for m in regs tile64 tile32; do # the crossover
     for sz in 4096x4096 8192x8192; do
       WL_CUDA_GEN=$m bench bench.txt --engine cuda --kernel best --rule 23/3/3 --size $sz --time 0.5 --runs 3 --torus
     done

@@ -234,11 +234,11 @@ static void test_engines(int quick) {
                     if (wl_engine_kernels(name, &ks, &nk)) continue;
                     /* cuda's two kernels of Generations and of Larger than Life, each
                      * forced, besides its own choice */
-                    static const char *const gen_modes[] = {NULL, "regs", "tile"};
+                    static const char *const gen_modes[] = {NULL, "regs", "tile64", "tile32"};
                     static const char *const ltl_modes[] = {NULL, "bits", "tile", "bits0"};
                     int cuda = !strcmp(name, "cuda");
                     const char *var = kind == K_LTL ? "WL_CUDA_LTL" : "WL_CUDA_GEN";
-                    int modes = cuda && kind == K_LTL ? 4 : cuda && kind == K_GEN ? 3 : 1;
+                    int modes = cuda && (kind == K_LTL || kind == K_GEN) ? 4 : 1;
                     for (int md = 0; md < modes; md++) {
                         const char *mode = kind == K_LTL ? ltl_modes[md] : gen_modes[md];
                         if (mode) setenv(var, mode, 1);

@@ -8,10 +8,10 @@
  * enxt) of P planes of nw x h words.  Host grids (wl_grid's planes: live cells and the bits
  * of state - 1) are converted on the host on the way in and out.
  *
- * Generations: k_gen.  A block of 256 threads takes a tile of GT_H rows x GT_W words and
- * a halo of K rows above and below and one word (32 cells) left and right, F and E planes
- * alike, into shared memory (virtual coordinates: wrapped on a torus, dead on a bounded
- * grid, wl_win32), and runs K generations there.  A warp takes whole rows, a lane a word
+ * Generations: k_gen.  A block of 256 threads takes a tile of GT_H rows (GT_HS on small
+ * grids) x GT_W words and a halo of K rows above and below and one word (32 cells) left
+ * and right, F and E planes alike, into shared memory (virtual coordinates: wrapped on a
+ * torus, dead on a bounded grid, wl_win32), and runs K generations there.  A warp takes whole rows, a lane a word
  * (GT_W + 2 = 32), so that every shared access is conflict-free and the words left and
  * right come by shuffles.  Each generation each word gets:
  *   the eight neighbour planes from its 3 x 3 words (shifts);
@@ -70,6 +70,7 @@
 #define GT_W 30       /* Generations tile: words across (960 cells); with a halo word each
                          side a row is one warp's 32 words */
 #define GT_H 64       /* rows */
+#define GT_HS 32      /* rows of the tiles of small grids (k_gen<P>s) */
 #define GT_K 8        /* generations per launch */
 #define GT_THREADS 256
 #define LT_W 256      /* Larger than Life tile: cells across (8 words, a thread a column) */
@@ -201,12 +202,12 @@ __device__ __forceinline__ uint32_t gen_rule(const wlcu_mrule *ru, const gen_reg
 __device__ __forceinline__ void gen_body(const uint32_t *f, const uint32_t *e, uint32_t *fn,
                                          uint32_t *en, uint64_t nw, int64_t w, int64_t h,
                                          int torus, unsigned K, const wlcu_mrule *ru,
-                                         const unsigned P) {
+                                         const unsigned P, const int TH) {
     extern __shared__ uint32_t sm[];
-    const int RH = GT_H + 2 * (int)K, plane = 32 * RH;
+    const int RH = TH + 2 * (int)K, plane = 32 * RH;
     uint32_t *F0 = sm, *F1 = sm + plane, *E = sm + 2 * plane;
     const int lane = threadIdx.x & 31, warp = threadIdx.x >> 5, warps = blockDim.x >> 5;
-    const int64_t y0 = (int64_t)blockIdx.y * GT_H, xw0 = (int64_t)blockIdx.x * GT_W;
+    const int64_t y0 = (int64_t)blockIdx.y * TH, xw0 = (int64_t)blockIdx.x * GT_W;
     const int64_t X = xw0 - 1 + lane; /* this lane's virtual word column */
     const uint64_t gplane = nw * (uint64_t)h;
     const unsigned last = ru->states - 1;
@@ -263,7 +264,7 @@ __device__ __forceinline__ void gen_body(const uint32_t *f, const uint32_t *e, u
     }
     if (lane == 0 || lane == 31 || X >= (int64_t)nw) return;
     const uint32_t mask = wl_colmask(w, X);
-    for (int j = (int)K + warp; j < (int)K + GT_H; j += warps) {
+    for (int j = (int)K + warp; j < (int)K + TH; j += warps) {
         int64_t Y = y0 + j - (int64_t)K;
         if (Y >= h) break;
         int at = j * 32 + lane;
@@ -276,12 +277,20 @@ __device__ __forceinline__ void gen_body(const uint32_t *f, const uint32_t *e, u
 
 typedef void (*gen_fn)(const uint32_t *, const uint32_t *, uint32_t *, uint32_t *, uint64_t,
                        int64_t, int64_t, int, unsigned, const wlcu_mrule *);
+/* k_gen<P>: tiles of GT_H rows; k_gen<P>s: of GT_HS rows, for small grids (more blocks
+ * for the multiprocessors, at the cost of more halo rows a tile) */
 #define GEN_KERNEL(P)                                                                        \
     __global__ void __launch_bounds__(GT_THREADS)                                            \
         k_gen##P(const uint32_t *f, const uint32_t *e, uint32_t *fn, uint32_t *en, uint64_t nw, \
                  int64_t w, int64_t h, int torus, unsigned K,                                \
                  const wlcu_mrule *__restrict__ ru) {                                        \
-        gen_body(f, e, fn, en, nw, w, h, torus, K, ru, P);                                   \
+        gen_body(f, e, fn, en, nw, w, h, torus, K, ru, P, GT_H);                             \
+    }                                                                                        \
+    __global__ void __launch_bounds__(GT_THREADS)                                            \
+        k_gen##P##s(const uint32_t *f, const uint32_t *e, uint32_t *fn, uint32_t *en,       \
+                    uint64_t nw, int64_t w, int64_t h, int torus, unsigned K,                \
+                    const wlcu_mrule *__restrict__ ru) {                                     \
+        gen_body(f, e, fn, en, nw, w, h, torus, K, ru, P, GT_HS);                            \
     }
 GEN_KERNEL(0)
 GEN_KERNEL(1)
@@ -292,8 +301,9 @@ GEN_KERNEL(5)
 GEN_KERNEL(6)
 GEN_KERNEL(7)
 GEN_KERNEL(8)
-static const gen_fn gen_kernels[9] = {k_gen0, k_gen1, k_gen2, k_gen3, k_gen4,
-                                      k_gen5, k_gen6, k_gen7, k_gen8};
+static const gen_fn gen_kernels[2][9] = {
+    {k_gen0, k_gen1, k_gen2, k_gen3, k_gen4, k_gen5, k_gen6, k_gen7, k_gen8},
+    {k_gen0s, k_gen1s, k_gen2s, k_gen3s, k_gen4s, k_gen5s, k_gen6s, k_gen7s, k_gen8s}};
 
 /* ---- Generations in registers (k_genv) ------------------------------------------------------ */
 
@@ -1156,6 +1166,15 @@ extern "C" wl_status wlcu_multi_advance(wlcu_ctx *c, uint64_t gens) {
         int64_t tiles = groups * (int64_t)((c->h + GV_WB * nr - 1) / (GV_WB * nr));
         int regs = !ru->table_rule && ru->nbmask == 0x1EFu && ru->P >= 1 && ru->P <= GV_P_MAX &&
                    (force ? !strcmp(force, "regs") : tiles >= 2 * (int64_t)m->sms);
+        /* k_gen's tile height: GT_HS where GT_H rows would give fewer than four blocks a
+         * multiprocessor (H100, 4096^2: 23/3/3 2.59e12 against 2.28e12, 12/34/256 1.11e12
+         * against 8.7e11; 16384^2: 3.93e12 against 4.31e12); WL_CUDA_GEN=tile32 or tile64
+         * forces one */
+        uint64_t cols = (c->nw + GT_W - 1) / GT_W;
+        int th = force && !strcmp(force, "tile32")   ? GT_HS
+                 : force && !strcmp(force, "tile64") ? GT_H
+                 : cols * ((c->h + GT_H - 1) / GT_H) < 4 * (uint64_t)m->sms ? GT_HS
+                                                                             : GT_H;
         while (gens && regs) {
             int kk = gens < GV_K ? (int)gens : GV_K;
             int64_t out_rows = (int64_t)GV_WB * nr - 2 * kk;
@@ -1171,11 +1190,11 @@ extern "C" wl_status wlcu_multi_advance(wlcu_ctx *c, uint64_t gens) {
         }
         while (gens) {
             unsigned K = gens < GT_K ? (unsigned)gens : GT_K;
-            size_t smem = (size_t)(2 + ru->P) * 32 * (GT_H + 2 * K) * 4;
-            gen_fn kern = gen_kernels[ru->P];
+            size_t smem = (size_t)(2 + ru->P) * 32 * (th + 2 * K) * 4;
+            gen_fn kern = gen_kernels[th == GT_HS][ru->P];
             WLCU_CHECK(cudaFuncSetAttribute(kern, cudaFuncAttributeMaxDynamicSharedMemorySize,
                                             (int)((2 + 8) * 32 * (GT_H + 2 * GT_K) * 4)));
-            dim3 grid((unsigned)((c->nw + GT_W - 1) / GT_W), (unsigned)((c->h + GT_H - 1) / GT_H));
+            dim3 grid((unsigned)cols, (unsigned)((c->h + (uint64_t)th - 1) / (uint64_t)th));
             kern<<<grid, GT_THREADS, smem>>>((const uint32_t *)c->cur, m->ecur,
                                              (uint32_t *)c->nxt, m->enxt, c->nw, (int64_t)c->w,
                                              (int64_t)c->h, c->torus, K, m->d_rule);
