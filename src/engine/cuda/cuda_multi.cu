@@ -106,7 +106,9 @@ typedef struct wlcu_multi {
     uint32_t *prefix;       /* k_ltl_global: h rows of (w + 2R + 1) prefix sums */
     int global_ltl;
     int bits_ltl;           /* k_ltl_bits runs it (Moore, range <= 31) */
-    int bits_any;           /* only the k_ltl_bits kernel that reads any rule (WL_CUDA_LTL=bits0) */
+    int bits_r;             /* k_ltl_bits: the compiled range it runs (0: the one that reads
+                               any rule, as WL_CUDA_LTL=bits0 forces) ... */
+    uint4 bits_lim;         /* ... and the rule's intervals as that kernel reads them */
     uint64_t size;          /* the neighbourhood's cells (the largest count) */
     int sms;                /* the device's multiprocessors */
 } wlcu_multi;
@@ -520,8 +522,25 @@ __device__ __forceinline__ void lb_add(uint32_t *S, const uint32_t *H, int hb, i
         }
 }
 
-/* 1 where S >= c (sb-bit counts, c < 2^sb), from the low bit up: where S's bit exceeds c's
- * the answer is yes, where it falls short no, else the lower bits' answer (a LOP3 a bit). */
+/* The masks of c's bits (0 or all ones), sb of them, for lb_ge_k / lb_le_k. */
+__device__ __forceinline__ void lb_masks(uint32_t c, int sb, uint32_t *k) {
+#pragma unroll
+    for (int i = 0; i < LB_SB; i++)
+        if (i < sb) k[i] = 0u - ((c >> i) & 1u);
+}
+
+/* 1 where S >= c, c's bits as masks k (a LOP3 a bit, from the low bit up). */
+__device__ __forceinline__ uint32_t lb_ge_k(const uint32_t *S, int sb, const uint32_t *k) {
+    uint32_t g = 0xffffffffu;
+#pragma unroll
+    for (int i = 0; i < LB_SB; i++)
+        if (i < sb) g = (S[i] & g) | ((S[i] | g) & ~k[i]);
+    return g;
+}
+
+/* 1 where S >= c (sb-bit counts, c < 2^sb): lb_ge_k with c's masks made bit by bit (for
+ * the kernel that reads the range at run time, where lb_masks + lb_ge_k, the same logic,
+ * ran 10-17% slower on the H100: its masks array of run-time length). */
 __device__ __forceinline__ uint32_t lb_ge(const uint32_t *S, int sb, uint32_t c) {
     uint32_t g = 0xffffffffu;
 #pragma unroll
@@ -565,22 +584,6 @@ __device__ __forceinline__ void lb_row(const uint32_t *f, uint64_t nw, int64_t w
 __device__ __forceinline__ int lb_bits(int v) {
     return v < 2 ? 1 : v < 4 ? 2 : v < 8 ? 3 : v < 16 ? 4 : v < 32 ? 5 : v < 64 ? 6
          : v < 128 ? 7 : v < 256 ? 8 : v < 512 ? 9 : v < 1024 ? 10 : v < 2048 ? 11 : 12;
-}
-
-/* The masks of c's bits (0 or all ones), sb of them, for lb_ge_k / lb_le_k. */
-__device__ __forceinline__ void lb_masks(uint32_t c, int sb, uint32_t *k) {
-#pragma unroll
-    for (int i = 0; i < LB_SB; i++)
-        if (i < sb) k[i] = 0u - ((c >> i) & 1u);
-}
-
-/* 1 where S >= c, c's bits as masks k (a LOP3 a bit, from the low bit up). */
-__device__ __forceinline__ uint32_t lb_ge_k(const uint32_t *S, int sb, const uint32_t *k) {
-    uint32_t g = 0xffffffffu;
-#pragma unroll
-    for (int i = 0; i < LB_SB; i++)
-        if (i < sb) g = (S[i] & g) | ((S[i] | g) & ~k[i]);
-    return g;
 }
 
 /* 1 where S <= c, c's bits as masks k. */
@@ -1039,7 +1042,7 @@ extern "C" wl_status wlcu_multi_init(wlcu_ctx *c) {
     const char *force = getenv("WL_CUDA_LTL");
     int bits_ok = ru->moore && ru->R == ru->Ry && ru->R >= 1 && ru->R <= 31;
     int bits_force = force && (!strcmp(force, "bits") || !strcmp(force, "bits0"));
-    m->bits_any = force && !strcmp(force, "bits0");
+    m->bits_r = !(force && !strcmp(force, "bits0")) && lb_fixed(ru, &m->bits_lim) ? ru->R : 0;
     m->bits_ltl = bits_ok && (force && !strcmp(force, "tile") ? 0 : bits_force ? 1
                               : ltl_bits_pays(ru, c->w, c->h));
     if (m->global_ltl) {
@@ -1215,14 +1218,13 @@ extern "C" wl_status wlcu_multi_advance(wlcu_ctx *c, uint64_t gens) {
             int span = 2 * ru->R + 1, hb = 0;
             while (span >> hb) hb++;
             size_t smem = ru->R <= LB_RING_MAXR ? (size_t)span * (size_t)hb * LB_THREADS * 4 : 0;
-            uint4 lim = make_uint4(0, 0, 0, 0);
-            lb_fn kern = lb_kernels[!m->bits_any && lb_fixed(ru, &lim) ? ru->R : 0];
+            lb_fn kern = lb_kernels[m->bits_r];
             WLCU_CHECK(cudaFuncSetAttribute(kern, cudaFuncAttributeMaxDynamicSharedMemorySize,
                                             (2 * LB_RING_MAXR + 1) * LB_HB * LB_THREADS * 4));
             dim3 grid((unsigned)cols, (unsigned)((c->h + rows - 1) / rows));
             kern<<<grid, LB_THREADS, smem>>>((const uint32_t *)c->cur, (uint32_t *)c->nxt, c->nw,
                                              (int64_t)c->w, (int64_t)c->h, c->torus, (int)rows,
-                                             m->d_rule, lim);
+                                             m->d_rule, m->bits_lim);
             WLCU_CHECK_LAUNCH("ltl bits");
         } else if (m->global_ltl) {
             k_row_prefix<<<(unsigned)c->h, 256>>>((const uint32_t *)c->cur, m->prefix, c->nw,

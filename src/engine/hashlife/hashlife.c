@@ -217,9 +217,10 @@ static inline int gc_recent(const hl_ctx *h, const hl_node *p, int age) {
 
 /* Marks everything reachable from the root, the empty nodes, the protect stack and (age >=
  * 0) the nodes whose results were used in the last `age` ticks, following children and
- * the results that `age` keeps. */
-static wl_status gc_mark(hl_ctx *h, uint8_t *mark, int age) {
+ * the results that `age` keeps; *kept: the nodes marked. */
+static wl_status gc_mark(hl_ctx *h, uint8_t *mark, int age, uint32_t *kept) {
     size_t cap = 1024, sp = 0;
+    *kept = 0;
     uint32_t *todo = malloc(cap * sizeof *todo);
     if (!todo) return wl_error(WL_ERR_NOMEM, "hashlife: out of memory while collecting");
 #define GC_PUSH(x)                                                                       \
@@ -227,6 +228,7 @@ static wl_status gc_mark(hl_ctx *h, uint8_t *mark, int age) {
         uint32_t x_ = (x);                                                               \
         if (x_ && !mark[x_]) {                                                           \
             mark[x_] = 1;                                                                \
+            ++*kept;                                                                     \
             if (sp == cap) {                                                             \
                 uint32_t *t_ = realloc(todo, 2 * cap * sizeof *todo);                    \
                 if (!t_) {                                                               \
@@ -283,15 +285,6 @@ static void gc_sweep(hl_ctx *h, const uint8_t *mark) {
     }
 }
 
-/* The nodes a pass at `age` would keep: mark[] filled, the count returned (0 on error). */
-static uint32_t gc_count_marked(hl_ctx *h, uint8_t *mark, int age, wl_status *s) {
-    memset(mark, 0, h->top);
-    *s = gc_mark(h, mark, age);
-    uint32_t kept = 0;
-    for (uint32_t n = 1; n < h->top; n++) kept += mark[n] && h->nodes[n].level;
-    return kept;
-}
-
 /* Collects garbage; fails with WL_ERR_NOMEM when the live trees alone fill the limit.
  * Memoised results are what makes HashLife fast, and most of them belong to nodes that no
  * tree holds any more (the squares a result was assembled from, which the neighbouring
@@ -322,7 +315,9 @@ static wl_status gc(hl_ctx *h) {
     free(hist);
     wl_status s = WL_OK;
     for (;;) {
-        uint32_t kept = gc_count_marked(h, mark, age, &s);
+        uint32_t kept = 0;
+        memset(mark, 0, h->top);
+        s = gc_mark(h, mark, age, &kept);
         if (s || kept <= room || age == GC_NONE) break;
         age = age > 0 ? age / 2 : age == 0 ? GC_ALL : GC_NONE;
     }
