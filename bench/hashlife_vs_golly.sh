@@ -1,8 +1,8 @@
 #!/usr/bin/env bash
 # bench/hashlife_vs_golly.sh - the HashLife suite of issue #18, side by side in one run:
-# `warplife run -e hashlife` against Golly's bgolly with its HashLife algorithm (one leap of
-# the whole generation count, -m G -i G), whole-command wall time and peak memory of each,
-# the ratio, and whether the populations agree.
+# `warplife run -e hashlife` with one thread and with every core against Golly's bgolly with
+# its HashLife algorithm (one leap of the whole generation count, -m G -i G), whole-command
+# wall time and peak memory of each, the ratios, and whether the populations agree.
 #
 # usage: bench/hashlife_vs_golly.sh [WARPLIFE] [PATTERN_DIR]   (defaults: build/warplife,
 #        ../shared/patterns); REPEAT=n keeps the median of n runs (default 1); BGOLLY=path
@@ -11,7 +11,7 @@
 #        GOLLY_MB=n is bgolly's memory limit (-M; default 8192, as warplife's default cap:
 #        bgolly's own default of a few hundred MB makes it collect and recompute, e.g.
 #        catacryst to 2^40 in 50 s instead of a few).
-#        HALF=1 also runs warplife with --maxmemory at half its unlimited peak RSS (issue
+#        HALF=1 also runs warplife (one thread) with --maxmemory at half its unlimited peak RSS (issue
 #        #18 asks for at most 3x the unlimited time there), stopped after HALF_TIMEOUT
 #        seconds (default 300), on a line of its own under each case.
 # Cases: the Turing machine, every .mc/.mc.gz of PATTERN_DIR/hashlife (totalperiodic.mc to
@@ -55,29 +55,38 @@ for f in "$PAT"/hashlife/*.mc "$PAT"/hashlife/*.mc.gz "$PAT"/breeders/*; do
 done
 "$WL" soup 4096x4096 -s 1 -q -o "$TMP/soup4096.rle" && cases+=("$TMP/soup4096.rle 1000")
 
-printf '%-34s %15s %9s %9s %7s %8s %8s %s\n' pattern generations warplife_s golly_s ratio wl_MB golly_MB population
+ratio() { awk -v a="${1% *}" -v b="$2" 'BEGIN {printf "%.2f", (b > 0 ? a / b : 0)}'; }
+printf '%-34s %15s %8s %8s %8s %7s %7s %7s %8s %s\n' pattern generations wl_1t_s wl_all_s \
+       golly_s ratio1t ratioall wl_MB golly_MB population
 for c in "${cases[@]}"; do
     set -- $c
     f=$1 g=$2 name=$(basename "$1")
     [[ $name =~ $SKIP ]] && continue
-    w=$(run wl "$WL" run "$f" -e hashlife -m "$g" --popcount -q)
+    w=$(run wl "$WL" run "$f" -e hashlife -m "$g" --popcount -q --threads 1)
     wpop=$(sed -n 's/.*population \([0-9]*\).*/\1/p' "$TMP/wl.out" | tail -1)
-    gs=- gm=- ratio=- same="warplife $wpop"
+    wa=$(run wla "$WL" run "$f" -e hashlife -m "$g" --popcount -q)
+    wapop=$(sed -n 's/.*population \([0-9]*\).*/\1/p' "$TMP/wla.out" | tail -1)
+    gs=- gm=- r1=- ra=- same="warplife $wpop"
+    [ "$wapop" = "$wpop" ] || same="DIFFERENT: warplife one thread $wpop, all $wapop"
     if [ -n "$BG" ]; then
         b=$(run bg "$BG" -a HashLife -M "${GOLLY_MB:-8192}" -m "$g" -i "$g" "$f")
         bpop=$(tail -1 "$TMP/bg.out" | sed 's/.*: *//; s/,//g')
-        if [ "$b" != fail ] && [ "$w" != fail ]; then
+        if [ "$b" != fail ] && [ "$w" != fail ] && [ "$wa" != fail ]; then
             read -r gs gm <<<"$b"
-            ratio=$(awk -v a="${w% *}" -v b="$gs" 'BEGIN {printf "%.2f", (b > 0 ? a / b : 0)}')
+            r1=$(ratio "$w" "$gs")
+            ra=$(ratio "$wa" "$gs")
         fi
-        if [ "$wpop" = "$bpop" ]; then same="same ($wpop)"; else same="DIFFERENT: warplife $wpop, golly $bpop"; fi
+        if [ "$wpop" = "$bpop" ] && [ "$wapop" = "$bpop" ]; then same="same ($wpop)"
+        else same="DIFFERENT: warplife $wpop / $wapop, golly $bpop"; fi
     fi
     read -r ws wm <<<"${w/fail/fail -}"
-    printf '%-34s %15s %9s %9s %7s %8s %8s %s\n' "$name" "$g" "$ws" "$gs" "$ratio" "$wm" "$gm" "$same"
+    read -r was _ <<<"${wa/fail/fail -}"
+    printf '%-34s %15s %8s %8s %8s %7s %7s %7s %8s %s\n' "$name" "$g" "$ws" "$was" "$gs" "$r1" \
+           "$ra" "$wm" "$gm" "$same"
     if [ "${HALF:-0}" = 1 ] && [ "$w" != fail ]; then
         half=$((wm / 2))
         h=$(run half timeout "${HALF_TIMEOUT:-300}" "$WL" run "$f" -e hashlife -m "$g" --popcount -q \
-            --maxmemory "$half")
+            --threads 1 --maxmemory "$half")
         hpop=$(sed -n 's/.*population \([0-9]*\).*/\1/p' "$TMP/half.out" | tail -1)
         if [ "$h" = fail ]; then
             printf '  --maxmemory %s: did not finish in %s s\n' "$half" "${HALF_TIMEOUT:-300}"

@@ -38,16 +38,22 @@
 static int quick;
 static uint64_t rng;
 
-static wl_universe *make_hl(const wl_rule *rule, uint64_t max_memory) {
+/* threads: 0 = every core */
+static wl_universe *make_hl_threads(const wl_rule *rule, uint64_t max_memory, int threads) {
     wl_config cfg;
     wl_config_init(&cfg);
     cfg.engine = "hashlife";
     cfg.topology = WL_TOPOLOGY_PLANE;
     cfg.rule = *rule;
     cfg.max_memory = max_memory;
+    cfg.threads = threads;
     wl_universe *u = NULL;
     WL_CHECK_OK(wl_universe_create(&cfg, &u));
     return u;
+}
+
+static wl_universe *make_hl(const wl_rule *rule, uint64_t max_memory) {
+    return make_hl_threads(rule, max_memory, 0);
 }
 
 static wl_universe *make_ref(const wl_rule *rule, uint64_t size) {
@@ -389,8 +395,8 @@ static void memory_limit(void) {
     wl_pattern *p = wl_pattern_new();
     soup(p, 96, wl_splitmix64(&rng));
     uint64_t gens = quick ? 700 : 2000;
-    /* unlimited */
-    wl_universe *a = make_hl(&life, 0), *b = make_hl(&life, 512u << 10);
+    /* unlimited; one thread each, so that the results computed can be compared */
+    wl_universe *a = make_hl_threads(&life, 0, 1), *b = make_hl_threads(&life, 512u << 10, 1);
     if (a && b) {
         WL_CHECK_OK(wl_universe_load(a, p, NULL));
         WL_CHECK_OK(wl_universe_load(b, p, NULL));
@@ -875,6 +881,116 @@ static void macrocell_native(void) {
 static int poll_calls;
 static int poll_stop_after(void *user) { return ++poll_calls > *(int *)user; }
 
+/* ---- parallel steps ---------------------------------------------------------------------- */
+
+/* Stores both universes and checks that they hold the same cells. */
+static void same_cells(wl_universe *a, wl_universe *b, const char *what, uint64_t gen) {
+    wl_pattern *pa = NULL, *pb = NULL;
+    WL_CHECK_OK(wl_universe_store(a, &pa));
+    WL_CHECK_OK(wl_universe_store(b, &pb));
+    WL_CHECK(pa && pb && wl_pattern_equal_cells(pa, pb), "%s: cells differ at generation %llu",
+             what, (unsigned long long)gen);
+    wl_pattern_free(pa);
+    wl_pattern_free(pb);
+}
+
+/* The store after a parallel step: every node in use is counted live and sits in the hash
+ * table once (no node made for a lost race is left over), and no two hold one square. */
+static int key_cmp(const void *x, const void *y) {
+    return memcmp(x, y, 4 * sizeof(uint32_t));
+}
+static void store_consistent(const hl_ctx *h, const char *what) {
+    uint32_t used = 0, slots = 0;
+    for (uint32_t n = 1; n < h->top; n++) used += h->nodes[n].level != 0;
+    for (uint32_t i = 0; i <= h->tmask; i++) slots += h->table[i] != 0;
+    WL_CHECK(used == h->live && slots == h->live, "%s: %u nodes in use, %u counted, %u in the table",
+             what, used, h->live, slots);
+    uint32_t (*keys)[4] = malloc((size_t)(used ? used : 1) * sizeof *keys), k = 0;
+    if (!keys) return;
+    for (uint32_t n = 1; n < h->top; n++)
+        if (h->nodes[n].level) memcpy(keys[k++], h->nodes[n].c, sizeof keys[0]);
+    qsort(keys, k, sizeof keys[0], key_cmp);
+    uint32_t dup = 0;
+    for (uint32_t i = 1; i < k; i++) dup += memcmp(keys[i - 1], keys[i], sizeof keys[0]) == 0;
+    WL_CHECK(dup == 0, "%s: %u squares stored twice", what, dup);
+    free(keys);
+}
+
+/* Four threads (more than this machine may have: the threads interleave anyhow) against
+ * one, on soups under rules of each kind HashLife runs, through steps short and long
+ * (short ones stay serial), a store that has to grow its table and nodes while the threads
+ * run, and a memory limit that makes the threads stop for collections. */
+static void parallel(void) {
+    static const char *const rules[] = {"B3/S23", "B36/S23", "B3-cnqy/S23-a4ityz", "23/3/3",
+                                        "LifeHistory"};
+    static const uint64_t steps[] = {1, 100, 64, 1000, 3000};
+    uint64_t par_steps = 0, retries = 0;
+    for (size_t i = 0; i < sizeof rules / sizeof rules[0]; i++) {
+        wl_rule rule;
+        WL_CHECK_OK(wl_rule_parse(rules[i], &rule));
+        wl_pattern *p = wl_pattern_new();
+        soup(p, quick ? 64 : 128, wl_splitmix64(&rng));
+        wl_universe *one = make_hl_threads(&rule, 0, 1), *four = make_hl_threads(&rule, 0, 4);
+        if (one && four) {
+            WL_CHECK_OK(wl_universe_load(one, p, NULL));
+            WL_CHECK_OK(wl_universe_load(four, p, NULL));
+            uint64_t gen = 0;
+            for (size_t k = 0; k < sizeof steps / sizeof steps[0]; k++) {
+                if (quick && steps[k] > 1000) break;
+                WL_CHECK_OK(wl_universe_step(one, steps[k]));
+                WL_CHECK_OK(wl_universe_step(four, steps[k]));
+                gen += steps[k];
+                same_cells(one, four, rules[i], gen);
+                WL_CHECK(pop_u64(one) == pop_u64(four), "%s: populations differ at %llu",
+                         rules[i], (unsigned long long)gen);
+            }
+            hl_ctx *h = wl_universe_ctx(four);
+            WL_CHECK(h->nthreads == 4, "%s: %d threads", rules[i], h->nthreads);
+            store_consistent(h, rules[i]);
+            par_steps += h->par_steps;
+            retries += h->par_retries;
+        }
+        wl_universe_free(one);
+        wl_universe_free(four);
+        wl_pattern_free(p);
+    }
+    WL_CHECK(par_steps > 0, "parallel: %llu steps ran on the threads", (unsigned long long)par_steps);
+    printf("note: parallel: %llu steps on 4 threads, %llu stopped to grow the store\n",
+           (unsigned long long)par_steps, (unsigned long long)retries);
+    if (!quick) WL_CHECK(retries > 0, "parallel: no step stopped to grow the store");
+
+    /* under a memory limit: collections between tries */
+    wl_rule life;
+    wl_rule_life(&life);
+    wl_pattern *p = wl_pattern_new();
+    soup(p, 96, wl_splitmix64(&rng));
+    wl_universe *a = make_hl_threads(&life, 0, 1), *b = make_hl_threads(&life, 512u << 10, 4);
+    if (a && b) {
+        WL_CHECK_OK(wl_universe_load(a, p, NULL));
+        WL_CHECK_OK(wl_universe_load(b, p, NULL));
+        for (uint64_t g = 0; g < (quick ? 700u : 2000u); g += 100) {
+            WL_CHECK_OK(wl_universe_step(a, 100));
+            WL_CHECK_OK(wl_universe_step(b, 100));
+            same_cells(a, b, "parallel, 512 KB limit", g + 100);
+        }
+        hl_ctx *hb = wl_universe_ctx(b);
+        WL_CHECK(hb->gc_count > 0 && hb->par_steps > 0,
+                 "parallel, 512 KB limit: %llu collections, %llu parallel steps",
+                 (unsigned long long)hb->gc_count, (unsigned long long)hb->par_steps);
+        store_consistent(hb, "parallel, 512 KB limit");
+        size_t dangling = 0;
+        for (uint32_t n = 1; n < hb->top; n++)
+            if (hb->nodes[n].level && hb->nodes[n].rexp != HL_NO_RESULT &&
+                !hb->nodes[hb->nodes[n].res].level)
+                dangling++;
+        WL_CHECK(dangling == 0, "parallel, 512 KB limit: %zu results point at freed nodes",
+                 dangling);
+    }
+    wl_universe_free(a);
+    wl_universe_free(b);
+    wl_pattern_free(p);
+}
+
 static void interruption(void) {
     wl_rule life;
     wl_rule_life(&life);
@@ -1278,6 +1394,7 @@ int main(int argc, char **argv) {
     macrocell_grammar();
     macrocell_native();
     memory_limit();
+    parallel();
     interruption();
     b0_and_cells();
     render_unaligned();

@@ -371,9 +371,111 @@ static wl_status grow_arrays(hl_ctx *h) {
     return WL_OK;
 }
 
+/* ---- threads ---------------------------------------------------------------------------
+ *
+ * A parallel step runs the recursion on every thread of a pool at once, each on a context
+ * of its own (its protect stack, failure, clock) over the master's node store and hash
+ * table, each visiting the nine and the four sub-squares of every node in its own order
+ * (rotated by its thread number).  The threads share nothing but memoised results: what
+ * one has computed, the others find in the nodes, so they spread over the tree by
+ * themselves and the master, which visits in the serial order, finds most of its work
+ * done.  Results are exact and the same whoever computes them (a square's result is a
+ * canonical node), so the answer does not depend on the threads.
+ *
+ * During a parallel step nodes are made lock-free (find_or_make_par): a new node is
+ * written, then published by a compare-and-swap on the empty slot that ended its probe;
+ * a thread that loses the slot looks at the winner, and if it is the same square keeps its
+ * own node as a spare for the next one.  Node indices come from the free list (popped by
+ * compare-and-swap: nothing is pushed during the step, so no index comes back) or from
+ * the top of the store, which is reserved up to the limit.  A result is written res first,
+ * then rexp with release order, and read rexp first with acquire order: every thread
+ * computing a node's result in one step computes the same (res, rexp).  What cannot be
+ * done while others run (a collection, a larger hash table) stops the step: every thread
+ * unwinds, the master does it alone and starts the step again, which finds every result
+ * computed so far still memoised (after a collection, the step goes on serially). */
+enum { HL_STOP_NONE, HL_STOP_DONE, HL_STOP_ROOM };
+
+static inline int par_stopped(const hl_ctx *h) {
+    return h->par && __atomic_load_n(&h->master->stop, __ATOMIC_RELAXED) != HL_STOP_NONE;
+}
+
+static void par_stop(hl_ctx *m, int why) {
+    int none = HL_STOP_NONE;
+    __atomic_compare_exchange_n(&m->stop, &none, why, 0, __ATOMIC_RELAXED, __ATOMIC_RELAXED);
+}
+
+/* A free node index for a parallel step (counted live), or 0 after stopping the step when
+ * a collection or a larger table is due. */
+static uint32_t par_alloc(hl_ctx *h) {
+    hl_ctx *m = h->master;
+    uint32_t n = h->spare;
+    if (n) {
+        h->spare = 0;
+        return n;
+    }
+    uint32_t live = __atomic_add_fetch(&m->live, 1, __ATOMIC_RELAXED);
+    if (live >= m->limit || (uint64_t)live * 2 > (uint64_t)h->tmask + 1) {
+        __atomic_sub_fetch(&m->live, 1, __ATOMIC_RELAXED);
+        par_stop(m, HL_STOP_ROOM);
+        return 0;
+    }
+    n = __atomic_load_n(&m->free_head, __ATOMIC_ACQUIRE);
+    while (n && !__atomic_compare_exchange_n(&m->free_head, &n,
+                                             __atomic_load_n(&h->nodes[n].c[0], __ATOMIC_RELAXED),
+                                             1, __ATOMIC_ACQ_REL, __ATOMIC_ACQUIRE)) {
+    }
+    if (n) return n;
+    n = __atomic_fetch_add(&m->top, 1, __ATOMIC_RELAXED);
+    if (n < m->cap) return n;
+    __atomic_sub_fetch(&m->live, 1, __ATOMIC_RELAXED); /* (top is clamped after the step) */
+    par_stop(m, HL_STOP_ROOM);
+    return 0;
+}
+
+/* find_or_make during a parallel step: 0 when the step stops. */
+static uint32_t find_or_make_par(hl_ctx *h, uint32_t a, uint32_t b, uint32_t c, uint32_t d,
+                                 int level) {
+    uint32_t hv = hash4(a, b, c, d);
+    uint32_t i = hv & h->tmask, tag = slot_tag(hv), n = 0;
+    for (;;) {
+        uint32_t v = __atomic_load_n(&h->table[i], __ATOMIC_ACQUIRE);
+        if (v) {
+            if ((v & ~HL_INDEX_MASK) == tag) {
+                const hl_node *p = &h->nodes[v & HL_INDEX_MASK];
+                if (p->c[0] == a && p->c[1] == b && p->c[2] == c && p->c[3] == d) {
+                    if (n) h->spare = n;
+                    return v & HL_INDEX_MASK;
+                }
+            }
+            i = (i + 1) & h->tmask;
+            continue;
+        }
+        if (!n) {
+            if (par_stopped(h) || !(n = par_alloc(h))) return 0;
+            hl_node *p = &h->nodes[n];
+            /* (a thread that failed to pop n from the free list may still read c[0]) */
+            __atomic_store_n(&p->c[0], a, __ATOMIC_RELAXED);
+            p->c[1] = b;
+            p->c[2] = c;
+            p->c[3] = d;
+            p->res = 0;
+            p->level = (uint8_t)level;
+            p->rexp = HL_NO_RESULT;
+            p->used = 0;
+            if (h->popcache) h->popcache[n] = UINT64_MAX;
+        }
+        uint32_t empty = 0;
+        if (__atomic_compare_exchange_n(&h->table[i], &empty, tag | n, 0, __ATOMIC_RELEASE,
+                                        __ATOMIC_ACQUIRE))
+            return n;
+        /* another thread filled the slot first: look at what it put there */
+    }
+}
+
 /* Finds or creates the node with fields (a, b, c, d) at `level`; 0 on failure. */
 static uint32_t find_or_make(hl_ctx *h, uint32_t a, uint32_t b, uint32_t c, uint32_t d,
                              int level) {
+    if (h->par) return find_or_make_par(h, a, b, c, d, level);
     uint32_t hv = hash4(a, b, c, d);
     uint32_t i = hv & h->tmask, tag = slot_tag(hv);
     for (uint32_t v; (v = h->table[i]) != 0; i = (i + 1) & h->tmask) {
@@ -465,7 +567,7 @@ static int make_many(hl_ctx *h, int count, const uint32_t (*kids)[4], int level,
         /* the first node whose tag matches (slots within one cache line ahead) */
         uint32_t j = hv[i] & h->tmask, tag = slot_tag(hv[i]);
         for (int probe = 0; probe < 4; probe++, j = (j + 1) & h->tmask) {
-            uint32_t v = h->table[j];
+            uint32_t v = __atomic_load_n(&h->table[j], __ATOMIC_RELAXED);
             if (!v) break;
             if ((v & ~HL_INDEX_MASK) == tag) {
                 prefetch_node(h, v & HL_INDEX_MASK);
@@ -548,7 +650,7 @@ static inline void prefetch_pending(const hl_ctx *h, const uint32_t *n, int coun
     int e = k - 2 < h->step_exp ? k - 2 : h->step_exp;
     for (int i = 0; i < count; i++) {
         const hl_node *p = &h->nodes[n[i]];
-        if (p->rexp == e || n[i] == h->empty[k]) continue;
+        if (__atomic_load_n(&p->rexp, __ATOMIC_RELAXED) == e || n[i] == h->empty[k]) continue;
         for (int j = 0; j < 4; j++) prefetch_node(h, p->c[j]);
     }
 }
@@ -557,11 +659,13 @@ static inline void prefetch_pending(const hl_ctx *h, const uint32_t *n, int coun
  * 0 when the computation must unwind (h->failure says why). */
 static uint32_t result(hl_ctx *h, uint32_t n, int k) {
     int e = k - 2 < h->step_exp ? k - 2 : h->step_exp;
-    if (h->nodes[n].rexp == e) {
-        h->nodes[n].used = gc_clock(h);
-        return h->nodes[n].res;
+    hl_node *np = &h->nodes[n];
+    if (__atomic_load_n(&np->rexp, __ATOMIC_ACQUIRE) == e) { /* (see "threads") */
+        __atomic_store_n(&np->used, gc_clock(h), __ATOMIC_RELAXED);
+        return __atomic_load_n(&np->res, __ATOMIC_RELAXED);
     }
     if (n == h->empty[k]) return h->empty[k - 1];
+    if (par_stopped(h)) return 0;
     if (--h->poll_countdown == 0) {
         h->poll_countdown = HL_POLL_INTERVAL;
         if (h->cfg.poll && h->cfg.poll(h->cfg.poll_user)) {
@@ -571,7 +675,10 @@ static uint32_t result(hl_ctx *h, uint32_t n, int k) {
     }
     if (h->failure) return 0;
     uint32_t r;
-    hl_node q = h->nodes[n];
+    struct {
+        uint32_t c[4];
+    } q; /* (the children only: other threads may be writing the result beside them) */
+    memcpy(q.c, np->c, sizeof q.c);
     if (k == 4 && h->nplanes) {
         r = hl_states_step(h, q.c, 1 << e);
     } else if (k == 4) {
@@ -607,13 +714,13 @@ static uint32_t result(hl_ctx *h, uint32_t n, int k) {
                                  {made[1], made[2], made[3]},
                                  {q.c[2], made[4], q.c[3]}};
             prefetch_pending(h, &sq[0][0], 9, k - 1);
-            for (int y = 0; y < 3; y++)
-                for (int x = 0; x < 3; x++) {
-                    uint32_t v = result(h, sq[y][x], k - 1);
-                    if (!v) return 0;
-                    hl_push(h, v);
-                    t[y][x] = v;
-                }
+            for (int i = 0; i < 9; i++) { /* (in this thread's order) */
+                int o = h->ord9[i];
+                uint32_t v = result(h, sq[o / 3][o % 3], k - 1);
+                if (!v) return 0;
+                hl_push(h, v);
+                t[o / 3][o % 3] = v;
+            }
         } else {
             /* centres of the nine squares: made from great-grandchildren (or leaf bits) */
             int leaf = k - 2 == HL_LEAF_LEVEL;
@@ -660,7 +767,8 @@ static uint32_t result(hl_ctx *h, uint32_t n, int k) {
         if (!make_many(h, 4, (const uint32_t(*)[4])kids, k - 1, made)) return 0;
         prefetch_pending(h, made, 4, k - 1);
         uint32_t s[4];
-        for (int j = 0; j < 4; j++) {
+        for (int i = 0; i < 4; i++) {
+            int j = h->ord4[i];
             s[j] = result(h, made[j], k - 1);
             if (!s[j]) return 0;
             hl_push(h, s[j]);
@@ -669,9 +777,9 @@ static uint32_t result(hl_ctx *h, uint32_t n, int k) {
         h->sp = sp0;
     }
     if (!r) return 0;
-    h->nodes[n].res = r;
-    h->nodes[n].rexp = (uint8_t)e;
-    h->nodes[n].used = gc_clock(h);
+    __atomic_store_n(&np->res, r, __ATOMIC_RELAXED);
+    __atomic_store_n(&np->rexp, (uint8_t)e, __ATOMIC_RELEASE);
+    __atomic_store_n(&np->used, gc_clock(h), __ATOMIC_RELAXED);
     h->ticks++;
     return r;
 }
@@ -691,6 +799,104 @@ static int in_central_quarter(const hl_ctx *h) {
     return 1;
 }
 
+/* ---- parallel steps (see "threads") ------------------------------------------------------ */
+
+#define HL_PAR_MIN_EXP 6        /* steps of 2^6 generations or more run on the threads, */
+#define HL_PAR_MIN_TICKS 20000  /* and shorter ones after a step that computed this many */
+
+static void par_task(void *arg, int tid, int nthreads) {
+    (void)nthreads;
+    hl_ctx *m = arg;
+    hl_ctx *h = tid ? &m->helpers[tid - 1] : m;
+    uint32_t r = result(h, m->root, m->root_level);
+    if (tid == 0) { /* the master's answer ends the step (the others may stop anywhere) */
+        m->par_root = r;
+        par_stop(m, HL_STOP_DONE);
+    }
+}
+
+/* Gives back a node made for an insertion that another thread won (not in the table). */
+static void par_free_spare(hl_ctx *m, uint32_t n) {
+    if (!n) return;
+    m->nodes[n].level = 0;
+    m->nodes[n].c[0] = m->free_head;
+    m->free_head = n;
+    m->live--;
+}
+
+/* The root's result computed on all threads at once; 0 with m->stop == HL_STOP_ROOM when
+ * the step must stop for a collection or a larger table, 0 with m->failure on failure. */
+static uint32_t par_result(hl_ctx *m) {
+    m->stop = HL_STOP_NONE;
+    m->master = m;
+    m->par = 1;
+    m->spare = 0;
+    const uint64_t ticks0 = m->ticks;
+    for (int i = 0; i < m->nthreads - 1; i++) {
+        hl_ctx *h = &m->helpers[i];
+        uint32_t *stack = h->stack;
+        *h = *m;
+        h->stack = stack;
+        h->sp = 0;
+        h->failure = WL_OK;
+        h->cfg.poll = NULL; /* (the master polls) */
+        h->poll_countdown = UINT32_MAX;
+        h->pool = NULL;
+        h->helpers = NULL;
+        for (int j = 0; j < 9; j++) h->ord9[j] = (uint8_t)((j + 9 * (i + 1) / m->nthreads) % 9);
+        for (int j = 0; j < 4; j++) h->ord4[j] = (uint8_t)((j + 4 * (i + 1) / m->nthreads) % 4);
+    }
+    wl_pool_run(m->pool, par_task, m);
+    m->par = 0;
+    if (m->top > m->cap) m->top = m->cap; /* (threads that found the store full) */
+    par_free_spare(m, m->spare);
+    m->spare = 0;
+    for (int i = 0; i < m->nthreads - 1; i++) {
+        hl_ctx *h = &m->helpers[i];
+        par_free_spare(m, h->spare);
+        m->ticks += h->ticks - ticks0;
+    }
+    m->par_steps++;
+    return m->par_root;
+}
+
+/* The root's result: on the threads when there are several and the step is long enough
+ * to pay for waking them, else on this one. */
+static uint32_t root_result(hl_ctx *h) {
+    const uint64_t ticks0 = h->ticks;
+    int par = h->nthreads > 1 &&
+              (h->step_exp >= HL_PAR_MIN_EXP || h->last_ticks >= HL_PAR_MIN_TICKS);
+    uint32_t r;
+    for (;;) {
+        h->sp = 0; /* (what an unwound try pushed) */
+        if (!par) {
+            r = result(h, h->root, h->root_level);
+            break;
+        }
+        r = par_result(h);
+        if (r || h->failure || h->stop != HL_STOP_ROOM) break;
+        /* what the threads could not do together: then the step again (its results so far
+         * are memoised), serially after a collection */
+        h->par_retries++;
+        wl_status s = WL_OK;
+        if (h->live + 1 >= h->limit) {
+            s = gc(h);
+            par = 0;
+        } else if (h->top >= h->cap) {
+            s = grow_arrays(h);
+        } else {
+            s = table_rebuild(h, (h->tmask + 1) * 2);
+        }
+        if (s) {
+            h->failure = s;
+            r = 0;
+            break;
+        }
+    }
+    h->last_ticks = h->ticks - ticks0;
+    return r;
+}
+
 /* Advances the root 2^b generations; on failure the root is unchanged. */
 static wl_status step_pow2(hl_ctx *h, int b) {
     h->step_exp = b;
@@ -707,7 +913,7 @@ static wl_status step_pow2(hl_ctx *h, int b) {
         h->failure = WL_OK;
         return s;
     }
-    uint32_t r = result(h, h->root, h->root_level);
+    uint32_t r = root_result(h);
     h->sp = 0;
     if (!r) {
         s = h->failure ? h->failure : wl_error(WL_ERR_NOMEM, "hashlife: step failed");
@@ -746,7 +952,37 @@ static void hl_destroy(void *ctx) {
         free(h->table);
     free(h->stack);
     free(h->popcache);
+    wl_pool_destroy(h->pool);
+    if (h->helpers)
+        for (int i = 0; i < h->nthreads - 1; i++) free(h->helpers[i].stack);
+    free(h->helpers);
     free(h);
+}
+
+/* The threads of parallel steps: cfg->threads (0: every core); one when the store is not
+ * one reserved mapping (it would move as it grows) or the pool cannot be had. */
+static void threads_init(hl_ctx *h) {
+    for (int j = 0; j < 9; j++) h->ord9[j] = (uint8_t)j;
+    for (int j = 0; j < 4; j++) h->ord4[j] = (uint8_t)j;
+    h->master = h;
+    h->nthreads = 1;
+    int n = h->cfg.threads > 0 ? h->cfg.threads : wl_cpu_count();
+    if (n > 256) n = 256;
+    if (n <= 1 || !h->nodes_mapped) return;
+    h->helpers = calloc((size_t)n - 1, sizeof *h->helpers);
+    int ok = h->helpers != NULL;
+    for (int i = 0; ok && i < n - 1; i++)
+        ok = (h->helpers[i].stack = malloc(h->stack_cap * sizeof *h->stack)) != NULL;
+    if (ok) ok = (h->pool = wl_pool_create(n)) != NULL;
+    if (!ok) { /* serial, then */
+        if (h->helpers)
+            for (int i = 0; i < n - 1; i++) free(h->helpers[i].stack);
+        free(h->helpers);
+        h->helpers = NULL;
+        wl_clear_error();
+        return;
+    }
+    h->nthreads = n;
 }
 
 static wl_status hl_create(const wl_config *cfg, const char *kernel, void **out) {
@@ -787,6 +1023,7 @@ static wl_status hl_create(const wl_config *cfg, const char *kernel, void **out)
         if (!e) s = h->failure ? h->failure : WL_ERR_NOMEM;
         hl_set_root(h, e, HL_MIN_ROOT_LEVEL);
     }
+    if (!s) threads_init(h);
     if (s) {
         hl_destroy(h);
         return s;

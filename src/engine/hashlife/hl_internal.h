@@ -94,6 +94,20 @@ typedef struct hl_ctx {
 
     /* population cache (lazily allocated, UINT64_MAX = not known) for levels <= 30 */
     uint64_t *popcache;
+
+    /* parallel steps (hashlife.c, "threads"): every thread runs the recursion on a context
+     * of its own that shares the master's store */
+    struct hl_ctx *master; /* the context whose store is shared (itself on the master) */
+    int par;               /* a parallel step runs: nodes are made through the shared path */
+    uint8_t ord9[9], ord4[4]; /* the order this thread visits the sub-squares in */
+    uint32_t spare;        /* a node made for an insertion another thread won, reused next */
+    int stop;              /* master: HL_STOP_* (atomic), why the threads unwind */
+    int nthreads;          /* master: threads of a parallel step (1: serial) */
+    uint64_t last_ticks;   /* master: results the last step computed (is the next parallel?) */
+    uint32_t par_root;     /* master: the root's result a parallel step found */
+    wl_pool *pool;
+    struct hl_ctx *helpers; /* nthreads - 1 contexts, with stacks of their own */
+    uint64_t par_steps, par_retries; /* statistics */
 } hl_ctx;
 
 /* ---- node store (hashlife.c) ---- */
