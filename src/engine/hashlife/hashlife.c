@@ -405,7 +405,10 @@ static void par_stop(hl_ctx *m, int why) {
 }
 
 /* A free node index for a parallel step (counted live), or 0 after stopping the step when
- * a collection or a larger table is due. */
+ * a collection or a larger table is due.  The shared counters are touched once per
+ * HL_PAR_CHUNK nodes: each thread counts that many live at once and takes that many indices
+ * from the top of the store at once (what is left goes back after the step). */
+#define HL_PAR_CHUNK 64
 static uint32_t par_alloc(hl_ctx *h) {
     hl_ctx *m = h->master;
     uint32_t n = h->spare;
@@ -413,23 +416,34 @@ static uint32_t par_alloc(hl_ctx *h) {
         h->spare = 0;
         return n;
     }
-    uint32_t live = __atomic_add_fetch(&m->live, 1, __ATOMIC_RELAXED);
-    if (live >= m->limit || (uint64_t)live * 2 > (uint64_t)h->tmask + 1) {
-        __atomic_sub_fetch(&m->live, 1, __ATOMIC_RELAXED);
-        par_stop(m, HL_STOP_ROOM);
-        return 0;
+    if (!h->credit) {
+        uint32_t live = __atomic_add_fetch(&m->live, HL_PAR_CHUNK, __ATOMIC_RELAXED);
+        if (live >= m->limit || (uint64_t)live * 2 > (uint64_t)h->tmask + 1) {
+            __atomic_sub_fetch(&m->live, HL_PAR_CHUNK, __ATOMIC_RELAXED);
+            par_stop(m, HL_STOP_ROOM);
+            return 0;
+        }
+        h->credit = HL_PAR_CHUNK;
     }
     n = __atomic_load_n(&m->free_head, __ATOMIC_ACQUIRE);
     while (n && !__atomic_compare_exchange_n(&m->free_head, &n,
                                              __atomic_load_n(&h->nodes[n].c[0], __ATOMIC_RELAXED),
                                              1, __ATOMIC_ACQ_REL, __ATOMIC_ACQUIRE)) {
     }
-    if (n) return n;
-    n = __atomic_fetch_add(&m->top, 1, __ATOMIC_RELAXED);
-    if (n < m->cap) return n;
-    __atomic_sub_fetch(&m->live, 1, __ATOMIC_RELAXED); /* (top is clamped after the step) */
-    par_stop(m, HL_STOP_ROOM);
-    return 0;
+    if (!n) {
+        if (h->chunk_next == h->chunk_end) {
+            uint32_t a = __atomic_fetch_add(&m->top, HL_PAR_CHUNK, __ATOMIC_RELAXED);
+            if (a >= m->cap) { /* (top is clamped after the step) */
+                par_stop(m, HL_STOP_ROOM);
+                return 0;
+            }
+            h->chunk_next = a;
+            h->chunk_end = m->cap - a < HL_PAR_CHUNK ? m->cap : a + HL_PAR_CHUNK;
+        }
+        n = h->chunk_next++;
+    }
+    h->credit--;
+    return n;
 }
 
 /* find_or_make during a parallel step: 0 when the step stops. */
@@ -815,13 +829,24 @@ static void par_task(void *arg, int tid, int nthreads) {
     }
 }
 
-/* Gives back a node made for an insertion that another thread won (not in the table). */
-static void par_free_spare(hl_ctx *m, uint32_t n) {
-    if (!n) return;
-    m->nodes[n].level = 0;
-    m->nodes[n].c[0] = m->free_head;
-    m->free_head = n;
-    m->live--;
+/* Gives back what thread context h holds after a parallel step: its spare node (made for
+ * an insertion that another thread won, not in the table), the live count it reserved and
+ * did not use, the indices it took and did not use. */
+static void par_give_back(hl_ctx *m, hl_ctx *h) {
+    uint32_t n = h->spare;
+    if (n) {
+        m->nodes[n].level = 0;
+        m->nodes[n].c[0] = m->free_head;
+        m->free_head = n;
+        m->live--;
+    }
+    for (n = h->chunk_next; n < h->chunk_end; n++) {
+        m->nodes[n].level = 0;
+        m->nodes[n].c[0] = m->free_head;
+        m->free_head = n;
+    }
+    m->live -= h->credit;
+    h->spare = h->credit = h->chunk_next = h->chunk_end = 0;
 }
 
 /* The root's result computed on all threads at once; 0 with m->stop == HL_STOP_ROOM when
@@ -830,7 +855,7 @@ static uint32_t par_result(hl_ctx *m) {
     m->stop = HL_STOP_NONE;
     m->master = m;
     m->par = 1;
-    m->spare = 0;
+    m->spare = m->credit = m->chunk_next = m->chunk_end = 0;
     const uint64_t ticks0 = m->ticks;
     for (int i = 0; i < m->nthreads - 1; i++) {
         hl_ctx *h = &m->helpers[i];
@@ -849,11 +874,10 @@ static uint32_t par_result(hl_ctx *m) {
     wl_pool_run(m->pool, par_task, m);
     m->par = 0;
     if (m->top > m->cap) m->top = m->cap; /* (threads that found the store full) */
-    par_free_spare(m, m->spare);
-    m->spare = 0;
+    par_give_back(m, m);
     for (int i = 0; i < m->nthreads - 1; i++) {
         hl_ctx *h = &m->helpers[i];
-        par_free_spare(m, h->spare);
+        par_give_back(m, h);
         m->ticks += h->ticks - ticks0;
     }
     m->par_steps++;
@@ -879,13 +903,16 @@ static uint32_t root_result(hl_ctx *h) {
          * are memoised), serially after a collection */
         h->par_retries++;
         wl_status s = WL_OK;
-        if (h->live + 1 >= h->limit) {
+        const uint64_t live = (uint64_t)h->live + HL_PAR_CHUNK; /* (what a thread asks) */
+        if (live >= h->limit) {
             s = gc(h);
             par = 0;
-        } else if (h->top >= h->cap) {
+        } else if (live * 2 > (uint64_t)h->tmask + 1) {
+            s = table_rebuild(h, (h->tmask + 1) * 2);
+        } else if ((uint64_t)h->top + HL_PAR_CHUNK > h->cap && h->cap < (uint64_t)h->limit + 64) {
             s = grow_arrays(h);
         } else {
-            s = table_rebuild(h, (h->tmask + 1) * 2);
+            par = 0; /* the store's last indices: serially, from its free list */
         }
         if (s) {
             h->failure = s;

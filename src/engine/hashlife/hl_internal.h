@@ -101,6 +101,8 @@ typedef struct hl_ctx {
     int par;               /* a parallel step runs: nodes are made through the shared path */
     uint8_t ord9[9], ord4[4]; /* the order this thread visits the sub-squares in */
     uint32_t spare;        /* a node made for an insertion another thread won, reused next */
+    uint32_t credit;       /* nodes this thread has counted live and not made yet */
+    uint32_t chunk_next, chunk_end; /* indices this thread took from the top of the store */
     int stop;              /* master: HL_STOP_* (atomic), why the threads unwind */
     int nthreads;          /* master: threads of a parallel step (1: serial) */
     uint64_t last_ticks;   /* master: results the last step computed (is the next parallel?) */
