@@ -986,14 +986,18 @@ static void hl_destroy(void *ctx) {
     free(h);
 }
 
-/* The threads of parallel steps: cfg->threads (0: every core); one when the store is not
- * one reserved mapping (it would move as it grows) or the pool cannot be had. */
+/* The threads of parallel steps: cfg->threads, or (0) HL_DEFAULT_THREADS or the cores if
+ * fewer; one when the store is not one reserved mapping (it would move as it grows) or
+ * the pool cannot be had.  More than two threads gained on some patterns and lost on
+ * others on a 16-core machine (docs/BENCHMARKS.md), so more are only used when asked for. */
+#define HL_DEFAULT_THREADS 2
 static void threads_init(hl_ctx *h) {
     for (int j = 0; j < 9; j++) h->ord9[j] = (uint8_t)j;
     for (int j = 0; j < 4; j++) h->ord4[j] = (uint8_t)j;
     h->master = h;
     h->nthreads = 1;
     int n = h->cfg.threads > 0 ? h->cfg.threads : wl_cpu_count();
+    if (h->cfg.threads <= 0 && n > HL_DEFAULT_THREADS) n = HL_DEFAULT_THREADS;
     if (n > 256) n = 256;
     if (n <= 1 || !h->nodes_mapped) return;
     h->helpers = calloc((size_t)n - 1, sizeof *h->helpers);
