@@ -73,6 +73,7 @@
 #define _DEFAULT_SOURCE /* madvise, MADV_HUGEPAGE */
 #include "hl_internal.h"
 
+#include <stdio.h>
 #include <stdlib.h>
 #include <string.h>
 #if defined(__linux__)
@@ -393,7 +394,7 @@ static wl_status grow_arrays(hl_ctx *h) {
  * done while others run (a collection, a larger hash table) stops the step: every thread
  * unwinds, the master does it alone and starts the step again, which finds every result
  * computed so far still memoised (after a collection, the step goes on serially). */
-enum { HL_STOP_NONE, HL_STOP_DONE, HL_STOP_ROOM };
+enum { HL_STOP_NONE, HL_STOP_DONE, HL_STOP_LIMIT, HL_STOP_TABLE, HL_STOP_STORE };
 
 static inline int par_stopped(const hl_ctx *h) {
     return h->par && __atomic_load_n(&h->master->stop, __ATOMIC_RELAXED) != HL_STOP_NONE;
@@ -420,7 +421,7 @@ static uint32_t par_alloc(hl_ctx *h) {
         uint32_t live = __atomic_add_fetch(&m->live, HL_PAR_CHUNK, __ATOMIC_RELAXED);
         if (live >= m->limit || (uint64_t)live * 2 > (uint64_t)h->tmask + 1) {
             __atomic_sub_fetch(&m->live, HL_PAR_CHUNK, __ATOMIC_RELAXED);
-            par_stop(m, HL_STOP_ROOM);
+            par_stop(m, live >= m->limit ? HL_STOP_LIMIT : HL_STOP_TABLE);
             return 0;
         }
         h->credit = HL_PAR_CHUNK;
@@ -434,7 +435,7 @@ static uint32_t par_alloc(hl_ctx *h) {
         if (h->chunk_next == h->chunk_end) {
             uint32_t a = __atomic_fetch_add(&m->top, HL_PAR_CHUNK, __ATOMIC_RELAXED);
             if (a >= m->cap) { /* (top is clamped after the step) */
-                par_stop(m, HL_STOP_ROOM);
+                par_stop(m, HL_STOP_STORE);
                 return 0;
             }
             h->chunk_next = a;
@@ -849,8 +850,8 @@ static void par_give_back(hl_ctx *m, hl_ctx *h) {
     h->spare = h->credit = h->chunk_next = h->chunk_end = 0;
 }
 
-/* The root's result computed on all threads at once; 0 with m->stop == HL_STOP_ROOM when
- * the step must stop for a collection or a larger table, 0 with m->failure on failure. */
+/* The root's result computed on all threads at once; 0 with m->stop saying why when the
+ * step must stop for a collection, a larger table or store, 0 with m->failure on failure. */
 static uint32_t par_result(hl_ctx *m) {
     m->stop = HL_STOP_NONE;
     m->master = m;
@@ -875,10 +876,12 @@ static uint32_t par_result(hl_ctx *m) {
     m->par = 0;
     if (m->top > m->cap) m->top = m->cap; /* (threads that found the store full) */
     par_give_back(m, m);
+    m->par_ticks[0] += m->ticks - ticks0;
     for (int i = 0; i < m->nthreads - 1; i++) {
         hl_ctx *h = &m->helpers[i];
         par_give_back(m, h);
         m->ticks += h->ticks - ticks0;
+        m->par_ticks[1] += h->ticks - ticks0;
     }
     m->par_steps++;
     return m->par_root;
@@ -898,18 +901,17 @@ static uint32_t root_result(hl_ctx *h) {
             break;
         }
         r = par_result(h);
-        if (r || h->failure || h->stop != HL_STOP_ROOM) break;
+        if (r || h->failure || h->stop == HL_STOP_DONE) break;
         /* what the threads could not do together: then the step again (its results so far
          * are memoised), serially after a collection */
         h->par_retries++;
         wl_status s = WL_OK;
-        const uint64_t live = (uint64_t)h->live + HL_PAR_CHUNK; /* (what a thread asks) */
-        if (live >= h->limit) {
+        if (h->stop == HL_STOP_LIMIT) {
             s = gc(h);
             par = 0;
-        } else if (live * 2 > (uint64_t)h->tmask + 1) {
+        } else if (h->stop == HL_STOP_TABLE) {
             s = table_rebuild(h, (h->tmask + 1) * 2);
-        } else if ((uint64_t)h->top + HL_PAR_CHUNK > h->cap && h->cap < (uint64_t)h->limit + 64) {
+        } else if (h->cap < (uint64_t)h->limit + 64) {
             s = grow_arrays(h);
         } else {
             par = 0; /* the store's last indices: serially, from its free list */
@@ -969,6 +971,15 @@ static wl_status hl_step(void *ctx, uint64_t generations, uint64_t *done) {
 static void hl_destroy(void *ctx) {
     hl_ctx *h = ctx;
     if (!h) return;
+    const char *st = getenv("WL_HASHLIFE_STATS");
+    if (st && atoi(st) > 0)
+        fprintf(stderr, "warplife: hashlife: %llu results computed, %d thread%s; %llu parallel "
+                        "steps (%llu tries stopped to grow the store): %llu results on the "
+                        "calling thread, %llu on the others; %llu collections\n",
+                (unsigned long long)h->ticks, h->nthreads, h->nthreads == 1 ? "" : "s",
+                (unsigned long long)h->par_steps, (unsigned long long)h->par_retries,
+                (unsigned long long)h->par_ticks[0], (unsigned long long)h->par_ticks[1],
+                (unsigned long long)h->gc_count);
     if (h->nodes_mapped)
         unmap_huge(h->nodes, h->nodes_mapped);
     else

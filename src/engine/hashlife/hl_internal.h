@@ -109,7 +109,8 @@ typedef struct hl_ctx {
     uint32_t par_root;     /* master: the root's result a parallel step found */
     wl_pool *pool;
     struct hl_ctx *helpers; /* nthreads - 1 contexts, with stacks of their own */
-    uint64_t par_steps, par_retries; /* statistics */
+    uint64_t par_steps, par_retries; /* statistics (WL_HASHLIFE_STATS=1 prints them) */
+    uint64_t par_ticks[2];  /* results of parallel steps computed by the master, the others */
 } hl_ctx;
 
 /* ---- node store (hashlife.c) ---- */
