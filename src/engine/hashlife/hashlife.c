@@ -999,9 +999,10 @@ static void hl_destroy(void *ctx) {
 
 /* The threads of parallel steps: cfg->threads, or (0) HL_DEFAULT_THREADS or the cores if
  * fewer; one when the store is not one reserved mapping (it would move as it grows) or
- * the pool cannot be had.  More than two threads gained on some patterns and lost on
- * others on a 16-core machine (docs/BENCHMARKS.md), so more are only used when asked for. */
-#define HL_DEFAULT_THREADS 2
+ * the pool cannot be had.  On a 16-core machine four threads were the fastest or nearly
+ * on every pattern of the suite, and more computed the same results again (twice as many
+ * in all with 8, docs/BENCHMARKS.md), so more are only used when asked for. */
+#define HL_DEFAULT_THREADS 4
 static void threads_init(hl_ctx *h) {
     for (int j = 0; j < 9; j++) h->ord9[j] = (uint8_t)j;
     for (int j = 0; j < 4; j++) h->ord4[j] = (uint8_t)j;
