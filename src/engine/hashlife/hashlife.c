@@ -377,18 +377,26 @@ static wl_status grow_arrays(hl_ctx *h) {
  * A parallel step runs the recursion on every thread of a pool at once, each on a context
  * of its own (its protect stack, failure, clock) over the master's node store and hash
  * table, each visiting the nine and the four sub-squares of every node in its own order
- * (rotated by its thread number).  The threads share nothing but memoised results: what
- * one has computed, the others find in the nodes, so they spread over the tree by
- * themselves and the master, which visits in the serial order, finds most of its work
- * done.  Results are exact and the same whoever computes them (a square's result is a
- * canonical node), so the answer does not depend on the threads.
+ * (forwards or backwards, from a place that depends on its thread number).  The threads
+ * share nothing but memoised results: what one has computed, the others find in the
+ * nodes, so they spread over the tree by themselves and the master, which visits in the
+ * serial order, finds much of its work done.  Two threads, one going backwards, meet in
+ * the middle of every node: on catacryst to 2^40 they compute 0.4% more results than one
+ * thread (2.6% when the second went forwards from the middle; ruler 11% against 29%).
+ * Results are exact and the same whoever computes them (a square's result is a canonical
+ * node), so the answer does not depend on the threads.
+ *
+ * Marking nodes as being computed, so that others skip them and come back (and compute
+ * them too if still not done), was tried: it gained nothing on two threads (the Turing
+ * machine 0.37 s against 0.37 s, catacryst 3.7 s against 3.8 s), the threads kept landing
+ * on each other's marks, and it is not kept.
  *
  * During a parallel step nodes are made lock-free (find_or_make_par): a new node is
  * written, then published by a compare-and-swap on the empty slot that ended its probe;
  * a thread that loses the slot looks at the winner, and if it is the same square keeps its
  * own node as a spare for the next one.  Node indices come from the free list (popped by
  * compare-and-swap: nothing is pushed during the step, so no index comes back) or from
- * the top of the store, which is reserved up to the limit.  A result is written res first,
+ * the top of the store, HL_PAR_CHUNK at a time.  A result is written res first,
  * then rexp with release order, and read rexp first with acquire order: every thread
  * computing a node's result in one step computes the same (res, rexp).  What cannot be
  * done while others run (a collection, a larger hash table) stops the step: every thread
@@ -869,8 +877,19 @@ static uint32_t par_result(hl_ctx *m) {
         h->poll_countdown = UINT32_MAX;
         h->pool = NULL;
         h->helpers = NULL;
-        for (int j = 0; j < 9; j++) h->ord9[j] = (uint8_t)((j + 9 * (i + 1) / m->nthreads) % 9);
-        for (int j = 0; j < 4; j++) h->ord4[j] = (uint8_t)((j + 4 * (i + 1) / m->nthreads) % 4);
+        /* thread t: odd ones visit backwards, and pairs start at evenly spread places
+         * (two threads meet in the middle of every node: far fewer results computed
+         * twice than with one rotated order) */
+        const int t = i + 1, pairs = (m->nthreads + 1) / 2, back = t & 1;
+        const int r9 = 9 * (t / 2) / pairs, r4 = 4 * (t / 2) / pairs;
+        for (int j = 0; j < 9; j++) {
+            int o = (j + r9) % 9;
+            h->ord9[j] = (uint8_t)(back ? 8 - o : o);
+        }
+        for (int j = 0; j < 4; j++) {
+            int o = (j + r4) % 4;
+            h->ord4[j] = (uint8_t)(back ? 3 - o : o);
+        }
     }
     wl_pool_run(m->pool, par_task, m);
     m->par = 0;
