@@ -1018,10 +1018,11 @@ static void hl_destroy(void *ctx) {
 
 /* The threads of parallel steps: cfg->threads, or (0) HL_DEFAULT_THREADS or the cores if
  * fewer; one when the store is not one reserved mapping (it would move as it grows) or
- * the pool cannot be had.  On a 16-core machine four threads were the fastest or nearly
- * on every pattern of the suite, and more computed the same results again (twice as many
- * in all with 8, docs/BENCHMARKS.md), so more are only used when asked for. */
-#define HL_DEFAULT_THREADS 4
+ * the pool cannot be had.  On a 16-core machine 8 threads were the fastest or nearly on
+ * the suite's patterns, and 16 computed many results twice (catacryst: 11.1M results
+ * against 5.3M on one thread, 7.1M on 8; docs/BENCHMARKS.md), so more are only used when
+ * asked for. */
+#define HL_DEFAULT_THREADS 8
 static void threads_init(hl_ctx *h) {
     for (int j = 0; j < 9; j++) h->ord9[j] = (uint8_t)j;
     for (int j = 0; j < 4; j++) h->ord4[j] = (uint8_t)j;
