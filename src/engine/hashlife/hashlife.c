@@ -358,16 +358,6 @@ static wl_status grow_arrays(hl_ctx *h) {
                                  (unsigned long long)want);
         h->nodes = nn;
     }
-    if (h->popcache) {
-        uint64_t *pc = realloc(h->popcache, want * sizeof *pc);
-        if (!pc) {
-            free(h->popcache);
-            h->popcache = NULL;
-        } else {
-            h->popcache = pc;
-            memset(pc + h->cap, 0xFF, (want - h->cap) * sizeof *pc);
-        }
-    }
     h->cap = (uint32_t)want;
     return WL_OK;
 }
@@ -485,7 +475,6 @@ static uint32_t find_or_make_par(hl_ctx *h, uint32_t a, uint32_t b, uint32_t c, 
             p->level = (uint8_t)level;
             p->rexp = HL_NO_RESULT;
             p->used = 0;
-            if (h->popcache) h->popcache[n] = UINT64_MAX;
         }
         uint32_t empty = 0;
         if (__atomic_compare_exchange_n(&h->table[i], &empty, tag | n, 0, __ATOMIC_RELEASE,
@@ -549,7 +538,6 @@ static uint32_t find_or_make(hl_ctx *h, uint32_t a, uint32_t b, uint32_t c, uint
     p->res = 0;
     h->nodes[n].level = (uint8_t)level;
     h->nodes[n].rexp = HL_NO_RESULT;
-    if (h->popcache) h->popcache[n] = UINT64_MAX;
     h->live++;
     h->table[i] = tag | n;
     return n;
@@ -1008,7 +996,7 @@ static void hl_destroy(void *ctx) {
     else
         free(h->table);
     free(h->stack);
-    free(h->popcache);
+    hl_popcache_reset(h);
     wl_pool_destroy(h->pool);
     if (h->helpers)
         for (int i = 0; i < h->nthreads - 1; i++) free(h->helpers[i].stack);

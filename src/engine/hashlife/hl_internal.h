@@ -92,8 +92,11 @@ typedef struct hl_ctx {
     uint64_t ticks;     /* results computed so far */
     int tick_shift;     /* the clock of the results' stamps is ticks >> tick_shift */
 
-    /* population cache (lazily allocated, UINT64_MAX = not known) for levels <= 30 */
-    uint64_t *popcache;
+    /* populations of nodes of levels HL_POP_MIN_LEVEL .. 30 (hl_query.c): an open-
+     * addressing map from node index (0: an empty slot) to population, made on demand */
+    uint32_t *pop_keys;
+    uint64_t *pop_vals;
+    size_t pop_cap, pop_count;
 
     /* parallel steps (hashlife.c, "threads"): every thread runs the recursion on a context
      * of its own that shares the master's store */

@@ -4,10 +4,12 @@
  * single cells, and rendering a view (zoomed out at any origin in time linear in the
  * distinct nodes seen: see the essay above hl_render's part, "---- rendering").
  *
- * Every query walks the shared DAG once per distinct node: populations of nodes up to
- * level 30 (which fit in 62 bits) are cached per node in popcache (filled on demand, reset
- * after a garbage collection reuses indices); above that a small per-call map from node to
- * wl_bigint keeps the walk linear in the number of distinct nodes.  The bounding box is
+ * Every query walks the shared DAG once per distinct node: populations of nodes of levels
+ * 6 to 30 (which fit in 62 bits) are kept in a map from node to population that lasts
+ * until a garbage collection reuses indices (below level 6 a node's population is summed
+ * from at most 64 leaves each time: leaving them out keeps the map a fraction of the
+ * store); above that a small per-call map from node to wl_bigint keeps the walk linear in
+ * the number of distinct nodes.  The bounding box is
  * found side by side: the distance of the first live row (or column) from a side of a node
  * is the minimum over the two children touching that side, or half the node plus the
  * minimum over the two others when both are empty; memoised per node in the same kind of
@@ -77,17 +79,65 @@ static int map_put(big_map *m, uint32_t k, const wl_bigint *v) {
 
 /* ---- population ---------------------------------------------------------------------- */
 
+#define HL_POP_MIN_LEVEL 6 /* nodes below this level are not kept in the map */
+
 void hl_popcache_reset(hl_ctx *h) {
-    if (h->popcache) memset(h->popcache, 0xFF, (size_t)h->cap * sizeof *h->popcache);
+    free(h->pop_keys);
+    free(h->pop_vals);
+    h->pop_keys = NULL;
+    h->pop_vals = NULL;
+    h->pop_cap = h->pop_count = 0;
+}
+
+static inline size_t pop_slot(const hl_ctx *h, uint32_t n) {
+    return (size_t)(n * 0x9E3779B1u) & (h->pop_cap - 1);
+}
+
+/* Keeps population v of node n (nothing when there is no memory to grow the map: the
+ * population is still right, only not kept). */
+static void pop_put(hl_ctx *h, uint32_t n, uint64_t v) {
+    if (2 * (h->pop_count + 1) > h->pop_cap) {
+        size_t cap = h->pop_cap ? 2 * h->pop_cap : 1024;
+        uint32_t *k = calloc(cap, sizeof *k);
+        uint64_t *val = malloc(cap * sizeof *val);
+        if (!k || !val) {
+            free(k);
+            free(val);
+            return;
+        }
+        uint32_t *ok = h->pop_keys;
+        uint64_t *ov = h->pop_vals;
+        size_t ocap = h->pop_cap;
+        h->pop_keys = k;
+        h->pop_vals = val;
+        h->pop_cap = cap;
+        for (size_t i = 0; i < ocap; i++) {
+            if (!ok[i]) continue;
+            size_t j = pop_slot(h, ok[i]);
+            while (k[j]) j = (j + 1) & (cap - 1);
+            k[j] = ok[i];
+            val[j] = ov[i];
+        }
+        free(ok);
+        free(ov);
+    }
+    size_t j = pop_slot(h, n);
+    while (h->pop_keys[j]) j = (j + 1) & (h->pop_cap - 1);
+    h->pop_keys[j] = n;
+    h->pop_vals[j] = v;
+    h->pop_count++;
 }
 
 static uint64_t pop_small(hl_ctx *h, uint32_t n) {
-    if (h->nodes[n].level == HL_LEAF_LEVEL) return (uint64_t)__builtin_popcountll(hl_leaf_bits(h, n));
-    if (h->popcache[n] != UINT64_MAX) return h->popcache[n];
+    int level = h->nodes[n].level;
+    if (level == HL_LEAF_LEVEL) return (uint64_t)__builtin_popcountll(hl_leaf_bits(h, n));
+    if (level >= HL_POP_MIN_LEVEL && h->pop_cap)
+        for (size_t j = pop_slot(h, n); h->pop_keys[j]; j = (j + 1) & (h->pop_cap - 1))
+            if (h->pop_keys[j] == n) return h->pop_vals[j];
     const hl_node q = h->nodes[n];
     uint64_t s = pop_small(h, q.c[0]) + pop_small(h, q.c[1]) + pop_small(h, q.c[2]) +
                  pop_small(h, q.c[3]);
-    h->popcache[n] = s;
+    if (level >= HL_POP_MIN_LEVEL) pop_put(h, n, s);
     return s;
 }
 
@@ -115,11 +165,6 @@ static int pop_big(hl_ctx *h, uint32_t n, int k, big_map *m, wl_bigint *out) {
 
 wl_status hl_population(void *ctx, wl_bigint *out) {
     hl_ctx *h = ctx;
-    if (!h->popcache) {
-        h->popcache = malloc((size_t)h->cap * sizeof *h->popcache);
-        if (!h->popcache) return wl_error(WL_ERR_NOMEM, "hashlife: out of memory (population)");
-        hl_popcache_reset(h);
-    }
     big_map m;
     if (!map_init(&m)) {
         map_free(&m);
