@@ -8,15 +8,14 @@
 #        ../shared/patterns); THREADS="1 2 4 8 16" (default: 1, 2, 4, ... up to the cores);
 #        REPEAT=n keeps the median of n runs (default 1); BGOLLY=path adds Golly's HashLife
 #        (-M GOLLY_MB, default 8192); SKIP=regex leaves out the cases whose name matches.
-# Cases: the Turing machine and every .mc/.mc.gz of PATTERN_DIR/hashlife to 2^40
-# (totalperiodic.mc to 2^20), and the breeders of PATTERN_DIR/breeders to 2^40.
+# Cases: the suite of bench/hashlife_cases.sh (the Turing machine, PATTERN_DIR/hashlife, the
+# breeders).
 set -u
 WL=${1:-build/warplife}
 PAT=${2:-../shared/patterns}
 REPEAT=${REPEAT:-1}
 SKIP=${SKIP:-^$}
 BG=${BGOLLY:-}
-G40=1099511627776
 if [ -z "${THREADS:-}" ]; then
     THREADS=1
     for ((n = 2; n <= $(nproc); n *= 2)); do THREADS="$THREADS $n"; done
@@ -37,15 +36,7 @@ wall() {
     printf '%s\n' "${times[@]}" | sort -g | awk '{a[NR]=$1} END {printf "%.3f", a[int((NR+1)/2)]}'
 }
 
-cases=()
-[ -f "$PAT/circuitry/Turing-Machine-3-state.rle" ] && cases+=("$PAT/circuitry/Turing-Machine-3-state.rle $G40")
-for f in "$PAT"/hashlife/*.mc "$PAT"/hashlife/*.mc.gz "$PAT"/breeders/*; do
-    [ -f "$f" ] || continue
-    case $(basename "$f") in
-    totalperiodic.mc) cases+=("$f 1048576") ;;
-    *) cases+=("$f $G40") ;;
-    esac
-done
+. "$(dirname "$0")/hashlife_cases.sh"
 
 printf '%-30s' pattern
 for t in $THREADS; do printf ' %8s' "${t}t_s"; done

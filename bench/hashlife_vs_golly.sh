@@ -14,9 +14,9 @@
 #        HALF=1 also runs warplife (one thread) with --maxmemory at half its unlimited peak RSS (issue
 #        #18 asks for at most 3x the unlimited time there), stopped after HALF_TIMEOUT
 #        seconds (default 300), on a line of its own under each case.
-# Cases: the Turing machine, every .mc/.mc.gz of PATTERN_DIR/hashlife (totalperiodic.mc to
-# 2^20) and every breeder of PATTERN_DIR/breeders to 2^40, and a 4096x4096 soup (density 0.5, seed 1, made by warplife
-# and given to both as the same RLE file) to generation 1000.
+# Cases: the suite of bench/hashlife_cases.sh (the Turing machine, PATTERN_DIR/hashlife, the
+# breeders), and a 4096x4096 soup (density 0.5, seed 1, made by warplife and given to both
+# as the same RLE file) to generation 1000.
 set -u
 WL=${1:-build/warplife}
 PAT=${2:-../shared/patterns}
@@ -25,7 +25,6 @@ SKIP=${SKIP:-^$}
 BG=${BGOLLY:-$(command -v bgolly || true)}
 TMP=$(mktemp -d)
 trap 'rm -rf "$TMP"' EXIT
-G40=1099511627776
 
 # run NAME CMD...: median wall seconds and peak RSS (MB) of CMD over REPEAT runs, its last
 # output line kept in $TMP/NAME.out; prints "SECONDS MB" or "fail"
@@ -45,14 +44,7 @@ run() {
         awk -v m="$mem" '{a[NR]=$1} END {printf "%.2f %.0f", a[int((NR+1)/2)], m / 1024}'
 }
 
-cases=("$PAT/circuitry/Turing-Machine-3-state.rle $G40")
-for f in "$PAT"/hashlife/*.mc "$PAT"/hashlife/*.mc.gz "$PAT"/breeders/*; do
-    [ -f "$f" ] || continue
-    case $(basename "$f") in
-    totalperiodic.mc) cases+=("$f 1048576") ;; # 2^30 takes both programs over a minute and 4 GB
-    *) cases+=("$f $G40") ;;
-    esac
-done
+. "$(dirname "$0")/hashlife_cases.sh"
 "$WL" soup 4096x4096 -s 1 -q -o "$TMP/soup4096.rle" && cases+=("$TMP/soup4096.rle 1000")
 
 ratio() { awk -v a="${1% *}" -v b="$2" 'BEGIN {printf "%.2f", (b > 0 ? a / b : 0)}'; }

@@ -232,8 +232,8 @@ static void test_engines(int quick) {
                     const char *const *ks;
                     size_t nk;
                     if (wl_engine_kernels(name, &ks, &nk)) continue;
-                    /* cuda's two kernels of Generations and of Larger than Life, each
-                     * forced, besides its own choice */
+                    /* cuda's kernels of Generations (registers, tiles of 64 and of 32
+                     * rows) and of Larger than Life, each forced, besides its own choice */
                     static const char *const gen_modes[] = {NULL, "regs", "tile64", "tile32"};
                     static const char *const ltl_modes[] = {NULL, "bits", "tile", "bits0"};
                     int cuda = !strcmp(name, "cuda");

@@ -11,9 +11,9 @@
  * Generations: k_gen.  A block of 256 threads takes a tile of GT_H rows (GT_HS on small
  * grids) x GT_W words and a halo of K rows above and below and one word (32 cells) left
  * and right, F and E planes alike, into shared memory (virtual coordinates: wrapped on a
- * torus, dead on a bounded grid, wl_win32), and runs K generations there.  A warp takes whole rows, a lane a word
- * (GT_W + 2 = 32), so that every shared access is conflict-free and the words left and
- * right come by shuffles.  Each generation each word gets:
+ * torus, dead on a bounded grid, wl_win32), and runs K generations there.  A warp takes
+ * whole rows, a lane a word (GT_W + 2 = 32), so that every shared access is conflict-free
+ * and the words left and right come by shuffles.  Each generation each word gets:
  *   the eight neighbour planes from its 3 x 3 words (shifts);
  *   T, the rule's answer: for rules outer-totalistic on the Moore, hexagonal or von Neumann
  *     neighbourhood, a bit-sliced count of the neighbours that count (an adder tree, about

@@ -267,13 +267,17 @@ static wl_status gc_mark(hl_ctx *h, uint8_t *mark, int age, uint32_t *kept) {
 }
 
 /* Frees every unmarked node, and forgets the results that point at one. */
+/* Puts node n on the free list (the caller counts it out of h->live if it was live). */
+static void node_free(hl_ctx *h, uint32_t n) {
+    h->nodes[n].level = 0;
+    h->nodes[n].c[0] = h->free_head;
+    h->free_head = n;
+}
+
 static void gc_sweep(hl_ctx *h, const uint8_t *mark) {
     for (uint32_t n = 1; n < h->top; n++) {
-        if (!h->nodes[n].level) continue;
-        if (!mark[n]) {
-            h->nodes[n].level = 0;
-            h->nodes[n].c[0] = h->free_head;
-            h->free_head = n;
+        if (h->nodes[n].level && !mark[n]) {
+            node_free(h, n);
             h->live--;
         }
     }
@@ -830,18 +834,11 @@ static void par_task(void *arg, int tid, int nthreads) {
  * an insertion that another thread won, not in the table), the live count it reserved and
  * did not use, the indices it took and did not use. */
 static void par_give_back(hl_ctx *m, hl_ctx *h) {
-    uint32_t n = h->spare;
-    if (n) {
-        m->nodes[n].level = 0;
-        m->nodes[n].c[0] = m->free_head;
-        m->free_head = n;
+    if (h->spare) {
+        node_free(m, h->spare);
         m->live--;
     }
-    for (n = h->chunk_next; n < h->chunk_end; n++) {
-        m->nodes[n].level = 0;
-        m->nodes[n].c[0] = m->free_head;
-        m->free_head = n;
-    }
+    for (uint32_t n = h->chunk_next; n < h->chunk_end; n++) node_free(m, n);
     m->live -= h->credit;
     h->spare = h->credit = h->chunk_next = h->chunk_end = 0;
 }
@@ -854,30 +851,23 @@ static uint32_t par_result(hl_ctx *m) {
     m->par = 1;
     m->spare = m->credit = m->chunk_next = m->chunk_end = 0;
     const uint64_t ticks0 = m->ticks;
-    for (int i = 0; i < m->nthreads - 1; i++) {
+    for (int i = 0; i < m->nthreads - 1; i++) { /* each a copy of the master's, but for
+                                                      its stack and orders */
         hl_ctx *h = &m->helpers[i];
         uint32_t *stack = h->stack;
+        uint8_t ord9[9], ord4[4];
+        memcpy(ord9, h->ord9, sizeof ord9);
+        memcpy(ord4, h->ord4, sizeof ord4);
         *h = *m;
         h->stack = stack;
+        memcpy(h->ord9, ord9, sizeof ord9);
+        memcpy(h->ord4, ord4, sizeof ord4);
         h->sp = 0;
         h->failure = WL_OK;
         h->cfg.poll = NULL; /* (the master polls) */
         h->poll_countdown = UINT32_MAX;
         h->pool = NULL;
         h->helpers = NULL;
-        /* thread t: odd ones visit backwards, and pairs start at evenly spread places
-         * (two threads meet in the middle of every node: far fewer results computed
-         * twice than with one rotated order) */
-        const int t = i + 1, pairs = (m->nthreads + 1) / 2, back = t & 1;
-        const int r9 = 9 * (t / 2) / pairs, r4 = 4 * (t / 2) / pairs;
-        for (int j = 0; j < 9; j++) {
-            int o = (j + r9) % 9;
-            h->ord9[j] = (uint8_t)(back ? 8 - o : o);
-        }
-        for (int j = 0; j < 4; j++) {
-            int o = (j + r4) % 4;
-            h->ord4[j] = (uint8_t)(back ? 3 - o : o);
-        }
     }
     wl_pool_run(m->pool, par_task, m);
     m->par = 0;
@@ -1004,6 +994,23 @@ static void hl_destroy(void *ctx) {
     free(h);
 }
 
+/* The order in which thread t of n visits the nine and the four sub-squares: odd threads
+ * backwards, pairs from evenly spread places (two threads meet in the middle of every
+ * node: far fewer results computed twice than with one rotated order); thread 0 visits in
+ * the serial order. */
+static void thread_orders(hl_ctx *h, int t, int n) {
+    const int pairs = (n + 1) / 2, back = t & 1;
+    const int r9 = 9 * (t / 2) / pairs, r4 = 4 * (t / 2) / pairs;
+    for (int j = 0; j < 9; j++) {
+        int o = (j + r9) % 9;
+        h->ord9[j] = (uint8_t)(back ? 8 - o : o);
+    }
+    for (int j = 0; j < 4; j++) {
+        int o = (j + r4) % 4;
+        h->ord4[j] = (uint8_t)(back ? 3 - o : o);
+    }
+}
+
 /* The threads of parallel steps: cfg->threads, or (0) HL_DEFAULT_THREADS or the cores if
  * fewer; one when the store is not one reserved mapping (it would move as it grows) or
  * the pool cannot be had.  On a 16-core machine 8 threads were the fastest or nearly on
@@ -1012,8 +1019,7 @@ static void hl_destroy(void *ctx) {
  * asked for. */
 #define HL_DEFAULT_THREADS 8
 static void threads_init(hl_ctx *h) {
-    for (int j = 0; j < 9; j++) h->ord9[j] = (uint8_t)j;
-    for (int j = 0; j < 4; j++) h->ord4[j] = (uint8_t)j;
+    thread_orders(h, 0, 1);
     h->master = h;
     h->nthreads = 1;
     int n = h->cfg.threads > 0 ? h->cfg.threads : wl_cpu_count();
@@ -1022,8 +1028,10 @@ static void threads_init(hl_ctx *h) {
     if (n <= 1 || !h->nodes_mapped) return;
     h->helpers = calloc((size_t)n - 1, sizeof *h->helpers);
     int ok = h->helpers != NULL;
-    for (int i = 0; ok && i < n - 1; i++)
+    for (int i = 0; ok && i < n - 1; i++) {
         ok = (h->helpers[i].stack = malloc(h->stack_cap * sizeof *h->stack)) != NULL;
+        thread_orders(&h->helpers[i], i + 1, n);
+    }
     if (ok) ok = (h->pool = wl_pool_create(n)) != NULL;
     if (!ok) { /* serial, then */
         if (h->helpers)

@@ -89,8 +89,16 @@ void hl_popcache_reset(hl_ctx *h) {
     h->pop_cap = h->pop_count = 0;
 }
 
-static inline size_t pop_slot(const hl_ctx *h, uint32_t n) {
-    return (size_t)(n * 0x9E3779B1u) & (h->pop_cap - 1);
+static inline size_t pop_slot(uint32_t n, size_t cap) {
+    return (size_t)(n * 0x9E3779B1u) & (cap - 1);
+}
+
+/* Puts (n, v) in the first free slot of its probe in a map of cap slots. */
+static void pop_insert(uint32_t *keys, uint64_t *vals, size_t cap, uint32_t n, uint64_t v) {
+    size_t j = pop_slot(n, cap);
+    while (keys[j]) j = (j + 1) & (cap - 1);
+    keys[j] = n;
+    vals[j] = v;
 }
 
 /* Keeps population v of node n (nothing when there is no memory to grow the map: the
@@ -111,20 +119,12 @@ static void pop_put(hl_ctx *h, uint32_t n, uint64_t v) {
         h->pop_keys = k;
         h->pop_vals = val;
         h->pop_cap = cap;
-        for (size_t i = 0; i < ocap; i++) {
-            if (!ok[i]) continue;
-            size_t j = pop_slot(h, ok[i]);
-            while (k[j]) j = (j + 1) & (cap - 1);
-            k[j] = ok[i];
-            val[j] = ov[i];
-        }
+        for (size_t i = 0; i < ocap; i++)
+            if (ok[i]) pop_insert(k, val, cap, ok[i], ov[i]);
         free(ok);
         free(ov);
     }
-    size_t j = pop_slot(h, n);
-    while (h->pop_keys[j]) j = (j + 1) & (h->pop_cap - 1);
-    h->pop_keys[j] = n;
-    h->pop_vals[j] = v;
+    pop_insert(h->pop_keys, h->pop_vals, h->pop_cap, n, v);
     h->pop_count++;
 }
 
@@ -132,7 +132,7 @@ static uint64_t pop_small(hl_ctx *h, uint32_t n) {
     int level = h->nodes[n].level;
     if (level == HL_LEAF_LEVEL) return (uint64_t)__builtin_popcountll(hl_leaf_bits(h, n));
     if (level >= HL_POP_MIN_LEVEL && h->pop_cap)
-        for (size_t j = pop_slot(h, n); h->pop_keys[j]; j = (j + 1) & (h->pop_cap - 1))
+        for (size_t j = pop_slot(n, h->pop_cap); h->pop_keys[j]; j = (j + 1) & (h->pop_cap - 1))
             if (h->pop_keys[j] == n) return h->pop_vals[j];
     const hl_node q = h->nodes[n];
     uint64_t s = pop_small(h, q.c[0]) + pop_small(h, q.c[1]) + pop_small(h, q.c[2]) +
