@@ -56,7 +56,12 @@ static int patch; /* soups fill only a 40x40 patch (the rest dead: tiles that ar
 static void random_grid(wl_grid *g, double density) {
     uint64_t x0 = 0, y0 = 0, x1 = g->w, y1 = g->h;
     if (patch && g->w > 40 && g->h > 40) {
-        x0 = wl_splitmix64(&rng) % (g->w - 40);
+        /* (at either edge, or ending or starting at a vector of 512 cells, as often as
+         * anywhere else: a bounded band-mode tile computes the vectors of the live words
+         * and one word each side, bounds that meet the grid's or a vector's there) */
+        uint64_t where = wl_splitmix64(&rng) % 5;
+        x0 = where == 0 ? 0 : where == 1 ? g->w - 40 : wl_splitmix64(&rng) % (g->w - 40);
+        if (where >= 3 && g->w >= 512 + 40) x0 = where == 3 ? 512 - 40 : 512;
         y0 = wl_splitmix64(&rng) % (g->h - 40);
         x1 = x0 + 40;
         y1 = y0 + 40;
@@ -224,14 +229,18 @@ int main(void) {
     /* a small soup in a large dead grid, run long enough to reach tiles that were dead
      * (and skipped) at first: band mode and general mode, torus and bounded */
     patch = 1;
-    setenv("WL_CPU_TILE_KB", "16", 1); /* small tiles: many of them dead */
+    /* (small tiles: many of them dead) */
     {
         wl_rule life;
         wl_rule_life(&life);
-        static const uint64_t big[][2] = {{1024, 300}, {700, 260}};
-        for (int i = 0; i < (quick ? 1 : 4); i++)
-            check_one("best", big[i % 2][0], big[i % 2][1], i / 2, &life, "B3/S23 patch",
+        static const uint64_t big[][2] = {{1024, 300}, {700, 260}, {1536, 200}};
+        for (int i = 0; i < (quick ? 6 : 15); i++) {
+            /* (widths of 512-cell vectors run in band mode when the tile buffers hold
+             * enough of their rows) */
+            setenv("WL_CPU_TILE_KB", i % 3 == 1 ? "16" : "64", 1);
+            check_one("best", big[i % 3][0], big[i % 3][1], i >= 12, &life, "B3/S23 patch",
                       quick ? 40 : 90 + (unsigned)(wl_splitmix64(&rng) % 40), 2);
+        }
     }
     patch = 0;
     unsetenv("WL_CPU_TILE_KB");

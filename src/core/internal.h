@@ -338,6 +338,10 @@ typedef struct wl_tile_kernel {
 
 /* ---- engines ----------------------------------------------------------------------- */
 
+/* A strip of a grid at its last three generations (the step_tail slot below). */
+typedef void (*wl_tail_fn)(void *arg, uint64_t y0, size_t rows, size_t w0, size_t words,
+                           const uint64_t *const gen[3], size_t pitch);
+
 /* One 64x64 tile of the plane (layout of wl_tile_job). */
 typedef wl_status (*wl_tile_fn)(void *arg, int64_t tx, int64_t ty, const uint64_t *rows);
 
@@ -449,6 +453,17 @@ typedef struct wl_engine_ops {
      * engine's kernels; NULL = its default) into *out. */
     wl_status (*tile_kernel)(const wl_config *cfg, wl_tile_kernel *out);
     void (*tile_kernel_free)(wl_tile_kernel *k);
+
+    /* -- dense passes (optional: grid engines; the sparse engine's passes over the dense
+     * core of a pattern) -- */
+    /* Advances n >= 1 generations like step() (without polling) and hands the universe's
+     * last three generations to fn, strip by strip while they are in cache: fn is called on
+     * the engine's threads, at the same time, once for each strip of a set that covers the
+     * grid without overlap (rows y0 .. y0 + rows - 1, words w0 .. w0 + words - 1), with row
+     * j word i of generation n - 2 + k at gen[k][j * pitch + i] (bits past the width zero;
+     * gen[0] NULL when n == 1).  What a dense pass reads back, without single-generation
+     * steps nor copies of the grid. */
+    wl_status (*step_tail)(void *ctx, uint64_t n, wl_tail_fn fn, void *arg);
 
     /* -- tiles (optional: plane engines; how a universe hands its cells from one engine to
      * another without a dense copy of the bounding box, see universe.c) -- */

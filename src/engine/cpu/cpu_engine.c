@@ -539,6 +539,26 @@ static wl_status step(void *v, uint64_t generations, uint64_t *done) {
     return WL_OK;
 }
 
+/* step() in passes of at most depth generations, the last of them handing the tail to fn
+ * (tile.c) and of at least 2 generations when n allows. */
+static wl_status step_tail(void *v, uint64_t n, wl_tail_fn fn, void *arg) {
+    cpu_ctx *c = v;
+    if (!c->tiler || c->multi || n < 1)
+        return wl_error(WL_ERR_UNSUPPORTED, "cpu engine: no tail step for this kernel");
+    wl_status s = cpu_tiler_tail_init(c->tiler);
+    if (s) return s;
+    for (uint64_t left = n; left;) {
+        unsigned g = left <= c->depth ? (unsigned)left : left - c->depth < 2 ? (unsigned)(left - 2) : c->depth;
+        if (g == left) cpu_tiler_pass_tail(c->tiler, c->cur, c->nxt, g, fn, arg);
+        else cpu_tiler_pass(c->tiler, c->cur, c->nxt, g);
+        uint64_t *t = c->cur;
+        c->cur = c->nxt;
+        c->nxt = t;
+        left -= g;
+    }
+    return WL_OK;
+}
+
 static wl_status population(void *v, wl_bigint *out) {
     cpu_ctx *c = v;
     if (c->multi) {
@@ -690,6 +710,7 @@ const wl_engine_ops wl_engine_cpu = {
     .randomize = randomize,
     .store_rows = store_rows,
     .load_rows = load_rows,
+    .step_tail = step_tail,
     .tile_kernel = tile_kernel,
     .tile_kernel_free = tile_kernel_free,
 };

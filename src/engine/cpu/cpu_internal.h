@@ -198,6 +198,12 @@ wl_status cpu_tiler_create(const cpu_tiler_config *tc, cpu_tiler **out);
 void cpu_tiler_destroy(cpu_tiler *t);
 /* Advances `gens` <= depth generations from src (stride S words) into dst. */
 void cpu_tiler_pass(cpu_tiler *t, const uint64_t *src, uint64_t *dst, unsigned gens);
+/* The same, and each tile's last three generations to fn as the step_tail slot of
+ * wl_engine_ops says (a dead tile: rows of zeros, pitch 0).  Not with `post`; after
+ * cpu_tiler_tail_init, which makes the buffers (fails only on out of memory). */
+void cpu_tiler_pass_tail(cpu_tiler *t, const uint64_t *src, uint64_t *dst, unsigned gens,
+                         wl_tail_fn fn, void *arg);
+wl_status cpu_tiler_tail_init(cpu_tiler *t);
 /* Generations per pass actually used (depth, or less for small tiles). */
 unsigned cpu_tiler_depth(const cpu_tiler *t);
 /* A one-line description of the tiling chosen (for verbose notes). */

@@ -56,11 +56,15 @@ struct cpu_tiler {
     size_t ntx, nty; /* tiles across, down */
     int nthreads;
     uint64_t **bufa, **bufb, **mask; /* per thread */
+    uint64_t **bufc;  /* per thread, made by the first tail pass: generation g - 2 */
+    uint64_t *zeros;  /* (tail passes) a row of zero words for dead tiles */
     size_t buf_words;
     /* the current pass */
     const uint64_t *src;
     uint64_t *dst;
     unsigned gens;
+    wl_tail_fn tail_fn; /* (cpu_tiler_pass_tail) */
+    void *tail_arg;
     size_t next_tile; /* atomic counter */
     char desc[160];
 };
@@ -146,8 +150,11 @@ void cpu_tiler_destroy(cpu_tiler *t) {
     for (int i = 0; i < t->nthreads; i++) {
         if (t->bufa) wl_aligned_free(t->bufa[i]);
         if (t->bufb) wl_aligned_free(t->bufb[i]);
+        if (t->bufc) wl_aligned_free(t->bufc[i]);
         if (t->mask) wl_aligned_free(t->mask[i]);
     }
+    free(t->bufc);
+    free(t->zeros);
     free(t->bufa);
     free(t->bufb);
     free(t->mask);
@@ -236,14 +243,56 @@ static void run_tile(cpu_tiler *t, int tid, size_t tile) {
             }
         }
     }
-    /* a tile dead with its halo stays dead (no B0): nothing to compute */
+    /* A tile dead with its halo stays dead (no B0): nothing to compute.  On a bounded grid in
+     * band mode the live cells bound the work too (a sparse engine's dense pass has wide
+     * dead margins): in g <= 64 generations they spread at most g rows and one word, so
+     * only those rows and words (whole vectors) are computed; the rest of buffer b is
+     * cleared, and then both buffers are dead there throughout, as the kernel reads them
+     * (words c0 - 1 and c1 are its west and east neighbours). */
+    size_t c0 = 0, c1 = bw;
     if (c->dead_stays_dead) {
         uint64_t any = 0;
-        for (size_t j = jlo; j < jhi && !any; j++)
-            for (size_t i = 0; i < bw; i++) any |= a[j * pitch + i];
+        if (!c->torus && t->band) {
+            uint64_t *m = t->mask[tid]; /* (unused in band mode) the OR of each word */
+            memset(m, 0, bw * 8);
+            size_t fl = jhi, ll = jhi; /* first and last live row */
+            for (size_t j = jlo; j < jhi; j++) {
+                uint64_t r = 0;
+                for (size_t i = 0; i < bw; i++) {
+                    m[i] |= a[j * pitch + i];
+                    r |= a[j * pitch + i];
+                }
+                if (r) ll = j, fl = fl == jhi ? j : fl;
+                any |= r;
+            }
+            if (any) {
+                size_t wl = 0, wh = bw - 1, vw = t->c.vw;
+                while (!m[wl]) wl++;
+                while (!m[wh]) wh--;
+                c0 = (wl ? wl - 1 : 0) / vw * vw;
+                c1 = round_up(wh + 2, vw) < bw ? round_up(wh + 2, vw) : bw;
+                size_t jl = fl > jlo + g ? fl - g : jlo, jh = ll + 1 + g < jhi ? ll + 1 + g : jhi;
+                for (size_t j = jlo; j < jhi; j++) {
+                    uint64_t *row = b + j * pitch;
+                    if (j < jl || j >= jh) {
+                        memset(row, 0, bw * 8);
+                    } else {
+                        memset(row, 0, c0 * 8);
+                        memset(row + c1, 0, (bw - c1) * 8);
+                    }
+                }
+                jlo = jl;
+                jhi = jh;
+            }
+        } else {
+            for (size_t j = jlo; j < jhi && !any; j++)
+                for (size_t i = 0; i < bw; i++) any |= a[j * pitch + i];
+        }
         if (!any) {
             for (size_t j = 0; j < th; j++)
                 memset(t->dst + (size_t)(y0 + j) * t->S + xw0, 0, tww * 8);
+            const uint64_t *const z[3] = {t->zeros, t->zeros, t->zeros};
+            if (t->tail_fn) t->tail_fn(t->tail_arg, y0, th, xw0, tww, z, 0);
             if (c->post) c->post(c->post_arg, t->src, t->dst, y0, th, xw0, tww);
             return;
         }
@@ -274,7 +323,9 @@ static void run_tile(cpu_tiler *t, int tid, size_t tile) {
                 row[bw] = row[0];
             }
         }
-        if (lo < hi) c->gen_rows(in, out, pitch, bw, lo, hi, wrap, cm, c->kd);
+        if (s == g && g >= 2 && t->tail_fn) /* generation g - 2, about to be overwritten */
+            memcpy(t->bufc[tid] + CPU_PAD + g * pitch, out + g * pitch, th * pitch * 8);
+        if (lo < hi) c->gen_rows(in + c0, out + c0, pitch, c1 - c0, lo, hi, wrap, cm, c->kd);
         uint64_t *tmp = in;
         in = out;
         out = tmp;
@@ -287,6 +338,16 @@ static void run_tile(cpu_tiler *t, int tid, size_t tile) {
         uint64_t *drow = t->dst + (size_t)(y0 + j) * t->S + xw0;
         memcpy(drow, row, tww * 8);
         if (last) drow[tww - 1] &= tail;
+    }
+    if (t->tail_fn) {
+        uint64_t *gen[3] = {g >= 2 ? t->bufc[tid] + CPU_PAD : NULL, out, in};
+        for (int k = 0; k < 3; k++) {
+            if (!gen[k]) continue;
+            gen[k] += g * pitch + t->hw;
+            if (last && tail != ~(uint64_t)0)
+                for (size_t j = 0; j < th; j++) gen[k][j * pitch + tww - 1] &= tail;
+        }
+        t->tail_fn(t->tail_arg, y0, th, xw0, tww, (const uint64_t *const *)gen, pitch);
     }
     if (c->post) c->post(c->post_arg, t->src, t->dst, y0, th, xw0, tww);
 }
@@ -308,4 +369,27 @@ void cpu_tiler_pass(cpu_tiler *t, const uint64_t *src, uint64_t *dst, unsigned g
     t->gens = gens;
     t->next_tile = 0;
     wl_pool_run(t->c.pool, pass_task, t);
+}
+
+wl_status cpu_tiler_tail_init(cpu_tiler *t) {
+    if (t->bufc) return WL_OK; /* (made once: most tilers never run a tail pass) */
+    t->zeros = wl_calloc(t->bw, 8);
+    t->bufc = wl_calloc((size_t)t->nthreads, sizeof *t->bufc);
+    for (int i = 0; t->bufc && i < t->nthreads; i++)
+        if (!(t->bufc[i] = wl_aligned_alloc(t->buf_words * 8))) break;
+    if (t->zeros && t->bufc && t->bufc[t->nthreads - 1]) return WL_OK;
+    for (int i = 0; t->bufc && i < t->nthreads; i++) wl_aligned_free(t->bufc[i]);
+    free(t->bufc);
+    free(t->zeros);
+    t->bufc = NULL;
+    t->zeros = NULL;
+    return wl_error(WL_ERR_NOMEM, "cpu engine: out of memory (tail buffers)");
+}
+
+void cpu_tiler_pass_tail(cpu_tiler *t, const uint64_t *src, uint64_t *dst, unsigned gens,
+                         wl_tail_fn fn, void *arg) {
+    t->tail_fn = fn;
+    t->tail_arg = arg;
+    cpu_tiler_pass(t, src, dst, gens);
+    t->tail_fn = NULL;
 }

@@ -63,7 +63,6 @@
 /* Dense passes (see "dense passes" below). */
 #define DENSE_GENS 64        /* generations per pass: what a margin tile can absorb */
 #define DENSE_MIN_GENS 16    /* shorter steps stay on rounds */
-#define DENSE_OUT_THREADS 256 /* interior tiles from which a pass's write-back is threaded */
 #define DENSE_RECHECK 8      /* rounds between two looks for a dense core */
 #define DENSE_MIN_TILES 64   /* listed tiles for a pass */
 #define DENSE_FILL 0.5       /* listed tiles / tiles of their bounding box, at least */
@@ -434,8 +433,9 @@ static wl_status one_round(sp_ctx *c) {
  * own two buffers are right at every generation).  Listed tiles outside the core (gliders
  * that left a soup) must lie at least DENSE_GAP tiles from it; they go on in rounds
  * meanwhile, and by the same speed limit their activity cannot reach the grid, nor the
- * grid's theirs.  The grid is read out at generations t + k - 2, t + k - 1 and t + k: the
- * last two become the tiles' two buffers, and where t + k differs from t + k - 2 gives the
+ * grid's theirs.  The cpu engine's last blocked pass hands back generations t + k - 2,
+ * t + k - 1 and t + k strip by strip while they are in its cache (its step_tail): the last
+ * two become the tiles' two buffers, and where t + k differs from t + k - 2 gives the
  * change records a round would, so rounds (or the next pass) go on with exact wake marks. */
 
 #define DENSE_GAP 4 /* tiles between the core and any listed tile outside it */
@@ -501,6 +501,11 @@ static int dense_box(const sp_ctx *c, uint64_t left, sp_box *core) {
  * 512-bit vectors, which the cpu engine steps without column masks (over twice as fast as
  * other widths). */
 #define DENSE_SLACK 8
+static void no_strip(void *arg, uint64_t y0, size_t rows, size_t w0, size_t words,
+                     const uint64_t *const gen[3], size_t pitch) {
+    (void)arg, (void)y0, (void)rows, (void)w0, (void)words, (void)gen, (void)pitch;
+}
+
 static wl_status dense_grid(sp_ctx *c, int64_t nx, int64_t ny) {
     const uint64_t gw = c->grid_w / WL_TILE, gh = c->grid_h / WL_TILE;
     if (c->grid_ctx && gw >= (uint64_t)nx && gh >= (uint64_t)ny &&
@@ -509,7 +514,7 @@ static wl_status dense_grid(sp_ctx *c, int64_t nx, int64_t ny) {
     if (c->grid_ctx) c->inner->destroy(c->grid_ctx);
     c->grid_ctx = NULL;
     c->grid_w = c->grid_h = 0;
-    for (int i = 0; i < 3; i++) wl_grid_free(&c->stage[i]);
+    wl_grid_free(&c->stage);
     uint64_t w = (uint64_t)(nx + DENSE_SLACK + 7) / 8 * 8 * WL_TILE;
     uint64_t h = (uint64_t)(ny + DENSE_SLACK) * WL_TILE;
     wl_config g = c->cfg;
@@ -521,11 +526,14 @@ static wl_status dense_grid(sp_ctx *c, int64_t nx, int64_t ny) {
     g.verbose = 0;
     g.poll = NULL; /* a pass is short: the rounds' loop polls between passes */
     wl_status s = c->inner->create(&g, "best", &c->grid_ctx);
-    for (int i = 0; i < 3 && !s; i++) s = wl_grid_alloc(&c->stage[i], w, h);
+    if (!s) s = wl_grid_alloc(&c->stage, w, h);
+    /* (a step of the empty grid makes the engine's buffers for step_tail, so that a pass
+     * cannot fail half way) */
+    if (!s) s = c->inner->step_tail(c->grid_ctx, 1, no_strip, NULL);
     if (s) {
         if (c->grid_ctx) c->inner->destroy(c->grid_ctx);
         c->grid_ctx = NULL;
-        for (int i = 0; i < 3; i++) wl_grid_free(&c->stage[i]);
+        wl_grid_free(&c->stage);
         return s;
     }
     c->grid_w = w;
@@ -533,45 +541,49 @@ static wl_status dense_grid(sp_ctx *c, int64_t nx, int64_t ny) {
     return WL_OK;
 }
 
-/* The write-back of a dense pass: for tile rows taken in turn, each tile's two buffers from
- * the grid at generations n - 1 and n, and its change records from n against n - 2. */
+/* The write-back of a dense pass, strip by strip of the grid as the cpu engine's threads
+ * finish them (its step_tail): each interior tile's two buffers from generations n - 1 and
+ * n, and its change records from n against n - 2 (for n = 1: against the tile's other
+ * buffer, which holds generation t - 1). */
 typedef struct dense_out_job {
     sp_ctx *c;
-    const wl_grid *g;
-    size_t stride;
-    unsigned n, q;
+    unsigned q;       /* parity of generation t + n */
     size_t ni, nj;    /* tiles of the box's interior, across and down */
     int64_t ox, oy;   /* the grid tile of the interior's first */
-    size_t next_row;  /* atomic */
 } dense_out_job;
 
-static void dense_out_task(void *arg, int tid, int nthreads) {
-    (void)tid;
-    (void)nthreads;
-    dense_out_job *jb = arg;
-    const wl_grid *g = jb->g;
-    for (;;) {
-        size_t j = __atomic_fetch_add(&jb->next_row, 1, __ATOMIC_RELAXED);
-        if (j >= jb->nj) break;
-        for (size_t i = 0; i < jb->ni; i++) {
-            sp_dense_out *o = &jb->c->dense_out[j * jb->ni + i];
-            sp_tile *t = o->t;
-            size_t at = ((size_t)jb->oy + j) * WL_TILE * jb->stride + (size_t)jb->ox + i;
-            uint64_t chg = 0, chg_w = 0, chg_e = 0;
-            for (int r = 0; r < WL_TILE; r++) {
-                size_t a = at + (size_t)r * jb->stride;
-                uint64_t before = jb->n >= 2 ? g[0].words[a] : t->rows[jb->q][r]; /* n - 2 */
-                uint64_t x = g[2].words[a] ^ before, bit = (uint64_t)1 << r;
-                t->rows[jb->q][r] = g[2].words[a];
-                t->rows[jb->q ^ 1][r] = g[1].words[a];
-                if (x) chg |= bit;
-                if (x & 1) chg_w |= bit;
-                if (x >> 63) chg_e |= bit;
+static void dense_out_strip(void *arg, uint64_t y0, size_t rows, size_t w0, size_t words,
+                            const uint64_t *const gen[3], size_t pitch) {
+    const dense_out_job *jb = arg;
+    const int64_t i0 = (int64_t)w0 - jb->ox, i1 = i0 + (int64_t)words; /* interior columns */
+    const int64_t lo = i0 > 0 ? i0 : 0, hi = i1 < (int64_t)jb->ni ? i1 : (int64_t)jb->ni;
+    for (uint64_t y = y0; y < y0 + rows && lo < hi;) {
+        const int64_t j = (int64_t)(y / WL_TILE) - jb->oy; /* the interior's tile row */
+        const unsigned r0 = (unsigned)(y % WL_TILE);
+        const unsigned r1 = y0 + rows - y < WL_TILE - r0 ? r0 + (unsigned)(y0 + rows - y) : WL_TILE;
+        if (j >= 0 && j < (int64_t)jb->nj)
+            for (int64_t i = lo; i < hi; i++) {
+                sp_dense_out *o = &jb->c->dense_out[(size_t)j * jb->ni + (size_t)i];
+                uint64_t(*tr)[WL_TILE] = o->t->rows;
+                const size_t at = (size_t)(y - y0) * pitch + (size_t)(i - i0);
+                uint64_t chg = 0, chg_w = 0, chg_e = 0;
+                for (unsigned r = r0; r < r1; r++) {
+                    const size_t a = at + (r - r0) * pitch;
+                    const uint64_t now = gen[2][a];
+                    const uint64_t x = now ^ (gen[0] ? gen[0][a] : tr[jb->q][r]);
+                    const uint64_t bit = (uint64_t)1 << r;
+                    tr[jb->q][r] = now;
+                    tr[jb->q ^ 1][r] = gen[1][a];
+                    chg |= x ? bit : 0;
+                    chg_w |= (x & 1) ? bit : 0;
+                    chg_e |= (x >> 63) ? bit : 0;
+                }
+                /* (a tile's rows may come in two strips, on two threads) */
+                if (chg) __atomic_fetch_or(&o->chg, chg, __ATOMIC_RELAXED);
+                if (chg_w) __atomic_fetch_or(&o->chg_w, chg_w, __ATOMIC_RELAXED);
+                if (chg_e) __atomic_fetch_or(&o->chg_e, chg_e, __ATOMIC_RELAXED);
             }
-            o->chg = chg;
-            o->chg_w = chg_w;
-            o->chg_e = chg_e;
-        }
+        y += r1 - r0;
     }
 }
 
@@ -591,7 +603,11 @@ static wl_status dense_pass(sp_ctx *c, unsigned k, const sp_box *core, uint64_t 
     if (s) return s;
     const int64_t gnx = (int64_t)(c->grid_w / WL_TILE), gny = (int64_t)(c->grid_h / WL_TILE);
     const int64_t bx0 = core->x0 - 2, by0 = core->y0 - 2;
-    const int64_t gx0 = bx0 - (gnx - nx) / 2, gy0 = by0 - (gny - ny) / 2;
+    /* (across, the box starts one word past a vector of 8 words: the cpu engine computes
+     * the live words and one each side, in whole vectors, see its tile.c) */
+    int64_t off = (gnx - nx) / 2;
+    if (off >= 1) off -= (off - 1) % 8;
+    const int64_t gx0 = bx0 - off, gy0 = by0 - (gny - ny) / 2;
     /* the tiles of the core and its inner margin exist before anything changes, so that
      * writing the results back cannot fail (dead ones go at the end) */
     const size_t ni = (size_t)(nx - 2), nj = (size_t)(ny - 2);
@@ -608,13 +624,13 @@ static wl_status dense_pass(sp_ctx *c, unsigned k, const sp_box *core, uint64_t 
             c->dense_out[j * ni + i].t = t;
         }
     if (s) return s;
-    wl_grid *g = c->stage;
-    const size_t stride = g[0].stride;
+    wl_grid *g = &c->stage;
+    const size_t stride = g->stride;
     const unsigned p = c->par;
-    memset(g[0].words, 0, g[0].h * stride * sizeof *g[0].words);
+    memset(g->words, 0, g->h * stride * sizeof *g->words);
     FOR_EACH_TILE(c, t) {
         if (t->tx < bx0 || t->tx >= bx0 + nx || t->ty < by0 || t->ty >= by0 + ny) continue;
-        uint64_t *dst = g[0].words + (size_t)(t->ty - gy0) * WL_TILE * stride + (t->tx - gx0);
+        uint64_t *dst = g->words + (size_t)(t->ty - gy0) * WL_TILE * stride + (t->tx - gx0);
         for (int r = 0; r < WL_TILE; r++) dst[(size_t)r * stride] = sp_row(t, p, r);
     }
     /* the core's tiles leave the list; the others go on in rounds */
@@ -640,30 +656,17 @@ static wl_status dense_pass(sp_ctx *c, unsigned k, const sp_box *core, uint64_t 
         n = k;
     }
     *adv = n;
-    /* the grid at generations n - 2 (for n = 1: the tiles' other buffer), n - 1, n */
+    /* the grid advanced n generations, its last three written back into the tiles */
+    for (size_t m = 0; m < ni * nj; m++) c->dense_out[m].chg = c->dense_out[m].chg_w = c->dense_out[m].chg_e = 0;
+    const unsigned q = c->par; /* parity of generation t + n */
+    dense_out_job job = {c, q, ni, nj, bx0 + 1 - gx0, by0 + 1 - gy0};
     const wl_engine_ops *e = c->inner;
-    uint64_t d = 0;
-    s = e->load_grid(c->grid_ctx, &g[0]);
-    for (unsigned gen = 0, i = n >= 2 ? 0 : 1; i < 3 && !s; i++) {
-        unsigned want = n + i - 2;
-        if (want > gen) s = e->step(c->grid_ctx, want - gen, &d);
-        gen = want;
-        if (!s) {
-            memset(g[i].words, 0, g[i].h * stride * sizeof *g[i].words);
-            s = e->store_grid(c->grid_ctx, &g[i]);
-        }
-    }
-    if (s) { /* cannot happen (no allocation); the plane would be half advanced */
+    s = e->load_grid(c->grid_ctx, g);
+    if (!s) s = e->step_tail(c->grid_ctx, n, dense_out_strip, &job);
+    if (s) { /* cannot happen (dense_grid made the buffers); the plane would be half advanced */
         c->resync = 1;
         return s;
     }
-    /* the tiles' two buffers and change records from the three read-outs, on the threads
-     * (rows of tiles each), then their wake marks on this one */
-    const unsigned q = c->par; /* parity of generation t + n */
-    dense_out_job job = {c, g, stride, n, q, ni, nj, bx0 + 1 - gx0, by0 + 1 - gy0, 0};
-    if (c->nthreads > 1 && (ni * nj >= DENSE_OUT_THREADS || c->force_threads))
-        wl_pool_run(c->pool, dense_out_task, &job);
-    else dense_out_task(&job, 0, 1);
     sp_worker *w = &c->workers[0];
     for (size_t m = 0; m < ni * nj && !s; m++) {
         const sp_dense_out *o = &c->dense_out[m];
@@ -809,7 +812,7 @@ static void destroy(void *v) {
     sp_ships_free(c);
     if (c->inner && c->tk.step) c->inner->tile_kernel_free(&c->tk);
     if (c->grid_ctx) c->inner->destroy(c->grid_ctx);
-    for (int i = 0; i < 3; i++) wl_grid_free(&c->stage[i]);
+    wl_grid_free(&c->stage);
     free(c->dense_out);
     wl_pool_destroy(c->pool);
     if (c->workers)
