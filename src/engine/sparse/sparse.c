@@ -514,7 +514,8 @@ static wl_status dense_grid(sp_ctx *c, int64_t nx, int64_t ny) {
     if (c->grid_ctx) c->inner->destroy(c->grid_ctx);
     c->grid_ctx = NULL;
     c->grid_w = c->grid_h = 0;
-    wl_grid_free(&c->stage);
+    free(c->strip);
+    c->strip = NULL;
     uint64_t w = (uint64_t)(nx + DENSE_SLACK + 7) / 8 * 8 * WL_TILE;
     uint64_t h = (uint64_t)(ny + DENSE_SLACK) * WL_TILE;
     wl_config g = c->cfg;
@@ -526,18 +527,21 @@ static wl_status dense_grid(sp_ctx *c, int64_t nx, int64_t ny) {
     g.verbose = 0;
     g.poll = NULL; /* a pass is short: the rounds' loop polls between passes */
     wl_status s = c->inner->create(&g, "best", &c->grid_ctx);
-    if (!s) s = wl_grid_alloc(&c->stage, w, h);
+    if (!s && !(c->strip = malloc(WL_TILE * w / 8)))
+        s = wl_error(WL_ERR_NOMEM, "sparse engine: out of memory (dense pass)");
     /* (a step of the empty grid makes the engine's buffers for step_tail, so that a pass
      * cannot fail half way) */
     if (!s) s = c->inner->step_tail(c->grid_ctx, 1, no_strip, NULL);
     if (s) {
         if (c->grid_ctx) c->inner->destroy(c->grid_ctx);
         c->grid_ctx = NULL;
-        wl_grid_free(&c->stage);
+        free(c->strip);
+        c->strip = NULL;
         return s;
     }
     c->grid_w = w;
     c->grid_h = h;
+    c->live_t0 = c->live_t1 = 0; /* (the new grid is dead) */
     return WL_OK;
 }
 
@@ -624,15 +628,28 @@ static wl_status dense_pass(sp_ctx *c, unsigned k, const sp_box *core, uint64_t 
             c->dense_out[j * ni + i].t = t;
         }
     if (s) return s;
-    wl_grid *g = &c->stage;
-    const size_t stride = g->stride;
+    /* The box into the engine's grid (its generation t), a tile row of the grid at a time
+     * through a strip of 64 rows, with the rows that the last pass may have left live
+     * cleared; the grid outside is dead. */
+    const wl_engine_ops *e = c->inner;
+    const size_t S = (size_t)(c->grid_w / 64);
     const unsigned p = c->par;
-    memset(g->words, 0, g->h * stride * sizeof *g->words);
-    FOR_EACH_TILE(c, t) {
-        if (t->tx < bx0 || t->tx >= bx0 + nx || t->ty < by0 || t->ty >= by0 + ny) continue;
-        uint64_t *dst = g->words + (size_t)(t->ty - gy0) * WL_TILE * stride + (t->tx - gx0);
-        for (int r = 0; r < WL_TILE; r++) dst[(size_t)r * stride] = sp_row(t, p, r);
+    const int64_t r0 = by0 - gy0, r1 = r0 + ny; /* the box's tile rows in the grid */
+    const int64_t lo = c->live_t0 < c->live_t1 && c->live_t0 < r0 ? c->live_t0 : r0;
+    const int64_t hi = c->live_t0 < c->live_t1 && c->live_t1 > r1 ? c->live_t1 : r1;
+    /* (after the pass: cells spread at most one tile beyond the box) */
+    c->live_t0 = r0 > 0 ? r0 - 1 : 0;
+    c->live_t1 = r1 < gny ? r1 + 1 : gny;
+    for (int64_t j = lo; j < hi && !s; j++) {
+        memset(c->strip, 0, WL_TILE * S * sizeof *c->strip);
+        for (int64_t i = 0; i < nx && j >= r0 && j < r1; i++) {
+            const sp_tile *t = sp_map_find(&c->map, bx0 + i, gy0 + j);
+            uint64_t *dst = c->strip + (bx0 + i - gx0);
+            for (int r = 0; r < WL_TILE && t; r++) dst[(size_t)r * S] = sp_row(t, p, r);
+        }
+        s = e->load_rows(c->grid_ctx, (uint64_t)j * WL_TILE, WL_TILE, c->strip, S);
     }
+    if (s) return s; /* (cannot happen: rows of the grid) */
     /* the core's tiles leave the list; the others go on in rounds */
     size_t keep = 0;
     for (size_t i = 0; i < c->next.n; i++) {
@@ -660,9 +677,7 @@ static wl_status dense_pass(sp_ctx *c, unsigned k, const sp_box *core, uint64_t 
     for (size_t m = 0; m < ni * nj; m++) c->dense_out[m].chg = c->dense_out[m].chg_w = c->dense_out[m].chg_e = 0;
     const unsigned q = c->par; /* parity of generation t + n */
     dense_out_job job = {c, q, ni, nj, bx0 + 1 - gx0, by0 + 1 - gy0};
-    const wl_engine_ops *e = c->inner;
-    s = e->load_grid(c->grid_ctx, g);
-    if (!s) s = e->step_tail(c->grid_ctx, n, dense_out_strip, &job);
+    s = e->step_tail(c->grid_ctx, n, dense_out_strip, &job);
     if (s) { /* cannot happen (dense_grid made the buffers); the plane would be half advanced */
         c->resync = 1;
         return s;
@@ -812,7 +827,7 @@ static void destroy(void *v) {
     sp_ships_free(c);
     if (c->inner && c->tk.step) c->inner->tile_kernel_free(&c->tk);
     if (c->grid_ctx) c->inner->destroy(c->grid_ctx);
-    wl_grid_free(&c->stage);
+    free(c->strip);
     free(c->dense_out);
     wl_pool_destroy(c->pool);
     if (c->workers)

@@ -222,12 +222,13 @@ typedef struct sp_ctx {
     uint64_t pack_next; /* the generation of the next packing of sleeping tiles */
     int all_packed;     /* no round since every sleeping tile was packed */
     sp_ships ships;     /* objects flying alone, outside the tiles (sparse_ships.c) */
-    /* dense passes: the cpu engine on a bounded grid (its size), the grid copied in */
+    /* dense passes: the cpu engine on a bounded grid (its size) */
     int dense_mode;     /* 0 off, 1 by the thresholds, 2 always (WL_SPARSE_DENSE, tests) */
     uint64_t dense_next; /* the generation of the next look for a dense core */
     void *grid_ctx;
     uint64_t grid_w, grid_h;
-    wl_grid stage;
+    uint64_t *strip;      /* 64 rows of the grid: how the box goes in */
+    int64_t live_t0, live_t1; /* the grid's tile rows that may hold live cells */
     struct sp_dense_out *dense_out; /* a pass's interior tiles and their change records */
     size_t dense_cap;
     /* statistics (WL_SPARSE_STATS=1 prints them when the universe is freed) */
