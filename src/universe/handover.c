@@ -57,7 +57,7 @@
 
 #define CHUNK_SECONDS 0.02    /* length of a timed chunk of the sparse engine */
 #define FIRST_TRIAL 0.05      /* sparse seconds before the first trial */
-#define TRIAL_SHARE 0.5       /* all trials together: at most this share of the sparse time */
+#define TRIAL_SHARE 0.25      /* all trials together: at most this share of the sparse time */
 #define REST_SHARE 0.25       /* one trial: at most this share of the sparse time left */
 #define TRIAL_MIN_SECONDS 0.01 /* the smallest trial; doubles after each failed one */
 #define TRIAL_MIN_GENS 2048   /* generations to go for a trial */
