@@ -323,13 +323,16 @@ static void compute_task(void *arg, int tid, int nthreads) {
 
 /* Whether a round of size class cls runs on the threads: the way that has been faster for
  * rounds of that size, timed as they run (threads pay for waking and for marks that cross
- * between them, and on a shared machine the other cores may be busy), with one round in
- * EXPLORE_ROUNDS run the other way. */
+ * between them, and on a shared machine the other cores may be busy), with two rounds in
+ * EXPLORE_ROUNDS run the other way.  The first round after a change of way is not timed:
+ * after rounds on one thread the workers have gone to sleep (the pool's spin is shorter
+ * than the rounds between two explorations), and waking them would count against the
+ * threads every time they are tried. */
 static int pick_threads(sp_ctx *c, int cls) {
     if (c->force_threads) return c->nthreads;
     uint64_t k = c->n_class[cls]++;
     int all = c->t_all[cls] == 0 ? 1 : c->t_one[cls] == 0 ? 0 : c->t_all[cls] < c->t_one[cls];
-    if (k % EXPLORE_ROUNDS == EXPLORE_ROUNDS - 1) all = !all;
+    if (k % EXPLORE_ROUNDS >= EXPLORE_ROUNDS - 2) all = !all;
     return all ? c->nthreads : 1;
 }
 
@@ -351,8 +354,12 @@ static wl_status one_round(sp_ctx *c) {
     sp_list *r = &c->round;
     int nw = 1, cls = 63 - __builtin_clzll((unsigned long long)r->n | 1);
     if (c->nthreads > 1 && r->n >= c->parallel_min) nw = pick_threads(c, cls);
-    /* (only rounds that could run on the threads are timed) */
-    double t0 = nw > 1 || (r->n >= c->parallel_min && c->n_class[cls] % EXPLORE_ROUNDS < 2)
+    /* (only rounds that could run on the threads are timed, and not the first after a
+     * change of way) */
+    const int same_way = nw == c->last_nw;
+    c->last_nw = nw;
+    double t0 = same_way && (nw > 1 || (r->n >= c->parallel_min &&
+                                        c->n_class[cls] % EXPLORE_ROUNDS < 4))
                     ? wl_clock()
                     : 0;
     if (c->stats) {

@@ -206,6 +206,7 @@ typedef struct sp_ctx {
      * and on all (0: not measured yet), and the rounds of the class so far */
     double t_one[64], t_all[64];
     uint64_t n_class[64];
+    int last_nw;         /* threads of the last round */
     sp_worker *workers; /* one per thread */
     sp_map map;
     unsigned par;     /* parity of the current generation: rows[par] is the plane now */
