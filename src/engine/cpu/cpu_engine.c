@@ -548,7 +548,9 @@ static wl_status step_tail(void *v, uint64_t n, wl_tail_fn fn, void *arg) {
     wl_status s = cpu_tiler_tail_init(c->tiler);
     if (s) return s;
     for (uint64_t left = n; left;) {
-        unsigned g = left <= c->depth ? (unsigned)left : left - c->depth < 2 ? (unsigned)(left - 2) : c->depth;
+        unsigned g = left <= c->depth        ? (unsigned)left
+                     : left - c->depth < 2 ? (unsigned)(left - 2)
+                                           : c->depth;
         if (g == left) cpu_tiler_pass_tail(c->tiler, c->cur, c->nxt, g, fn, arg);
         else cpu_tiler_pass(c->tiler, c->cur, c->nxt, g);
         uint64_t *t = c->cur;

@@ -644,9 +644,8 @@ static wl_status dense_pass(sp_ctx *c, unsigned k, const sp_box *core, uint64_t 
     const int64_t r0 = by0 - gy0, r1 = r0 + ny; /* the box's tile rows in the grid */
     const int64_t lo = c->live_t0 < c->live_t1 && c->live_t0 < r0 ? c->live_t0 : r0;
     const int64_t hi = c->live_t0 < c->live_t1 && c->live_t1 > r1 ? c->live_t1 : r1;
-    /* (after the pass: cells spread at most one tile beyond the box) */
-    c->live_t0 = r0 > 0 ? r0 - 1 : 0;
-    c->live_t1 = r1 < gny ? r1 + 1 : gny;
+    c->live_t0 = lo;
+    c->live_t1 = hi;
     for (int64_t j = lo; j < hi && !s; j++) {
         memset(c->strip, 0, WL_TILE * S * sizeof *c->strip);
         for (int64_t i = 0; i < nx && j >= r0 && j < r1; i++) {
@@ -681,7 +680,10 @@ static wl_status dense_pass(sp_ctx *c, unsigned k, const sp_box *core, uint64_t 
     }
     *adv = n;
     /* the grid advanced n generations, its last three written back into the tiles */
-    for (size_t m = 0; m < ni * nj; m++) c->dense_out[m].chg = c->dense_out[m].chg_w = c->dense_out[m].chg_e = 0;
+    for (size_t m = 0; m < ni * nj; m++) {
+        sp_dense_out *o = &c->dense_out[m];
+        o->chg = o->chg_w = o->chg_e = 0;
+    }
     const unsigned q = c->par; /* parity of generation t + n */
     dense_out_job job = {c, q, ni, nj, bx0 + 1 - gx0, by0 + 1 - gy0};
     s = e->step_tail(c->grid_ctx, n, dense_out_strip, &job);
@@ -689,6 +691,9 @@ static wl_status dense_pass(sp_ctx *c, unsigned k, const sp_box *core, uint64_t 
         c->resync = 1;
         return s;
     }
+    /* (cells spread at most one tile beyond the box) */
+    c->live_t0 = r0 > 0 ? r0 - 1 : 0;
+    c->live_t1 = r1 < gny ? r1 + 1 : gny;
     sp_worker *w = &c->workers[0];
     for (size_t m = 0; m < ni * nj && !s; m++) {
         const sp_dense_out *o = &c->dense_out[m];
