@@ -134,8 +134,17 @@ wl_status cpu_tiler_create(const cpu_tiler_config *tc, cpu_tiler **out) {
             cpu_tiler_destroy(t);
             return WL_ERR_NOMEM;
         }
-        memset(t->bufa[i], 0, t->buf_words * 8);
-        memset(t->bufb[i], 0, t->buf_words * 8);
+        /* Only the pad words need to start dead (a bounded grid's rows read them as
+         * neighbours and nothing writes them); every other word is written before it is
+         * read, so the rest of the buffers is left to be touched by the thread that uses
+         * them (16 threads' buffers are 12 MiB). */
+        for (size_t j = 0; j <= t->buf_words / t->pitch; j++) {
+            size_t at = j * t->pitch; /* the pads between rows j - 1 and j */
+            size_t lo = at >= CPU_PAD ? at - CPU_PAD : 0, hi = at + CPU_PAD;
+            if (hi > t->buf_words) hi = t->buf_words;
+            memset(t->bufa[i] + lo, 0, (hi - lo) * 8);
+            memset(t->bufb[i] + lo, 0, (hi - lo) * 8);
+        }
     }
     snprintf(t->desc, sizeof t->desc,
              "%s mode, tiles of %zu rows x %zu words (%zu x %zu tiles), depth %u, %d thread%s",

@@ -854,7 +854,10 @@ wl_status sp_ships_init(sp_ctx *c) {
     const char *e = getenv("WL_SPARSE_SHIPS"); /* off: tests and comparisons */
     S->enabled = !(e && strcmp(e, "off") == 0);
     S->next = UINT64_MAX;
-    S->frames = wl_aligned_alloc((SP_SHIP_MAXP + 1) * WL_TILE * sizeof *S->frames);
+    const size_t bytes = (SP_SHIP_MAXP + 1) * WL_TILE * sizeof *S->frames;
+    S->frames = wl_aligned_alloc(bytes);
+    /* (zeroed: a tile kernel compares the frame it writes with its old contents) */
+    if (S->frames) memset(S->frames, 0, bytes);
     return S->frames ? WL_OK : WL_ERR_NOMEM;
 }
 
