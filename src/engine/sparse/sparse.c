@@ -649,7 +649,10 @@ static wl_status dense_pass(sp_ctx *c, unsigned k, const sp_box *core, uint64_t 
     for (int64_t j = lo; j < hi && !s; j++) {
         memset(c->strip, 0, WL_TILE * S * sizeof *c->strip);
         for (int64_t i = 0; i < nx && j >= r0 && j < r1; i++) {
-            const sp_tile *t = sp_map_find(&c->map, bx0 + i, gy0 + j);
+            /* (the interior's tiles were looked up above) */
+            const int inner = j > r0 && j < r1 - 1 && i > 0 && i < nx - 1;
+            const sp_tile *t = inner ? c->dense_out[(size_t)(j - r0 - 1) * ni + (size_t)(i - 1)].t
+                                     : sp_map_find(&c->map, bx0 + i, gy0 + j);
             uint64_t *dst = c->strip + (bx0 + i - gx0);
             for (int r = 0; r < WL_TILE && t; r++) dst[(size_t)r * S] = sp_row(t, p, r);
         }
