@@ -229,14 +229,13 @@ int main(void) {
     /* a small soup in a large dead grid, run long enough to reach tiles that were dead
      * (and skipped) at first: band mode and general mode, torus and bounded */
     patch = 1;
-    /* (small tiles: many of them dead) */
     {
         wl_rule life;
         wl_rule_life(&life);
         static const uint64_t big[][2] = {{1024, 300}, {700, 260}, {1536, 200}};
         for (int i = 0; i < (quick ? 6 : 15); i++) {
-            /* (widths of 512-cell vectors run in band mode when the tile buffers hold
-             * enough of their rows) */
+            /* (small tile buffers: small tiles, many of them dead; widths of 512-cell
+             * vectors run in band mode when the buffers hold enough of their rows) */
             setenv("WL_CPU_TILE_KB", i % 3 == 1 ? "16" : "64", 1);
             check_one("best", big[i % 3][0], big[i % 3][1], i >= 12, &life, "B3/S23 patch",
                       quick ? 40 : 90 + (unsigned)(wl_splitmix64(&rng) % 40), 2);
