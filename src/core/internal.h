@@ -461,8 +461,9 @@ typedef struct wl_engine_ops {
      * the engine's threads, at the same time, once for each strip of a set that covers the
      * grid without overlap (rows y0 .. y0 + rows - 1, words w0 .. w0 + words - 1), with row
      * j word i of generation n - 2 + k at gen[k][j * pitch + i] (bits past the width zero;
-     * gen[0] NULL when n == 1).  What a dense pass reads back, without single-generation
-     * steps nor copies of the grid. */
+     * gen[0] NULL when n == 1; fn NULL: none, the engine only makes what it needs for it,
+     * so that later calls cannot fail).  What a dense pass reads back, without
+     * single-generation steps nor copies of the grid. */
     wl_status (*step_tail)(void *ctx, uint64_t n, wl_tail_fn fn, void *arg);
 
     /* -- tiles (optional: plane engines; how a universe hands its cells from one engine to

@@ -266,7 +266,6 @@ static wl_status gc_mark(hl_ctx *h, uint8_t *mark, int age, uint32_t *kept) {
     return WL_OK;
 }
 
-/* Frees every unmarked node, and forgets the results that point at one. */
 /* Puts node n on the free list (the caller counts it out of h->live if it was live). */
 static void node_free(hl_ctx *h, uint32_t n) {
     h->nodes[n].level = 0;
@@ -274,6 +273,7 @@ static void node_free(hl_ctx *h, uint32_t n) {
     h->free_head = n;
 }
 
+/* Frees every unmarked node, and forgets the results that point at one. */
 static void gc_sweep(hl_ctx *h, const uint8_t *mark) {
     for (uint32_t n = 1; n < h->top; n++) {
         if (h->nodes[n].level && !mark[n]) {
@@ -971,7 +971,7 @@ static void hl_destroy(void *ctx) {
     const char *st = getenv("WL_HASHLIFE_STATS");
     if (st && atoi(st) > 0)
         fprintf(stderr, "warplife: hashlife: %llu results computed, %d thread%s; %llu parallel "
-                        "steps (%llu tries stopped to grow the store): %llu results on the "
+                        "steps (%llu tries stopped for a collection or a larger store): %llu results on the "
                         "calling thread, %llu on the others; %llu collections\n",
                 (unsigned long long)h->ticks, h->nthreads, h->nthreads == 1 ? "" : "s",
                 (unsigned long long)h->par_steps, (unsigned long long)h->par_retries,

@@ -508,11 +508,6 @@ static int dense_box(const sp_ctx *c, uint64_t left, sp_box *core) {
  * 512-bit vectors, which the cpu engine steps without column masks (over twice as fast as
  * other widths). */
 #define DENSE_SLACK 8
-static void no_strip(void *arg, uint64_t y0, size_t rows, size_t w0, size_t words,
-                     const uint64_t *const gen[3], size_t pitch) {
-    (void)arg, (void)y0, (void)rows, (void)w0, (void)words, (void)gen, (void)pitch;
-}
-
 static wl_status dense_grid(sp_ctx *c, int64_t nx, int64_t ny) {
     const uint64_t gw = c->grid_w / WL_TILE, gh = c->grid_h / WL_TILE;
     if (c->grid_ctx && gw >= (uint64_t)nx && gh >= (uint64_t)ny &&
@@ -538,7 +533,7 @@ static wl_status dense_grid(sp_ctx *c, int64_t nx, int64_t ny) {
         s = wl_error(WL_ERR_NOMEM, "sparse engine: out of memory (dense pass)");
     /* (a step of the empty grid makes the engine's buffers for step_tail, so that a pass
      * cannot fail half way) */
-    if (!s) s = c->inner->step_tail(c->grid_ctx, 1, no_strip, NULL);
+    if (!s) s = c->inner->step_tail(c->grid_ctx, 1, NULL, NULL);
     if (s) {
         if (c->grid_ctx) c->inner->destroy(c->grid_ctx);
         c->grid_ctx = NULL;
