@@ -4,7 +4,7 @@
 # writes every log under $OUT (default ./gpu-out).  The last thing it prints is a short
 # summary table.
 #
-# usage: scripts/gpu.sh [all|test|bench|quick|opencl|lop3v|pair|wave|wavetune|shapes|sizes|circuit|multi|ltl]
+# usage: scripts/gpu.sh [all|test|bench|quick|opencl|lop3v|pair|wave|wavetune|shapes|sizes|circuit|res|multi|ltl]
 #        (default all)
 #   test   build + test_engines --gpu (every cuda kernel vs ref, cell by cell)
 #   bench  build + benchmarks
@@ -27,6 +27,9 @@
 #          16 against the default 8, lut6x3, and 4096^2 for 4096 generations
 #   sizes  build + a sweep of grid sizes (256^2 .. 32768^2) over the bitsliced kernels, for
 #          the choice of `best` by size (WL_GPU_SIZES, WL_GPU_KERNELS, WL_GPU_RULES)
+#   res    build + tests of the resident kernel (rounds, rows a warp, the tag's wrap) + its
+#          benchmarks against wave on 1024^2 .. 8192^2, 4096 generations, beside best at 65536^2
+#          (WL_GPU_RES_BENCH_ONLY=1: no tests; WL_GPU_RES_SWEEP: other shapes, see below)
 #   multi  build + test_multistate (every engine, cuda included, against ref on Generations
 #          and Larger than Life soups, glued grids, Golly's facts), test_engines --gpu
 #          --quick -e cuda, and the benchmarks of the multi-state kernels (Generations and
@@ -78,10 +81,11 @@ if command -v cuobjdump >/dev/null && [ -n "$LIB" ]; then
   kns="k_lop3v_life k_pair_life_40x12"
   [ "$MODE" = wave ] && kns="k_wave_life16" # $OUT returns at most 8 files
   [ "$MODE" = pair ] && kns="k_pair_life_40x12"
+  [ "$MODE" = res ] && kns="k_res_life_4_20x2 k_res_life_4_8x5"
   [ "$MODE" = wavetune ] && kns=""
   [ -n "${WL_GPU_SASS:-}" ] && kns=$WL_GPU_SASS
   for kn in $kns; do
-    cuobjdump -sass "$LIB" 2>&1 | awk -v k="Function : .*${kn}P" '$0 ~ k {f=1; next} /Function :/{f=0} f' >"$OUT/sass_$kn.txt"
+    cuobjdump -sass "$LIB" 2>&1 | awk -v k="Function : .*${kn}[0-9A-Z]" '$0 ~ k {f=1; next} /Function :/{f=0} f' >"$OUT/sass_$kn.txt"
     grep -oE '^ +/\*[0-9a-f]{4}\*/ +[A-Z0-9_.]+' "$OUT/sass_$kn.txt" | awk -v k=$kn '{sub(/\..*/,"",$2); n[$2]++; t++}
       END{printf "%s SASS: %d instr;", k, t; for(x in n) if(n[x]>t/50) printf " %s %d", x, n[x]; print ""}' |
       tee -a "$SUMMARY"
@@ -310,6 +314,40 @@ if [ "$MODE" = circuit ]; then
   done
   unset WL_CUDA_VERBOSE
   grep -E "network|compiled|cache" "$OUT/bench_stderr.log" | cut -c1-200 | sort | uniq | head -30 >"$OUT/circuit_nets.txt"
+fi
+
+# ---- res: the resident kernel for small grids (issue #15's third target) -----------------
+if [ "$MODE" = res ]; then
+  [ -n "${WL_GPU_RES_BENCH_ONLY:-}" ] || {
+  te test.log 240 --gpu -e cuda -k res,best
+  for k in 1 3 8; do
+    te test_k.log 100 WL_CUDA_RES_K=$k --gpu -e cuda -k res -r life,b0
+  done
+  for nr in 3 4 9 17; do
+    te test_k.log 100 WL_CUDA_RES_NR=$nr --gpu -e cuda -k res -r life,highlife
+  done
+  te test_k.log 100 WL_CUDA_RES_TAG=0xffffffe0 --gpu -e cuda -k res -r life
+  fails test.log
+  fails test_k.log
+  }
+  export WL_CUDA_VERBOSE=1 # the band plans on stderr (bench_stderr.log)
+  bench bench.txt --engine cuda --kernel best --size 65536x65536 --generations 1024 --runs 3 --torus
+  for n in 1024 2048 4096 8192; do
+    bench bench.txt --engine cuda --kernel best,res,wave --size ${n}x${n} --generations 4096 --runs 3 --torus
+  done
+  for n in 2048 4096 8192; do
+    bench bench.txt --engine cuda --kernel res,wave --size ${n}x${n} --generations 4096 --runs 3 --bounded
+  done
+  bench bench.txt --engine cuda --kernel res,wave --size 4000x4000 --generations 4096 --runs 3 --bounded
+  # shapes against the default: WL_GPU_RES_SWEEP="M:NR:K ..." (a torus 1024 M cells wide)
+  for spec in ${WL_GPU_RES_SWEEP:-1:4:8 4:6:8 8:9:8}; do
+    IFS=: read -r m nr k <<<"$spec"
+    WL_CUDA_RES_NR=$nr WL_CUDA_RES_K=$k bench bench.txt --engine cuda --kernel res --size $((m * 1024))x$((m * 1024)) --generations 4096 --runs 3 --torus
+  done
+  bench bench.txt --engine cuda --kernel res,wave --rule B36/S23 --size 4096x4096 --generations 4096 --runs 3 --torus
+  bench bench.txt --engine cuda --kernel res --size 4096x4096 --time 0.3 --runs 3 --torus --verify
+  unset WL_CUDA_VERBOSE
+  grep -E "cuda res" "$OUT/bench_stderr.log" | sort | uniq -c | head -20 | tee -a "$SUMMARY"
 fi
 
 # ---- multi: the multi-state families (Generations, Larger than Life) ------------------------

@@ -140,10 +140,13 @@ static const size2 sizes_full[] = {{1, 1},   {1, 7},   {7, 1},    {2, 2},   {2, 
                                    {300, 211}};
 static const size2 sizes_quick[] = {{1, 1},  {1, 7},   {7, 1},  {2, 5},
                                     {3, 3},  {31, 17}, {64, 64}, {65, 33}};
-/* Device engines also get sizes above a thread block or a work group. */
+/* Device engines also get sizes above a thread block or a work group, and tori 1024, 4096 and
+ * 8192 cells wide (cuda's res kernel holds a full-width band per block: bands of uneven
+ * height, several rounds, one band alone). */
 static const size2 sizes_gpu[] = {{1, 1},   {1, 7},    {7, 1},     {3, 3},    {31, 17},
                                   {64, 64}, {65, 33},  {130, 70},  {257, 129}, {1000, 515},
-                                  {1031, 1029}, {2048, 1025}, {4099, 67}};
+                                  {1031, 1029}, {2048, 1025}, {4099, 67},
+                                  {1024, 77},   {4096, 131},  {8192, 41}};
 /* Plane engines: the soup's size (the ref grid adds the margin). */
 static const size2 sizes_plane[] = {{1, 1}, {3, 3}, {7, 1}, {31, 17}, {64, 64}, {65, 33}, {150, 131},
                                     {100, 37}};

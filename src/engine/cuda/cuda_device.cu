@@ -92,10 +92,12 @@ extern "C" void wlcu_release(wlcu_ctx *c) {
     if (c->nxt) cudaFree(c->nxt);
     if (c->table) cudaFree(c->table);
     if (c->d_count) cudaFree(c->d_count);
+    if (c->res_x) cudaFree(c->res_x);
     if (c->ev_start) cudaEventDestroy((cudaEvent_t)c->ev_start);
     if (c->ev_stop) cudaEventDestroy((cudaEvent_t)c->ev_stop);
     c->cur = c->nxt = c->table = NULL;
     c->d_count = NULL;
+    c->res_x = NULL;
     c->ev_start = c->ev_stop = NULL;
 }
 

@@ -37,6 +37,7 @@ enum wlcu_layout { WLCU_BITS = 0, WLCU_BYTES, WLCU_PATCH, WLCU_PAIRS };
  * Adding a kernel is one row here plus its .cu file. */
 #define WLCU_KERNELS(X)                                                                         \
     X(WAVE, "wave", WLCU_BITS, 1, wlcu_wave_prepare, wlcu_wave_max_gens, wlcu_wave_step, 1)     \
+    X(RES, "res", WLCU_BITS, 1, wlcu_res_prepare, wlcu_res_max_gens, wlcu_res_step, 0)         \
     X(CIRCUIT, "circuit", WLCU_BITS, 0, wlcu_circuit_prepare, wlcu_wave_max_gens, wlcu_wave_step, 1) \
     X(LOP3, "lop3", WLCU_BITS, 1, NULL, wlcu_lop3_max_gens, wlcu_lop3_step, 1)                  \
     X(LOP3V, "lop3v", WLCU_BITS, 1, NULL, wlcu_lop3v_max_gens, wlcu_lop3v_step, 1)              \
@@ -90,6 +91,12 @@ typedef struct wlcu_ctx {
     /* wl_rnet_synth (src/core/rulenet.c), set by cuda_engine.c the same way; NULL: the
      * circuit kernel is unavailable and falls back to lut6x3 */
     wl_status (*rnet_synth)(const wl_rule *rule, int effort, wl_rnet *net);
+    void *res_fn;             /* res: the kernel instance for the grid and rule */
+    void *res_x;              /* res: the exchange rows between bands (device), or NULL */
+    size_t res_x_bytes;
+    int res_shape;            /* res: index of the shape (words a lane, rows a warp) */
+    int res_nb, res_band, res_extra, res_kk; /* res: bands and their rows, halo rows */
+    unsigned res_tag;         /* res: tag of the next exchange (counts across launches) */
     void *gl;                 /* OpenGL interop state of cuda_gl.cu, NULL until used */
     void *multi;              /* rules of more than two states (cuda_multi.cu), or NULL */
 } wlcu_ctx;
@@ -157,6 +164,12 @@ wl_status wlcu_wave_prepare(wlcu_ctx *c);
 wl_status wlcu_circuit_prepare(wlcu_ctx *c);
 wl_status wlcu_wave_step(wlcu_ctx *c, unsigned gens);
 unsigned wlcu_wave_max_gens(const wlcu_ctx *c);
+/* cuda_res.cu: the resident kernel for small grids (cuda_res.cuh): up to
+ * wlcu_res_max_gens generations per cooperative launch.  prepare plans the bands, or switches
+ * the context to wave (and prepares that) for grids it does not run. */
+wl_status wlcu_res_prepare(wlcu_ctx *c);
+wl_status wlcu_res_step(wlcu_ctx *c, unsigned gens);
+unsigned wlcu_res_max_gens(const wlcu_ctx *c);
 /* cuda_pair.cu: the lop3p kernel on the pair layout.  prepare picks the instance for c's
  * rule (compiled-in Life, NVRTC, or run-time masks) once, after wlcu_init; step launches
  * `gens` (1 .. wlcu_pair_max_gens) generations from cur to nxt. */

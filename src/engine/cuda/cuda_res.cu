@@ -1,0 +1,178 @@
+/*
+ * cuda_res.cu - the `res` kernel (cuda_res.cuh): small grids kept on the chip for up to
+ * RS_MAX_GENS generations per launch, bands exchanged between blocks through tagged words.
+ * This file holds its instances and the host side: which grids it runs (prepare), the band
+ * plan, and the cooperative launch.
+ *
+ * Where it runs: a torus whose width is 1024, 2048, 4096 or 8192 cells (M = width / 1024
+ * words per lane: the row wraps through the shuffle), a bounded grid at most 8192 cells wide,
+ * and heights whose bands fit the blocks the GPU holds at once (one block of RS_WB warps per
+ * band; at most the multiprocessors' count when possible, so that each has one).  Anything
+ * else runs `wave` (prepare switches the context's kernel and says so when verbose).
+ *
+ * Knobs (tuning and tests): WL_CUDA_RES_K generations per round (default: default_k),
+ * WL_CUDA_RES_NR rows per warp (one of the compiled shapes), WL_CUDA_RES_TAG the first
+ * exchange tag (tests of the wrap-around of the 32-bit tag).
+ */
+#include "cuda_common.cuh"
+#include "cuda_res.cuh"
+
+#include <stdio.h>
+#include <stdlib.h>
+
+/* Generations per round by default: fewer rounds cost more halo rows (2 K of a tile's rows
+ * are recomputed each generation) and save exchanges.  Measured on an H100 (docs/
+ * BENCHMARKS.md, "res"): 8 for grids up to 2048 cells wide, 4 for wider ones. */
+static int default_k(int m) { return m <= 2 ? 8 : 4; }
+
+/* warps per block: of 8 to 24, 8 was the fastest or within 2% at every width measured */
+#define RS_WB 8
+
+typedef void (*rs_fn)(rs_args);
+
+#define RS_KERNEL(name, M, NR, RULE)                                                        \
+    __global__ void __launch_bounds__(32 * RS_WB, 1) name(rs_args a) {                      \
+        rs_body(a, M, RS_WB, NR, RULE);                                                     \
+    }
+/* Each shape: B3/S23 compiled in (rule 1) and any outer-totalistic rule by run-time masks. */
+#define RS_SHAPE(M, NR)                                                                     \
+    RS_KERNEL(k_res_life_##M##x##NR, M, NR, 1)                                              \
+    RS_KERNEL(k_res_masks_##M##x##NR, M, NR, 0)
+#define RS_ROW(M, NR) {M, NR, k_res_life_##M##x##NR, k_res_masks_##M##x##NR},
+
+/* (M words a lane, NR rows a warp): a tile of RS_WB * NR rows, (NR + 2) * M words of it in
+ * each lane; for each M in order of tile height (prepare takes the first that fits). */
+#define RS_SHAPES(X)                                                                        \
+    X(1, 3) X(1, 4) X(1, 5) X(1, 6) X(1, 9) X(1, 17)                                        \
+    X(2, 3) X(2, 4) X(2, 5) X(2, 6) X(2, 9) X(2, 17)                                        \
+    X(4, 3) X(4, 4) X(4, 5) X(4, 6) X(4, 9) X(4, 17)                                        \
+    X(8, 3) X(8, 4) X(8, 5) X(8, 6) X(8, 9)
+RS_SHAPES(RS_SHAPE)
+
+static const struct {
+    int m, nr;
+    rs_fn life, masks;
+} shapes[] = {RS_SHAPES(RS_ROW)};
+#define N_SHAPES ((int)(sizeof shapes / sizeof shapes[0]))
+
+static int env_int(const char *name, int dflt) {
+    const char *s = getenv(name);
+    return s && *s ? atoi(s) : dflt;
+}
+
+/* The kernel instance of shape i for c's rule. */
+static rs_fn shape_fn(const wlcu_ctx *c, int i) {
+    return c->birth == 0x8 && c->survive == 0xC ? shapes[i].life : shapes[i].masks;
+}
+
+/* Plans the bands for shape i: *nb blocks of at least kk rows each, or 0 if they do not fit
+ * `capacity` blocks. */
+static int plan_blocks(const wlcu_ctx *c, int i, int kk, int64_t capacity) {
+    int64_t rows = (int64_t)RS_WB * shapes[i].nr - 2 * kk; /* band rows a tile holds */
+    if (rows < 1) return 0;
+    int64_t nb = ((int64_t)c->h + rows - 1) / rows;
+    return nb <= capacity ? (int)nb : 0;
+}
+
+extern "C" wl_status wlcu_res_prepare(wlcu_ctx *c) {
+    c->res_fn = NULL;
+    int m = 0;
+    for (int mm = 1; mm <= RS_MMAX && !m; mm *= 2)
+        if (c->torus ? c->w == (uint64_t)1024 * mm : c->nw <= (uint64_t)32 * mm) m = mm;
+    int kk = env_int("WL_CUDA_RES_K", default_k(m));
+    if (kk < 1) kk = 1;
+    if (kk > RS_KMAX) kk = RS_KMAX;
+    int sms = 0, coop = 0;
+    WLCU_CHECK(cudaDeviceGetAttribute(&sms, cudaDevAttrMultiProcessorCount, c->device));
+    WLCU_CHECK(cudaDeviceGetAttribute(&coop, cudaDevAttrCooperativeLaunch, c->device));
+    const int want_nr = env_int("WL_CUDA_RES_NR", 0);
+    int pick = -1, nb = 0;
+    const char *why = "its width";
+    if (m && coop) {
+        why = "its height";
+        /* the smallest tile whose bands give each multiprocessor at most one block; else the
+         * largest whose bands fit the blocks the GPU holds at once */
+        for (int i = 0; i < N_SHAPES; i++) {
+            if (shapes[i].m != m || (want_nr && shapes[i].nr != want_nr)) continue;
+            const size_t smem = RS_SMEM(m, RS_WB);
+            WLCU_CHECK(cudaFuncSetAttribute(shape_fn(c, i),
+                                            cudaFuncAttributeMaxDynamicSharedMemorySize,
+                                            (int)smem));
+            int per_sm = 0;
+            WLCU_CHECK(cudaOccupancyMaxActiveBlocksPerMultiprocessor(&per_sm, shape_fn(c, i),
+                                                                     32 * RS_WB, smem));
+            int n1 = plan_blocks(c, i, kk, sms), nall = plan_blocks(c, i, kk, (int64_t)sms * per_sm);
+            if (n1) {
+                pick = i, nb = n1;
+                break;
+            }
+            if (nall) pick = i, nb = nall;
+        }
+    } else if (m) {
+        why = "the device (no cooperative launch)";
+    }
+    if (pick < 0) {
+        if (c->verbose)
+            fprintf(stderr, "warplife: cuda res does not run a %llu x %llu %s grid (%s); using "
+                    "wave\n", (unsigned long long)c->w, (unsigned long long)c->h,
+                    c->torus ? "torus" : "bounded", why);
+        c->kernel = WLCU_K_WAVE;
+        return wlcu_wave_prepare(c);
+    }
+    c->res_shape = pick;
+    c->res_nb = nb;
+    c->res_band = (int)(c->h / (uint64_t)nb);
+    c->res_extra = (int)(c->h % (uint64_t)nb);
+    c->res_kk = kk < c->res_band ? kk : c->res_band; /* a band gives kk rows each way */
+    c->res_fn = (void *)shape_fn(c, pick);
+    size_t bytes = (size_t)2 * (size_t)nb * 2 * RS_KMAX * (size_t)c->nw * 8;
+    if (!c->res_x) {
+        WLCU_CHECK(cudaMalloc(&c->res_x, bytes));
+        WLCU_CHECK(cudaMemset(c->res_x, 0, bytes));
+    }
+    c->res_x_bytes = bytes;
+    const char *tag = getenv("WL_CUDA_RES_TAG");
+    c->res_tag = tag && *tag ? (unsigned)strtoul(tag, NULL, 0) : 1u;
+    if (c->res_tag == 0) c->res_tag = 1; /* the buffer starts zeroed: tag 0 never matches */
+    if (c->verbose)
+        fprintf(stderr, "warplife: cuda res: %d bands of %d-%d rows, %d words a lane, %d rows a "
+                "warp, %d generations a round\n", nb, c->res_band,
+                c->res_band + (c->res_extra > 0), m, shapes[pick].nr, c->res_kk);
+    return WL_OK;
+}
+
+extern "C" unsigned wlcu_res_max_gens(const wlcu_ctx *c) {
+    (void)c;
+    return RS_MAX_GENS;
+}
+
+extern "C" wl_status wlcu_res_step(wlcu_ctx *c, unsigned gens) {
+    rs_args a;
+    a.in = (const uint32_t *)c->cur;
+    a.out = (uint32_t *)c->nxt;
+    a.x = (unsigned long long *)c->res_x;
+    a.w = (int64_t)c->w;
+    a.h = (int64_t)c->h;
+    a.nw = c->nw;
+    a.torus = c->torus;
+    a.nb = c->res_nb;
+    a.band = c->res_band;
+    a.extra = c->res_extra;
+    a.kk = c->res_kk;
+    a.gens = (int)gens;
+    a.birth = c->birth;
+    a.survive = c->survive;
+    a.colmask = !c->torus && c->w != (uint64_t)1024 * shapes[c->res_shape].m;
+    const unsigned rounds = (gens + (unsigned)a.kk - 1) / (unsigned)a.kk;
+    if (c->res_tag > 0xffffffffu - rounds) { /* the tags would wrap: start again from 1 */
+        WLCU_CHECK(cudaMemsetAsync(c->res_x, 0, c->res_x_bytes, 0));
+        c->res_tag = 1;
+    }
+    a.tag0 = c->res_tag;
+    c->res_tag += rounds;
+    void *args[] = {&a};
+    WLCU_CHECK(cudaLaunchCooperativeKernel((const void *)c->res_fn, (unsigned)c->res_nb,
+                                           32 * RS_WB, args,
+                                           RS_SMEM(shapes[c->res_shape].m, RS_WB), 0));
+    return WL_OK;
+}

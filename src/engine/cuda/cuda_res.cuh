@@ -1,0 +1,294 @@
+/*
+ * cuda_res.cuh - the `res` kernel body: a small grid kept on the chip for many generations
+ * (one launch of up to RS_MAX_GENS generations), for the grids where every launch-per-K-
+ * generations kernel leaves the GPU idle.  Included by cuda_res.cu; like cuda_wave.cuh it
+ * includes nothing but cuda_win.cuh and cuda_wave.cuh (the row logic: WV_LOP3, wv_next), so
+ * that NVRTC could compile it too.
+ *
+ * Why.  A 4096^2 grid is 2 MiB of bits; per generation the whole GPU needs about 0.4 us for
+ * it at the large-grid rate.  wave spends 33 us per launch of 16 generations there: each warp
+ * streams about 19 rows and fills and drains a 3K-row pipeline around them, so most of its
+ * work is halo and pipeline (docs/BENCHMARKS.md, "Small grids: generations per launch").
+ *
+ * Layout and work split.  The grid is cut into nb horizontal bands, one per block (nb at most
+ * the blocks the GPU holds at once: the launch is cooperative, so all of them run together).
+ * A band is the full width: lane l of every warp holds words l*M .. l*M+M-1 of its rows (M =
+ * 1, 2, 4 or 8: widths up to 8192 cells), so a row's west and east neighbours inside a lane
+ * are registers and across lanes one shuffle each way (a torus whose width is 1024*M cells
+ * wraps through the shuffle; a bounded grid reads dead cells past its sides).  The block's
+ * RS_WB warps are stacked: warp w holds tile rows w*NR .. w*NR+NR-1 in registers, and the
+ * warps swap their top and bottom rows through shared memory before every generation (as
+ * lop3v does).  The tile is the band plus kk rows above and below (kk = generations per
+ * round): after kk generations from exact rows the band's rows are still exact.
+ *
+ * Rounds.  After each round of kk generations every block writes the kk top and kk bottom
+ * rows of its band to an exchange buffer in global memory, each 32-bit word beside a 32-bit
+ * tag (the round's number, counted across launches), in one 64-bit store; the neighbouring
+ * blocks poll those words until every tag is the round's, then copy them into their halo
+ * rows.  No grid-wide barrier and no fence: a 64-bit store is seen whole, and a block waits
+ * only for the two bands next to it.  The buffer has two halves by round parity; a block
+ * writes a half again two rounds later, after its neighbours have read it (they read it
+ * before they publish the round that the block itself waited for).
+ *
+ * Per 32 cells per generation: 2 funnel shifts and 9 LOP3 (B3/S23; wv_next), 2/M shuffles,
+ * plus the rows of the halo (2 kk of the band's rows every generation).
+ */
+#ifndef WL_CUDA_RES_CUH
+#define WL_CUDA_RES_CUH
+
+#ifndef __CUDACC_RTC__
+#include "cuda_wave.cuh"
+#endif
+
+#define RS_MMAX 8        /* the most words a lane holds per row */
+#define RS_KMAX 8        /* the most generations per round (rows of halo) */
+#define RS_NRMAX 17      /* the most rows a warp holds */
+#define RS_MAX_GENS 1024 /* generations per launch */
+
+/* What every block of a launch needs (one kernel parameter). */
+typedef struct rs_args {
+    const uint32_t *in;      /* the grid before the launch (bit layout) */
+    uint32_t *out;           /* the grid after it */
+    unsigned long long *x;   /* exchange rows: [parity][block][top, bottom][RS_KMAX][nw] */
+    int64_t w, h;
+    uint64_t nw;
+    int torus;
+    int nb;                  /* blocks (bands) */
+    int band, extra;         /* band b has band + (b < extra) rows */
+    int kk;                  /* generations per round, rows of halo */
+    int gens;                /* generations of this launch */
+    unsigned tag0;           /* tag of this launch's first exchange */
+    unsigned birth, survive; /* rule 0 (run-time masks) */
+    int colmask;             /* bounded and narrower than 32*32*M: clear cells past w */
+} rs_args;
+
+/* Horizontal 3-sums (s + 2c) of one row of M words held by each lane.  wkeep / ekeep: 0 in
+ * the lanes whose outer neighbour lies past a bounded grid's side. */
+#define RS_HSUM(x, s, c, M, lane, wkeep, ekeep)                                            \
+    do {                                                                                   \
+        const uint32_t wl_ = __shfl_sync(WV_FULL, (x)[(M) - 1], ((lane) + 31) & 31) & (wkeep); \
+        const uint32_t er_ = __shfl_sync(WV_FULL, (x)[0], ((lane) + 1) & 31) & (ekeep);     \
+        _Pragma("unroll") for (int m_ = 0; m_ < (M); m_++) {                               \
+            const uint32_t we_ = m_ ? (x)[m_ - 1] : wl_;                                   \
+            const uint32_t ea_ = m_ < (M) - 1 ? (x)[m_ + 1] : er_;                         \
+            const uint32_t xl_ = __funnelshift_l(we_, (x)[m_], 1);                         \
+            const uint32_t xr_ = __funnelshift_r((x)[m_], ea_, 1);                         \
+            WV_LOP3((s)[m_], xl_, (x)[m_], xr_, 0x96);                                     \
+            WV_LOP3((c)[m_], xl_, (x)[m_], xr_, 0xE8);                                     \
+        }                                                                                  \
+    } while (0)
+
+/* Exchange words: relaxed loads and stores at GPU scope (volatile ones are system-scope and
+ * were compiled into a chain, one load waiting for the one before). */
+__device__ __forceinline__ unsigned long long rs_ld(const unsigned long long *p) {
+    unsigned long long v;
+    asm volatile("ld.relaxed.gpu.global.u64 %0, [%1];" : "=l"(v) : "l"(p) : "memory");
+    return v;
+}
+__device__ __forceinline__ void rs_st(unsigned long long *p, unsigned long long v) {
+    asm volatile("st.relaxed.gpu.global.u64 [%0], %1;" ::"l"(p), "l"(v) : "memory");
+}
+
+/* The exchange word of row j of side (0: the band's top rows, 1: its bottom rows) of block b
+ * in half p. */
+__device__ __forceinline__ unsigned long long *rs_slot(const rs_args a, int p, int b, int side,
+                                                       int j) {
+    return a.x + ((((uint64_t)p * (uint64_t)a.nb + (uint64_t)b) * 2u + (uint64_t)side) *
+                      RS_KMAX + (uint64_t)j) * a.nw;
+}
+
+/* Shared memory of an instance: per generation parity and warp, the horizontal sums (s, c)
+ * of its top and bottom rows. */
+#define RS_SMEM(M, WB) ((size_t)2 * (WB) * 2 * 2 * (M) * 32 * 4)
+
+/* The body: M words per lane, WB warps of NR rows, rule as in wv_next (1: B3/S23, 0: masks);
+ * M, WB, NR and rule are literals in every instance (the arrays are sized for the largest).
+ * Blocks of 32 * WB threads with RS_SMEM(M, WB) bytes of dynamic shared memory. */
+__device__ __forceinline__ void rs_body(const rs_args a, const int M, const int WB,
+                                        const int NR, const int rule) {
+    /* edge row e = ((ph * WB + warp) * 2 + side) * 2 + sum (side 0: the warp's top row, 1:
+     * its bottom row; sum 0: s, 1: c) holds M words a lane: word m of lane l at
+     * EDGE(e, m) */
+    extern __shared__ uint32_t rs_edge[];
+#define EDGE(e, m) rs_edge[((e) * M + (m)) * 32 + lane]
+    const int lane = threadIdx.x & 31, warp = threadIdx.x >> 5;
+    const int b = blockIdx.x, kk = a.kk;
+    const int bh = a.band + (b < a.extra ? 1 : 0);
+    const int64_t y0 = (int64_t)b * a.band + (b < a.extra ? b : a.extra);
+    const int trow0 = warp * NR;                  /* tile row of v[1] */
+    const int64_t gy0 = y0 - kk + trow0;          /* its grid row (virtual) */
+    const uint64_t nw = a.nw;
+    uint32_t v[RS_NRMAX + 2][RS_MMAX]; /* (only [1 .. NR][0 .. M - 1] are used) */
+    uint32_t cm[RS_MMAX]; /* cells of the grid in each word (bounded grids) */
+#pragma unroll
+    for (int m = 0; m < M; m++) cm[m] = wl_colmask(a.w, (int64_t)lane * M + m);
+#pragma unroll
+    for (int i = 0; i < NR; i++) {
+        const int64_t y = gy0 + i;
+        const int in_grid = a.torus || (uint64_t)y < (uint64_t)a.h;
+        const uint32_t *row = a.in + (uint64_t)(a.torus ? wl_dmod(y, a.h) : y) * nw;
+#pragma unroll
+        for (int m = 0; m < M; m++) {
+            const uint64_t wd = (uint64_t)lane * M + m;
+            v[i + 1][m] = in_grid && wd < nw ? row[wd] : 0u;
+        }
+    }
+    const uint32_t wkeep = a.torus || lane > 0 ? WV_FULL : 0u;
+    const uint32_t ekeep = a.torus || lane < 31 ? WV_FULL : 0u;
+    /* bounded grids: this warp's rows outside [0, h) stay dead (warp-uniform) */
+    const int rowedge = !a.torus && (gy0 < 0 || gy0 + NR > a.h);
+    const int masks = rowedge || a.colmask;
+    const int above = b > 0 ? b - 1 : a.torus ? a.nb - 1 : -1;
+    const int below = b < a.nb - 1 ? b + 1 : a.torus ? 0 : -1;
+    int ph = 0;
+    const int rounds = (a.gens + kk - 1) / kk;
+    for (int r = 0; r < rounds; r++) {
+        const int gr = a.gens - r * kk < kk ? a.gens - r * kk : kk;
+#pragma unroll 1
+        for (int g = 0; g < gr; g++) {
+            /* the sums of this warp's top and bottom rows go to its neighbours, which send
+             * theirs: the rows just above and below the slice are never summed twice */
+            uint32_t st[RS_MMAX], ct[RS_MMAX], sbo[RS_MMAX], cbo[RS_MMAX];
+            RS_HSUM(v[1], st, ct, M, lane, wkeep, ekeep);
+            if (NR > 1) RS_HSUM(v[NR], sbo, cbo, M, lane, wkeep, ekeep);
+            else {
+#pragma unroll
+                for (int m = 0; m < M; m++) sbo[m] = st[m], cbo[m] = ct[m];
+            }
+            const int e0 = (ph * WB + warp) * 4; /* this warp's four edge rows */
+#pragma unroll
+            for (int m = 0; m < M; m++) {
+                EDGE(e0 + 0, m) = st[m];
+                EDGE(e0 + 1, m) = ct[m];
+                EDGE(e0 + 2, m) = sbo[m];
+                EDGE(e0 + 3, m) = cbo[m];
+            }
+            __syncthreads();
+            uint32_t sa[RS_MMAX], ca[RS_MMAX], sb[RS_MMAX], cb[RS_MMAX];
+            uint32_t sl[RS_MMAX], cl[RS_MMAX]; /* the row below the slice */
+            const int eu = e0 - 4 + 2, ed = e0 + 4; /* upper warp's bottom, lower warp's top */
+#pragma unroll
+            for (int m = 0; m < M; m++) {
+                sa[m] = warp > 0 ? EDGE(eu, m) : 0u;
+                ca[m] = warp > 0 ? EDGE(eu + 1, m) : 0u;
+                sl[m] = warp < WB - 1 ? EDGE(ed, m) : 0u;
+                cl[m] = warp < WB - 1 ? EDGE(ed + 1, m) : 0u;
+                sb[m] = st[m];
+                cb[m] = ct[m];
+            }
+            ph ^= 1;
+            /* one generation of rows 1..NR in place (row i+1's sums are taken before row i
+             * is overwritten) */
+#pragma unroll
+            for (int i = 1; i <= NR; i++) {
+                uint32_t sn[RS_MMAX], cn[RS_MMAX];
+                if (i + 1 < NR) {
+                    RS_HSUM(v[i + 1], sn, cn, M, lane, wkeep, ekeep);
+                } else {
+#pragma unroll
+                    for (int m = 0; m < M; m++) {
+                        sn[m] = i + 1 == NR ? sbo[m] : sl[m];
+                        cn[m] = i + 1 == NR ? cbo[m] : cl[m];
+                    }
+                }
+#pragma unroll
+                for (int m = 0; m < M; m++) {
+                    uint32_t x0, k, y1, y2;
+                    WV_LOP3(x0, sa[m], sb[m], sn[m], 0x96);
+                    WV_LOP3(k, sa[m], sb[m], sn[m], 0xE8);
+                    WV_LOP3(y1, ca[m], cb[m], cn[m], 0x96);
+                    WV_LOP3(y2, ca[m], cb[m], cn[m], 0xE8);
+                    v[i][m] = wv_next(x0, k, y1, y2, v[i][m], a.birth, a.survive, rule);
+                    sa[m] = sb[m];
+                    ca[m] = cb[m];
+                    sb[m] = sn[m];
+                    cb[m] = cn[m];
+                }
+            }
+            if (masks) {
+#pragma unroll
+                for (int i = 1; i <= NR; i++) {
+                    const int64_t y = gy0 + i - 1;
+                    const int keep = a.torus || (uint64_t)y < (uint64_t)a.h;
+#pragma unroll
+                    for (int m = 0; m < M; m++) v[i][m] &= keep ? cm[m] : 0u;
+                }
+            }
+        }
+        if (r + 1 == rounds) break;
+        /* publish the band's first and last kk rows, then take the neighbours' */
+        const int p = r & 1;
+        const unsigned tag = a.tag0 + (unsigned)r;
+        const unsigned long long hi = (unsigned long long)tag << 32;
+#pragma unroll
+        for (int i = 1; i <= NR; i++) {
+            const int t = trow0 + i - 1;
+#pragma unroll
+            for (int side = 0; side < 2; side++) {
+                const int j = side ? t - bh : t - kk; /* row j of the side's kk rows */
+                if (j < 0 || j >= kk) continue;
+                unsigned long long *q = rs_slot(a, p, b, side, j);
+#pragma unroll
+                for (int m = 0; m < M; m++) {
+                    const uint64_t wd = (uint64_t)lane * M + m;
+                    if (wd < nw) rs_st(q + wd, hi | v[i][m]);
+                }
+            }
+        }
+        if (trow0 < kk || trow0 + NR > kk + bh) { /* this warp holds halo rows */
+            const unsigned long long *q[RS_NRMAX + 1];
+#pragma unroll
+            for (int i = 1; i <= NR; i++) {
+                const int t = trow0 + i - 1;
+                q[i] = 0;
+                if (t < kk && above >= 0) q[i] = rs_slot(a, p, above, 1, t);
+                else if (t >= kk + bh && t < 2 * kk + bh && below >= 0)
+                    q[i] = rs_slot(a, p, below, 0, t - kk - bh);
+            }
+            /* every word is loaded before any is tested, so that one poll costs one
+             * memory latency, not one per word */
+            for (;;) {
+                unsigned long long u[RS_NRMAX + 1][RS_MMAX];
+#pragma unroll
+                for (int i = 1; i <= NR; i++) {
+#pragma unroll
+                    for (int m = 0; m < M; m++) {
+                        const uint64_t wd = (uint64_t)lane * M + m;
+                        u[i][m] = q[i] && wd < nw ? rs_ld(q[i] + wd) : hi;
+                    }
+                }
+                int ok = 1;
+#pragma unroll
+                for (int i = 1; i <= NR; i++) {
+#pragma unroll
+                    for (int m = 0; m < M; m++) ok &= (unsigned)(u[i][m] >> 32) == tag;
+                }
+                if (__all_sync(WV_FULL, ok)) {
+#pragma unroll
+                    for (int i = 1; i <= NR; i++) {
+#pragma unroll
+                        for (int m = 0; m < M; m++)
+                            if (q[i]) v[i][m] = (uint32_t)u[i][m];
+                    }
+                    break;
+                }
+            }
+        }
+    }
+#undef EDGE
+    /* the band's rows are exact: store them */
+#pragma unroll
+    for (int i = 1; i <= NR; i++) {
+        const int t = trow0 + i - 1;
+        if (t >= kk && t < kk + bh) {
+            uint32_t *row = a.out + (uint64_t)(y0 + t - kk) * nw;
+#pragma unroll
+            for (int m = 0; m < M; m++) {
+                const uint64_t wd = (uint64_t)lane * M + m;
+                if (wd < nw) row[wd] = v[i][m];
+            }
+        }
+    }
+}
+
+#endif
