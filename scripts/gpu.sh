@@ -81,7 +81,7 @@ if command -v cuobjdump >/dev/null && [ -n "$LIB" ]; then
   kns="k_lop3v_life k_pair_life_40x12"
   [ "$MODE" = wave ] && kns="k_wave_life16" # $OUT returns at most 8 files
   [ "$MODE" = pair ] && kns="k_pair_life_40x12"
-  [ "$MODE" = res ] && kns="k_res_life_4_20x2 k_res_life_4_8x5"
+  [ "$MODE" = res ] && kns="k_res_life_4x5"
   [ "$MODE" = wavetune ] && kns=""
   [ -n "${WL_GPU_SASS:-}" ] && kns=$WL_GPU_SASS
   for kn in $kns; do
