@@ -327,6 +327,7 @@ if [ "$MODE" = res ]; then
     te test_k.log 100 WL_CUDA_RES_NR=$nr --gpu -e cuda -k res -r life,highlife
   done
   te test_k.log 100 WL_CUDA_RES_TAG=0xffffffe0 --gpu -e cuda -k res -r life
+  te test_k.log 100 WL_CUDA_NO_NVRTC=1 --gpu -e cuda -k res,best -r highlife,seeds,b0
   fails test.log
   fails test_k.log
   }
@@ -344,7 +345,12 @@ if [ "$MODE" = res ]; then
     IFS=: read -r m nr k <<<"$spec"
     WL_CUDA_RES_NR=$nr WL_CUDA_RES_K=$k bench bench.txt --engine cuda --kernel res --size $((m * 1024))x$((m * 1024)) --generations 4096 --runs 3 --torus
   done
-  bench bench.txt --engine cuda --kernel res,wave --rule B36/S23 --size 4096x4096 --generations 4096 --runs 3 --torus
+  for r in B36/S23 B3678/S34678; do
+    for n in 2048 4096 8192; do
+      bench bench.txt --engine cuda --kernel best,res,wave --rule $r --size ${n}x${n} --generations 4096 --runs 3 --torus
+    done
+  done
+  WL_CUDA_NO_NVRTC=1 bench bench.txt --engine cuda --kernel res,wave --rule B36/S23 --size 4096x4096 --generations 4096 --runs 3 --torus
   bench bench.txt --engine cuda --kernel res --size 4096x4096 --time 0.3 --runs 3 --torus --verify
   unset WL_CUDA_VERBOSE
   grep -E "cuda res" "$OUT/bench_stderr.log" | sort | uniq -c | head -20 | tee -a "$SUMMARY"

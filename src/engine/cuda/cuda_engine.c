@@ -6,13 +6,14 @@
  *
  * Kernels (the first is the default):
  *   best       the fastest kernel for the rule and grid size: lop3p for outer-totalistic
- *              rules on grids of 2^28 cells or more, res for B3/S23 on the smaller grids it
- *              runs, wave on the others (best_totalistic), circuit for every other rule;
+ *              rules on grids of 2^28 cells or more, res on the smaller grids it runs, wave
+ *              on the others (best_totalistic), circuit for every other rule;
  *   res        small grids kept on the chip: one cooperative launch of up to 1024
  *              generations, full-width bands in registers, one per block, neighbouring
  *              bands exchanged through tagged words in global memory (cuda_res.cuh); tori
  *              1024, 2048, 4096 or 8192 cells wide, bounded grids up to 8192 cells wide,
- *              wave for other grids;
+ *              wave for other grids; rules other than B3/S23 compiled by NVRTC (run-time
+ *              masks without it, or wave under best);
  *   wave       wavefront temporal blocking: one warp streams a strip of rows through K
  *              register-resident generations, no shared memory (cuda_wave.cuh); rules other
  *              than B3/S23 compiled at run time by NVRTC (cuda_rtc.cu);
@@ -46,20 +47,18 @@
 static const char *const kernel_names[] = {"best", WLCU_KERNELS(KERNEL_NAME) NULL};
 
 /* The kernel `best` runs for an outer-totalistic rule on a w x h grid: the fastest verified
- * on an H100.  On grids under 2^28 cells, B3/S23 runs res (which runs wave itself where it
- * does not apply): 4096^2 for 4096 generations 1.73e13 CUpS against wave's 8.1e12, 2048^2
- * 9.6e12 against 2.5e12, 8192^2 2.5e13 against 1.9e13 (docs/BENCHMARKS.md, "res", 2026-11-26).
- * Other rules keep wave there: res has no NVRTC instances, and its run-time masks cost more
- * than wave's compiled networks (B36/S23 at 4096^2: 7.2e12 against 7.6e12).  Above that
- * (docs/BENCHMARKS.md, CUDA section "Fourth session", 2026-11-22 08:34 UTC):
+ * on an H100.  On grids under 2^28 cells, res (which runs wave itself where it does not
+ * apply): B3/S23 at 4096^2 for 4096 generations 1.73e13 CUpS against wave's 8.1e12, 2048^2
+ * 9.6e12 against 2.5e12, 8192^2 2.5e13 against 1.9e13 (docs/BENCHMARKS.md, "res",
+ * 2026-11-26); other rules through NVRTC the same way.  Above that (docs/BENCHMARKS.md, CUDA
+ * section "Fourth session", 2026-11-22 08:34 UTC):
  * lop3p on grids of 2^28 cells or more (B3/S23 at 65536^2: 4.17e13 CUpS against lop3v's
  * 3.47e13 and wave's 3.32e13; 3.58e13 against wave's 2.98e13 at 32768^2, 2.66e13 against
  * 2.45e13 at 16384^2; B36/S23 and B3678/S34678 within 2% of wave at 16384^2 and 9-35%
  * faster above), wave below (lop3p's 448 x 1984-cell tiles leave SMs idle on small grids:
  * B3/S23 1.59e13 against 1.94e13 at 8192^2, 1.0e12 against 2.5e12 at 2048^2). */
-static int best_totalistic(uint64_t w, uint64_t h, int life) {
-    if (w * h >= ((uint64_t)1 << 28)) return WLCU_K_LOP3P;
-    return life ? WLCU_K_RES : WLCU_K_WAVE;
+static int best_totalistic(uint64_t w, uint64_t h) {
+    return w * h >= ((uint64_t)1 << 28) ? WLCU_K_LOP3P : WLCU_K_RES;
 }
 
 typedef struct cuda_engine {
@@ -101,9 +100,9 @@ static wl_status cuda_create(const wl_config *cfg, const char *kernel, void **ct
         id = WLCU_K_BITCOUNT;
         totalistic = 1; /* (the bit layout's own kernel is never launched) */
     }
+    const int from_best = id < 0;
     if (id < 0)
-        id = totalistic ? best_totalistic(cfg->width, cfg->height, birth == 0x8 && survive == 0xC)
-                        : WLCU_K_CIRCUIT;
+        id = totalistic ? best_totalistic(cfg->width, cfg->height) : WLCU_K_CIRCUIT;
     if (wlcu_kernels[id].totalistic && !totalistic) {
         if (cfg->verbose)
             fprintf(stderr,
@@ -117,6 +116,7 @@ static wl_status cuda_create(const wl_config *cfg, const char *kernel, void **ct
     e->dev.h = cfg->height;
     e->dev.torus = cfg->topology == WL_TOPOLOGY_TORUS;
     e->dev.kernel = id;
+    e->dev.res_best = from_best;
     e->dev.layout = wlcu_kernels[id].layout;
     e->dev.rule = cfg->rule;
     e->dev.birth = birth;

@@ -25,9 +25,6 @@
  * BENCHMARKS.md, "res"): 8 for grids up to 2048 cells wide, 4 for wider ones. */
 static int default_k(int m) { return m <= 2 ? 8 : 4; }
 
-/* warps per block: of 8 to 24, 8 was the fastest or within 2% at every width measured */
-#define RS_WB 8
-
 typedef void (*rs_fn)(rs_args);
 
 #define RS_KERNEL(name, M, NR, RULE)                                                        \
@@ -119,6 +116,31 @@ extern "C" wl_status wlcu_res_prepare(wlcu_ctx *c) {
         c->kernel = WLCU_K_WAVE;
         return wlcu_wave_prepare(c);
     }
+    /* rules other than B3/S23: the shape compiled by NVRTC with the rule's network, else the
+     * run-time masks (or wave, whose NVRTC kernels fall back the same way, under best) */
+    c->res_rtc = NULL;
+    if (!(c->birth == 0x8 && c->survive == 0xC)) {
+        const char *off = getenv("WL_CUDA_NO_NVRTC");
+        int per_sm = 0;
+        wl_status s = WL_ERR_UNAVAILABLE;
+        if (!(off && *off && *off != '0'))
+            s = wlcu_rtc_kernel(c, WLCU_RTC_RES, 0, shapes[pick].nr, m, &c->res_rtc, &per_sm);
+        if (s == WL_OK && (int64_t)nb > (int64_t)sms * per_sm) {
+            s = wl_error(WL_ERR_UNAVAILABLE, "%d blocks do not fit", nb);
+            c->res_rtc = NULL;
+        }
+        if (s != WL_OK) {
+            if (c->verbose)
+                fprintf(stderr, "warplife: cuda res: no run-time compiled kernel for this rule "
+                        "(%s); %s\n", wl_last_error(),
+                        c->res_best ? "using wave" : "using the run-time masks");
+            if (c->res_best) {
+                c->kernel = WLCU_K_WAVE;
+                return wlcu_wave_prepare(c);
+            }
+            wl_clear_error();
+        }
+    }
     c->res_shape = pick;
     c->res_nb = nb;
     c->res_band = (int)(c->h / (uint64_t)nb);
@@ -171,6 +193,9 @@ extern "C" wl_status wlcu_res_step(wlcu_ctx *c, unsigned gens) {
     a.tag0 = c->res_tag;
     c->res_tag += rounds;
     void *args[] = {&a};
+    if (c->res_rtc)
+        return wlcu_rtc_coop_launch(c->res_rtc, (unsigned)c->res_nb, 32 * RS_WB,
+                                    (unsigned)RS_SMEM(shapes[c->res_shape].m, RS_WB), args);
     WLCU_CHECK(cudaLaunchCooperativeKernel((const void *)c->res_fn, (unsigned)c->res_nb,
                                            32 * RS_WB, args,
                                            RS_SMEM(shapes[c->res_shape].m, RS_WB), 0));

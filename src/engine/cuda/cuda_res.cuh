@@ -40,6 +40,8 @@
 #include "cuda_wave.cuh"
 #endif
 
+#define RS_WB 8          /* warps per block: of 8 to 24, 8 was the fastest or within 2% at
+                          * every width measured (docs/BENCHMARKS.md, "res") */
 #define RS_MMAX 8        /* the most words a lane holds per row */
 #define RS_KMAX 8        /* the most generations per round (rows of halo) */
 #define RS_NRMAX 17      /* the most rows a warp holds */

@@ -46,8 +46,8 @@
  * WL_CUDA_VERBOSE=1 prints per rule "compiled in X s" or "loaded from cache PATH in X s".
  */
 #include "cuda_common.cuh"
-#include "cuda_rtc_src.h" /* generated: WLCU_WIN_SRC, WLCU_WAVE_SRC, WLCU_PAIR_SRC */
-#include "cuda_wave.cuh"  /* WV_WARPS */
+#include "cuda_rtc_src.h" /* generated: WLCU_WIN_SRC, WLCU_WAVE_SRC, WLCU_PAIR_SRC, WLCU_RES_SRC */
+#include "cuda_res.cuh"   /* RS_SMEM (and cuda_wave.cuh: WV_WARPS) */
 #include "rtc_cache.h"    /* the disk cache of compiled cubins */
 
 #include <cuda.h> /* driver API types only: the functions are reached through the runtime */
@@ -83,6 +83,9 @@ static struct {
     CUresult (*launch)(CUfunction, unsigned, unsigned, unsigned, unsigned, unsigned, unsigned,
                        unsigned, CUstream, void **, void **);
     CUresult (*occupancy)(int *, CUfunction, int, size_t);
+    CUresult (*coop_launch)(CUfunction, unsigned, unsigned, unsigned, unsigned, unsigned,
+                            unsigned, unsigned, CUstream, void **);
+    CUresult (*set_attr)(CUfunction, CUfunction_attribute, int);
     char why[160];
 } api;
 
@@ -129,7 +132,9 @@ static int api_open(void) {
         !driver_fn("cuModuleGetFunction", (void **)&api.get_fn) ||
         !driver_fn("cuModuleUnload", (void **)&api.unload) ||
         !driver_fn("cuLaunchKernel", (void **)&api.launch) ||
-        !driver_fn("cuOccupancyMaxActiveBlocksPerMultiprocessor", (void **)&api.occupancy))
+        !driver_fn("cuOccupancyMaxActiveBlocksPerMultiprocessor", (void **)&api.occupancy) ||
+        !driver_fn("cuLaunchCooperativeKernel", (void **)&api.coop_launch) ||
+        !driver_fn("cuFuncSetAttribute", (void **)&api.set_attr))
         return 0;
     api.ok = 1;
     return 1;
@@ -333,6 +338,8 @@ static void rtc_key(wl_rtc_key *k, int family, const char *src, const char *cons
                           : family == WLCU_RTC_CIRCUIT
                               ? "warplife wave_circuit cubin 1: wv_rule_kernel(in, out, w, h, "
                                 "nw, torus, strips, chunks, hc, birth, survive), rule 3"
+                          : family == WLCU_RTC_RES
+                              ? "warplife res_rule cubin 1: rs_rule_kernel(rs_args)"
                               : "warplife wave_rule cubin 1: wv_rule_kernel(in, out, w, h, nw, "
                                 "torus, strips, chunks, hc, birth, survive)");
     wl_rtc_key_add_str(k, src);
@@ -345,8 +352,10 @@ static void rtc_key(wl_rtc_key *k, int family, const char *src, const char *cons
 static int load_image(int family, const void *img, CUfunction *fn) {
     CUmodule mod = NULL;
     if (api.load(&mod, img) != CUDA_SUCCESS) return 0;
-    if (api.get_fn(fn, mod, family == WLCU_RTC_PAIR ? "pr_rule_kernel" : "wv_rule_kernel") !=
-        CUDA_SUCCESS) {
+    const char *name = family == WLCU_RTC_PAIR  ? "pr_rule_kernel"
+                       : family == WLCU_RTC_RES ? "rs_rule_kernel"
+                                                : "wv_rule_kernel";
+    if (api.get_fn(fn, mod, name) != CUDA_SUCCESS) {
         api.unload(mod);
         return 0;
     }
@@ -388,6 +397,13 @@ static wl_status nvrtc_compile(const char *src, const char *const *opts, int n_o
 
 /* The kernel definition that follows the embedded sources. */
 static void kernel_text(int family, int kk, int nr, int wb, char *buf, size_t cap) {
+    if (family == WLCU_RTC_RES) { /* wb: words a lane (cuda_res.cu's RS_KERNEL, rule 2) */
+        snprintf(buf, cap,
+                 "extern \"C\" __global__ void __launch_bounds__(32 * %d, 1)\n"
+                 "rs_rule_kernel(rs_args a) { rs_body(a, %d, %d, %d, 2); }\n",
+                 RS_WB, wb, RS_WB, nr);
+        return;
+    }
     if (family == WLCU_RTC_PAIR) {
         /* the compiled-in Life kernels' register budget (cuda_pair.cu: MINB 1) */
         snprintf(buf, cap,
@@ -421,7 +437,10 @@ static void kernel_text(int family, int kk, int nr, int wb, char *buf, size_t ca
  * held. */
 static wl_status build(wlcu_ctx *c, int family, int kk, int nr, int wb, CUfunction *fn,
                        int *per_sm) {
-    const char *fam = family == WLCU_RTC_PAIR ? "lop3p" : family == WLCU_RTC_CIRCUIT ? "circuit" : "wave";
+    const char *fam = family == WLCU_RTC_PAIR      ? "lop3p"
+                      : family == WLCU_RTC_CIRCUIT ? "circuit"
+                      : family == WLCU_RTC_RES     ? "res"
+                                                   : "wave";
     wl_lop3_net net;
     wl_rnet rnet;
     const char *from = "structured";
@@ -453,7 +472,8 @@ static wl_status build(wlcu_ctx *c, int family, int kk, int nr, int wb, CUfuncti
     int major = 0, minor = 0;
     WLCU_CHECK(cudaDeviceGetAttribute(&major, cudaDevAttrComputeCapabilityMajor, c->device));
     WLCU_CHECK(cudaDeviceGetAttribute(&minor, cudaDevAttrComputeCapabilityMinor, c->device));
-    size_t cap = sizeof WLCU_WIN_SRC + sizeof WLCU_WAVE_SRC + sizeof WLCU_PAIR_SRC + extra;
+    size_t cap = sizeof WLCU_WIN_SRC + sizeof WLCU_WAVE_SRC + sizeof WLCU_PAIR_SRC +
+                 sizeof WLCU_RES_SRC + extra;
     char *src = (char *)malloc(cap);
     if (!src)
         return wl_error(WL_ERR_NOMEM, "CUDA %s: out of memory for the kernel source", fam);
@@ -463,7 +483,9 @@ static wl_status build(wlcu_ctx *c, int family, int kk, int nr, int wb, CUfuncti
     size_t len = strlen(src);
     len += (size_t)snprintf(src + len, cap - len, "%s\n%s\n%s\n", (const char *)WLCU_WIN_SRC,
                             (const char *)WLCU_WAVE_SRC,
-                            family == WLCU_RTC_PAIR ? (const char *)WLCU_PAIR_SRC : "");
+                            family == WLCU_RTC_PAIR  ? (const char *)WLCU_PAIR_SRC
+                            : family == WLCU_RTC_RES ? (const char *)WLCU_RES_SRC
+                                                     : "");
     kernel_text(family, kk, nr, wb, src + len, cap - len);
     char arch[32];
     snprintf(arch, sizeof arch, "--gpu-architecture=sm_%d%d", major, minor);
@@ -514,8 +536,17 @@ static wl_status build(wlcu_ctx *c, int family, int kk, int nr, int wb, CUfuncti
         }
     }
     free(src);
-    const int threads = family == WLCU_RTC_PAIR ? 32 * wb : 32 * WV_WARPS;
-    if (api.occupancy(per_sm, *fn, threads, 0) != CUDA_SUCCESS) *per_sm = 1;
+    const int threads = family == WLCU_RTC_PAIR  ? 32 * wb
+                        : family == WLCU_RTC_RES ? 32 * RS_WB
+                                                 : 32 * WV_WARPS;
+    size_t smem = 0;
+    if (family == WLCU_RTC_RES) { /* dynamic shared memory beyond the default 48 KB */
+        smem = RS_SMEM(wb, RS_WB);
+        if (api.set_attr(*fn, CU_FUNC_ATTRIBUTE_MAX_DYNAMIC_SHARED_SIZE_BYTES, (int)smem) !=
+            CUDA_SUCCESS)
+            return wl_error(WL_ERR_DEVICE, "CUDA res: %zu bytes of shared memory refused", smem);
+    }
+    if (api.occupancy(per_sm, *fn, threads, smem) != CUDA_SUCCESS) *per_sm = 1;
     if (c->verbose) {
         double dt = now_s() - t0;
         if (cached)
@@ -581,6 +612,21 @@ extern "C" wl_status wlcu_rtc_kernel(wlcu_ctx *c, int family, int kk, int nr, in
 done:
     pthread_mutex_unlock(&rtc_lock);
     return s;
+}
+
+extern "C" wl_status wlcu_rtc_coop_launch(void *fn, unsigned blocks, unsigned threads,
+                                          unsigned smem, void **args) {
+#ifdef CUDA_API_PER_THREAD_DEFAULT_STREAM
+    CUstream stream = CU_STREAM_PER_THREAD;
+#else
+    CUstream stream = NULL;
+#endif
+    CUresult r = api.coop_launch((CUfunction)fn, blocks, 1, 1, threads, 1, 1, smem, stream, args);
+    if (r != CUDA_SUCCESS)
+        return wl_error(WL_ERR_DEVICE,
+                        "CUDA: cuLaunchCooperativeKernel of an NVRTC rule kernel failed (%d)",
+                        (int)r);
+    return WL_OK;
 }
 
 extern "C" wl_status wlcu_rtc_launch(void *fn, unsigned blocks, unsigned threads, void **args) {

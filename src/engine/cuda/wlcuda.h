@@ -55,7 +55,7 @@ enum wlcu_layout { WLCU_BITS = 0, WLCU_BYTES, WLCU_PATCH, WLCU_PAIRS };
 enum wlcu_kernel { WLCU_KERNELS(WLCU_KERNEL_ID) WLCU_K_COUNT };
 
 /* The kernel families cuda_rtc.cu compiles per rule with NVRTC. */
-enum wlcu_rtc_family { WLCU_RTC_WAVE = 0, WLCU_RTC_PAIR, WLCU_RTC_CIRCUIT };
+enum wlcu_rtc_family { WLCU_RTC_WAVE = 0, WLCU_RTC_PAIR, WLCU_RTC_CIRCUIT, WLCU_RTC_RES };
 
 typedef struct wlcu_ctx {
     int device;
@@ -92,6 +92,8 @@ typedef struct wlcu_ctx {
      * circuit kernel is unavailable and falls back to lut6x3 */
     wl_status (*rnet_synth)(const wl_rule *rule, int effort, wl_rnet *net);
     void *res_fn;             /* res: the kernel instance for the grid and rule */
+    void *res_rtc;            /* res: the NVRTC instance (CUfunction) for other rules, or NULL */
+    int res_best;             /* res chosen by best: other rules without NVRTC run wave */
     void *res_x;              /* res: the exchange rows between bands (device), or NULL */
     size_t res_x_bytes;
     int res_shape;            /* res: index of the shape (words a lane, rows a warp) */
@@ -181,14 +183,18 @@ unsigned wlcu_pair_max_gens(const wlcu_ctx *c);
 wl_status wlcu_pairs_from_bits(wlcu_ctx *c, const uint32_t *bits, void *pairs, uint64_t n);
 wl_status wlcu_pairs_to_bits(wlcu_ctx *c, const void *pairs, uint32_t *bits, uint64_t n);
 /* cuda_rtc.cu: the kernel of `family` for c's rule compiled by NVRTC with K = kk (wave) or
- * a tile of nr rows x wb warps (pair; K is then the largest kk a launch takes), cached per
- * process and on disk; *fn = CUfunction, *per_sm = resident blocks per SM.
+ * a tile of nr rows x wb warps (pair; K is then the largest kk a launch takes; res: nr rows
+ * a warp, wb words a lane, kk unused), cached per process and on disk; *fn = CUfunction,
+ * *per_sm = resident blocks per SM.
  * WL_ERR_UNAVAILABLE when NVRTC or the driver entry points are missing, WL_ERR_DEVICE when
  * compiling or loading fails: the caller then uses another kernel.  launch: cuLaunchKernel
  * on the default stream. */
 wl_status wlcu_rtc_kernel(wlcu_ctx *c, int family, int kk, int nr, int wb, void **fn,
                           int *per_sm);
 wl_status wlcu_rtc_launch(void *fn, unsigned blocks, unsigned threads, void **args);
+/* A cooperative launch of an NVRTC kernel with `smem` bytes of dynamic shared memory (res). */
+wl_status wlcu_rtc_coop_launch(void *fn, unsigned blocks, unsigned threads, unsigned smem,
+                               void **args);
 /* Makes c->device current on the calling thread (every engine entry point calls it). */
 wl_status wlcu_use(wlcu_ctx *c);
 /* Layout conversions between WLCU_BITS (src/dst `bits`) and the context's layout. */
