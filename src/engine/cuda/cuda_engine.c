@@ -13,7 +13,7 @@
  *              bands exchanged through tagged words in global memory (cuda_res.cuh); tori
  *              1024, 2048, 4096 or 8192 cells wide, bounded grids up to 8192 cells wide,
  *              wave for other grids; rules other than B3/S23 compiled by NVRTC (run-time
- *              masks without it, or wave under best);
+ *              masks without it);
  *   wave       wavefront temporal blocking: one warp streams a strip of rows through K
  *              register-resident generations, no shared memory (cuda_wave.cuh); rules other
  *              than B3/S23 compiled at run time by NVRTC (cuda_rtc.cu);
@@ -50,7 +50,8 @@ static const char *const kernel_names[] = {"best", WLCU_KERNELS(KERNEL_NAME) NUL
  * on an H100.  On grids under 2^28 cells, res (which runs wave itself where it does not
  * apply): B3/S23 at 4096^2 for 4096 generations 1.73e13 CUpS against wave's 8.1e12, 2048^2
  * 9.6e12 against 2.5e12, 8192^2 2.5e13 against 1.9e13 (docs/BENCHMARKS.md, "res",
- * 2026-11-26); other rules through NVRTC the same way.  Above that (docs/BENCHMARKS.md, CUDA
+ * 2026-11-26); B36/S23 and B3678/S34678 through NVRTC the same (4096^2: 1.73e13 and 1.79e13
+ * against 7.6e12 and 8.1e12).  Above that (docs/BENCHMARKS.md, CUDA
  * section "Fourth session", 2026-11-22 08:34 UTC):
  * lop3p on grids of 2^28 cells or more (B3/S23 at 65536^2: 4.17e13 CUpS against lop3v's
  * 3.47e13 and wave's 3.32e13; 3.58e13 against wave's 2.98e13 at 32768^2, 2.66e13 against
@@ -100,7 +101,6 @@ static wl_status cuda_create(const wl_config *cfg, const char *kernel, void **ct
         id = WLCU_K_BITCOUNT;
         totalistic = 1; /* (the bit layout's own kernel is never launched) */
     }
-    const int from_best = id < 0;
     if (id < 0)
         id = totalistic ? best_totalistic(cfg->width, cfg->height) : WLCU_K_CIRCUIT;
     if (wlcu_kernels[id].totalistic && !totalistic) {
@@ -116,7 +116,6 @@ static wl_status cuda_create(const wl_config *cfg, const char *kernel, void **ct
     e->dev.h = cfg->height;
     e->dev.torus = cfg->topology == WL_TOPOLOGY_TORUS;
     e->dev.kernel = id;
-    e->dev.res_best = from_best;
     e->dev.layout = wlcu_kernels[id].layout;
     e->dev.rule = cfg->rule;
     e->dev.birth = birth;

@@ -93,7 +93,6 @@ typedef struct wlcu_ctx {
     wl_status (*rnet_synth)(const wl_rule *rule, int effort, wl_rnet *net);
     void *res_fn;             /* res: the kernel instance for the grid and rule */
     void *res_rtc;            /* res: the NVRTC instance (CUfunction) for other rules, or NULL */
-    int res_best;             /* res chosen by best: other rules without NVRTC run wave */
     void *res_x;              /* res: the exchange rows between bands (device), or NULL */
     size_t res_x_bytes;
     int res_shape;            /* res: index of the shape (words a lane, rows a warp) */
