@@ -62,8 +62,8 @@ static rs_fn shape_fn(const wlcu_ctx *c, int i) {
     return c->birth == 0x8 && c->survive == 0xC ? shapes[i].life : shapes[i].masks;
 }
 
-/* Plans the bands for shape i: *nb blocks of at least kk rows each, or 0 if they do not fit
- * `capacity` blocks. */
+/* The bands shape i needs for c's height with kk rows of halo each way: their number, or 0
+ * when that is more than `capacity` blocks. */
 static int plan_blocks(const wlcu_ctx *c, int i, int kk, int64_t capacity) {
     int64_t rows = (int64_t)RS_WB * shapes[i].nr - 2 * kk; /* band rows a tile holds */
     if (rows < 1) return 0;
@@ -98,7 +98,8 @@ extern "C" wl_status wlcu_res_prepare(wlcu_ctx *c) {
             int per_sm = 0;
             WLCU_CHECK(cudaOccupancyMaxActiveBlocksPerMultiprocessor(&per_sm, shape_fn(c, i),
                                                                      32 * RS_WB, smem));
-            int n1 = plan_blocks(c, i, kk, sms), nall = plan_blocks(c, i, kk, (int64_t)sms * per_sm);
+            const int n1 = plan_blocks(c, i, kk, sms);
+            const int nall = plan_blocks(c, i, kk, (int64_t)sms * per_sm);
             if (n1) {
                 pick = i, nb = n1;
                 break;

@@ -1,9 +1,10 @@
 /*
  * cuda_res.cuh - the `res` kernel body: a small grid kept on the chip for many generations
  * (one launch of up to RS_MAX_GENS generations), for the grids where every launch-per-K-
- * generations kernel leaves the GPU idle.  Included by cuda_res.cu; like cuda_wave.cuh it
- * includes nothing but cuda_win.cuh and cuda_wave.cuh (the row logic: WV_LOP3, wv_next), so
- * that NVRTC could compile it too.
+ * generations kernel leaves the GPU idle.  Compiled by nvcc (cuda_res.cu: B3/S23 and the
+ * run-time masks) and by NVRTC (cuda_rtc.cu, family WLCU_RTC_RES: every other outer-
+ * totalistic rule, its network as WV_RULE), so it includes nothing but cuda_win.cuh and
+ * cuda_wave.cuh (the row logic: WV_LOP3, wv_next).
  *
  * Why.  A 4096^2 grid is 2 MiB of bits; per generation the whole GPU needs about 0.4 us for
  * it at the large-grid rate.  wave spends 33 us per launch of 16 generations there: each warp
@@ -17,9 +18,10 @@
  * are registers and across lanes one shuffle each way (a torus whose width is 1024*M cells
  * wraps through the shuffle; a bounded grid reads dead cells past its sides).  The block's
  * RS_WB warps are stacked: warp w holds tile rows w*NR .. w*NR+NR-1 in registers, and the
- * warps swap their top and bottom rows through shared memory before every generation (as
- * lop3v does).  The tile is the band plus kk rows above and below (kk = generations per
- * round): after kk generations from exact rows the band's rows are still exact.
+ * warps swap the horizontal sums of their top and bottom rows through shared memory before
+ * every generation (so no row is summed twice), one __syncthreads a generation.  The tile is
+ * the band plus kk rows above and below (kk = generations per round): after kk generations
+ * from exact rows the band's rows are still exact.
  *
  * Rounds.  After each round of kk generations every block writes the kk top and kk bottom
  * rows of its band to an exchange buffer in global memory, each 32-bit word beside a 32-bit
@@ -31,7 +33,9 @@
  * before they publish the round that the block itself waited for).
  *
  * Per 32 cells per generation: 2 funnel shifts and 9 LOP3 (B3/S23; wv_next), 2/M shuffles,
- * plus the rows of the halo (2 kk of the band's rows every generation).
+ * plus the rows of the halo (2 kk of the band's rows every generation).  Where the time
+ * goes (H100, 4096^2, 8 warps of 5 rows, kk = 4): a round computes for about 2.6 us and
+ * exchanges for about 1.3 us (docs/BENCHMARKS.md, "res").
  */
 #ifndef WL_CUDA_RES_CUH
 #define WL_CUDA_RES_CUH
