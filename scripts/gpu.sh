@@ -327,7 +327,10 @@ if [ "$MODE" = res ]; then
     te test_k.log 100 WL_CUDA_RES_NR=$nr --gpu -e cuda -k res -r life,highlife
   done
   te test_k.log 100 WL_CUDA_RES_TAG=0xffffffe0 --gpu -e cuda -k res -r life
-  te test_k.log 100 WL_CUDA_NO_NVRTC=1 --gpu -e cuda -k res,best -r highlife,seeds,b0
+  te test_k.log 100 WL_CUDA_NO_NVRTC=1 --gpu -e cuda -k res,best -r highlife,seeds,b0,hensel1,map
+  for nr in 3 9; do
+    te test_k.log 100 WL_CUDA_RES_NR=$nr --gpu -e cuda -k res -r hensel2,map,map-b0
+  done
   fails test.log
   fails test_k.log
   }
@@ -351,6 +354,12 @@ if [ "$MODE" = res ]; then
     done
   done
   WL_CUDA_NO_NVRTC=1 bench bench.txt --engine cuda --kernel res,wave --rule B36/S23 --size 4096x4096 --generations 4096 --runs 3 --torus
+  # rules that are not outer-totalistic: res with the circuit network (rule 3) against circuit
+  for r in B2-a/S12 B2akn/S2ace4aijwz6an8 "MAPKQn+mVX1p6OSui7lDtNN3GI/2CAF8Iov1l0ALDHLdcm/Wuelc0momdo5J76Enmzmzmc3P2RQCEY346wVC9OGEQ"; do
+    for n in 2048 4096 8192; do
+      bench bench.txt --engine cuda --kernel best,res,circuit --rule "$r" --size ${n}x${n} --generations 4096 --runs 3 --torus
+    done
+  done
   bench bench.txt --engine cuda --kernel res --size 4096x4096 --time 0.3 --runs 3 --torus --verify
   unset WL_CUDA_VERBOSE
   grep -E "cuda res" "$OUT/bench_stderr.log" | sort | uniq -c | head -20 | tee -a "$SUMMARY"

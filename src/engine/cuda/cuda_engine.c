@@ -58,8 +58,9 @@ static const char *const kernel_names[] = {"best", WLCU_KERNELS(KERNEL_NAME) NUL
  * 2.45e13 at 16384^2; B36/S23 and B3678/S34678 within 2% of wave at 16384^2 and 9-35%
  * faster above), wave below (lop3p's 448 x 1984-cell tiles leave SMs idle on small grids:
  * B3/S23 1.59e13 against 1.94e13 at 8192^2, 1.0e12 against 2.5e12 at 2048^2). */
-static int best_totalistic(uint64_t w, uint64_t h) {
-    return w * h >= ((uint64_t)1 << 28) ? WLCU_K_LOP3P : WLCU_K_RES;
+static int best_kernel(uint64_t w, uint64_t h, int totalistic) {
+    if (w * h < ((uint64_t)1 << 28)) return WLCU_K_RES;
+    return totalistic ? WLCU_K_LOP3P : WLCU_K_CIRCUIT;
 }
 
 typedef struct cuda_engine {
@@ -102,7 +103,7 @@ static wl_status cuda_create(const wl_config *cfg, const char *kernel, void **ct
         totalistic = 1; /* (the bit layout's own kernel is never launched) */
     }
     if (id < 0)
-        id = totalistic ? best_totalistic(cfg->width, cfg->height) : WLCU_K_CIRCUIT;
+        id = best_kernel(cfg->width, cfg->height, totalistic);
     if (wlcu_kernels[id].totalistic && !totalistic) {
         if (cfg->verbose)
             fprintf(stderr,
@@ -118,6 +119,7 @@ static wl_status cuda_create(const wl_config *cfg, const char *kernel, void **ct
     e->dev.kernel = id;
     e->dev.layout = wlcu_kernels[id].layout;
     e->dev.rule = cfg->rule;
+    e->dev.totalistic = totalistic;
     e->dev.birth = birth;
     e->dev.survive = survive;
     e->dev.rule_variant = wlcu_lop3_variant(birth, survive);

@@ -8,7 +8,13 @@
  * words per lane: the row wraps through the shuffle), a bounded grid at most 8192 cells wide,
  * and heights whose bands fit the blocks the GPU holds at once (one block of RS_WB warps per
  * band; at most the multiprocessors' count when possible, so that each has one).  Anything
- * else runs `wave` (prepare switches the context's kernel and says so when verbose).
+ * else runs `wave` (`circuit` for rules that are not outer-totalistic; prepare switches the
+ * context's kernel and says so when verbose).
+ *
+ * Rules: B3/S23 compiled in; every other rule compiled by NVRTC (cuda_rtc.cu), an outer-
+ * totalistic one as its 5-input network on the adders' sums (rule 2), any other (Hensel,
+ * MAP) as wl_rnet_synth's network over the nine cell planes (rule 3, the circuit kernel's);
+ * without NVRTC, outer-totalistic rules by run-time masks and the others by `circuit`.
  *
  * Knobs (tuning and tests): WL_CUDA_RES_K generations per round (default: default_k),
  * WL_CUDA_RES_NR rows per warp (one of the compiled shapes), WL_CUDA_RES_TAG the first
@@ -57,9 +63,11 @@ static int env_int(const char *name, int dflt) {
     return s && *s ? atoi(s) : dflt;
 }
 
-/* The kernel instance of shape i for c's rule. */
+/* The compiled-in instance of shape i for c's rule (for other rules than outer-totalistic
+ * ones, the masks instance stands in for planning only: NVRTC compiles theirs). */
 static rs_fn shape_fn(const wlcu_ctx *c, int i) {
-    return c->birth == 0x8 && c->survive == 0xC ? shapes[i].life : shapes[i].masks;
+    return c->totalistic && c->birth == 0x8 && c->survive == 0xC ? shapes[i].life
+                                                                  : shapes[i].masks;
 }
 
 /* The bands shape i needs for c's height with kk rows of halo each way: their number, or 0
@@ -110,32 +118,41 @@ extern "C" wl_status wlcu_res_prepare(wlcu_ctx *c) {
         why = "the device (no cooperative launch)";
     }
     if (pick < 0) {
+        const char *other = c->totalistic ? "wave" : "circuit";
         if (c->verbose)
             fprintf(stderr, "warplife: cuda res does not run a %llu x %llu %s grid (%s); using "
-                    "wave\n", (unsigned long long)c->w, (unsigned long long)c->h,
-                    c->torus ? "torus" : "bounded", why);
-        c->kernel = WLCU_K_WAVE;
-        return wlcu_wave_prepare(c);
+                    "%s\n", (unsigned long long)c->w, (unsigned long long)c->h,
+                    c->torus ? "torus" : "bounded", why, other);
+        c->kernel = c->totalistic ? WLCU_K_WAVE : WLCU_K_CIRCUIT;
+        return c->totalistic ? wlcu_wave_prepare(c) : wlcu_circuit_prepare(c);
     }
-    /* rules other than B3/S23: the shape compiled by NVRTC with the rule's network, else the
-     * run-time masks (at 4096^2, B36/S23: 5.4e12 CUpS, wave's masks 1.6e12) */
+    /* rules other than B3/S23: the shape compiled by NVRTC with the rule's network (the
+     * outer-totalistic rules' 5-input one, or any rule's over the nine cells), else the
+     * run-time masks (at 4096^2, B36/S23: 5.4e12 CUpS, wave's masks 1.6e12), or for rules
+     * that are not outer-totalistic the circuit kernel's own fallback */
     c->res_rtc = NULL;
-    if (!(c->birth == 0x8 && c->survive == 0xC)) {
+    if (!(c->totalistic && c->birth == 0x8 && c->survive == 0xC)) {
         const char *off = getenv("WL_CUDA_NO_NVRTC");
         int per_sm = 0;
         wl_status s = WL_ERR_UNAVAILABLE;
-        if (!(off && *off && *off != '0'))
-            s = wlcu_rtc_kernel(c, WLCU_RTC_RES, 0, shapes[pick].nr, m, &c->res_rtc, &per_sm);
+        if (!(off && *off && *off != '0') && (c->totalistic || c->rnet_synth))
+            s = wlcu_rtc_kernel(c, c->totalistic ? WLCU_RTC_RES : WLCU_RTC_RES_CIRCUIT, 0,
+                                shapes[pick].nr, m, &c->res_rtc, &per_sm);
         if (s == WL_OK && (int64_t)nb > (int64_t)sms * per_sm) {
             s = wl_error(WL_ERR_UNAVAILABLE, "its %d blocks do not fit", nb);
             c->res_rtc = NULL;
         }
         if (s != WL_OK && c->verbose)
             fprintf(stderr, "warplife: cuda res: no run-time compiled kernel for this rule (%s); "
-                    "using the run-time masks\n",
+                    "using %s\n",
                     s == WL_ERR_UNAVAILABLE && off && *off && *off != '0' ? "WL_CUDA_NO_NVRTC"
-                                                                          : wl_last_error());
+                                                                          : wl_last_error(),
+                    c->totalistic ? "the run-time masks" : "circuit");
         if (s != WL_OK) wl_clear_error();
+        if (s != WL_OK && !c->totalistic) {
+            c->kernel = WLCU_K_CIRCUIT;
+            return wlcu_circuit_prepare(c);
+        }
     }
     c->res_shape = pick;
     c->res_nb = nb;

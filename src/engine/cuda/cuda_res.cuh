@@ -68,19 +68,24 @@ typedef struct rs_args {
     int colmask;             /* bounded and narrower than 32*32*M: clear cells past w */
 } rs_args;
 
-/* Horizontal 3-sums (s + 2c) of one row of M words held by each lane.  wkeep / ekeep: 0 in
- * the lanes whose outer neighbour lies past a bounded grid's side. */
-#define RS_HSUM(x, s, c, M, lane, wkeep, ekeep)                                            \
+/* The west and east neighbour planes (xl: bit i = cell i - 1; xr: cell i + 1) of one row of
+ * M words held by each lane, and its horizontal 3-sums s + 2c.  wkeep / ekeep: 0 in the lanes
+ * whose outer neighbour lies past a bounded grid's side. */
+#define RS_SHIFTS(x, xl, xr, M, lane, wkeep, ekeep)                                        \
     do {                                                                                   \
         const uint32_t wl_ = __shfl_sync(WV_FULL, (x)[(M) - 1], ((lane) + 31) & 31) & (wkeep); \
         const uint32_t er_ = __shfl_sync(WV_FULL, (x)[0], ((lane) + 1) & 31) & (ekeep);     \
         _Pragma("unroll") for (int m_ = 0; m_ < (M); m_++) {                               \
-            const uint32_t we_ = m_ ? (x)[m_ - 1] : wl_;                                   \
-            const uint32_t ea_ = m_ < (M) - 1 ? (x)[m_ + 1] : er_;                         \
-            const uint32_t xl_ = __funnelshift_l(we_, (x)[m_], 1);                         \
-            const uint32_t xr_ = __funnelshift_r((x)[m_], ea_, 1);                         \
-            WV_LOP3((s)[m_], xl_, (x)[m_], xr_, 0x96);                                     \
-            WV_LOP3((c)[m_], xl_, (x)[m_], xr_, 0xE8);                                     \
+            (xl)[m_] = __funnelshift_l(m_ ? (x)[m_ - 1] : wl_, (x)[m_], 1);                \
+            (xr)[m_] = __funnelshift_r((x)[m_], m_ < (M) - 1 ? (x)[m_ + 1] : er_, 1);       \
+        }                                                                                  \
+    } while (0)
+#define RS_HSUM(x, s, c, xl, xr, M, lane, wkeep, ekeep)                                    \
+    do {                                                                                   \
+        RS_SHIFTS(x, xl, xr, M, lane, wkeep, ekeep);                                       \
+        _Pragma("unroll") for (int m_ = 0; m_ < (M); m_++) {                               \
+            WV_LOP3((s)[m_], (xl)[m_], (x)[m_], (xr)[m_], 0x96);                            \
+            WV_LOP3((c)[m_], (xl)[m_], (x)[m_], (xr)[m_], 0xE8);                            \
         }                                                                                  \
     } while (0)
 
@@ -104,17 +109,18 @@ __device__ __forceinline__ unsigned long long *rs_slot(const rs_args a, int p, i
 }
 
 /* Shared memory of an instance: per generation parity and warp, the horizontal sums (s, c)
- * of its top and bottom rows. */
-#define RS_SMEM(M, WB) ((size_t)2 * (WB) * 2 * 2 * (M) * 32 * 4)
+ * of its top and bottom rows, and (rule 3) the rows themselves. */
+#define RS_SMEM(M, WB) ((size_t)2 * (WB) * 2 * 3 * (M) * 32 * 4)
 
-/* The body: M words per lane, WB warps of NR rows, rule as in wv_next (1: B3/S23, 0: masks);
+/* The body: M words per lane, WB warps of NR rows, rule as in wv_next (1: B3/S23, 0: masks,
+ * 2: WV_RULE) or 3: the network WV_CIRCUIT over the nine cell planes (cuda_wave.cuh);
  * M, WB, NR and rule are literals in every instance (the arrays are sized for the largest).
  * Blocks of 32 * WB threads with RS_SMEM(M, WB) bytes of dynamic shared memory. */
 __device__ __forceinline__ void rs_body(const rs_args a, const int M, const int WB,
                                         const int NR, const int rule) {
-    /* edge row e = ((ph * WB + warp) * 2 + side) * 2 + sum (side 0: the warp's top row, 1:
-     * its bottom row; sum 0: s, 1: c) holds M words a lane: word m of lane l at
-     * EDGE(e, m) */
+    /* edge row e = ((ph * WB + warp) * 2 + side) * 3 + what (side 0: the warp's top row, 1:
+     * its bottom row; what 0: s, 1: c, 2: the row, for rule 3) holds M words a lane: word m
+     * of lane l at EDGE(e, m) */
     extern __shared__ uint32_t rs_edge[];
 #define EDGE(e, m) rs_edge[((e) * M + (m)) * 32 + lane]
     const int lane = threadIdx.x & 31, warp = threadIdx.x >> 5;
@@ -153,26 +159,39 @@ __device__ __forceinline__ void rs_body(const rs_args a, const int M, const int 
 #pragma unroll 1
         for (int g = 0; g < gr; g++) {
             /* the sums of this warp's top and bottom rows go to its neighbours, which send
-             * theirs: the rows just above and below the slice are never summed twice */
+             * theirs: the rows just above and below the slice are never summed twice (rule 3
+             * also needs their cells: the rows go too) */
             uint32_t st[RS_MMAX], ct[RS_MMAX], sbo[RS_MMAX], cbo[RS_MMAX];
-            RS_HSUM(v[1], st, ct, M, lane, wkeep, ekeep);
-            if (NR > 1) RS_HSUM(v[NR], sbo, cbo, M, lane, wkeep, ekeep);
+            uint32_t tl[RS_MMAX], tr[RS_MMAX], bl[RS_MMAX], br[RS_MMAX]; /* their planes */
+            RS_HSUM(v[1], st, ct, tl, tr, M, lane, wkeep, ekeep);
+            if (NR > 1) RS_HSUM(v[NR], sbo, cbo, bl, br, M, lane, wkeep, ekeep);
             else {
 #pragma unroll
-                for (int m = 0; m < M; m++) sbo[m] = st[m], cbo[m] = ct[m];
+                for (int m = 0; m < M; m++) {
+                    sbo[m] = st[m], cbo[m] = ct[m];
+                    bl[m] = tl[m], br[m] = tr[m];
+                }
             }
-            const int e0 = (ph * WB + warp) * 4; /* this warp's four edge rows */
+            const int e0 = (ph * WB + warp) * 6; /* this warp's six edge rows */
 #pragma unroll
             for (int m = 0; m < M; m++) {
                 EDGE(e0 + 0, m) = st[m];
                 EDGE(e0 + 1, m) = ct[m];
-                EDGE(e0 + 2, m) = sbo[m];
-                EDGE(e0 + 3, m) = cbo[m];
+                EDGE(e0 + 3, m) = sbo[m];
+                EDGE(e0 + 4, m) = cbo[m];
+                if (rule == 3) {
+                    EDGE(e0 + 2, m) = v[1][m];
+                    EDGE(e0 + 5, m) = v[NR][m];
+                }
             }
             __syncthreads();
             uint32_t sa[RS_MMAX], ca[RS_MMAX], sb[RS_MMAX], cb[RS_MMAX];
             uint32_t sl[RS_MMAX], cl[RS_MMAX]; /* the row below the slice */
-            const int eu = e0 - 4 + 2, ed = e0 + 4; /* upper warp's bottom, lower warp's top */
+            /* rule 3: the west, centre and east planes of rows i - 1 (a), i (b) and the row
+             * below the slice (d) */
+            uint32_t al[RS_MMAX], ax[RS_MMAX], ar[RS_MMAX], bxl[RS_MMAX], bxr[RS_MMAX];
+            uint32_t dl[RS_MMAX], dx[RS_MMAX], dr[RS_MMAX];
+            const int eu = e0 - 6 + 3, ed = e0 + 6; /* upper warp's bottom, lower warp's top */
 #pragma unroll
             for (int m = 0; m < M; m++) {
                 sa[m] = warp > 0 ? EDGE(eu, m) : 0u;
@@ -181,30 +200,57 @@ __device__ __forceinline__ void rs_body(const rs_args a, const int M, const int 
                 cl[m] = warp < WB - 1 ? EDGE(ed + 1, m) : 0u;
                 sb[m] = st[m];
                 cb[m] = ct[m];
+                if (rule == 3) {
+                    ax[m] = warp > 0 ? EDGE(eu + 2, m) : 0u;
+                    dx[m] = warp < WB - 1 ? EDGE(ed + 2, m) : 0u;
+                    bxl[m] = tl[m];
+                    bxr[m] = tr[m];
+                }
+            }
+            if (rule == 3) {
+                RS_SHIFTS(ax, al, ar, M, lane, wkeep, ekeep);
+                RS_SHIFTS(dx, dl, dr, M, lane, wkeep, ekeep);
             }
             ph ^= 1;
             /* one generation of rows 1..NR in place (row i+1's sums are taken before row i
              * is overwritten) */
 #pragma unroll
             for (int i = 1; i <= NR; i++) {
-                uint32_t sn[RS_MMAX], cn[RS_MMAX];
+                uint32_t sn[RS_MMAX], cn[RS_MMAX], nl[RS_MMAX], nx[RS_MMAX], nxr[RS_MMAX];
                 if (i + 1 < NR) {
-                    RS_HSUM(v[i + 1], sn, cn, M, lane, wkeep, ekeep);
+#pragma unroll
+                    for (int m = 0; m < M; m++) nx[m] = v[i + 1][m];
+                    RS_HSUM(v[i + 1], sn, cn, nl, nxr, M, lane, wkeep, ekeep);
                 } else {
 #pragma unroll
                     for (int m = 0; m < M; m++) {
                         sn[m] = i + 1 == NR ? sbo[m] : sl[m];
                         cn[m] = i + 1 == NR ? cbo[m] : cl[m];
+                        nl[m] = i + 1 == NR ? bl[m] : dl[m];
+                        nx[m] = i + 1 == NR ? v[NR][m] : dx[m];
+                        nxr[m] = i + 1 == NR ? br[m] : dr[m];
                     }
                 }
 #pragma unroll
                 for (int m = 0; m < M; m++) {
-                    uint32_t x0, k, y1, y2;
+                    uint32_t x0, k, y1, y2, n;
                     WV_LOP3(x0, sa[m], sb[m], sn[m], 0x96);
                     WV_LOP3(k, sa[m], sb[m], sn[m], 0xE8);
                     WV_LOP3(y1, ca[m], cb[m], cn[m], 0x96);
                     WV_LOP3(y2, ca[m], cb[m], cn[m], 0xE8);
-                    v[i][m] = wv_next(x0, k, y1, y2, v[i][m], a.birth, a.survive, rule);
+                    if (rule == 3) {
+                        WV_CIRCUIT(al[m], ax[m], ar[m], bxl[m], v[i][m], bxr[m], nl[m], nx[m],
+                                   nxr[m], sa[m], ca[m], sb[m], cb[m], sn[m], cn[m], x0, k, y1,
+                                   y2, n);
+                        al[m] = bxl[m];
+                        ax[m] = v[i][m];
+                        ar[m] = bxr[m];
+                        bxl[m] = nl[m];
+                        bxr[m] = nxr[m];
+                    } else {
+                        n = wv_next(x0, k, y1, y2, v[i][m], a.birth, a.survive, rule);
+                    }
+                    v[i][m] = n;
                     sa[m] = sb[m];
                     ca[m] = cb[m];
                     sb[m] = sn[m];

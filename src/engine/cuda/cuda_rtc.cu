@@ -340,6 +340,8 @@ static void rtc_key(wl_rtc_key *k, int family, const char *src, const char *cons
                                 "nw, torus, strips, chunks, hc, birth, survive), rule 3"
                           : family == WLCU_RTC_RES
                               ? "warplife res_rule cubin 1: rs_rule_kernel(rs_args)"
+                          : family == WLCU_RTC_RES_CIRCUIT
+                              ? "warplife res_circuit cubin 1: rs_rule_kernel(rs_args), rule 3"
                               : "warplife wave_rule cubin 1: wv_rule_kernel(in, out, w, h, nw, "
                                 "torus, strips, chunks, hc, birth, survive)");
     wl_rtc_key_add_str(k, src);
@@ -352,9 +354,10 @@ static void rtc_key(wl_rtc_key *k, int family, const char *src, const char *cons
 static int load_image(int family, const void *img, CUfunction *fn) {
     CUmodule mod = NULL;
     if (api.load(&mod, img) != CUDA_SUCCESS) return 0;
-    const char *name = family == WLCU_RTC_PAIR  ? "pr_rule_kernel"
-                       : family == WLCU_RTC_RES ? "rs_rule_kernel"
-                                                : "wv_rule_kernel";
+    const int res = family == WLCU_RTC_RES || family == WLCU_RTC_RES_CIRCUIT;
+    const char *name = family == WLCU_RTC_PAIR ? "pr_rule_kernel"
+                       : res                   ? "rs_rule_kernel"
+                                               : "wv_rule_kernel";
     if (api.get_fn(fn, mod, name) != CUDA_SUCCESS) {
         api.unload(mod);
         return 0;
@@ -397,11 +400,12 @@ static wl_status nvrtc_compile(const char *src, const char *const *opts, int n_o
 
 /* The kernel definition that follows the embedded sources. */
 static void kernel_text(int family, int kk, int nr, int wb, char *buf, size_t cap) {
-    if (family == WLCU_RTC_RES) { /* wb: words a lane (cuda_res.cu's RS_KERNEL, rule 2) */
+    if (family == WLCU_RTC_RES || family == WLCU_RTC_RES_CIRCUIT) {
+        /* wb: words a lane (cuda_res.cu's RS_KERNEL with rule 2 or 3) */
         snprintf(buf, cap,
                  "extern \"C\" __global__ void __launch_bounds__(32 * %d, 1)\n"
-                 "rs_rule_kernel(rs_args a) { rs_body(a, %d, %d, %d, 2); }\n",
-                 RS_WB, wb, RS_WB, nr);
+                 "rs_rule_kernel(rs_args a) { rs_body(a, %d, %d, %d, %d); }\n",
+                 RS_WB, wb, RS_WB, nr, family == WLCU_RTC_RES ? 2 : 3);
         return;
     }
     if (family == WLCU_RTC_PAIR) {
@@ -437,15 +441,17 @@ static void kernel_text(int family, int kk, int nr, int wb, char *buf, size_t ca
  * held. */
 static wl_status build(wlcu_ctx *c, int family, int kk, int nr, int wb, CUfunction *fn,
                        int *per_sm) {
-    const char *fam = family == WLCU_RTC_PAIR      ? "lop3p"
-                      : family == WLCU_RTC_CIRCUIT ? "circuit"
-                      : family == WLCU_RTC_RES     ? "res"
-                                                   : "wave";
+    const int res = family == WLCU_RTC_RES || family == WLCU_RTC_RES_CIRCUIT;
+    const int circuit = family == WLCU_RTC_CIRCUIT || family == WLCU_RTC_RES_CIRCUIT;
+    const char *fam = family == WLCU_RTC_PAIR ? "lop3p"
+                      : res                   ? (circuit ? "res circuit" : "res")
+                      : circuit               ? "circuit"
+                                              : "wave";
     wl_lop3_net net;
     wl_rnet rnet;
     const char *from = "structured";
     size_t extra = 4096; /* rule macro + kernel definition */
-    if (family == WLCU_RTC_CIRCUIT) {
+    if (circuit) {
         /* effort 1: a few hundred ms of search, ~12% fewer gates than effort 0 */
         if (!c->rnet_synth) return wl_error(WL_ERR_UNAVAILABLE, "CUDA circuit: no synthesiser");
         wl_status st = c->rnet_synth(&c->rule, 1, &rnet);
@@ -478,14 +484,14 @@ static wl_status build(wlcu_ctx *c, int family, int kk, int nr, int wb, CUfuncti
     if (!src)
         return wl_error(WL_ERR_NOMEM, "CUDA %s: out of memory for the kernel source", fam);
     src[0] = 0;
-    if (family == WLCU_RTC_CIRCUIT) emit_circuit(&rnet, src, extra - 1024);
+    if (circuit) emit_circuit(&rnet, src, extra - 1024);
     else emit_rule(&net, src, extra / 2);
     size_t len = strlen(src);
     len += (size_t)snprintf(src + len, cap - len, "%s\n%s\n%s\n", (const char *)WLCU_WIN_SRC,
                             (const char *)WLCU_WAVE_SRC,
-                            family == WLCU_RTC_PAIR  ? (const char *)WLCU_PAIR_SRC
-                            : family == WLCU_RTC_RES ? (const char *)WLCU_RES_SRC
-                                                     : "");
+                            family == WLCU_RTC_PAIR ? (const char *)WLCU_PAIR_SRC
+                            : res                   ? (const char *)WLCU_RES_SRC
+                                                    : "");
     kernel_text(family, kk, nr, wb, src + len, cap - len);
     char arch[32];
     snprintf(arch, sizeof arch, "--gpu-architecture=sm_%d%d", major, minor);
@@ -536,11 +542,9 @@ static wl_status build(wlcu_ctx *c, int family, int kk, int nr, int wb, CUfuncti
         }
     }
     free(src);
-    const int threads = family == WLCU_RTC_PAIR  ? 32 * wb
-                        : family == WLCU_RTC_RES ? 32 * RS_WB
-                                                 : 32 * WV_WARPS;
+    const int threads = family == WLCU_RTC_PAIR ? 32 * wb : res ? 32 * RS_WB : 32 * WV_WARPS;
     size_t smem = 0;
-    if (family == WLCU_RTC_RES) { /* dynamic shared memory beyond the default 48 KB */
+    if (res) { /* dynamic shared memory beyond the default 48 KB */
         smem = RS_SMEM(wb, RS_WB);
         if (api.set_attr(*fn, CU_FUNC_ATTRIBUTE_MAX_DYNAMIC_SHARED_SIZE_BYTES, (int)smem) !=
             CUDA_SUCCESS)

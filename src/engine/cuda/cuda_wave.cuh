@@ -132,7 +132,8 @@ __device__ __forceinline__ uint32_t wv_next(uint32_t x0, uint32_t k, uint32_t y1
 #else
 #define WV_CIRCUIT(nw_, n_, ne_, w_, c_, e_, sw_, s_, se_, st_, ct_, sm_, cm_, sb_, cb_, x0_,  \
                    k_, y1_, y2_, out_)                                                     \
-    ((void)(nw_), (void)(n_), (void)(ne_), (out_) = 0u) /* nvcc's instances: never rule 3 */
+    ((void)(nw_), (void)(n_), (void)(ne_), (void)(sw_), (void)(s_), (void)(se_),           \
+     (out_) = 0u) /* nvcc's instances: never rule 3 */
 #endif
 
 /* Rows are loaded WV_AHEAD iterations before they are used (a ring of 3 registers, which

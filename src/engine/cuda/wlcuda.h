@@ -37,7 +37,7 @@ enum wlcu_layout { WLCU_BITS = 0, WLCU_BYTES, WLCU_PATCH, WLCU_PAIRS };
  * Adding a kernel is one row here plus its .cu file. */
 #define WLCU_KERNELS(X)                                                                         \
     X(WAVE, "wave", WLCU_BITS, 1, wlcu_wave_prepare, wlcu_wave_max_gens, wlcu_wave_step, 1)     \
-    X(RES, "res", WLCU_BITS, 1, wlcu_res_prepare, wlcu_res_max_gens, wlcu_res_step, 0)         \
+    X(RES, "res", WLCU_BITS, 0, wlcu_res_prepare, wlcu_res_max_gens, wlcu_res_step, 0)         \
     X(CIRCUIT, "circuit", WLCU_BITS, 0, wlcu_circuit_prepare, wlcu_wave_max_gens, wlcu_wave_step, 1) \
     X(LOP3, "lop3", WLCU_BITS, 1, NULL, wlcu_lop3_max_gens, wlcu_lop3_step, 1)                  \
     X(LOP3V, "lop3v", WLCU_BITS, 1, NULL, wlcu_lop3v_max_gens, wlcu_lop3v_step, 1)              \
@@ -55,7 +55,13 @@ enum wlcu_layout { WLCU_BITS = 0, WLCU_BYTES, WLCU_PATCH, WLCU_PAIRS };
 enum wlcu_kernel { WLCU_KERNELS(WLCU_KERNEL_ID) WLCU_K_COUNT };
 
 /* The kernel families cuda_rtc.cu compiles per rule with NVRTC. */
-enum wlcu_rtc_family { WLCU_RTC_WAVE = 0, WLCU_RTC_PAIR, WLCU_RTC_CIRCUIT, WLCU_RTC_RES };
+enum wlcu_rtc_family {
+    WLCU_RTC_WAVE = 0,
+    WLCU_RTC_PAIR,
+    WLCU_RTC_CIRCUIT,
+    WLCU_RTC_RES,        /* res with an outer-totalistic rule's network (rule 2) */
+    WLCU_RTC_RES_CIRCUIT /* res with any rule's network over the nine cells (rule 3) */
+};
 
 typedef struct wlcu_ctx {
     int device;
@@ -70,6 +76,7 @@ typedef struct wlcu_ctx {
     void *cur, *nxt;          /* device buffers, swapped after each launch */
     void *table;              /* device lookup table (lut kernels), NULL otherwise */
     wl_rule rule;
+    int totalistic;           /* 1: the rule is outer-totalistic (birth, survive hold it) */
     uint16_t birth, survive;  /* outer-totalistic masks (bit n: n live neighbours) */
     int rule_variant;         /* which compiled-in specialisation the bitsliced kernels use */
     int lop3_shape;           /* -1: default lop3 tile shape; else a Life tuning shape */
