@@ -5,15 +5,16 @@
  * (wlcuda.h), which check every CUDA call and launch.
  *
  * Kernels (the first is the default):
- *   best       the fastest kernel for the rule and grid size: lop3p for outer-totalistic
- *              rules on grids of 2^28 cells or more, res on the smaller grids it runs, wave
- *              on the others (best_totalistic), circuit for every other rule;
+ *   best       the fastest kernel for the rule and grid size (best_kernel): res on grids
+ *              under 2^28 cells (which runs wave, or circuit, where it does not apply); on
+ *              larger ones lop3p for outer-totalistic rules, circuit for every other rule;
  *   res        small grids kept on the chip: one cooperative launch of up to 1024
  *              generations, full-width bands in registers, one per block, neighbouring
  *              bands exchanged through tagged words in global memory (cuda_res.cuh); tori
  *              1024, 2048, 4096 or 8192 cells wide, bounded grids up to 8192 cells wide,
- *              wave for other grids; rules other than B3/S23 compiled by NVRTC (run-time
- *              masks without it);
+ *              wave for other grids; rules other than B3/S23 compiled by NVRTC (an
+ *              outer-totalistic rule's network on the sums, any other rule's on the nine
+ *              cell planes: circuit's); without NVRTC, run-time masks or circuit;
  *   wave       wavefront temporal blocking: one warp streams a strip of rows through K
  *              register-resident generations, no shared memory (cuda_wave.cuh); rules other
  *              than B3/S23 compiled at run time by NVRTC (cuda_rtc.cu);
@@ -46,13 +47,14 @@
 #define KERNEL_NAME(ID, name, ...) name,
 static const char *const kernel_names[] = {"best", WLCU_KERNELS(KERNEL_NAME) NULL};
 
-/* The kernel `best` runs for an outer-totalistic rule on a w x h grid: the fastest verified
- * on an H100.  On grids under 2^28 cells, res (which runs wave itself where it does not
- * apply): B3/S23 at 4096^2 for 4096 generations 1.73e13 CUpS against wave's 8.1e12, 2048^2
- * 9.6e12 against 2.5e12, 8192^2 2.5e13 against 1.9e13 (docs/BENCHMARKS.md, "res",
- * 2026-11-26); B36/S23 and B3678/S34678 through NVRTC the same (4096^2: 1.73e13 and 1.79e13
- * against 7.6e12 and 8.1e12).  Above that (docs/BENCHMARKS.md, CUDA
- * section "Fourth session", 2026-11-22 08:34 UTC):
+/* The kernel `best` runs on a w x h grid: the fastest verified on an H100.  On grids under
+ * 2^28 cells, res for every rule (it runs wave or circuit itself where it does not apply):
+ * B3/S23 at 4096^2 for 4096 generations 1.8e13 CUpS against wave's 8.1e12, 2048^2 9.6e12
+ * against 2.5e12, 8192^2 2.5e13 against 1.9e13; B36/S23 and B3678/S34678 through NVRTC the
+ * same (4096^2: 1.76e13 and 1.80e13 against 7.6e12 and 8.1e12); Hensel and MAP rules 1.2-4.7x
+ * circuit from 8192^2 down to 2048^2 (docs/BENCHMARKS.md, "res", 2026-11-26).  Above that,
+ * circuit for rules that are not outer-totalistic, and for the others (docs/BENCHMARKS.md,
+ * CUDA section "Fourth session", 2026-11-22 08:34 UTC):
  * lop3p on grids of 2^28 cells or more (B3/S23 at 65536^2: 4.17e13 CUpS against lop3v's
  * 3.47e13 and wave's 3.32e13; 3.58e13 against wave's 2.98e13 at 32768^2, 2.66e13 against
  * 2.45e13 at 16384^2; B36/S23 and B3678/S34678 within 2% of wave at 16384^2 and 9-35%
