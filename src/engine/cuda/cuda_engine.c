@@ -58,8 +58,8 @@ static const char *const kernel_names[] = {"best", WLCU_KERNELS(KERNEL_NAME) NUL
  * lop3p on grids of 2^28 cells or more (B3/S23 at 65536^2: 4.17e13 CUpS against lop3v's
  * 3.47e13 and wave's 3.32e13; 3.58e13 against wave's 2.98e13 at 32768^2, 2.66e13 against
  * 2.45e13 at 16384^2; B36/S23 and B3678/S34678 within 2% of wave at 16384^2 and 9-35%
- * faster above), wave below (lop3p's 448 x 1984-cell tiles leave SMs idle on small grids:
- * B3/S23 1.59e13 against 1.94e13 at 8192^2, 1.0e12 against 2.5e12 at 2048^2). */
+ * faster above); below 2^28 lop3p's 448 x 1984-cell tiles leave SMs idle (B3/S23 1.59e13
+ * against wave's 1.94e13 at 8192^2, 1.0e12 against 2.5e12 at 2048^2). */
 static int best_kernel(uint64_t w, uint64_t h, int totalistic) {
     if (w * h < ((uint64_t)1 << 28)) return WLCU_K_RES;
     return totalistic ? WLCU_K_LOP3P : WLCU_K_CIRCUIT;
