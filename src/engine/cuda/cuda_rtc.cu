@@ -1,5 +1,5 @@
 /*
- * cuda_rtc.cu - run-time compiled `wave` and `lop3p` kernels: one per outer-totalistic rule
+ * cuda_rtc.cu - run-time compiled `wave`, `lop3p`, `circuit` and `res` kernels: one per rule
  * and family, its rule logic a fixed network of LOP3 gates, compiled by NVRTC for the
  * device's architecture, loaded with the driver API and cached per (device, family, rule, K,
  * tile) for the life of the process.
@@ -20,9 +20,10 @@
  * cudaGetDriverEntryPointByVersion.  Any failure (no NVRTC, a compile error, no entry point)
  * is returned as an error; the caller falls back to the run-time mask kernel.
  *
- * Source text: cuda_win.cuh and cuda_wave.cuh (and cuda_pair.cuh for lop3p) embedded by
- * CMake (embed_cuh.cmake) as strings, preceded by the WV_RULE macro (the network, one
- * WV_LOP3 per gate) and followed by one extern "C" kernel.  The build's nvcc compiles
+ * Source text: cuda_win.cuh and cuda_wave.cuh (and cuda_pair.cuh for lop3p, cuda_res.cuh for
+ * res) embedded by CMake (embed_cuh.cmake) as strings, preceded by the WV_RULE macro (the
+ * network, one WV_LOP3 per gate) or circuit's WV_CIRCUIT_NET, and followed by one extern "C"
+ * kernel.  The build's nvcc compiles
  * exactly the same files for the compiled-in Life kernels, so the two paths share every line
  * but the rule.
  *
@@ -46,7 +47,7 @@
  * WL_CUDA_VERBOSE=1 prints per rule "compiled in X s" or "loaded from cache PATH in X s".
  */
 #include "cuda_common.cuh"
-#include "cuda_rtc_src.h" /* generated: WLCU_WIN_SRC, WLCU_WAVE_SRC, WLCU_PAIR_SRC, WLCU_RES_SRC */
+#include "cuda_rtc_src.h" /* generated: WLCU_{WIN,WAVE,PAIR,RES}_SRC */
 #include "cuda_res.cuh"   /* RS_SMEM (and cuda_wave.cuh: WV_WARPS) */
 #include "rtc_cache.h"    /* the disk cache of compiled cubins */
 
