@@ -23,9 +23,8 @@
  * Source text: cuda_win.cuh and cuda_wave.cuh (and cuda_pair.cuh for lop3p, cuda_res.cuh for
  * res) embedded by CMake (embed_cuh.cmake) as strings, preceded by the WV_RULE macro (the
  * network, one WV_LOP3 per gate) or circuit's WV_CIRCUIT_NET, and followed by one extern "C"
- * kernel.  The build's nvcc compiles
- * exactly the same files for the compiled-in Life kernels, so the two paths share every line
- * but the rule.
+ * kernel.  The build's nvcc compiles exactly the same files for the compiled-in Life
+ * kernels, so the two paths share every line but the rule.
  *
  * Where the compile time goes (NVRTC 13.0, sm_90, K = 16, measured on the CPU with
  * --fdevice-time-trace; the H100 machine took 2.9-4.8 s per rule): the C++ front end
