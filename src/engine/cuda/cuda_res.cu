@@ -63,11 +63,15 @@ static int env_int(const char *name, int dflt) {
     return s && *s ? atoi(s) : dflt;
 }
 
+/* B3/S23, the rule compiled in. */
+static int is_life(const wlcu_ctx *c) {
+    return c->totalistic && c->birth == 0x8 && c->survive == 0xC;
+}
+
 /* The compiled-in instance of shape i for c's rule (for other rules than outer-totalistic
  * ones, the masks instance stands in for planning only: NVRTC compiles theirs). */
 static rs_fn shape_fn(const wlcu_ctx *c, int i) {
-    return c->totalistic && c->birth == 0x8 && c->survive == 0xC ? shapes[i].life
-                                                                  : shapes[i].masks;
+    return is_life(c) ? shapes[i].life : shapes[i].masks;
 }
 
 /* The bands shape i needs for c's height with kk rows of halo each way: their number, or 0
@@ -131,27 +135,29 @@ extern "C" wl_status wlcu_res_prepare(wlcu_ctx *c) {
      * run-time masks (at 4096^2, B36/S23: 5.4e12 CUpS, wave's masks 1.6e12), or for rules
      * that are not outer-totalistic the circuit kernel's own fallback */
     c->res_rtc = NULL;
-    if (!(c->totalistic && c->birth == 0x8 && c->survive == 0xC)) {
+    if (!is_life(c)) {
         const char *off = getenv("WL_CUDA_NO_NVRTC");
+        const int no_rtc = off && *off && *off != '0';
         int per_sm = 0;
         wl_status s = WL_ERR_UNAVAILABLE;
-        if (!(off && *off && *off != '0') && (c->totalistic || c->rnet_synth))
+        if (!no_rtc && (c->totalistic || c->rnet_synth))
             s = wlcu_rtc_kernel(c, c->totalistic ? WLCU_RTC_RES : WLCU_RTC_RES_CIRCUIT, 0,
                                 shapes[pick].nr, m, &c->res_rtc, &per_sm);
         if (s == WL_OK && (int64_t)nb > (int64_t)sms * per_sm) {
             s = wl_error(WL_ERR_UNAVAILABLE, "its %d blocks do not fit", nb);
             c->res_rtc = NULL;
         }
-        if (s != WL_OK && c->verbose)
-            fprintf(stderr, "warplife: cuda res: no run-time compiled kernel for this rule (%s); "
-                    "using %s\n",
-                    s == WL_ERR_UNAVAILABLE && off && *off && *off != '0' ? "WL_CUDA_NO_NVRTC"
-                                                                          : wl_last_error(),
-                    c->totalistic ? "the run-time masks" : "circuit");
-        if (s != WL_OK) wl_clear_error();
-        if (s != WL_OK && !c->totalistic) {
-            c->kernel = WLCU_K_CIRCUIT;
-            return wlcu_circuit_prepare(c);
+        if (s != WL_OK) {
+            if (c->verbose)
+                fprintf(stderr, "warplife: cuda res: no run-time compiled kernel for this rule "
+                        "(%s); using %s\n",
+                        s == WL_ERR_UNAVAILABLE && no_rtc ? "WL_CUDA_NO_NVRTC" : wl_last_error(),
+                        c->totalistic ? "the run-time masks" : "circuit");
+            wl_clear_error();
+            if (!c->totalistic) {
+                c->kernel = WLCU_K_CIRCUIT;
+                return wlcu_circuit_prepare(c);
+            }
         }
     }
     c->res_shape = pick;

@@ -350,11 +350,16 @@ static void rtc_key(wl_rtc_key *k, int family, const char *src, const char *cons
     wl_rtc_key_add_str(k, ver);
 }
 
+/* The families of the res kernel (cuda_res.cuh: rs_rule_kernel). */
+static int res_family(int family) {
+    return family == WLCU_RTC_RES || family == WLCU_RTC_RES_CIRCUIT;
+}
+
 /* Loads a cubin and finds the kernel; 1 on success (on failure no module is left loaded). */
 static int load_image(int family, const void *img, CUfunction *fn) {
     CUmodule mod = NULL;
     if (api.load(&mod, img) != CUDA_SUCCESS) return 0;
-    const int res = family == WLCU_RTC_RES || family == WLCU_RTC_RES_CIRCUIT;
+    const int res = res_family(family);
     const char *name = family == WLCU_RTC_PAIR ? "pr_rule_kernel"
                        : res                   ? "rs_rule_kernel"
                                                : "wv_rule_kernel";
@@ -400,7 +405,7 @@ static wl_status nvrtc_compile(const char *src, const char *const *opts, int n_o
 
 /* The kernel definition that follows the embedded sources. */
 static void kernel_text(int family, int kk, int nr, int wb, char *buf, size_t cap) {
-    if (family == WLCU_RTC_RES || family == WLCU_RTC_RES_CIRCUIT) {
+    if (res_family(family)) {
         /* wb: words a lane (cuda_res.cu's RS_KERNEL with rule 2 or 3) */
         snprintf(buf, cap,
                  "extern \"C\" __global__ void __launch_bounds__(32 * %d, 1)\n"
@@ -441,7 +446,7 @@ static void kernel_text(int family, int kk, int nr, int wb, char *buf, size_t ca
  * held. */
 static wl_status build(wlcu_ctx *c, int family, int kk, int nr, int wb, CUfunction *fn,
                        int *per_sm) {
-    const int res = family == WLCU_RTC_RES || family == WLCU_RTC_RES_CIRCUIT;
+    const int res = res_family(family);
     const int circuit = family == WLCU_RTC_CIRCUIT || family == WLCU_RTC_RES_CIRCUIT;
     const char *fam = family == WLCU_RTC_PAIR ? "lop3p"
                       : res                   ? (circuit ? "res circuit" : "res")

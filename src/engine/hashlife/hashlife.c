@@ -971,8 +971,8 @@ static void hl_destroy(void *ctx) {
     const char *st = getenv("WL_HASHLIFE_STATS");
     if (st && atoi(st) > 0)
         fprintf(stderr, "warplife: hashlife: %llu results computed, %d thread%s; %llu parallel "
-                        "steps (%llu tries stopped for a collection or a larger store): %llu results on the "
-                        "calling thread, %llu on the others; %llu collections\n",
+                        "steps (%llu tries stopped for a collection or a larger store): %llu "
+                        "results on the calling thread, %llu on the others; %llu collections\n",
                 (unsigned long long)h->ticks, h->nthreads, h->nthreads == 1 ? "" : "s",
                 (unsigned long long)h->par_steps, (unsigned long long)h->par_retries,
                 (unsigned long long)h->par_ticks[0], (unsigned long long)h->par_ticks[1],

@@ -566,7 +566,8 @@ static void dense_out_strip(void *arg, uint64_t y0, size_t rows, size_t w0, size
     for (uint64_t y = y0; y < y0 + rows && lo < hi;) {
         const int64_t j = (int64_t)(y / WL_TILE) - jb->oy; /* the interior's tile row */
         const unsigned r0 = (unsigned)(y % WL_TILE);
-        const unsigned r1 = y0 + rows - y < WL_TILE - r0 ? r0 + (unsigned)(y0 + rows - y) : WL_TILE;
+        const uint64_t left = y0 + rows - y; /* rows of the strip from y */
+        const unsigned r1 = left < WL_TILE - r0 ? r0 + (unsigned)left : WL_TILE;
         if (j >= 0 && j < (int64_t)jb->nj)
             for (int64_t i = lo; i < hi; i++) {
                 sp_dense_out *o = &jb->c->dense_out[(size_t)j * jb->ni + (size_t)i];
