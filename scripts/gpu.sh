@@ -4,7 +4,7 @@
 # writes every log under $OUT (default ./gpu-out).  The last thing it prints is a short
 # summary table.
 #
-# usage: scripts/gpu.sh [all|test|bench|quick|opencl|lop3v|pair|wave|wavetune|shapes|sizes|circuit|res|multi|ltl]
+# usage: scripts/gpu.sh [all|test|bench|quick|opencl|lop3v|pair|wave|wavetune|shapes|sizes|circuit|res|multi|ltl|gen]
 #        (default all)
 #   test   build + test_engines --gpu (every cuda kernel vs ref, cell by cell)
 #   bench  build + benchmarks
@@ -34,6 +34,9 @@
 #          and Larger than Life soups, glued grids, Golly's facts), test_engines --gpu
 #          --quick -e cuda, and the benchmarks of the multi-state kernels (Generations and
 #          Larger than Life on 4096^2 and larger soups, B3/S23 beside them)
+#   gen    build + test_multistate + res's tests, and Generations on small grids: res
+#          (the default where it runs) against the tile and register kernels, 1024^2 ..
+#          8192^2, B3/S23 beside them
 #   ltl    build + test_multistate, and Larger than Life's Moore kernels side by side
 #          (k_ltl_bits compiled for the range, the one for any rule and k_ltl_tile:
 #          WL_CUDA_LTL=bits|bits0|tile) at ranges 1, 5, 10 and 20
@@ -317,7 +320,7 @@ if [ "$MODE" = circuit ]; then
 fi
 
 # ---- res: the resident kernel for small grids (issue #15's third target) -----------------
-if [ "$MODE" = res ]; then
+if [ "$MODE" = res ] || [ "$MODE" = gen ]; then
   [ -n "${WL_GPU_RES_BENCH_ONLY:-}" ] || {
   te test.log 240 --gpu -e cuda -k res,best
   for k in 1 3 8; do
@@ -334,6 +337,8 @@ if [ "$MODE" = res ]; then
   fails test.log
   fails test_k.log
   }
+fi
+if [ "$MODE" = res ]; then
   export WL_CUDA_VERBOSE=1 # the band plans on stderr (bench_stderr.log)
   bench bench.txt --engine cuda --kernel best --size 65536x65536 --generations 1024 --runs 3 --torus
   for n in 1024 2048 4096 8192; do
@@ -366,7 +371,7 @@ if [ "$MODE" = res ]; then
 fi
 
 # ---- multi: the multi-state families (Generations, Larger than Life) ------------------------
-if [ "$MODE" = all ] || [ "$MODE" = multi ] || [ "$MODE" = ltl ]; then
+if [ "$MODE" = all ] || [ "$MODE" = multi ] || [ "$MODE" = ltl ] || [ "$MODE" = gen ]; then
   TM=$(find "$BUILD" -name test_multistate -type f -perm -u+x | head -1)
   t0=$(date +%s)
   (cd "$ROOT/tests" && timeout 400 "$TM") >"$OUT/multi.log" 2>&1
@@ -401,6 +406,27 @@ if [ "$MODE" = multi ]; then
   bench bench.txt --engine cuda --kernel best --rule 345/2/4 --size 65536x65536 --generations 256 --runs 3 --torus
   bench bench.txt --engine cuda --kernel best --rule 23/3/3 --size 65536x65536 --generations 256 --runs 3 --bounded
   bench bench.txt --engine cuda --kernel best --rule "R5,C0,M1,S34..58,B34..45,NM" --size 32768x32768 --generations 16 --runs 3 --torus
+fi
+
+if [ "$MODE" = gen ]; then
+  export WL_CUDA_VERBOSE=1 # plans and NVRTC times on stderr (bench_stderr.log)
+  for n in 1024 2048 4096 8192; do
+    bench bench.txt --engine cuda --kernel best --size ${n}x${n} --generations 4096 --runs 3 --torus
+    for r in 23/3/3 /2/3 345/2/4 1456/2356/16 12/34/256; do
+      bench bench.txt --engine cuda --kernel best --rule $r --size ${n}x${n} --generations 4096 --runs 3 --torus
+      [ $n = 4096 ] || [ $r = 23/3/3 ] || continue
+      for m in tile regs; do
+        WL_CUDA_GEN=$m bench bench.txt --engine cuda --kernel best --rule $r --size ${n}x${n} --generations 4096 --runs 3 --torus
+      done
+    done
+  done
+  for sz in 4096x4096 4000x4000; do
+    for m in res tile; do
+      WL_CUDA_GEN=$m bench bench.txt --engine cuda --kernel best --rule 23/3/3 --size $sz --generations 4096 --runs 3 --bounded
+    done
+  done
+  unset WL_CUDA_VERBOSE
+  grep -E "cuda res|generations" "$OUT/bench_stderr.log" | sed 's/in [0-9.]* s/in N s/' | sort | uniq -c | head -20 | tee -a "$SUMMARY"
 fi
 
 if [ "$MODE" = ltl ]; then

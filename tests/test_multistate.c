@@ -216,8 +216,8 @@ static void test_engines(int quick) {
             wl_rule rule;
             random_rule(kind, &rule, text, sizeof text);
             uint64_t w = 1 + rnd(round % 3 == 0 ? 9 : 90), h = 1 + rnd(round % 3 == 0 ? 9 : 70);
-            if (round == rounds) {
-                w = 2000 + rnd(200);
+            if (round == rounds) { /* (Generations: half of them a torus cuda's res runs) */
+                w = kind == K_GEN && rnd(2) ? 2048 : 2000 + rnd(200);
                 h = 200 + rnd(60);
             }
             uint64_t gens = 1 + rnd(24);
@@ -232,13 +232,14 @@ static void test_engines(int quick) {
                     const char *const *ks;
                     size_t nk;
                     if (wl_engine_kernels(name, &ks, &nk)) continue;
-                    /* cuda's kernels of Generations (registers, tiles of 64 and of 32
-                     * rows) and of Larger than Life, each forced, besides its own choice */
-                    static const char *const gen_modes[] = {NULL, "regs", "tile64", "tile32"};
+                    /* cuda's kernels of Generations (res, registers, tiles of 64 and of
+                     * 32 rows) and of Larger than Life, each forced, besides its own choice */
+                    static const char *const gen_modes[] = {NULL, "regs", "tile64", "tile32",
+                                                            "res"};
                     static const char *const ltl_modes[] = {NULL, "bits", "tile", "bits0"};
                     int cuda = !strcmp(name, "cuda");
                     const char *var = kind == K_LTL ? "WL_CUDA_LTL" : "WL_CUDA_GEN";
-                    int modes = cuda && (kind == K_LTL || kind == K_GEN) ? 4 : 1;
+                    int modes = !cuda ? 1 : kind == K_GEN ? 5 : kind == K_LTL ? 4 : 1;
                     for (int md = 0; md < modes; md++) {
                         const char *mode = kind == K_LTL ? ltl_modes[md] : gen_modes[md];
                         if (mode) setenv(var, mode, 1);

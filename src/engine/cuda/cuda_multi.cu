@@ -111,6 +111,7 @@ typedef struct wlcu_multi {
     uint4 bits_lim;         /* ... and the rule's intervals as that kernel reads them */
     uint64_t size;          /* the neighbourhood's cells (the largest count) */
     int sms;                /* the device's multiprocessors */
+    int res;                /* Generations by the res kernel: 1 yes, -1 no, 0 not asked yet */
 } wlcu_multi;
 
 /* ---- shared device helpers ------------------------------------------------------------ */
@@ -329,10 +330,6 @@ __device__ __forceinline__ uint32_t genv_rule(const uint32_t *lb, const uint32_t
     return sel(t3, a4, sel(t2, sel(t1, a3, a2), sel(t1, a1, a0)));
 }
 
-/* The decay of one word (as in gen_body): t the rule's answer for the firing cells m, e[]
- * the P planes of E of the word; returns the next F and updates e[]. */
-#define GENV_DECAY(t, m, e, P, last)                                                             do {                                                                                             uint32_t d_ = 0;                                                                             _Pragma("unroll") for (unsigned k_ = 0; k_ < (P); k_++) d_ |= (e)[k_];                       (t) &= ~d_;                                                                                  uint32_t carry_ = d_, eq_ = d_, died_ = (m) & ~(t);                                          _Pragma("unroll") for (unsigned k_ = 0; k_ < (P); k_++) {                                        uint32_t v_ = (e)[k_] ^ carry_;                                                              carry_ &= (e)[k_];                                                                           eq_ &= ~(v_ ^ (0u - (((last) >> k_) & 1u)));                                                 (e)[k_] = v_;                                                                            }                                                                                            _Pragma("unroll") for (unsigned k_ = 0; k_ < (P); k_++)                                          (e)[k_] = ((e)[k_] & ~eq_) | (k_ ? 0u : died_);                                      } while (0)
-
 __device__ __forceinline__ void genv_body(const uint32_t *__restrict__ f,
                                           const uint32_t *__restrict__ e,
                                           uint32_t *__restrict__ fn, uint32_t *__restrict__ en,
@@ -399,7 +396,7 @@ __device__ __forceinline__ void genv_body(const uint32_t *__restrict__ f,
                     uint32_t s0 = x0 ^ q0, k0 = x0 & q0;
                     uint32_t s1 = x1 ^ q1 ^ k0, k1 = (x1 & q1) | (k0 & (x1 ^ q1));
                     t[r] = genv_rule(lb, ls, q2 & k1, q2 ^ k1, s1, s0, v[i + r]);
-                    GENV_DECAY(t[r], v[i + r], ev[i + r - 1], P, last);
+                    WL_GEN_DECAY(t[r], v[i + r], ev[i + r - 1], P, last);
                 }
                 v[i] = t[0];
                 v[i + 1] = t[1];
@@ -1148,6 +1145,21 @@ extern "C" wl_status wlcu_multi_clear(wlcu_ctx *c) {
     return WL_OK;
 }
 
+/* Whether the res kernel (cuda_res.cu) runs c's Generations rule: Moore outer-totalistic
+ * rules of up to RS_PMAX planes, on the grids res runs, compiled by NVRTC; unless
+ * WL_CUDA_GEN forces another kernel. */
+static int gen_res(wlcu_ctx *c, const wlcu_multi *m, const char *force) {
+    const wlcu_mrule *ru = &m->rule;
+    if ((force && strcmp(force, "res")) || ru->table_rule || ru->nbmask != 0x1EFu) return 0;
+    c->birth = (uint16_t)ru->birth; /* the masks NVRTC builds the rule's network from */
+    c->survive = (uint16_t)ru->survive;
+    if (wlcu_res_gen_prepare(c, ru->P, ru->states) == WL_OK) return 1;
+    if (c->verbose)
+        fprintf(stderr, "warplife: cuda generations: not by res (%s)\n", wl_last_error());
+    wl_clear_error();
+    return 0;
+}
+
 static void swap(void **a, void **b) {
     void *t = *a;
     *a = *b;
@@ -1159,11 +1171,22 @@ extern "C" wl_status wlcu_multi_advance(wlcu_ctx *c, uint64_t gens) {
     const wlcu_mrule *ru = &m->rule;
     uint64_t n = c->nw * c->h;
     if (wl_rule_family(&c->rule) == WL_FAMILY_GENERATIONS) {
+        const char *force = getenv("WL_CUDA_GEN");
+        if (!m->res) m->res = gen_res(c, m, force) ? 1 : -1;
+        while (gens && m->res > 0) {
+            const unsigned most = wlcu_res_max_gens(c);
+            unsigned g = gens < most ? (unsigned)gens : most;
+            wl_status s = wlcu_res_gen_step(c, g, m->ecur, m->enxt);
+            if (s) return s;
+            WLCU_CHECK_LAUNCH("generations (res)");
+            swap(&c->cur, &c->nxt);
+            swap((void **)&m->ecur, (void **)&m->enxt);
+            gens -= g;
+        }
         /* k_genv for Moore outer-totalistic rules of up to GV_P_MAX planes on grids of at
          * least two of its tiles per multiprocessor (on smaller ones its few large tiles
          * leave the GPU idle; H200, 23/3/3: 4096^2 (90 tiles) 1.8e12 against k_gen's 2.4e12,
          * 8192^2 (315 tiles) 4.5e12 against 3.8e12); WL_CUDA_GEN=tile or =regs picks one */
-        const char *force = getenv("WL_CUDA_GEN");
         int nr = ru->P <= GV_P_MAX ? genv_rows[ru->P] : 1;
         int64_t groups = (int64_t)((c->nw + GV_LANES_OUT - 1) / GV_LANES_OUT);
         int64_t tiles = groups * (int64_t)((c->h + GV_WB * nr - 1) / (GV_WB * nr));

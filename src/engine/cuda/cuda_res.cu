@@ -35,7 +35,7 @@ typedef void (*rs_fn)(rs_args);
 
 #define RS_KERNEL(name, M, NR, RULE)                                                        \
     __global__ void __launch_bounds__(32 * RS_WB, 1) name(rs_args a) {                      \
-        rs_body(a, M, RS_WB, NR, RULE);                                                     \
+        rs_body(a, M, RS_WB, NR, RULE, 0);                                                  \
     }
 /* Each shape: B3/S23 compiled in (rule 1) and any outer-totalistic rule by run-time masks. */
 #define RS_SHAPE(M, NR)                                                                     \
@@ -83,8 +83,11 @@ static int plan_blocks(const wlcu_ctx *c, int i, int kk, int64_t capacity) {
     return nb <= capacity ? (int)nb : 0;
 }
 
-extern "C" wl_status wlcu_res_prepare(wlcu_ctx *c) {
-    c->res_fn = NULL;
+/* The plan of c's grid: the words a lane *m (0: the width is not run), generations a round
+ * *kk, the shape *pick (-1: none; *why says what is missing) and its bands *nb, the
+ * multiprocessors *sms. */
+static wl_status plan(wlcu_ctx *c, int *m_out, int *kk_out, int *pick_out, int *nb_out,
+                      int *sms_out, const char **why_out) {
     int m = 0;
     for (int mm = 1; mm <= RS_MMAX && !m; mm *= 2)
         if (c->torus ? c->w == (uint64_t)1024 * mm : c->nw <= (uint64_t)32 * mm) m = mm;
@@ -121,6 +124,52 @@ extern "C" wl_status wlcu_res_prepare(wlcu_ctx *c) {
     } else if (m) {
         why = "the device (no cooperative launch)";
     }
+    *m_out = m, *kk_out = kk, *pick_out = pick, *nb_out = nb, *sms_out = sms, *why_out = why;
+    return WL_OK;
+}
+
+/* Takes the plan (shape pick, nb bands of kk-generation rounds) into c, and the exchange
+ * buffer of its 1 + c->res_planes planes, cleared (the tags start again). */
+static wl_status adopt(wlcu_ctx *c, int pick, int nb, int kk) {
+    const int np = 1 + c->res_planes;
+    c->res_shape = pick;
+    c->res_nb = nb;
+    c->res_band = (int)(c->h / (uint64_t)nb);
+    c->res_extra = (int)(c->h % (uint64_t)nb);
+    c->res_kk = kk < c->res_band ? kk : c->res_band; /* a band gives kk rows each way */
+    size_t bytes = (size_t)2 * (size_t)nb * 2 * RS_KMAX * (size_t)np * (size_t)c->nw * 8;
+    if (c->res_x && c->res_x_bytes < bytes) {
+        cudaFree(c->res_x);
+        c->res_x = NULL;
+    }
+    if (!c->res_x) {
+        WLCU_CHECK(cudaMalloc(&c->res_x, bytes));
+        c->res_x_bytes = bytes;
+    }
+    WLCU_CHECK(cudaMemset(c->res_x, 0, c->res_x_bytes));
+    const char *tag = getenv("WL_CUDA_RES_TAG");
+    c->res_tag = tag && *tag ? (unsigned)strtoul(tag, NULL, 0) : 1u;
+    if (c->res_tag == 0) c->res_tag = 1; /* the buffer starts zeroed: tag 0 never matches */
+    if (c->verbose)
+        fprintf(stderr, "warplife: cuda res: %d bands of %d-%d rows, %d words a lane, %d rows a "
+                "warp, %d generations a round%s\n", nb, c->res_band,
+                c->res_band + (c->res_extra > 0), shapes[pick].m, shapes[pick].nr, c->res_kk,
+                np > 1 ? ", Generations" : "");
+    return WL_OK;
+}
+
+/* NVRTC disabled by WL_CUDA_NO_NVRTC. */
+static int no_rtc(void) {
+    const char *off = getenv("WL_CUDA_NO_NVRTC");
+    return off && *off && *off != '0';
+}
+
+extern "C" wl_status wlcu_res_prepare(wlcu_ctx *c) {
+    c->res_fn = NULL;
+    int m, kk, pick, nb, sms;
+    const char *why;
+    wl_status ps = plan(c, &m, &kk, &pick, &nb, &sms, &why);
+    if (ps) return ps;
     if (pick < 0) {
         const char *other = c->totalistic ? "wave" : "circuit";
         if (c->verbose)
@@ -136,11 +185,9 @@ extern "C" wl_status wlcu_res_prepare(wlcu_ctx *c) {
      * that are not outer-totalistic the circuit kernel's own fallback */
     c->res_rtc = NULL;
     if (!is_life(c)) {
-        const char *off = getenv("WL_CUDA_NO_NVRTC");
-        const int no_rtc = off && *off && *off != '0';
         int per_sm = 0;
         wl_status s = WL_ERR_UNAVAILABLE;
-        if (!no_rtc && (c->totalistic || c->rnet_synth))
+        if (!no_rtc() && (c->totalistic || c->rnet_synth))
             s = wlcu_rtc_kernel(c, c->totalistic ? WLCU_RTC_RES : WLCU_RTC_RES_CIRCUIT, 0,
                                 shapes[pick].nr, m, &c->res_rtc, &per_sm);
         if (s == WL_OK && (int64_t)nb > (int64_t)sms * per_sm) {
@@ -151,7 +198,7 @@ extern "C" wl_status wlcu_res_prepare(wlcu_ctx *c) {
             if (c->verbose)
                 fprintf(stderr, "warplife: cuda res: no run-time compiled kernel for this rule "
                         "(%s); using %s\n",
-                        s == WL_ERR_UNAVAILABLE && no_rtc ? "WL_CUDA_NO_NVRTC" : wl_last_error(),
+                        s == WL_ERR_UNAVAILABLE && no_rtc() ? "WL_CUDA_NO_NVRTC" : wl_last_error(),
                         c->totalistic ? "the run-time masks" : "circuit");
             wl_clear_error();
             if (!c->totalistic) {
@@ -160,26 +207,40 @@ extern "C" wl_status wlcu_res_prepare(wlcu_ctx *c) {
             }
         }
     }
-    c->res_shape = pick;
-    c->res_nb = nb;
-    c->res_band = (int)(c->h / (uint64_t)nb);
-    c->res_extra = (int)(c->h % (uint64_t)nb);
-    c->res_kk = kk < c->res_band ? kk : c->res_band; /* a band gives kk rows each way */
     c->res_fn = (void *)shape_fn(c, pick);
-    size_t bytes = (size_t)2 * (size_t)nb * 2 * RS_KMAX * (size_t)c->nw * 8;
-    if (!c->res_x) {
-        WLCU_CHECK(cudaMalloc(&c->res_x, bytes));
-        WLCU_CHECK(cudaMemset(c->res_x, 0, bytes));
+    c->res_planes = 0;
+    return adopt(c, pick, nb, kk);
+}
+
+extern "C" wl_status wlcu_res_gen_prepare(wlcu_ctx *c, unsigned P, unsigned states) {
+    c->res_fn = c->res_rtc = NULL;
+    int m, kk, pick, nb, sms;
+    const char *why;
+    wl_status s = plan(c, &m, &kk, &pick, &nb, &sms, &why);
+    if (s) return s;
+    if (pick < 0)
+        return wl_error(WL_ERR_UNAVAILABLE, "cuda res does not run a %llu x %llu %s grid (%s)",
+                        (unsigned long long)c->w, (unsigned long long)c->h,
+                        c->torus ? "torus" : "bounded", why);
+    if (P > RS_PMAX)
+        return wl_error(WL_ERR_UNAVAILABLE, "cuda res holds at most %d planes of decay (%u "
+                        "states), not %u", RS_PMAX, (1u << RS_PMAX) + 1, P);
+    /* the lane's words of F and E: past 100 (or at 8 words a lane) ptxas spills registers
+     * (sm_90: 4 x 5 rows x 5 planes none, 4 x 9 x 3 and 8 x 6 x 2 a few, 8 x 9 x 2 kilobytes) */
+    if (m * shapes[pick].nr * (1 + (int)P) > 100 || m > 4)
+        return wl_error(WL_ERR_UNAVAILABLE, "cuda res: a lane would hold %d words of %u planes",
+                        m * shapes[pick].nr, 1 + P);
+    if (no_rtc()) return wl_error(WL_ERR_UNAVAILABLE, "cuda res: WL_CUDA_NO_NVRTC");
+    c->res_planes = (int)P;
+    c->res_last = states - 1;
+    int per_sm = 0;
+    s = wlcu_rtc_kernel(c, WLCU_RTC_RES_GEN, 0, shapes[pick].nr, m, &c->res_rtc, &per_sm);
+    if (s) return s;
+    if ((int64_t)nb > (int64_t)sms * per_sm) {
+        c->res_rtc = NULL;
+        return wl_error(WL_ERR_UNAVAILABLE, "cuda res: its %d blocks do not fit", nb);
     }
-    c->res_x_bytes = bytes;
-    const char *tag = getenv("WL_CUDA_RES_TAG");
-    c->res_tag = tag && *tag ? (unsigned)strtoul(tag, NULL, 0) : 1u;
-    if (c->res_tag == 0) c->res_tag = 1; /* the buffer starts zeroed: tag 0 never matches */
-    if (c->verbose)
-        fprintf(stderr, "warplife: cuda res: %d bands of %d-%d rows, %d words a lane, %d rows a "
-                "warp, %d generations a round\n", nb, c->res_band,
-                c->res_band + (c->res_extra > 0), m, shapes[pick].nr, c->res_kk);
-    return WL_OK;
+    return adopt(c, pick, nb, kk);
 }
 
 extern "C" unsigned wlcu_res_max_gens(const wlcu_ctx *c) {
@@ -187,8 +248,13 @@ extern "C" unsigned wlcu_res_max_gens(const wlcu_ctx *c) {
     return RS_MAX_GENS;
 }
 
-extern "C" wl_status wlcu_res_step(wlcu_ctx *c, unsigned gens) {
+/* One launch of gens generations from (cur, ein) to (nxt, eout). */
+static wl_status launch(wlcu_ctx *c, unsigned gens, const uint32_t *ein, uint32_t *eout) {
     rs_args a;
+    a.ein = ein;
+    a.eout = eout;
+    a.eplane = c->nw * c->h;
+    a.last = c->res_last;
     a.in = (const uint32_t *)c->cur;
     a.out = (uint32_t *)c->nxt;
     a.x = (unsigned long long *)c->res_x;
@@ -219,4 +285,13 @@ extern "C" wl_status wlcu_res_step(wlcu_ctx *c, unsigned gens) {
                                            32 * RS_WB, args,
                                            RS_SMEM(shapes[c->res_shape].m, RS_WB), 0));
     return WL_OK;
+}
+
+extern "C" wl_status wlcu_res_step(wlcu_ctx *c, unsigned gens) {
+    return launch(c, gens, NULL, NULL);
+}
+
+extern "C" wl_status wlcu_res_gen_step(wlcu_ctx *c, unsigned gens, const uint32_t *ein,
+                                       uint32_t *eout) {
+    return launch(c, gens, ein, eout);
 }

@@ -50,12 +50,18 @@
 #define RS_KMAX 8        /* the most generations per round (rows of halo) */
 #define RS_NRMAX 17      /* the most rows a warp holds */
 #define RS_MAX_GENS 1024 /* generations per launch */
+#define RS_PMAX 4        /* Generations: the most planes of E (17 states) */
 
 /* What every block of a launch needs (one kernel parameter). */
 typedef struct rs_args {
     const uint32_t *in;      /* the grid before the launch (bit layout) */
     uint32_t *out;           /* the grid after it */
-    unsigned long long *x;   /* exchange rows: [parity][block][top, bottom][RS_KMAX][nw] */
+    unsigned long long *x;   /* exchange rows: [parity][block][top, bottom][RS_KMAX][plane]
+                              * [nw], planes F then the P of E */
+    const uint32_t *ein;     /* Generations: the P planes of E before the launch ... */
+    uint32_t *eout;          /* ... and after it, eplane words apart */
+    uint64_t eplane;
+    unsigned last;           /* Generations: states - 1 (WL_GEN_DECAY) */
     int64_t w, h;
     uint64_t nw;
     int torus;
@@ -100,24 +106,35 @@ __device__ __forceinline__ void rs_st(unsigned long long *p, unsigned long long 
     asm volatile("st.relaxed.gpu.global.u64 [%0], %1;" ::"l"(p), "l"(v) : "memory");
 }
 
-/* The exchange word of row j of side (0: the band's top rows, 1: its bottom rows) of block b
- * in half p. */
+/* The exchange words of row j of side (0: the band's top rows, 1: its bottom rows) of block
+ * b in half p, plane q of NP (F, then E's). */
 __device__ __forceinline__ unsigned long long *rs_slot(const rs_args a, int p, int b, int side,
-                                                       int j) {
-    return a.x + ((((uint64_t)p * (uint64_t)a.nb + (uint64_t)b) * 2u + (uint64_t)side) *
-                      RS_KMAX + (uint64_t)j) * a.nw;
+                                                       int j, int q, int NP) {
+    return a.x + (((((uint64_t)p * (uint64_t)a.nb + (uint64_t)b) * 2u + (uint64_t)side) *
+                       RS_KMAX + (uint64_t)j) * (uint64_t)NP + (uint64_t)q) * a.nw;
 }
+
+/* Word m of the lane of plane q (0: F, else E's plane q - 1) of row i, read and set (q a
+ * constant after unrolling, so that both stay registers). */
+#define RS_PLANE(q, i, m) ((q) ? ev[(i) - 1][m][(q) ? (q) - 1 : 0] : v[i][m])
+#define RS_PLANE_SET(q, i, m, x)                                                           \
+    do {                                                                                   \
+        if (q) ev[(i) - 1][m][(q) ? (q) - 1 : 0] = (x);                                    \
+        else v[i][m] = (x);                                                                \
+    } while (0)
 
 /* Shared memory of an instance: per generation parity and warp, the horizontal sums (s, c)
  * of its top and bottom rows, and (rule 3) the rows themselves. */
 #define RS_SMEM(M, WB) ((size_t)2 * (WB) * 2 * 3 * (M) * 32 * 4)
 
 /* The body: M words per lane, WB warps of NR rows, rule as in wv_next (1: B3/S23, 0: masks,
- * 2: WV_RULE) or 3: the network WV_CIRCUIT over the nine cell planes (cuda_wave.cuh);
- * M, WB, NR and rule are literals in every instance (the arrays are sized for the largest).
- * Blocks of 32 * WB threads with RS_SMEM(M, WB) bytes of dynamic shared memory. */
+ * 2: WV_RULE) or 3: the network WV_CIRCUIT over the nine cell planes (cuda_wave.cuh); P > 0:
+ * a Generations rule (the outer-totalistic rule of its firing cells, then WL_GEN_DECAY) with
+ * P planes of E, which the lanes hold beside F's words and the exchange carries beside F's
+ * rows.  M, WB, NR, rule and P are literals in every instance (the arrays are sized for the
+ * largest).  Blocks of 32 * WB threads with RS_SMEM(M, WB) bytes of dynamic shared memory. */
 __device__ __forceinline__ void rs_body(const rs_args a, const int M, const int WB,
-                                        const int NR, const int rule) {
+                                        const int NR, const int rule, const int P) {
     /* edge row e = ((ph * WB + warp) * 2 + side) * 3 + what (side 0: the warp's top row, 1:
      * its bottom row; what 0: s, 1: c, 2: the row, for rule 3) holds M words a lane: word m
      * of lane l at EDGE(e, m) */
@@ -131,6 +148,8 @@ __device__ __forceinline__ void rs_body(const rs_args a, const int M, const int 
     const int64_t gy0 = y0 - kk + trow0;          /* its grid row (virtual) */
     const uint64_t nw = a.nw;
     uint32_t v[RS_NRMAX + 2][RS_MMAX]; /* (only [1 .. NR][0 .. M - 1] are used) */
+    uint32_t ev[RS_NRMAX][RS_MMAX][RS_PMAX + 1]; /* E of row i at ev[i - 1] (P > 0) */
+    const int NP = 1 + P; /* planes exchanged */
     uint32_t cm[RS_MMAX]; /* cells of the grid in each word (bounded grids) */
 #pragma unroll
     for (int m = 0; m < M; m++) cm[m] = wl_colmask(a.w, (int64_t)lane * M + m);
@@ -138,11 +157,14 @@ __device__ __forceinline__ void rs_body(const rs_args a, const int M, const int 
     for (int i = 0; i < NR; i++) {
         const int64_t y = gy0 + i;
         const int in_grid = a.torus || (uint64_t)y < (uint64_t)a.h;
-        const uint32_t *row = a.in + (uint64_t)(a.torus ? wl_dmod(y, a.h) : y) * nw;
+        const uint64_t ro = (uint64_t)(a.torus ? wl_dmod(y, a.h) : y) * nw;
 #pragma unroll
         for (int m = 0; m < M; m++) {
             const uint64_t wd = (uint64_t)lane * M + m;
-            v[i + 1][m] = in_grid && wd < nw ? row[wd] : 0u;
+            v[i + 1][m] = in_grid && wd < nw ? a.in[ro + wd] : 0u;
+#pragma unroll
+            for (int q = 0; q < P; q++)
+                ev[i][m][q] = in_grid && wd < nw ? a.ein[q * a.eplane + ro + wd] : 0u;
         }
     }
     const uint32_t wkeep = a.torus || lane > 0 ? WV_FULL : 0u;
@@ -250,6 +272,7 @@ __device__ __forceinline__ void rs_body(const rs_args a, const int M, const int 
                     } else {
                         n = wv_next(x0, k, y1, y2, v[i][m], a.birth, a.survive, rule);
                     }
+                    if (P) WL_GEN_DECAY(n, v[i][m], ev[i - 1][m], P, a.last);
                     v[i][m] = n;
                     sa[m] = sb[m];
                     ca[m] = cb[m];
@@ -263,7 +286,11 @@ __device__ __forceinline__ void rs_body(const rs_args a, const int M, const int 
                     const int64_t y = gy0 + i - 1;
                     const int keep = a.torus || (uint64_t)y < (uint64_t)a.h;
 #pragma unroll
-                    for (int m = 0; m < M; m++) v[i][m] &= keep ? cm[m] : 0u;
+                    for (int m = 0; m < M; m++) {
+                        v[i][m] &= keep ? cm[m] : 0u;
+#pragma unroll
+                        for (int q = 0; q < P; q++) ev[i - 1][m][q] &= keep ? cm[m] : 0u;
+                    }
                 }
             }
         }
@@ -279,23 +306,30 @@ __device__ __forceinline__ void rs_body(const rs_args a, const int M, const int 
             for (int side = 0; side < 2; side++) {
                 const int j = side ? t - bh : t - kk; /* row j of the side's kk rows */
                 if (j < 0 || j >= kk) continue;
-                unsigned long long *q = rs_slot(a, p, b, side, j);
 #pragma unroll
-                for (int m = 0; m < M; m++) {
-                    const uint64_t wd = (uint64_t)lane * M + m;
-                    if (wd < nw) rs_st(q + wd, hi | v[i][m]);
+                for (int pl = 0; pl < NP; pl++) {
+                    unsigned long long *q = rs_slot(a, p, b, side, j, pl, NP);
+#pragma unroll
+                    for (int m = 0; m < M; m++) {
+                        const uint64_t wd = (uint64_t)lane * M + m;
+                        if (wd < nw) rs_st(q + wd, hi | RS_PLANE(pl, i, m));
+                    }
                 }
             }
         }
-        if (trow0 < kk || trow0 + NR > kk + bh) { /* this warp holds halo rows */
+        /* this warp holds halo rows: take them plane by plane (the later planes have
+         * mostly arrived by the time the first has) */
+#pragma unroll
+        for (int pl = 0; pl < NP; pl++) {
+            if (trow0 >= kk && trow0 + NR <= kk + bh) break;
             const unsigned long long *q[RS_NRMAX + 1];
 #pragma unroll
             for (int i = 1; i <= NR; i++) {
                 const int t = trow0 + i - 1;
                 q[i] = 0;
-                if (t < kk && above >= 0) q[i] = rs_slot(a, p, above, 1, t);
+                if (t < kk && above >= 0) q[i] = rs_slot(a, p, above, 1, t, pl, NP);
                 else if (t >= kk + bh && t < 2 * kk + bh && below >= 0)
-                    q[i] = rs_slot(a, p, below, 0, t - kk - bh);
+                    q[i] = rs_slot(a, p, below, 0, t - kk - bh, pl, NP);
             }
             /* every word is loaded before any is tested, so that one poll costs one
              * memory latency, not one per word */
@@ -320,7 +354,7 @@ __device__ __forceinline__ void rs_body(const rs_args a, const int M, const int 
                     for (int i = 1; i <= NR; i++) {
 #pragma unroll
                         for (int m = 0; m < M; m++)
-                            if (q[i]) v[i][m] = (uint32_t)u[i][m];
+                            if (q[i]) RS_PLANE_SET(pl, i, m, (uint32_t)u[i][m]);
                     }
                     break;
                 }
@@ -333,11 +367,14 @@ __device__ __forceinline__ void rs_body(const rs_args a, const int M, const int 
     for (int i = 1; i <= NR; i++) {
         const int t = trow0 + i - 1;
         if (t >= kk && t < kk + bh) {
-            uint32_t *row = a.out + (uint64_t)(y0 + t - kk) * nw;
+            const uint64_t ro = (uint64_t)(y0 + t - kk) * nw;
 #pragma unroll
             for (int m = 0; m < M; m++) {
                 const uint64_t wd = (uint64_t)lane * M + m;
-                if (wd < nw) row[wd] = v[i][m];
+                if (wd >= nw) continue;
+                a.out[ro + wd] = v[i][m];
+#pragma unroll
+                for (int q = 0; q < P; q++) a.eout[q * a.eplane + ro + wd] = ev[i - 1][m][q];
             }
         }
     }

@@ -342,6 +342,8 @@ static void rtc_key(wl_rtc_key *k, int family, const char *src, const char *cons
                               ? "warplife res_rule cubin 1: rs_rule_kernel(rs_args)"
                           : family == WLCU_RTC_RES_CIRCUIT
                               ? "warplife res_circuit cubin 1: rs_rule_kernel(rs_args), rule 3"
+                          : family == WLCU_RTC_RES_GEN
+                              ? "warplife res_gen cubin 1: rs_rule_kernel(rs_args), rule 2, P"
                               : "warplife wave_rule cubin 1: wv_rule_kernel(in, out, w, h, nw, "
                                 "torus, strips, chunks, hc, birth, survive)");
     wl_rtc_key_add_str(k, src);
@@ -352,7 +354,8 @@ static void rtc_key(wl_rtc_key *k, int family, const char *src, const char *cons
 
 /* The families of the res kernel (cuda_res.cuh: rs_rule_kernel). */
 static int res_family(int family) {
-    return family == WLCU_RTC_RES || family == WLCU_RTC_RES_CIRCUIT;
+    return family == WLCU_RTC_RES || family == WLCU_RTC_RES_CIRCUIT ||
+           family == WLCU_RTC_RES_GEN;
 }
 
 /* Loads a cubin and finds the kernel; 1 on success (on failure no module is left loaded). */
@@ -403,14 +406,17 @@ static wl_status nvrtc_compile(const char *src, const char *const *opts, int n_o
     return st;
 }
 
-/* The kernel definition that follows the embedded sources. */
-static void kernel_text(int family, int kk, int nr, int wb, char *buf, size_t cap) {
+/* The kernel definition that follows the embedded sources (planes: res's planes of
+ * Generations' decay). */
+static void kernel_text(int family, int kk, int nr, int wb, int planes, char *buf,
+                        size_t cap) {
     if (res_family(family)) {
         /* wb: words a lane (cuda_res.cu's RS_KERNEL with rule 2 or 3) */
         snprintf(buf, cap,
                  "extern \"C\" __global__ void __launch_bounds__(32 * %d, 1)\n"
-                 "rs_rule_kernel(rs_args a) { rs_body(a, %d, %d, %d, %d); }\n",
-                 RS_WB, wb, RS_WB, nr, family == WLCU_RTC_RES ? 2 : 3);
+                 "rs_rule_kernel(rs_args a) { rs_body(a, %d, %d, %d, %d, %d); }\n",
+                 RS_WB, wb, RS_WB, nr, family == WLCU_RTC_RES_CIRCUIT ? 3 : 2,
+                 family == WLCU_RTC_RES_GEN ? planes : 0);
         return;
     }
     if (family == WLCU_RTC_PAIR) {
@@ -449,6 +455,7 @@ static wl_status build(wlcu_ctx *c, int family, int kk, int nr, int wb, CUfuncti
     const int res = res_family(family);
     const int circuit = family == WLCU_RTC_CIRCUIT || family == WLCU_RTC_RES_CIRCUIT;
     const char *fam = family == WLCU_RTC_PAIR ? "lop3p"
+                      : family == WLCU_RTC_RES_GEN ? "res generations"
                       : res                   ? (circuit ? "res circuit" : "res")
                       : circuit               ? "circuit"
                                               : "wave";
@@ -497,7 +504,7 @@ static wl_status build(wlcu_ctx *c, int family, int kk, int nr, int wb, CUfuncti
                             family == WLCU_RTC_PAIR ? (const char *)WLCU_PAIR_SRC
                             : res                   ? (const char *)WLCU_RES_SRC
                                                     : "");
-    kernel_text(family, kk, nr, wb, src + len, cap - len);
+    kernel_text(family, kk, nr, wb, c->res_planes, src + len, cap - len);
     char arch[32];
     snprintf(arch, sizeof arch, "--gpu-architecture=sm_%d%d", major, minor);
     /* tuning: WL_CUDA_WAVE_DEFS="-DWV_UNROLL=2 ..." adds options (at most 6, space-separated) */

@@ -146,4 +146,27 @@ __device__ __forceinline__ uint32_t wl_rule_planes8(uint32_t n3, uint32_t n2, ui
     return r;
 }
 
+/* ---- Generations ---- */
+
+/* The decay of one word of a Generations rule (cuda_multi.cu's essay: F the firing cells, E
+ * the P bit planes of state - 1 of the others): t is the rule's answer for the word whose
+ * firing cells are m, e[] its P planes of E (registers).  Refractory cells (any E) do not
+ * fire, their E counts up and wraps to dead at `last` (states - 1), cells that stop firing
+ * get E = 1.  t becomes the next F; e[] is updated in place. */
+#define WL_GEN_DECAY(t, m, e, P, last)                                                     \
+    do {                                                                                   \
+        uint32_t d_ = 0;                                                                   \
+        _Pragma("unroll") for (unsigned k_ = 0; k_ < (P); k_++) d_ |= (e)[k_];             \
+        (t) &= ~d_;                                                                        \
+        uint32_t carry_ = d_, eq_ = d_, died_ = (m) & ~(t);                                \
+        _Pragma("unroll") for (unsigned k_ = 0; k_ < (P); k_++) {                          \
+            uint32_t v_ = (e)[k_] ^ carry_;                                                \
+            carry_ &= (e)[k_];                                                             \
+            eq_ &= ~(v_ ^ (0u - (((last) >> k_) & 1u)));                                   \
+            (e)[k_] = v_;                                                                  \
+        }                                                                                  \
+        _Pragma("unroll") for (unsigned k_ = 0; k_ < (P); k_++)                            \
+            (e)[k_] = ((e)[k_] & ~eq_) | (k_ ? 0u : died_);                                \
+    } while (0)
+
 #endif

@@ -60,7 +60,9 @@ enum wlcu_rtc_family {
     WLCU_RTC_PAIR,
     WLCU_RTC_CIRCUIT,
     WLCU_RTC_RES,        /* res with an outer-totalistic rule's network (rule 2) */
-    WLCU_RTC_RES_CIRCUIT /* res with any rule's network over the nine cells (rule 3) */
+    WLCU_RTC_RES_CIRCUIT, /* res with any rule's network over the nine cells (rule 3) */
+    WLCU_RTC_RES_GEN     /* res with a Generations rule (rule 2, c->res_planes planes of
+                          * decay wrapping at c->res_last) */
 };
 
 typedef struct wlcu_ctx {
@@ -105,6 +107,8 @@ typedef struct wlcu_ctx {
     int res_shape;            /* res: index of the shape (words a lane, rows a warp) */
     int res_nb, res_band, res_extra, res_kk; /* res: bands and their rows, halo rows */
     unsigned res_tag;         /* res: tag of the next exchange (counts across launches) */
+    int res_planes;           /* res: Generations' planes of decay (0: two states) ... */
+    unsigned res_last;        /* ... and its states - 1 */
     void *gl;                 /* OpenGL interop state of cuda_gl.cu, NULL until used */
     void *multi;              /* rules of more than two states (cuda_multi.cu), or NULL */
 } wlcu_ctx;
@@ -178,6 +182,13 @@ unsigned wlcu_wave_max_gens(const wlcu_ctx *c);
 wl_status wlcu_res_prepare(wlcu_ctx *c);
 wl_status wlcu_res_step(wlcu_ctx *c, unsigned gens);
 unsigned wlcu_res_max_gens(const wlcu_ctx *c);
+/* res for a Generations rule of P planes of decay and `states` states, outer-totalistic on
+ * the Moore neighbourhood (birth and survive masks in c->birth, c->survive), compiled by
+ * NVRTC; WL_ERR_UNAVAILABLE when res does not run it (the grid, P > 4, no NVRTC).  step:
+ * gens (<= wlcu_res_max_gens) generations from (cur, ein) to (nxt, eout), E's P planes of
+ * nw x h words each. */
+wl_status wlcu_res_gen_prepare(wlcu_ctx *c, unsigned P, unsigned states);
+wl_status wlcu_res_gen_step(wlcu_ctx *c, unsigned gens, const uint32_t *ein, uint32_t *eout);
 /* cuda_pair.cu: the lop3p kernel on the pair layout.  prepare picks the instance for c's
  * rule (compiled-in Life, NVRTC, or run-time masks) once, after wlcu_init; step launches
  * `gens` (1 .. wlcu_pair_max_gens) generations from cur to nxt. */
