@@ -159,7 +159,7 @@ fi
 bench() { # bench LOGNAME ARGS...: runs warplife bench, keeps the table lines
   local log=$OUT/$1
   shift
-  echo "== ${WL_CUDA_LOP3:+WL_CUDA_LOP3=$WL_CUDA_LOP3 }${WL_CUDA_LOP3V:+WL_CUDA_LOP3V=$WL_CUDA_LOP3V }${WL_CUDA_GEN:+WL_CUDA_GEN=$WL_CUDA_GEN }${WL_CUDA_LTL:+WL_CUDA_LTL=$WL_CUDA_LTL }warplife bench $*" >>"$log"
+  echo "== ${WL_CUDA_LOP3:+WL_CUDA_LOP3=$WL_CUDA_LOP3 }${WL_CUDA_LOP3V:+WL_CUDA_LOP3V=$WL_CUDA_LOP3V }${WL_CUDA_GEN:+WL_CUDA_GEN=$WL_CUDA_GEN }${WL_CUDA_LTL:+WL_CUDA_LTL=$WL_CUDA_LTL }${WL_CUDA_RES_K:+WL_CUDA_RES_K=$WL_CUDA_RES_K }${WL_CUDA_RES_NR:+WL_CUDA_RES_NR=$WL_CUDA_RES_NR }warplife bench $*" >>"$log"
   timeout 240 "$WL" bench "$@" >>"$log" 2>>"$OUT/bench_stderr.log"
   echo "rc=$?" >>"$log"
 }
@@ -410,7 +410,7 @@ fi
 
 if [ "$MODE" = gen ]; then
   export WL_CUDA_VERBOSE=1 # plans and NVRTC times on stderr (bench_stderr.log)
-  for n in 1024 2048 4096 8192; do
+  for n in 1024 2048 4096; do
     bench bench.txt --engine cuda --kernel best --size ${n}x${n} --generations 4096 --runs 3 --torus
     for r in 23/3/3 /2/3 345/2/4 1456/2356/16 12/34/256; do
       bench bench.txt --engine cuda --kernel best --rule $r --size ${n}x${n} --generations 4096 --runs 3 --torus
@@ -420,6 +420,15 @@ if [ "$MODE" = gen ]; then
       done
     done
   done
+  for k in 2 8; do # generations a round (default 4 at 4096 wide): more planes, more to exchange
+    for r in 23/3/3 345/2/4 1456/2356/16; do
+      WL_CUDA_RES_K=$k bench bench.txt --engine cuda --kernel best --rule $r --size 4096x4096 --generations 4096 --runs 3 --torus
+    done
+  done
+  for sz in 1024x1024 2048x2048; do # 256 states (8 planes) on res, checked against ref first
+    bench bench.txt --engine cuda --kernel best --rule 12/34/256 --size $sz --generations 4096 --runs 3 --torus --verify
+  done
+  bench bench.txt --engine cuda --kernel best --rule 345/2/4 --size 2048x2048 --time 0.3 --runs 3 --bounded --verify
   for sz in 4096x4096 4000x4000; do
     for m in res tile; do
       WL_CUDA_GEN=$m bench bench.txt --engine cuda --kernel best --rule 23/3/3 --size $sz --generations 4096 --runs 3 --bounded

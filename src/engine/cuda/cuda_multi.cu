@@ -37,6 +37,14 @@
  * tree on the count over leaves chosen by the centre (19 LOP3), and the decay in registers.
  * No shared-memory traffic but the edge rows, where k_gen reads and writes every word.
  *
+ * Small grids (the widths cuda_res.cu runs, up to 4096 cells, heights whose bands fit the
+ * GPU at once) take the res kernel instead, for Moore outer-totalistic rules whose planes
+ * fit a lane's registers (up to 17 states at 4096 cells wide, 256 at 2048: wlcu_res_gen_
+ * prepare says), compiled by NVRTC: the whole grid stays on the chip for up
+ * to 1024 generations a launch, each lane holding its words of F and of E, the bands'
+ * edge rows of every plane exchanged between blocks (cuda_res.cuh).  4.6x k_gen at 4096^2
+ * (23/3/3, H100).  WL_CUDA_GEN=res forces it where it runs; any other value keeps it off.
+ *
  * Larger than Life: per generation, the counts, then the decay of the other states
  * (k_decay, elementwise).  k_ltl_bits, for the Moore neighbourhood up to range 31: counts
  * bit-sliced, 32 cells a word at a time.  A thread takes a word column and walks a strip of
@@ -1146,7 +1154,7 @@ extern "C" wl_status wlcu_multi_clear(wlcu_ctx *c) {
 }
 
 /* Whether the res kernel (cuda_res.cu) runs c's Generations rule: Moore outer-totalistic
- * rules of up to RS_PMAX planes, on the grids res runs, compiled by NVRTC; unless
+ * rules whose planes fit, on the grids res runs, compiled by NVRTC; unless
  * WL_CUDA_GEN forces another kernel. */
 static int gen_res(wlcu_ctx *c, const wlcu_multi *m, const char *force) {
     const wlcu_mrule *ru = &m->rule;

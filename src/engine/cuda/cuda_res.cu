@@ -15,6 +15,8 @@
  * totalistic one as its 5-input network on the adders' sums (rule 2), any other (Hensel,
  * MAP) as wl_rnet_synth's network over the nine cell planes (rule 3, the circuit kernel's);
  * without NVRTC, outer-totalistic rules by run-time masks and the others by `circuit`.
+ * Generations rules (cuda_multi.cu calls wlcu_res_gen_prepare / _step): NVRTC only, rule 2
+ * on the firing cells plus the decay of P planes, which the exchange carries too.
  *
  * Knobs (tuning and tests): WL_CUDA_RES_K generations per round (default: default_k),
  * WL_CUDA_RES_NR rows per warp (one of the compiled shapes), WL_CUDA_RES_TAG the first
@@ -223,8 +225,8 @@ extern "C" wl_status wlcu_res_gen_prepare(wlcu_ctx *c, unsigned P, unsigned stat
                         (unsigned long long)c->w, (unsigned long long)c->h,
                         c->torus ? "torus" : "bounded", why);
     if (P > RS_PMAX)
-        return wl_error(WL_ERR_UNAVAILABLE, "cuda res holds at most %d planes of decay (%u "
-                        "states), not %u", RS_PMAX, (1u << RS_PMAX) + 1, P);
+        return wl_error(WL_ERR_UNAVAILABLE, "cuda res holds at most %d planes of decay, not %u",
+                        RS_PMAX, P);
     /* the lane's words of F and E: past 100 (or at 8 words a lane) ptxas spills registers
      * (sm_90: 4 x 5 rows x 5 planes none, 4 x 9 x 3 and 8 x 6 x 2 a few, 8 x 9 x 2 kilobytes) */
     if (m * shapes[pick].nr * (1 + (int)P) > 100 || m > 4)

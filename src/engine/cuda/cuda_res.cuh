@@ -50,7 +50,7 @@
 #define RS_KMAX 8        /* the most generations per round (rows of halo) */
 #define RS_NRMAX 17      /* the most rows a warp holds */
 #define RS_MAX_GENS 1024 /* generations per launch */
-#define RS_PMAX 4        /* Generations: the most planes of E (17 states) */
+#define RS_PMAX 8        /* Generations: the most planes of E (256 states) */
 
 /* What every block of a launch needs (one kernel parameter). */
 typedef struct rs_args {

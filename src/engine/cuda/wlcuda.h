@@ -184,7 +184,8 @@ wl_status wlcu_res_step(wlcu_ctx *c, unsigned gens);
 unsigned wlcu_res_max_gens(const wlcu_ctx *c);
 /* res for a Generations rule of P planes of decay and `states` states, outer-totalistic on
  * the Moore neighbourhood (birth and survive masks in c->birth, c->survive), compiled by
- * NVRTC; WL_ERR_UNAVAILABLE when res does not run it (the grid, P > 4, no NVRTC).  step:
+ * NVRTC; WL_ERR_UNAVAILABLE when res does not run it (the grid, planes that do not fit a
+ * lane, no NVRTC).  step:
  * gens (<= wlcu_res_max_gens) generations from (cur, ein) to (nxt, eout), E's P planes of
  * nw x h words each. */
 wl_status wlcu_res_gen_prepare(wlcu_ctx *c, unsigned P, unsigned states);
