@@ -33,6 +33,9 @@
  * BENCHMARKS.md, "res"): 8 for grids up to 2048 cells wide, 4 for wider ones. */
 static int default_k(int m) { return m <= 2 ? 8 : 4; }
 
+/* Generations: the most words of F and E a lane holds (see wlcu_res_gen_prepare). */
+#define RS_GEN_WORDS 100
+
 typedef void (*rs_fn)(rs_args);
 
 #define RS_KERNEL(name, M, NR, RULE)                                                        \
@@ -86,14 +89,14 @@ static int plan_blocks(const wlcu_ctx *c, int i, int kk, int64_t capacity) {
 }
 
 /* The plan of c's grid: the words a lane *m (0: the width is not run), generations a round
- * *kk, the shape *pick (-1: none; *why says what is missing) and its bands *nb, the
- * multiprocessors *sms. */
-static wl_status plan(wlcu_ctx *c, int *m_out, int *kk_out, int *pick_out, int *nb_out,
-                      int *sms_out, const char **why_out) {
+ * *kk (WL_CUDA_RES_K, else kk_want, else default_k), the shape *pick (-1: none; *why says
+ * what is missing) and its bands *nb, the multiprocessors *sms. */
+static wl_status plan(wlcu_ctx *c, int kk_want, int *m_out, int *kk_out, int *pick_out,
+                      int *nb_out, int *sms_out, const char **why_out) {
     int m = 0;
     for (int mm = 1; mm <= RS_MMAX && !m; mm *= 2)
         if (c->torus ? c->w == (uint64_t)1024 * mm : c->nw <= (uint64_t)32 * mm) m = mm;
-    int kk = env_int("WL_CUDA_RES_K", default_k(m));
+    int kk = env_int("WL_CUDA_RES_K", kk_want ? kk_want : default_k(m));
     if (kk < 1) kk = 1;
     if (kk > RS_KMAX) kk = RS_KMAX;
     int sms = 0, coop = 0;
@@ -170,7 +173,7 @@ extern "C" wl_status wlcu_res_prepare(wlcu_ctx *c) {
     c->res_fn = NULL;
     int m, kk, pick, nb, sms;
     const char *why;
-    wl_status ps = plan(c, &m, &kk, &pick, &nb, &sms, &why);
+    wl_status ps = plan(c, 0, &m, &kk, &pick, &nb, &sms, &why);
     if (ps) return ps;
     if (pick < 0) {
         const char *other = c->totalistic ? "wave" : "circuit";
@@ -218,7 +221,11 @@ extern "C" wl_status wlcu_res_gen_prepare(wlcu_ctx *c, unsigned P, unsigned stat
     c->res_fn = c->res_rtc = NULL;
     int m, kk, pick, nb, sms;
     const char *why;
-    wl_status s = plan(c, &m, &kk, &pick, &nb, &sms, &why);
+    /* 8 generations a round where the lane's words fit (two to five planes at 4096 cells
+     * wide: 23/3/3 1.33e13 CUpS against 1.22e13 with 4, 345/2/4 8.8e12 against 8.5e12) */
+    wl_status s = plan(c, RS_KMAX, &m, &kk, &pick, &nb, &sms, &why);
+    if (!s && (pick < 0 || m * shapes[pick].nr * (1 + (int)P) > RS_GEN_WORDS))
+        s = plan(c, 0, &m, &kk, &pick, &nb, &sms, &why);
     if (s) return s;
     if (pick < 0)
         return wl_error(WL_ERR_UNAVAILABLE, "cuda res does not run a %llu x %llu %s grid (%s)",
@@ -229,7 +236,7 @@ extern "C" wl_status wlcu_res_gen_prepare(wlcu_ctx *c, unsigned P, unsigned stat
                         RS_PMAX, P);
     /* the lane's words of F and E: past 100 (or at 8 words a lane) ptxas spills registers
      * (sm_90: 4 x 5 rows x 5 planes none, 4 x 9 x 3 and 8 x 6 x 2 a few, 8 x 9 x 2 kilobytes) */
-    if (m * shapes[pick].nr * (1 + (int)P) > 100 || m > 4)
+    if (m * shapes[pick].nr * (1 + (int)P) > RS_GEN_WORDS || m > 4)
         return wl_error(WL_ERR_UNAVAILABLE, "cuda res: a lane would hold %d words of %u planes",
                         m * shapes[pick].nr, 1 + P);
     if (no_rtc()) return wl_error(WL_ERR_UNAVAILABLE, "cuda res: WL_CUDA_NO_NVRTC");
