@@ -425,6 +425,16 @@ if [ "$MODE" = gen ]; then
       WL_CUDA_RES_K=$k bench bench.txt --engine cuda --kernel best --rule $r --size 4096x4096 --generations 4096 --runs 3 --torus
     done
   done
+  # other neighbourhoods and tables: res with the network over the nine cells (rule 3)
+  GMAP="MAPKQn+mVX1p6OSui7lDtNN3GI/2CAF8Iov1l0ALDHLdcm/Wuelc0momdo5J76Enmzmzmc3P2RQCEY346wVC9OGEQ/3"
+  for r in 345/2/4H 013/2/3V "$GMAP"; do
+    for n in 2048 4096; do
+      for m in res tile; do
+        WL_CUDA_GEN=$m bench bench.txt --engine cuda --kernel best --rule "$r" --size ${n}x${n} --generations 4096 --runs 3 --torus
+      done
+    done
+    bench bench.txt --engine cuda --kernel best --rule "$r" --size 2048x2048 --time 0.3 --runs 3 --bounded --verify
+  done
   for sz in 1024x1024 2048x2048; do # 256 states (8 planes) on res, checked against ref first
     bench bench.txt --engine cuda --kernel best --rule 12/34/256 --size $sz --generations 4096 --runs 3 --torus --verify
   done

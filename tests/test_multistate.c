@@ -216,8 +216,9 @@ static void test_engines(int quick) {
             wl_rule rule;
             random_rule(kind, &rule, text, sizeof text);
             uint64_t w = 1 + rnd(round % 3 == 0 ? 9 : 90), h = 1 + rnd(round % 3 == 0 ? 9 : 70);
+            const int gen = kind == K_GEN || kind == K_GEN_MAP || kind == K_GEN_NH;
             if (round == rounds) { /* (Generations: two in three a width cuda's res runs) */
-                unsigned pick = kind == K_GEN ? (unsigned)rnd(3) : 0;
+                unsigned pick = gen ? (unsigned)rnd(3) : 0;
                 w = pick ? 1024u << pick : 2000 + rnd(200);
                 h = 200 + rnd(60);
             }
@@ -240,7 +241,7 @@ static void test_engines(int quick) {
                     static const char *const ltl_modes[] = {NULL, "bits", "tile", "bits0"};
                     int cuda = !strcmp(name, "cuda");
                     const char *var = kind == K_LTL ? "WL_CUDA_LTL" : "WL_CUDA_GEN";
-                    int modes = !cuda ? 1 : kind == K_GEN ? 5 : kind == K_LTL ? 4 : 1;
+                    int modes = !cuda ? 1 : gen ? 5 : kind == K_LTL ? 4 : 1;
                     for (int md = 0; md < modes; md++) {
                         const char *mode = kind == K_LTL ? ltl_modes[md] : gen_modes[md];
                         if (mode) setenv(var, mode, 1);

@@ -38,9 +38,11 @@
  * No shared-memory traffic but the edge rows, where k_gen reads and writes every word.
  *
  * Small grids (the widths cuda_res.cu runs, up to 4096 cells, heights whose bands fit the
- * GPU at once) take the res kernel instead, for Moore outer-totalistic rules whose planes
- * fit a lane's registers (up to 17 states at 4096 cells wide, 256 at 2048: wlcu_res_gen_
- * prepare says), compiled by NVRTC: the whole grid stays on the chip for up
+ * GPU at once) take the res kernel instead, for every rule whose planes fit a lane's
+ * registers (up to 17 states at 4096 cells wide, 256 at 2048: wlcu_res_gen_prepare says),
+ * compiled by NVRTC (Moore outer-totalistic rules as their 5-input network on the adders'
+ * sums, hexagonal, von Neumann and MAP tables as the circuit kernel's network over the
+ * nine cells): the whole grid stays on the chip for up
  * to 1024 generations a launch, each lane holding its words of F and of E, the bands'
  * edge rows of every plane exchanged between blocks (cuda_res.cuh).  4.6x k_gen at 4096^2
  * (23/3/3, H100).  WL_CUDA_GEN=res forces it where it runs; any other value keeps it off.
@@ -1153,15 +1155,17 @@ extern "C" wl_status wlcu_multi_clear(wlcu_ctx *c) {
     return WL_OK;
 }
 
-/* Whether the res kernel (cuda_res.cu) runs c's Generations rule: Moore outer-totalistic
- * rules whose planes fit, on the grids res runs, compiled by NVRTC; unless
+/* Whether the res kernel (cuda_res.cu) runs c's Generations rule (any whose planes fit: Moore
+ * outer-totalistic ones as their 5-input network, hexagonal, von Neumann and MAP tables as
+ * a network over the nine cells), on the grids res runs, compiled by NVRTC; unless
  * WL_CUDA_GEN forces another kernel. */
 static int gen_res(wlcu_ctx *c, const wlcu_multi *m, const char *force) {
     const wlcu_mrule *ru = &m->rule;
-    if ((force && strcmp(force, "res")) || ru->table_rule || ru->nbmask != 0x1EFu) return 0;
-    c->birth = (uint16_t)ru->birth; /* the masks NVRTC builds the rule's network from */
+    if (force && strcmp(force, "res")) return 0;
+    const int moore = !ru->table_rule && ru->nbmask == 0x1EFu;
+    c->birth = (uint16_t)ru->birth; /* the masks NVRTC builds a Moore rule's network from */
     c->survive = (uint16_t)ru->survive;
-    if (wlcu_res_gen_prepare(c, ru->P, ru->states) == WL_OK) return 1;
+    if (wlcu_res_gen_prepare(c, ru->P, ru->states, !moore) == WL_OK) return 1;
     if (c->verbose)
         fprintf(stderr, "warplife: cuda generations: not by res (%s)\n", wl_last_error());
     wl_clear_error();

@@ -16,7 +16,8 @@
  * MAP) as wl_rnet_synth's network over the nine cell planes (rule 3, the circuit kernel's);
  * without NVRTC, outer-totalistic rules by run-time masks and the others by `circuit`.
  * Generations rules (cuda_multi.cu calls wlcu_res_gen_prepare / _step): NVRTC only, rule 2
- * on the firing cells plus the decay of P planes, which the exchange carries too.
+ * (Moore outer-totalistic) or 3 (any other table) on the firing cells plus the decay of P
+ * planes, which the exchange carries too.
  *
  * Knobs (tuning and tests): WL_CUDA_RES_K generations per round (default: default_k),
  * WL_CUDA_RES_NR rows per warp (one of the compiled shapes), WL_CUDA_RES_TAG the first
@@ -217,7 +218,8 @@ extern "C" wl_status wlcu_res_prepare(wlcu_ctx *c) {
     return adopt(c, pick, nb, kk);
 }
 
-extern "C" wl_status wlcu_res_gen_prepare(wlcu_ctx *c, unsigned P, unsigned states) {
+extern "C" wl_status wlcu_res_gen_prepare(wlcu_ctx *c, unsigned P, unsigned states,
+                                          int circuit) {
     c->res_fn = c->res_rtc = NULL;
     int m, kk, pick, nb, sms;
     const char *why;
@@ -240,10 +242,13 @@ extern "C" wl_status wlcu_res_gen_prepare(wlcu_ctx *c, unsigned P, unsigned stat
         return wl_error(WL_ERR_UNAVAILABLE, "cuda res: a lane would hold %d words of %u planes",
                         m * shapes[pick].nr, 1 + P);
     if (no_rtc()) return wl_error(WL_ERR_UNAVAILABLE, "cuda res: WL_CUDA_NO_NVRTC");
+    if (circuit && !c->rnet_synth)
+        return wl_error(WL_ERR_UNAVAILABLE, "cuda res: no network synthesiser");
     c->res_planes = (int)P;
     c->res_last = states - 1;
     int per_sm = 0;
-    s = wlcu_rtc_kernel(c, WLCU_RTC_RES_GEN, 0, shapes[pick].nr, m, &c->res_rtc, &per_sm);
+    s = wlcu_rtc_kernel(c, circuit ? WLCU_RTC_RES_GEN_CIRCUIT : WLCU_RTC_RES_GEN, 0,
+                        shapes[pick].nr, m, &c->res_rtc, &per_sm);
     if (s) return s;
     if ((int64_t)nb > (int64_t)sms * per_sm) {
         c->res_rtc = NULL;

@@ -344,6 +344,8 @@ static void rtc_key(wl_rtc_key *k, int family, const char *src, const char *cons
                               ? "warplife res_circuit cubin 1: rs_rule_kernel(rs_args), rule 3"
                           : family == WLCU_RTC_RES_GEN
                               ? "warplife res_gen cubin 1: rs_rule_kernel(rs_args), rule 2, P"
+                          : family == WLCU_RTC_RES_GEN_CIRCUIT
+                              ? "warplife res_gen cubin 1: rs_rule_kernel(rs_args), rule 3, P"
                               : "warplife wave_rule cubin 1: wv_rule_kernel(in, out, w, h, nw, "
                                 "torus, strips, chunks, hc, birth, survive)");
     wl_rtc_key_add_str(k, src);
@@ -355,7 +357,7 @@ static void rtc_key(wl_rtc_key *k, int family, const char *src, const char *cons
 /* The families of the res kernel (cuda_res.cuh: rs_rule_kernel). */
 static int res_family(int family) {
     return family == WLCU_RTC_RES || family == WLCU_RTC_RES_CIRCUIT ||
-           family == WLCU_RTC_RES_GEN;
+           family == WLCU_RTC_RES_GEN || family == WLCU_RTC_RES_GEN_CIRCUIT;
 }
 
 /* Loads a cubin and finds the kernel; 1 on success (on failure no module is left loaded). */
@@ -415,8 +417,9 @@ static void kernel_text(int family, int kk, int nr, int wb, int planes, char *bu
         snprintf(buf, cap,
                  "extern \"C\" __global__ void __launch_bounds__(32 * %d, 1)\n"
                  "rs_rule_kernel(rs_args a) { rs_body(a, %d, %d, %d, %d, %d); }\n",
-                 RS_WB, wb, RS_WB, nr, family == WLCU_RTC_RES_CIRCUIT ? 3 : 2,
-                 family == WLCU_RTC_RES_GEN ? planes : 0);
+                 RS_WB, wb, RS_WB, nr,
+                 family == WLCU_RTC_RES_CIRCUIT || family == WLCU_RTC_RES_GEN_CIRCUIT ? 3 : 2,
+                 family == WLCU_RTC_RES_GEN || family == WLCU_RTC_RES_GEN_CIRCUIT ? planes : 0);
         return;
     }
     if (family == WLCU_RTC_PAIR) {
@@ -453,9 +456,11 @@ static void kernel_text(int family, int kk, int nr, int wb, int planes, char *bu
 static wl_status build(wlcu_ctx *c, int family, int kk, int nr, int wb, CUfunction *fn,
                        int *per_sm) {
     const int res = res_family(family);
-    const int circuit = family == WLCU_RTC_CIRCUIT || family == WLCU_RTC_RES_CIRCUIT;
+    const int circuit = family == WLCU_RTC_CIRCUIT || family == WLCU_RTC_RES_CIRCUIT ||
+                        family == WLCU_RTC_RES_GEN_CIRCUIT;
     const char *fam = family == WLCU_RTC_PAIR ? "lop3p"
                       : family == WLCU_RTC_RES_GEN ? "res generations"
+                      : family == WLCU_RTC_RES_GEN_CIRCUIT ? "res generations circuit"
                       : res                   ? (circuit ? "res circuit" : "res")
                       : circuit               ? "circuit"
                                               : "wave";

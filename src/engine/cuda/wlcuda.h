@@ -61,8 +61,9 @@ enum wlcu_rtc_family {
     WLCU_RTC_CIRCUIT,
     WLCU_RTC_RES,        /* res with an outer-totalistic rule's network (rule 2) */
     WLCU_RTC_RES_CIRCUIT, /* res with any rule's network over the nine cells (rule 3) */
-    WLCU_RTC_RES_GEN     /* res with a Generations rule (rule 2, c->res_planes planes of
-                          * decay wrapping at c->res_last) */
+    WLCU_RTC_RES_GEN,    /* res with a Generations rule (rule 2, c->res_planes planes of
+                          * decay wrapping at c->res_last) ... */
+    WLCU_RTC_RES_GEN_CIRCUIT /* ... and with any Generations table (rule 3) */
 };
 
 typedef struct wlcu_ctx {
@@ -182,13 +183,14 @@ unsigned wlcu_wave_max_gens(const wlcu_ctx *c);
 wl_status wlcu_res_prepare(wlcu_ctx *c);
 wl_status wlcu_res_step(wlcu_ctx *c, unsigned gens);
 unsigned wlcu_res_max_gens(const wlcu_ctx *c);
-/* res for a Generations rule of P planes of decay and `states` states, outer-totalistic on
- * the Moore neighbourhood (birth and survive masks in c->birth, c->survive), compiled by
- * NVRTC; WL_ERR_UNAVAILABLE when res does not run it (the grid, planes that do not fit a
- * lane, no NVRTC).  step:
+/* res for a Generations rule of P planes of decay and `states` states, compiled by NVRTC:
+ * outer-totalistic on the Moore neighbourhood (birth and survive masks in c->birth,
+ * c->survive) as its 5-input network, or (circuit) any other table (hexagonal, von
+ * Neumann, MAP) as wl_rnet_synth's network over the nine cells; WL_ERR_UNAVAILABLE when res
+ * does not run it (the grid, planes that do not fit a lane, no NVRTC).  step:
  * gens (<= wlcu_res_max_gens) generations from (cur, ein) to (nxt, eout), E's P planes of
  * nw x h words each. */
-wl_status wlcu_res_gen_prepare(wlcu_ctx *c, unsigned P, unsigned states);
+wl_status wlcu_res_gen_prepare(wlcu_ctx *c, unsigned P, unsigned states, int circuit);
 wl_status wlcu_res_gen_step(wlcu_ctx *c, unsigned gens, const uint32_t *ein, uint32_t *eout);
 /* cuda_pair.cu: the lop3p kernel on the pair layout.  prepare picks the instance for c's
  * rule (compiled-in Life, NVRTC, or run-time masks) once, after wlcu_init; step launches
