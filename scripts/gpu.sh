@@ -4,7 +4,7 @@
 # writes every log under $OUT (default ./gpu-out).  The last thing it prints is a short
 # summary table.
 #
-# usage: scripts/gpu.sh [all|test|bench|quick|opencl|lop3v|pair|wave|wavetune|shapes|sizes|circuit|res|multi|ltl|gen]
+# usage: scripts/gpu.sh [all|test|bench|quick|opencl|lop3v|pair|wave|wavetune|shapes|sizes|circuit|res|multi|ltl|gen|defs]
 #        (default all)
 #   test   build + test_engines --gpu (every cuda kernel vs ref, cell by cell)
 #   bench  build + benchmarks
@@ -37,6 +37,10 @@
 #   gen    build + test_multistate + res's tests, and Generations on small grids: res
 #          (the default where it runs) against the tile and register kernels, 1024^2 ..
 #          8192^2, B3/S23 beside them
+#   defs   build + the NVRTC kernels' tuning defines side by side: for each of
+#          WL_GPU_DEFS ("DEFS;DEFS;..." passed as WL_CUDA_WAVE_DEFS, an empty one first) each
+#          rule of WL_GPU_DEFS_RULES on WL_GPU_DEFS_SIZE, `best`, 4096 generations, torus,
+#          after test_engines of res with those defines on two NVRTC rules
 #   ltl    build + test_multistate, and Larger than Life's Moore kernels side by side
 #          (k_ltl_bits compiled for the range, the one for any rule and k_ltl_tile:
 #          WL_CUDA_LTL=bits|bits0|tile) at ranges 1, 5, 10 and 20
@@ -446,6 +450,18 @@ if [ "$MODE" = gen ]; then
   done
   unset WL_CUDA_VERBOSE
   grep -E "cuda res|generations" "$OUT/bench_stderr.log" | sed 's/in [0-9.]* s/in N s/' | sort | uniq -c | head -20 | tee -a "$SUMMARY"
+fi
+
+if [ "$MODE" = defs ]; then
+  IFS=';' read -r -a dlist <<<";${WL_GPU_DEFS:-}"
+  for d in "${dlist[@]}"; do
+    [ -z "$d" ] || te test_defs.log 100 "WL_CUDA_WAVE_DEFS=$d" --gpu -e cuda -k res -r highlife,hensel1
+    for r in ${WL_GPU_DEFS_RULES:-B36/S23 23/3/3}; do
+      echo "== WL_CUDA_WAVE_DEFS='$d'" >>"$OUT/bench.txt"
+      WL_CUDA_WAVE_DEFS=$d bench bench.txt --engine cuda --kernel best --rule "$r" --size ${WL_GPU_DEFS_SIZE:-4096x4096} --generations 4096 --runs 3 --torus
+    done
+  done
+  fails test_defs.log
 fi
 
 if [ "$MODE" = ltl ]; then

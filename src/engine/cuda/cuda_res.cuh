@@ -51,6 +51,12 @@
 #define RS_NRMAX 17      /* the most rows a warp holds */
 #define RS_MAX_GENS 1024 /* generations per launch */
 #define RS_PMAX 8        /* Generations: the most planes of E (256 states) */
+#ifndef RS_TRAP          /* 1: skip the rows no band row depends on (see rs_body) */
+#define RS_TRAP 0
+#endif
+#ifndef RS_POLL_GROUP    /* planes of the exchange polled together (Generations) */
+#define RS_POLL_GROUP 1
+#endif
 
 /* What every block of a launch needs (one kernel parameter). */
 typedef struct rs_args {
@@ -116,10 +122,11 @@ __device__ __forceinline__ unsigned long long *rs_slot(const rs_args a, int p, i
 
 /* Word m of the lane of plane q (0: F, else E's plane q - 1) of row i, read and set (q a
  * constant after unrolling, so that both stay registers). */
-#define RS_PLANE(q, i, m) ((q) ? ev[(i) - 1][m][(q) ? (q) - 1 : 0] : v[i][m])
+#define RS_EV_AT(q) ((q) && (q) <= RS_PMAX ? (q) - 1 : 0)
+#define RS_PLANE(q, i, m) ((q) ? ev[(i) - 1][m][RS_EV_AT(q)] : v[i][m])
 #define RS_PLANE_SET(q, i, m, x)                                                           \
     do {                                                                                   \
-        if (q) ev[(i) - 1][m][(q) ? (q) - 1 : 0] = (x);                                    \
+        if (q) ev[(i) - 1][m][RS_EV_AT(q)] = (x);                                          \
         else v[i][m] = (x);                                                                \
     } while (0)
 
@@ -174,6 +181,8 @@ __device__ __forceinline__ void rs_body(const rs_args a, const int M, const int 
     const int masks = rowedge || a.colmask;
     const int above = b > 0 ? b - 1 : a.torus ? a.nb - 1 : -1;
     const int below = b < a.nb - 1 ? b + 1 : a.torus ? 0 : -1;
+    const int last_row = 2 * kk + bh - 1; /* the tile's last halo row */
+    (void)last_row;
     int ph = 0;
     const int rounds = (a.gens + kk - 1) / kk;
     for (int r = 0; r < rounds; r++) {
@@ -253,27 +262,38 @@ __device__ __forceinline__ void rs_body(const rs_args a, const int M, const int 
                         nxr[m] = i + 1 == NR ? br[m] : dr[m];
                     }
                 }
+                /* RS_TRAP: rows that no row of the band depends on any more (the halo's outer
+                 * g + 1 rows at generation g of the round, and rows past the halo) keep their
+                 * stale value; warp-uniform */
+                const int t = trow0 + i - 1;
+                const int skip = RS_TRAP && (t < g + 1 || t > last_row - g - 1);
 #pragma unroll
                 for (int m = 0; m < M; m++) {
-                    uint32_t x0, k, y1, y2, n;
-                    WV_LOP3(x0, sa[m], sb[m], sn[m], 0x96);
-                    WV_LOP3(k, sa[m], sb[m], sn[m], 0xE8);
-                    WV_LOP3(y1, ca[m], cb[m], cn[m], 0x96);
-                    WV_LOP3(y2, ca[m], cb[m], cn[m], 0xE8);
+                    uint32_t n = 0;
+                    if (!skip) {
+                        uint32_t x0, k, y1, y2;
+                        WV_LOP3(x0, sa[m], sb[m], sn[m], 0x96);
+                        WV_LOP3(k, sa[m], sb[m], sn[m], 0xE8);
+                        WV_LOP3(y1, ca[m], cb[m], cn[m], 0x96);
+                        WV_LOP3(y2, ca[m], cb[m], cn[m], 0xE8);
+                        if (rule == 3)
+                            WV_CIRCUIT(al[m], ax[m], ar[m], bxl[m], v[i][m], bxr[m], nl[m],
+                                       nx[m], nxr[m], sa[m], ca[m], sb[m], cb[m], sn[m], cn[m],
+                                       x0, k, y1, y2, n);
+                        else
+                            n = wv_next(x0, k, y1, y2, v[i][m], a.birth, a.survive, rule);
+                    }
                     if (rule == 3) {
-                        WV_CIRCUIT(al[m], ax[m], ar[m], bxl[m], v[i][m], bxr[m], nl[m], nx[m],
-                                   nxr[m], sa[m], ca[m], sb[m], cb[m], sn[m], cn[m], x0, k, y1,
-                                   y2, n);
                         al[m] = bxl[m];
                         ax[m] = v[i][m];
                         ar[m] = bxr[m];
                         bxl[m] = nl[m];
                         bxr[m] = nxr[m];
-                    } else {
-                        n = wv_next(x0, k, y1, y2, v[i][m], a.birth, a.survive, rule);
                     }
-                    if (P) WL_GEN_DECAY(n, v[i][m], ev[i - 1][m], P, a.last);
-                    v[i][m] = n;
+                    if (!skip) {
+                        if (P) WL_GEN_DECAY(n, v[i][m], ev[i - 1][m], P, a.last);
+                        v[i][m] = n;
+                    }
                     sa[m] = sb[m];
                     ca[m] = cb[m];
                     sb[m] = sn[m];
@@ -317,44 +337,55 @@ __device__ __forceinline__ void rs_body(const rs_args a, const int M, const int 
                 }
             }
         }
-        /* this warp holds halo rows: take them plane by plane (the later planes have
-         * mostly arrived by the time the first has) */
+        /* this warp holds halo rows: take them RS_POLL_GROUP planes at a time (planes of a
+         * row are consecutive, nw words apart) */
 #pragma unroll
-        for (int pl = 0; pl < NP; pl++) {
+        for (int pl0 = 0; pl0 < NP; pl0 += RS_POLL_GROUP) {
             if (trow0 >= kk && trow0 + NR <= kk + bh) break;
             const unsigned long long *q[RS_NRMAX + 1];
 #pragma unroll
             for (int i = 1; i <= NR; i++) {
                 const int t = trow0 + i - 1;
                 q[i] = 0;
-                if (t < kk && above >= 0) q[i] = rs_slot(a, p, above, 1, t, pl, NP);
+                if (t < kk && above >= 0) q[i] = rs_slot(a, p, above, 1, t, pl0, NP);
                 else if (t >= kk + bh && t < 2 * kk + bh && below >= 0)
-                    q[i] = rs_slot(a, p, below, 0, t - kk - bh, pl, NP);
+                    q[i] = rs_slot(a, p, below, 0, t - kk - bh, pl0, NP);
             }
             /* every word is loaded before any is tested, so that one poll costs one
              * memory latency, not one per word */
             for (;;) {
-                unsigned long long u[RS_NRMAX + 1][RS_MMAX];
+                unsigned long long u[RS_POLL_GROUP][RS_NRMAX + 1][RS_MMAX];
 #pragma unroll
-                for (int i = 1; i <= NR; i++) {
+                for (int gq = 0; gq < RS_POLL_GROUP; gq++) {
 #pragma unroll
-                    for (int m = 0; m < M; m++) {
-                        const uint64_t wd = (uint64_t)lane * M + m;
-                        u[i][m] = q[i] && wd < nw ? rs_ld(q[i] + wd) : hi;
+                    for (int i = 1; i <= NR; i++) {
+#pragma unroll
+                        for (int m = 0; m < M; m++) {
+                            const uint64_t wd = (uint64_t)lane * M + m;
+                            u[gq][i][m] = pl0 + gq < NP && q[i] && wd < nw
+                                              ? rs_ld(q[i] + (uint64_t)gq * nw + wd) : hi;
+                        }
                     }
                 }
                 int ok = 1;
 #pragma unroll
-                for (int i = 1; i <= NR; i++) {
-#pragma unroll
-                    for (int m = 0; m < M; m++) ok &= (unsigned)(u[i][m] >> 32) == tag;
-                }
-                if (__all_sync(WV_FULL, ok)) {
+                for (int gq = 0; gq < RS_POLL_GROUP; gq++) {
 #pragma unroll
                     for (int i = 1; i <= NR; i++) {
 #pragma unroll
-                        for (int m = 0; m < M; m++)
-                            if (q[i]) RS_PLANE_SET(pl, i, m, (uint32_t)u[i][m]);
+                        for (int m = 0; m < M; m++) ok &= (unsigned)(u[gq][i][m] >> 32) == tag;
+                    }
+                }
+                if (__all_sync(WV_FULL, ok)) {
+#pragma unroll
+                    for (int gq = 0; gq < RS_POLL_GROUP; gq++) {
+#pragma unroll
+                        for (int i = 1; i <= NR; i++) {
+#pragma unroll
+                            for (int m = 0; m < M; m++)
+                                if (pl0 + gq < NP && q[i])
+                                    RS_PLANE_SET(pl0 + gq, i, m, (uint32_t)u[gq][i][m]);
+                        }
                     }
                     break;
                 }
