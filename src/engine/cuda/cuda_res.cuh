@@ -51,11 +51,8 @@
 #define RS_NRMAX 17      /* the most rows a warp holds */
 #define RS_MAX_GENS 1024 /* generations per launch */
 #define RS_PMAX 8        /* Generations: the most planes of E (256 states) */
-#ifndef RS_TRAP          /* 1: skip the rows no band row depends on (see rs_body) */
-#define RS_TRAP 0
-#endif
-#ifndef RS_POLL_GROUP    /* planes of the exchange polled together (Generations) */
-#define RS_POLL_GROUP 1
+#ifndef RS_POLL_WIDE     /* Generations of 2 or more planes of E: exchange planes polled */
+#define RS_POLL_WIDE 3   /* together (the others: one at a time), docs/BENCHMARKS.md */
 #endif
 
 /* What every block of a launch needs (one kernel parameter). */
@@ -156,7 +153,8 @@ __device__ __forceinline__ void rs_body(const rs_args a, const int M, const int 
     const uint64_t nw = a.nw;
     uint32_t v[RS_NRMAX + 2][RS_MMAX]; /* (only [1 .. NR][0 .. M - 1] are used) */
     uint32_t ev[RS_NRMAX][RS_MMAX][RS_PMAX + 1]; /* E of row i at ev[i - 1] (P > 0) */
-    const int NP = 1 + P; /* planes exchanged */
+    const int NP = 1 + P; /* planes exchanged ... */
+    const int PG = P >= 2 ? RS_POLL_WIDE : 1; /* ... and polled together */
     uint32_t cm[RS_MMAX]; /* cells of the grid in each word (bounded grids) */
 #pragma unroll
     for (int m = 0; m < M; m++) cm[m] = wl_colmask(a.w, (int64_t)lane * M + m);
@@ -181,8 +179,6 @@ __device__ __forceinline__ void rs_body(const rs_args a, const int M, const int 
     const int masks = rowedge || a.colmask;
     const int above = b > 0 ? b - 1 : a.torus ? a.nb - 1 : -1;
     const int below = b < a.nb - 1 ? b + 1 : a.torus ? 0 : -1;
-    const int last_row = 2 * kk + bh - 1; /* the tile's last halo row */
-    (void)last_row;
     int ph = 0;
     const int rounds = (a.gens + kk - 1) / kk;
     for (int r = 0; r < rounds; r++) {
@@ -262,38 +258,27 @@ __device__ __forceinline__ void rs_body(const rs_args a, const int M, const int 
                         nxr[m] = i + 1 == NR ? br[m] : dr[m];
                     }
                 }
-                /* RS_TRAP: rows that no row of the band depends on any more (the halo's outer
-                 * g + 1 rows at generation g of the round, and rows past the halo) keep their
-                 * stale value; warp-uniform */
-                const int t = trow0 + i - 1;
-                const int skip = RS_TRAP && (t < g + 1 || t > last_row - g - 1);
 #pragma unroll
                 for (int m = 0; m < M; m++) {
-                    uint32_t n = 0;
-                    if (!skip) {
-                        uint32_t x0, k, y1, y2;
-                        WV_LOP3(x0, sa[m], sb[m], sn[m], 0x96);
-                        WV_LOP3(k, sa[m], sb[m], sn[m], 0xE8);
-                        WV_LOP3(y1, ca[m], cb[m], cn[m], 0x96);
-                        WV_LOP3(y2, ca[m], cb[m], cn[m], 0xE8);
-                        if (rule == 3)
-                            WV_CIRCUIT(al[m], ax[m], ar[m], bxl[m], v[i][m], bxr[m], nl[m],
-                                       nx[m], nxr[m], sa[m], ca[m], sb[m], cb[m], sn[m], cn[m],
-                                       x0, k, y1, y2, n);
-                        else
-                            n = wv_next(x0, k, y1, y2, v[i][m], a.birth, a.survive, rule);
-                    }
+                    uint32_t x0, k, y1, y2, n;
+                    WV_LOP3(x0, sa[m], sb[m], sn[m], 0x96);
+                    WV_LOP3(k, sa[m], sb[m], sn[m], 0xE8);
+                    WV_LOP3(y1, ca[m], cb[m], cn[m], 0x96);
+                    WV_LOP3(y2, ca[m], cb[m], cn[m], 0xE8);
                     if (rule == 3) {
+                        WV_CIRCUIT(al[m], ax[m], ar[m], bxl[m], v[i][m], bxr[m], nl[m], nx[m],
+                                   nxr[m], sa[m], ca[m], sb[m], cb[m], sn[m], cn[m], x0, k, y1,
+                                   y2, n);
                         al[m] = bxl[m];
                         ax[m] = v[i][m];
                         ar[m] = bxr[m];
                         bxl[m] = nl[m];
                         bxr[m] = nxr[m];
+                    } else {
+                        n = wv_next(x0, k, y1, y2, v[i][m], a.birth, a.survive, rule);
                     }
-                    if (!skip) {
-                        if (P) WL_GEN_DECAY(n, v[i][m], ev[i - 1][m], P, a.last);
-                        v[i][m] = n;
-                    }
+                    if (P) WL_GEN_DECAY(n, v[i][m], ev[i - 1][m], P, a.last);
+                    v[i][m] = n;
                     sa[m] = sb[m];
                     ca[m] = cb[m];
                     sb[m] = sn[m];
@@ -337,10 +322,10 @@ __device__ __forceinline__ void rs_body(const rs_args a, const int M, const int 
                 }
             }
         }
-        /* this warp holds halo rows: take them RS_POLL_GROUP planes at a time (planes of a
-         * row are consecutive, nw words apart) */
+        /* this warp holds halo rows: take them PG planes at a time (planes of a row are
+         * consecutive, nw words apart) */
 #pragma unroll
-        for (int pl0 = 0; pl0 < NP; pl0 += RS_POLL_GROUP) {
+        for (int pl0 = 0; pl0 < NP; pl0 += PG) {
             if (trow0 >= kk && trow0 + NR <= kk + bh) break;
             const unsigned long long *q[RS_NRMAX + 1];
 #pragma unroll
@@ -354,9 +339,9 @@ __device__ __forceinline__ void rs_body(const rs_args a, const int M, const int 
             /* every word is loaded before any is tested, so that one poll costs one
              * memory latency, not one per word */
             for (;;) {
-                unsigned long long u[RS_POLL_GROUP][RS_NRMAX + 1][RS_MMAX];
+                unsigned long long u[RS_POLL_WIDE][RS_NRMAX + 1][RS_MMAX];
 #pragma unroll
-                for (int gq = 0; gq < RS_POLL_GROUP; gq++) {
+                for (int gq = 0; gq < PG; gq++) {
 #pragma unroll
                     for (int i = 1; i <= NR; i++) {
 #pragma unroll
@@ -369,7 +354,7 @@ __device__ __forceinline__ void rs_body(const rs_args a, const int M, const int 
                 }
                 int ok = 1;
 #pragma unroll
-                for (int gq = 0; gq < RS_POLL_GROUP; gq++) {
+                for (int gq = 0; gq < PG; gq++) {
 #pragma unroll
                     for (int i = 1; i <= NR; i++) {
 #pragma unroll
@@ -378,7 +363,7 @@ __device__ __forceinline__ void rs_body(const rs_args a, const int M, const int 
                 }
                 if (__all_sync(WV_FULL, ok)) {
 #pragma unroll
-                    for (int gq = 0; gq < RS_POLL_GROUP; gq++) {
+                    for (int gq = 0; gq < PG; gq++) {
 #pragma unroll
                         for (int i = 1; i <= NR; i++) {
 #pragma unroll
