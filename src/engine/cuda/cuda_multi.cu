@@ -42,10 +42,10 @@
  * registers (up to 17 states at 4096 cells wide, 256 at 2048: wlcu_res_gen_prepare says),
  * compiled by NVRTC (Moore outer-totalistic rules as their 5-input network on the adders'
  * sums, hexagonal, von Neumann and MAP tables as the circuit kernel's network over the
- * nine cells): the whole grid stays on the chip for up
- * to 1024 generations a launch, each lane holding its words of F and of E, the bands'
- * edge rows of every plane exchanged between blocks (cuda_res.cuh).  4.6x k_gen at 4096^2
- * (23/3/3, H100).  WL_CUDA_GEN=res forces it where it runs; any other value keeps it off.
+ * nine cells): the whole grid stays on the chip for up to 1024 generations a launch, each
+ * lane holding its words of F and of E, the bands' edge rows of every plane exchanged
+ * between blocks (cuda_res.cuh).  3.4x-8.5x k_gen at 4096^2 (H100; 23/3/3 5.1x).
+ * WL_CUDA_GEN=res forces it where it runs; any other value keeps it off.
  *
  * Larger than Life: per generation, the counts, then the decay of the other states
  * (k_decay, elementwise).  k_ltl_bits, for the Moore neighbourhood up to range 31: counts

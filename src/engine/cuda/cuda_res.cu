@@ -223,8 +223,9 @@ extern "C" wl_status wlcu_res_gen_prepare(wlcu_ctx *c, unsigned P, unsigned stat
     c->res_fn = c->res_rtc = NULL;
     int m, kk, pick, nb, sms;
     const char *why;
-    /* 8 generations a round where the lane's words fit (two to five planes at 4096 cells
-     * wide: 23/3/3 1.33e13 CUpS against 1.22e13 with 4, 345/2/4 8.8e12 against 8.5e12) */
+    /* 8 generations a round where the lane's words fit (up to three planes of E at 4096
+     * cells wide: 23/3/3 1.33e13 CUpS against 1.22e13 with 4, 345/2/4 8.8e12 against
+     * 8.5e12, H100) */
     wl_status s = plan(c, RS_KMAX, &m, &kk, &pick, &nb, &sms, &why);
     if (!s && (pick < 0 || m * shapes[pick].nr * (1 + (int)P) > RS_GEN_WORDS))
         s = plan(c, 0, &m, &kk, &pick, &nb, &sms, &why);

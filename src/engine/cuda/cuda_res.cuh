@@ -32,6 +32,11 @@
  * writes a half again two rounds later, after its neighbours have read it (they read it
  * before they publish the round that the block itself waited for).
  *
+ * Generations (P > 0, cuda_multi.cu's rules through wlcu_res_gen_prepare): each lane also
+ * holds its words of the P planes of the decay E; the rule acts on the firing plane F, then
+ * WL_GEN_DECAY (cuda_win.cuh) on the word, and the exchange carries each edge row's F and E
+ * planes (rules of two or more planes of E poll RS_POLL_WIDE planes at once).
+ *
  * Per 32 cells per generation: 2 funnel shifts and 9 LOP3 (B3/S23; wv_next), 2/M shuffles,
  * plus the rows of the halo (2 kk of the band's rows every generation).  Where the time
  * goes (H100, 4096^2, 8 warps of 5 rows, kk = 4): a round computes for about 2.6 us and
@@ -152,7 +157,7 @@ __device__ __forceinline__ void rs_body(const rs_args a, const int M, const int 
     const int64_t gy0 = y0 - kk + trow0;          /* its grid row (virtual) */
     const uint64_t nw = a.nw;
     uint32_t v[RS_NRMAX + 2][RS_MMAX]; /* (only [1 .. NR][0 .. M - 1] are used) */
-    uint32_t ev[RS_NRMAX][RS_MMAX][RS_PMAX + 1]; /* E of row i at ev[i - 1] (P > 0) */
+    uint32_t ev[RS_NRMAX][RS_MMAX][RS_PMAX]; /* E of row i at ev[i - 1] (P > 0) */
     const int NP = 1 + P; /* planes exchanged ... */
     const int PG = P >= 2 ? RS_POLL_WIDE : 1; /* ... and polled together */
     uint32_t cm[RS_MMAX]; /* cells of the grid in each word (bounded grids) */
