@@ -258,6 +258,30 @@ static wl_status parse_body(rle_state *st) {
             if ((e = wl_src_refill(s, &b, &pos, &end))) return e;
             if (pos == end) break;
         }
+        /* A soup's tokens, nearly all: 'b' or 'o' with a count of one digit or none, the
+         * live ones inside the current word.  The count's presence (a coin toss in a soup)
+         * is a conditional move, not a branch, and b and o alternate, so the loop runs
+         * without mispredictions; anything else (longer counts, '$', a run leaving the
+         * word, errors) leaves it for the paths below. */
+        if (!have_count) {
+            while (end - pos >= 2 && x < RLE_COORD_LIMIT / 4) {
+                const unsigned d = (unsigned)(unsigned char)b[pos] - '0';
+                const size_t isd = d < 10;
+                const uint64_t n = isd ? d : 1;
+                const char t = b[pos + isd];
+                if (n == 0) break; /* "0b": the error path's */
+                if (t == 'b' || t == '.') {
+                    x += n;
+                } else if ((t == 'o' || t == 'A') && x - wlo + n <= 64) {
+                    *word |= (((uint64_t)1 << n) - 1) << (x - wlo);
+                    x += n;
+                } else {
+                    break;
+                }
+                pos += 1 + isd;
+            }
+            if (pos == end) continue;
+        }
         char c = b[pos];
         /* The commonest token of a soup: a count of a few digits and 'b' or 'o', whole in
          * the window and in range, read at once (the switch below costs a mispredicted
