@@ -265,9 +265,10 @@ static wl_status parse_body(rle_state *st) {
          * word, errors) leaves it for the paths below. */
         if (!have_count) {
             while (end - pos >= 2 && x < RLE_COORD_LIMIT / 4) {
-                const unsigned d = (unsigned)(unsigned char)b[pos] - '0';
-                const size_t isd = d < 10;
-                const uint64_t n = isd ? d : 1;
+                const uint64_t d = (uint64_t)(unsigned char)b[pos] - '0';
+                const uint64_t isd = d < 10, keep = 0 - isd; /* all ones with a digit */
+                const uint64_t n = (d & keep) | (1 & ~keep);  /* (masks: gcc made a branch
+                                                               * of `isd ? d : 1`) */
                 const char t = b[pos + isd];
                 if (n == 0) break; /* "0b": the error path's */
                 if (t == 'b' || t == '.') {
