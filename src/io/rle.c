@@ -260,7 +260,7 @@ static wl_status parse_body(rle_state *st) {
         }
         /* A soup's tokens, nearly all: 'b' or 'o' with a count of one digit or none, the
          * live ones inside the current word.  The count's presence (a coin toss in a soup)
-         * is a conditional move, not a branch, and b and o alternate, so the loop runs
+         * is computed by masks, not a branch, and b and o alternate, so the loop runs
          * without mispredictions; anything else (longer counts, '$', a run leaving the
          * word, errors) leaves it for the paths below. */
         if (!have_count) {
