@@ -342,6 +342,60 @@ static void test_round_trips(unsigned long long seed, int quick) {
     }
 }
 
+/* RLE bodies of random tokens (b, o, '.', 'A', counts of one and two digits, '$' with and
+ * without counts, line breaks) against a decoder written here, cell by cell: the reader's
+ * short paths for soup tokens must give what the general path gives. */
+static void test_rle_tokens(unsigned long long seed) {
+    enum { W = 150, H = 12 };
+    uint64_t st = seed ^ 0x7e57;
+    for (int round = 0; round < 24; round++) {
+        static unsigned char want[H][W];
+        memset(want, 0, sizeof want);
+        char body[8192];
+        size_t n = 0;
+        int x = 0, y = 0, line = 0;
+        while (y < H && n + 16 < sizeof body) {
+            uint64_t r = wl_splitmix64(&st);
+            if (r % 23 == 0 || x >= W - 12) { /* end of row(s) */
+                int k = 1 + (int)(r % 5 == 0);
+                if (y + k > H) break;
+                n += (size_t)(k > 1 ? snprintf(body + n, 4, "%d$", k) : snprintf(body + n, 4, "$"));
+                y += k;
+                x = 0;
+            } else {
+                int cnt = r / 7 % 3 == 0 ? 1 + (int)(r / 11 % 9) : r / 7 % 17 == 1 ? 10 : 1;
+                static const char tags[] = "bo.A";
+                char t = tags[r / 13 % 4];
+                if (cnt > 1 || r / 17 % 9 == 0) n += (size_t)snprintf(body + n, 4, "%d", cnt);
+                body[n++] = t;
+                for (int i = 0; i < cnt; i++)
+                    if (t == 'o' || t == 'A') want[y][x + i] = 1;
+                x += cnt;
+            }
+            if (n - (size_t)line > 60) { /* line breaks, inside tokens too */
+                body[n++] = '\n';
+                line = (int)n;
+            }
+        }
+        body[n++] = '!';
+        body[n] = 0;
+        char text[8300];
+        int len = snprintf(text, sizeof text, "x = %d, y = %d, rule = B3/S23\n%s\n", W, H, body);
+        wl_pattern *p = NULL;
+        WL_CHECK_OK(wl_pattern_read_mem(text, (size_t)len, "tokens.rle", &p));
+        uint64_t pop = 0, wrong = 0;
+        for (int yy = 0; yy < H; yy++)
+            for (int xx = 0; xx < W; xx++) {
+                pop += want[yy][xx];
+                wrong += p && wl_pattern_get(p, xx, yy) != want[yy][xx];
+            }
+        WL_CHECK(p && !wrong && wl_pattern_population(p) == pop,
+                 "RLE tokens, round %d: %llu cells differ from the decoder's (%s)", round,
+                 (unsigned long long)wrong, text);
+        wl_pattern_free(p);
+    }
+}
+
 static void test_empty_and_repetitive(void) {
     wl_pattern *p = wl_pattern_new();
     for (size_t f = 0; f < sizeof all_formats / sizeof all_formats[0]; f++) {
@@ -722,6 +776,7 @@ int main(void) {
         test_bad();
         test_deep_macrocell();
         test_empty_and_repetitive();
+        test_rle_tokens(seed + w);
         if (windows[w] && (w == 1 || w == 7)) test_gzip(seed + w);
     }
     unsetenv("WL_IO_WINDOW");
