@@ -308,6 +308,11 @@ void cpu_multi_decay_tile(void *arg, const uint64_t *f, uint64_t *fn, uint64_t y
                           size_t w0, size_t words) {
     const cpu_multi *m = arg;
     if (!m->P) return;
+    if (w0 == 0 && words == m->S) { /* whole rows: one run of words (a call per row cost
+                                     * its set-up per 64 words of a 4096-wide grid) */
+        decay_words(m, f, fn, (size_t)y0 * m->S, (size_t)(y0 + rows) * m->S);
+        return;
+    }
     for (size_t j = 0; j < rows; j++) {
         size_t at = (size_t)(y0 + j) * m->S + w0;
         decay_words(m, f, fn, at, at + words);
