@@ -560,36 +560,49 @@ typedef struct dense_out_job {
 
 static void dense_out_strip(void *arg, uint64_t y0, size_t rows, size_t w0, size_t words,
                             const uint64_t *const gen[3], size_t pitch) {
+    enum { CHUNK = 32 }; /* tiles written side by side, row by row */
     const dense_out_job *jb = arg;
     const int64_t i0 = (int64_t)w0 - jb->ox, i1 = i0 + (int64_t)words; /* interior columns */
     const int64_t lo = i0 > 0 ? i0 : 0, hi = i1 < (int64_t)jb->ni ? i1 : (int64_t)jb->ni;
+    const unsigned q = jb->q;
     for (uint64_t y = y0; y < y0 + rows && lo < hi;) {
         const int64_t j = (int64_t)(y / WL_TILE) - jb->oy; /* the interior's tile row */
         const unsigned r0 = (unsigned)(y % WL_TILE);
         const uint64_t left = y0 + rows - y; /* rows of the strip from y */
         const unsigned r1 = left < WL_TILE - r0 ? r0 + (unsigned)left : WL_TILE;
-        if (j >= 0 && j < (int64_t)jb->nj)
-            for (int64_t i = lo; i < hi; i++) {
-                sp_dense_out *o = &jb->c->dense_out[(size_t)j * jb->ni + (size_t)i];
-                uint64_t(*tr)[WL_TILE] = o->t->rows;
-                const size_t at = (size_t)(y - y0) * pitch + (size_t)(i - i0);
-                uint64_t chg = 0, chg_w = 0, chg_e = 0;
-                for (unsigned r = r0; r < r1; r++) {
-                    const size_t a = at + (r - r0) * pitch;
-                    const uint64_t now = gen[2][a];
-                    const uint64_t x = now ^ (gen[0] ? gen[0][a] : tr[jb->q][r]);
-                    const uint64_t bit = (uint64_t)1 << r;
-                    tr[jb->q][r] = now;
-                    tr[jb->q ^ 1][r] = gen[1][a];
-                    chg |= x ? bit : 0;
-                    chg_w |= (x & 1) ? bit : 0;
-                    chg_e |= (x >> 63) ? bit : 0;
-                }
-                /* (a tile's rows may come in two strips, on two threads) */
-                if (chg) __atomic_fetch_or(&o->chg, chg, __ATOMIC_RELAXED);
-                if (chg_w) __atomic_fetch_or(&o->chg_w, chg_w, __ATOMIC_RELAXED);
-                if (chg_e) __atomic_fetch_or(&o->chg_e, chg_e, __ATOMIC_RELAXED);
+        /* a chunk of the tile row's tiles at a time, a row at a time across them: the
+         * grid's rows are read in order and each tile's lines are written while in cache
+         * (a tile at a time walked the grid's columns, a line per word) */
+        for (int64_t k0 = lo; j >= 0 && j < (int64_t)jb->nj && k0 < hi; k0 += CHUNK) {
+            const int n = hi - k0 < CHUNK ? (int)(hi - k0) : CHUNK;
+            sp_dense_out *o = &jb->c->dense_out[(size_t)j * jb->ni + (size_t)k0];
+            uint64_t *now_rows[CHUNK], *prev_rows[CHUNK];
+            uint64_t chg[CHUNK] = {0}, chg_w[CHUNK] = {0}, chg_e[CHUNK] = {0};
+            for (int k = 0; k < n; k++) {
+                now_rows[k] = o[k].t->rows[q];
+                prev_rows[k] = o[k].t->rows[q ^ 1];
             }
+            for (unsigned r = r0; r < r1; r++) {
+                const size_t a = (size_t)(y - y0 + r - r0) * pitch + (size_t)(k0 - i0);
+                const uint64_t *g2 = gen[2] + a, *g1 = gen[1] + a;
+                const uint64_t *g0 = gen[0] ? gen[0] + a : NULL;
+                for (int k = 0; k < n; k++) {
+                    const uint64_t now = g2[k];
+                    const uint64_t x = now ^ (g0 ? g0[k] : now_rows[k][r]);
+                    now_rows[k][r] = now;
+                    prev_rows[k][r] = g1[k];
+                    chg[k] |= (uint64_t)(x != 0) << r;
+                    chg_w[k] |= (x & 1) << r;
+                    chg_e[k] |= (x >> 63) << r;
+                }
+            }
+            /* (a tile's rows may come in two strips, on two threads) */
+            for (int k = 0; k < n; k++) {
+                if (chg[k]) __atomic_fetch_or(&o[k].chg, chg[k], __ATOMIC_RELAXED);
+                if (chg_w[k]) __atomic_fetch_or(&o[k].chg_w, chg_w[k], __ATOMIC_RELAXED);
+                if (chg_e[k]) __atomic_fetch_or(&o[k].chg_e, chg_e[k], __ATOMIC_RELAXED);
+            }
+        }
         y += r1 - r0;
     }
 }
