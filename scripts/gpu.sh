@@ -35,8 +35,8 @@
 #          --quick -e cuda, and the benchmarks of the multi-state kernels (Generations and
 #          Larger than Life on 4096^2 and larger soups, B3/S23 beside them)
 #   gen    build + test_multistate + res's tests, and Generations on small grids: res
-#          (the default where it runs) against the tile and register kernels, 1024^2 ..
-#          8192^2, B3/S23 beside them
+#          with its decay one-hot (the default for up to 3 decaying states) against binary
+#          (WL_CUDA_RES_ONEHOT=0), 2048^2 and 4096^2, B3/S23 beside them
 #   defs   build + the NVRTC kernels' tuning defines side by side: for each of
 #          WL_GPU_DEFS ("DEFS;DEFS;..." passed as WL_CUDA_WAVE_DEFS, an empty one first) each
 #          rule of WL_GPU_DEFS_RULES on WL_GPU_DEFS_SIZE, `best`, 4096 generations, torus,
@@ -163,7 +163,7 @@ fi
 bench() { # bench LOGNAME ARGS...: runs warplife bench, keeps the table lines
   local log=$OUT/$1
   shift
-  echo "== ${WL_CUDA_LOP3:+WL_CUDA_LOP3=$WL_CUDA_LOP3 }${WL_CUDA_LOP3V:+WL_CUDA_LOP3V=$WL_CUDA_LOP3V }${WL_CUDA_GEN:+WL_CUDA_GEN=$WL_CUDA_GEN }${WL_CUDA_LTL:+WL_CUDA_LTL=$WL_CUDA_LTL }${WL_CUDA_RES_K:+WL_CUDA_RES_K=$WL_CUDA_RES_K }${WL_CUDA_RES_NR:+WL_CUDA_RES_NR=$WL_CUDA_RES_NR }warplife bench $*" >>"$log"
+  echo "== ${WL_CUDA_LOP3:+WL_CUDA_LOP3=$WL_CUDA_LOP3 }${WL_CUDA_LOP3V:+WL_CUDA_LOP3V=$WL_CUDA_LOP3V }${WL_CUDA_GEN:+WL_CUDA_GEN=$WL_CUDA_GEN }${WL_CUDA_LTL:+WL_CUDA_LTL=$WL_CUDA_LTL }${WL_CUDA_RES_K:+WL_CUDA_RES_K=$WL_CUDA_RES_K }${WL_CUDA_RES_NR:+WL_CUDA_RES_NR=$WL_CUDA_RES_NR }${WL_CUDA_RES_ONEHOT:+WL_CUDA_RES_ONEHOT=$WL_CUDA_RES_ONEHOT }warplife bench $*" >>"$log"
   timeout 240 "$WL" bench "$@" >>"$log" 2>>"$OUT/bench_stderr.log"
   echo "rc=$?" >>"$log"
 }
@@ -414,42 +414,28 @@ fi
 
 if [ "$MODE" = gen ]; then
   export WL_CUDA_VERBOSE=1 # plans and NVRTC times on stderr (bench_stderr.log)
-  for n in 1024 2048 4096; do
-    bench bench.txt --engine cuda --kernel best --size ${n}x${n} --generations 4096 --runs 3 --torus
-    for r in 23/3/3 /2/3 345/2/4 1456/2356/16 12/34/256; do
-      bench bench.txt --engine cuda --kernel best --rule $r --size ${n}x${n} --generations 4096 --runs 3 --torus
-      [ $n = 4096 ] || [ $r = 23/3/3 ] || continue
-      for m in tile regs; do
-        WL_CUDA_GEN=$m bench bench.txt --engine cuda --kernel best --rule $r --size ${n}x${n} --generations 4096 --runs 3 --torus
-      done
-    done
-  done
-  for k in 2 8; do # generations a round (default 4 at 4096 wide): more planes, more to exchange
-    for r in 23/3/3 345/2/4 1456/2356/16; do
-      WL_CUDA_RES_K=$k bench bench.txt --engine cuda --kernel best --rule $r --size 4096x4096 --generations 4096 --runs 3 --torus
-    done
-  done
-  # other neighbourhoods and tables: res with the network over the nine cells (rule 3)
+  # res: the decay one-hot in the lanes (the default up to 3 decaying states) against binary
+  # (WL_CUDA_RES_ONEHOT=0), side by side; rules of more states are binary either way
   GMAP="MAPKQn+mVX1p6OSui7lDtNN3GI/2CAF8Iov1l0ALDHLdcm/Wuelc0momdo5J76Enmzmzmc3P2RQCEY346wVC9OGEQ/3"
-  for r in 345/2/4H 013/2/3V "$GMAP"; do
-    for n in 2048 4096; do
-      for m in res tile; do
-        WL_CUDA_GEN=$m bench bench.txt --engine cuda --kernel best --rule "$r" --size ${n}x${n} --generations 4096 --runs 3 --torus
+  for n in 2048 4096; do
+    bench bench.txt --engine cuda --kernel best --size ${n}x${n} --generations 4096 --runs 3 --torus
+    for r in 23/3/3 /2/3 345/2/4 2367/3457/5 345/2/4H 013/2/3V "$GMAP" 1456/2356/16; do
+      for oh in 3 0; do
+        WL_CUDA_RES_ONEHOT=$oh bench bench.txt --engine cuda --kernel best --rule "$r" --size ${n}x${n} --generations 4096 --runs 3 --torus
       done
     done
+  done
+  for r in 345/2/4 2367/3457/5 345/2/4H "$GMAP"; do # checked against ref first
     bench bench.txt --engine cuda --kernel best --rule "$r" --size 2048x2048 --time 0.3 --runs 3 --bounded --verify
   done
   for sz in 1024x1024 2048x2048; do # 256 states (8 planes) on res, checked against ref first
     bench bench.txt --engine cuda --kernel best --rule 12/34/256 --size $sz --generations 4096 --runs 3 --torus --verify
   done
-  bench bench.txt --engine cuda --kernel best --rule 345/2/4 --size 2048x2048 --time 0.3 --runs 3 --bounded --verify
-  for sz in 4096x4096 4000x4000; do
-    for m in res tile; do
-      WL_CUDA_GEN=$m bench bench.txt --engine cuda --kernel best --rule 23/3/3 --size $sz --generations 4096 --runs 3 --bounded
-    done
+  for m in res tile; do
+    WL_CUDA_GEN=$m bench bench.txt --engine cuda --kernel best --rule 345/2/4 --size 4096x4096 --generations 4096 --runs 3 --bounded
   done
   unset WL_CUDA_VERBOSE
-  grep -E "cuda res|generations" "$OUT/bench_stderr.log" | sed 's/in [0-9.]* s/in N s/' | sort | uniq -c | head -20 | tee -a "$SUMMARY"
+  grep -E "cuda res|generations" "$OUT/bench_stderr.log" | sed 's/in [0-9.]* s/in N s/' | sort | uniq -c | head -24 | tee -a "$SUMMARY"
 fi
 
 if [ "$MODE" = defs ]; then

@@ -54,7 +54,8 @@ static void random_rule(int kind, wl_rule *r, char *text, size_t cap) {
             n += digits(text + n, cap - (size_t)n, b, 8);
             n += snprintf(text + n, cap - (size_t)n, "/S");
             n += digits(text + n, cap - (size_t)n, s, 8);
-            snprintf(text + n, cap - (size_t)n, "/%u", 2 + (unsigned)rnd(30));
+            /* (a third of them of 3 to 5 states: cuda res keeps their decay one-hot) */
+            snprintf(text + n, cap - (size_t)n, "/%u", rnd(3) ? 2 + (unsigned)rnd(30) : 3 + (unsigned)rnd(3));
             break;
         }
         case K_GEN_MAP: { /* any table without B0 */
@@ -235,19 +236,23 @@ static void test_engines(int quick) {
                     size_t nk;
                     if (wl_engine_kernels(name, &ks, &nk)) continue;
                     /* cuda's kernels of Generations (res, registers, tiles of 64 and of
-                     * 32 rows) and of Larger than Life, each forced, besides its own choice */
-                    static const char *const gen_modes[] = {NULL, "regs", "tile64", "tile32",
-                                                            "res"};
+                     * 32 rows; res0: res with its decay binary for every rule) and of Larger
+                     * than Life, each forced, besides its own choice */
+                    static const char *const gen_modes[] = {NULL,  "regs", "tile64", "tile32",
+                                                            "res", "res0"};
                     static const char *const ltl_modes[] = {NULL, "bits", "tile", "bits0"};
                     int cuda = !strcmp(name, "cuda");
                     const char *var = kind == K_LTL ? "WL_CUDA_LTL" : "WL_CUDA_GEN";
-                    int modes = !cuda ? 1 : gen ? 5 : kind == K_LTL ? 4 : 1;
+                    int modes = !cuda ? 1 : gen ? 6 : kind == K_LTL ? 4 : 1;
                     for (int md = 0; md < modes; md++) {
                         const char *mode = kind == K_LTL ? ltl_modes[md] : gen_modes[md];
-                        if (mode) setenv(var, mode, 1);
+                        const int res0 = mode && !strcmp(mode, "res0");
+                        if (mode) setenv(var, res0 ? "res" : mode, 1);
+                        if (res0) setenv("WL_CUDA_RES_ONEHOT", "0", 1);
                         wl_bigint pop, wp;
                         wl_pattern *got = run(name, NULL, &sh, &rule, soup, gens, split, &pop);
                         unsetenv(var);
+                        unsetenv("WL_CUDA_RES_ONEHOT");
                         if (!got) continue;
                         wl_bigint_from_u64(&wp, want ? wl_pattern_population(want) : 0);
                         WL_CHECK(want && wl_pattern_equal_cells(got, want) && !wl_bigint_cmp(&pop, &wp),

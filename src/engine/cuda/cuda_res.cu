@@ -34,14 +34,16 @@
  * BENCHMARKS.md, "res"): 8 for grids up to 2048 cells wide, 4 for wider ones. */
 static int default_k(int m) { return m <= 2 ? 8 : 4; }
 
-/* Generations: the most words of F and E a lane holds (see wlcu_res_gen_prepare). */
+/* Generations: the most words of F and E a lane holds (see wlcu_res_gen_prepare), and the
+ * most decaying states kept one-hot in the lanes (RS_GEN_ONEHOT; more are binary). */
 #define RS_GEN_WORDS 100
+#define RS_ONEHOT_MAX 3
 
 typedef void (*rs_fn)(rs_args);
 
 #define RS_KERNEL(name, M, NR, RULE)                                                        \
     __global__ void __launch_bounds__(32 * RS_WB, 1) name(rs_args a) {                      \
-        rs_body(a, M, RS_WB, NR, RULE, 0);                                                  \
+        rs_body(a, M, RS_WB, NR, RULE, 0, 0);                                               \
     }
 /* Each shape: B3/S23 compiled in (rule 1) and any outer-totalistic rule by run-time masks. */
 #define RS_SHAPE(M, NR)                                                                     \
@@ -160,7 +162,7 @@ static wl_status adopt(wlcu_ctx *c, int pick, int nb, int kk) {
         fprintf(stderr, "warplife: cuda res: %d bands of %d-%d rows, %d words a lane, %d rows a "
                 "warp, %d generations a round%s\n", nb, c->res_band,
                 c->res_band + (c->res_extra > 0), shapes[pick].m, shapes[pick].nr, c->res_kk,
-                np > 1 ? ", Generations" : "");
+                np == 1 ? "" : c->res_pb ? ", Generations (E one-hot)" : ", Generations");
     return WL_OK;
 }
 
@@ -214,38 +216,47 @@ extern "C" wl_status wlcu_res_prepare(wlcu_ctx *c) {
         }
     }
     c->res_fn = (void *)shape_fn(c, pick);
-    c->res_planes = 0;
+    c->res_planes = c->res_pb = 0;
     return adopt(c, pick, nb, kk);
 }
+
+/* Generations: the words of F and of Q planes of E that a lane holds in shape i. */
+static int lane_words(int i, unsigned Q) { return shapes[i].m * shapes[i].nr * (1 + (int)Q); }
 
 extern "C" wl_status wlcu_res_gen_prepare(wlcu_ctx *c, unsigned P, unsigned states,
                                           int circuit) {
     c->res_fn = c->res_rtc = NULL;
     int m, kk, pick, nb, sms;
     const char *why;
+    /* E in the lanes: one-hot, a plane per decaying state, for up to RS_ONEHOT_MAX of them
+     * (WL_CUDA_RES_ONEHOT: another limit, 0 none), else binary as in memory */
+    const unsigned L = states - 2;
+    const int onehot = L >= 1 && (int)L <= env_int("WL_CUDA_RES_ONEHOT", RS_ONEHOT_MAX);
+    const unsigned Q = onehot ? L : P;
     /* 8 generations a round where the lane's words fit (up to three planes of E at 4096
      * cells wide: 23/3/3 1.33e13 CUpS against 1.22e13 with 4, 345/2/4 8.8e12 against
      * 8.5e12, H100) */
     wl_status s = plan(c, RS_KMAX, &m, &kk, &pick, &nb, &sms, &why);
-    if (!s && (pick < 0 || m * shapes[pick].nr * (1 + (int)P) > RS_GEN_WORDS))
+    if (!s && (pick < 0 || lane_words(pick, Q) > RS_GEN_WORDS))
         s = plan(c, 0, &m, &kk, &pick, &nb, &sms, &why);
     if (s) return s;
     if (pick < 0)
         return wl_error(WL_ERR_UNAVAILABLE, "cuda res does not run a %llu x %llu %s grid (%s)",
                         (unsigned long long)c->w, (unsigned long long)c->h,
                         c->torus ? "torus" : "bounded", why);
-    if (P > RS_PMAX)
+    if (Q > RS_PMAX)
         return wl_error(WL_ERR_UNAVAILABLE, "cuda res holds at most %d planes of decay, not %u",
-                        RS_PMAX, P);
+                        RS_PMAX, Q);
     /* the lane's words of F and E: past 100 (or at 8 words a lane) ptxas spills registers
      * (sm_90: 4 x 5 rows x 5 planes none, 4 x 9 x 3 and 8 x 6 x 2 a few, 8 x 9 x 2 kilobytes) */
-    if (m * shapes[pick].nr * (1 + (int)P) > RS_GEN_WORDS || m > 4)
+    if (lane_words(pick, Q) > RS_GEN_WORDS || m > 4)
         return wl_error(WL_ERR_UNAVAILABLE, "cuda res: a lane would hold %d words of %u planes",
-                        m * shapes[pick].nr, 1 + P);
+                        m * shapes[pick].nr, 1 + Q);
     if (no_rtc()) return wl_error(WL_ERR_UNAVAILABLE, "cuda res: WL_CUDA_NO_NVRTC");
     if (circuit && !c->rnet_synth)
         return wl_error(WL_ERR_UNAVAILABLE, "cuda res: no network synthesiser");
-    c->res_planes = (int)P;
+    c->res_planes = (int)Q;
+    c->res_pb = onehot ? (int)P : 0;
     c->res_last = states - 1;
     int per_sm = 0;
     s = wlcu_rtc_kernel(c, circuit ? WLCU_RTC_RES_GEN_CIRCUIT : WLCU_RTC_RES_GEN, 0,
@@ -293,12 +304,12 @@ static wl_status launch(wlcu_ctx *c, unsigned gens, const uint32_t *ein, uint32_
     a.tag0 = c->res_tag;
     c->res_tag += rounds;
     void *args[] = {&a};
+    const size_t smem = RS_SMEM(shapes[c->res_shape].m, RS_WB);
     if (c->res_rtc)
         return wlcu_rtc_coop_launch(c->res_rtc, (unsigned)c->res_nb, 32 * RS_WB,
-                                    (unsigned)RS_SMEM(shapes[c->res_shape].m, RS_WB), args);
+                                    (unsigned)smem, args);
     WLCU_CHECK(cudaLaunchCooperativeKernel((const void *)c->res_fn, (unsigned)c->res_nb,
-                                           32 * RS_WB, args,
-                                           RS_SMEM(shapes[c->res_shape].m, RS_WB), 0));
+                                           32 * RS_WB, args, smem, 0));
     return WL_OK;
 }
 

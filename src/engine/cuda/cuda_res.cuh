@@ -35,7 +35,10 @@
  * Generations (P > 0, cuda_multi.cu's rules through wlcu_res_gen_prepare): each lane also
  * holds its words of the P planes of the decay E; the rule acts on the firing plane F, then
  * WL_GEN_DECAY (cuda_win.cuh) on the word, and the exchange carries each edge row's F and E
- * planes (rules of two or more planes of E poll RS_POLL_WIDE planes at once).
+ * planes (rules of two or more planes of E poll RS_POLL_WIDE planes at once).  Rules of
+ * few states keep E one-hot in the lanes instead (RS_GEN_ONEHOT: a plane per decaying state,
+ * so that a generation's decay is a shift of planes, not a binary count), converted from and
+ * to memory's binary planes at the launch's start and end.
  *
  * Per 32 cells per generation: 2 funnel shifts and 9 LOP3 (B3/S23; wv_next), 2/M shuffles,
  * plus the rows of the halo (2 kk of the band's rows every generation).  Where the time
@@ -132,6 +135,19 @@ __device__ __forceinline__ unsigned long long *rs_slot(const rs_args a, int p, i
         else v[i][m] = (x);                                                                \
     } while (0)
 
+/* The decay of Generations with E one-hot in P planes (plane k: the cells k + 1 generations
+ * into their decay, binary E = k + 1): t, the new firing cells, loses those decaying; the
+ * cells that stopped firing (m, the old ones, less t) enter plane 0, and every other plane
+ * moves on by one (the last plane's cells become ready).  WL_GEN_DECAY's states exactly. */
+#define RS_GEN_ONEHOT(t, m, e, P)                                                          \
+    do {                                                                                   \
+        uint32_t d_ = 0;                                                                   \
+        _Pragma("unroll") for (int k_ = 0; k_ < (P); k_++) d_ |= (e)[k_];                  \
+        (t) &= ~d_;                                                                        \
+        _Pragma("unroll") for (int k_ = (P) - 1; k_ > 0; k_--) (e)[k_] = (e)[k_ - 1];      \
+        (e)[0] = (m) & ~(t);                                                               \
+    } while (0)
+
 /* Shared memory of an instance: per generation parity and warp, the horizontal sums (s, c)
  * of its top and bottom rows, and (rule 3) the rows themselves. */
 #define RS_SMEM(M, WB) ((size_t)2 * (WB) * 2 * 3 * (M) * 32 * 4)
@@ -141,9 +157,12 @@ __device__ __forceinline__ unsigned long long *rs_slot(const rs_args a, int p, i
  * a Generations rule (the outer-totalistic rule of its firing cells, then WL_GEN_DECAY) with
  * P planes of E, which the lanes hold beside F's words and the exchange carries beside F's
  * rows.  M, WB, NR, rule and P are literals in every instance (the arrays are sized for the
- * largest).  Blocks of 32 * WB threads with RS_SMEM(M, WB) bytes of dynamic shared memory. */
+ * largest).  PB > 0: E is one-hot in the lanes (P planes, one per decaying state) and
+ * binary in memory (PB planes).  Blocks of 32 * WB threads with RS_SMEM(M, WB) bytes of
+ * dynamic shared memory. */
 __device__ __forceinline__ void rs_body(const rs_args a, const int M, const int WB,
-                                        const int NR, const int rule, const int P) {
+                                        const int NR, const int rule, const int P,
+                                        const int PB) {
     /* edge row e = ((ph * WB + warp) * 2 + side) * 3 + what (side 0: the warp's top row, 1:
      * its bottom row; what 0: s, 1: c, 2: the row, for rule 3) holds M words a lane: word m
      * of lane l at EDGE(e, m) */
@@ -158,6 +177,7 @@ __device__ __forceinline__ void rs_body(const rs_args a, const int M, const int 
     const uint64_t nw = a.nw;
     uint32_t v[RS_NRMAX + 2][RS_MMAX]; /* (only [1 .. NR][0 .. M - 1] are used) */
     uint32_t ev[RS_NRMAX][RS_MMAX][RS_PMAX]; /* E of row i at ev[i - 1] (P > 0) */
+    const int PM = PB ? PB : P; /* planes of E in memory */
     const int NP = 1 + P; /* planes exchanged ... */
     const int PG = P >= 2 ? RS_POLL_WIDE : 1; /* ... and polled together */
     uint32_t cm[RS_MMAX]; /* cells of the grid in each word (bounded grids) */
@@ -172,9 +192,17 @@ __device__ __forceinline__ void rs_body(const rs_args a, const int M, const int 
         for (int m = 0; m < M; m++) {
             const uint64_t wd = (uint64_t)lane * M + m;
             v[i + 1][m] = in_grid && wd < nw ? a.in[ro + wd] : 0u;
+            uint32_t eb[RS_PMAX];
 #pragma unroll
-            for (int q = 0; q < P; q++)
-                ev[i][m][q] = in_grid && wd < nw ? a.ein[q * a.eplane + ro + wd] : 0u;
+            for (int q = 0; q < PM; q++)
+                eb[q] = in_grid && wd < nw ? a.ein[q * a.eplane + ro + wd] : 0u;
+#pragma unroll
+            for (int q = 0; q < P; q++) { /* one-hot: plane q holds the cells of E = q + 1 */
+                uint32_t x = PB ? ~0u : eb[RS_EV_AT(q + 1)];
+#pragma unroll
+                for (int j = 0; j < PB; j++) x &= ((q + 1) >> j) & 1 ? eb[j] : ~eb[j];
+                ev[i][m][q] = x;
+            }
         }
     }
     const uint32_t wkeep = a.torus || lane > 0 ? WV_FULL : 0u;
@@ -282,7 +310,8 @@ __device__ __forceinline__ void rs_body(const rs_args a, const int M, const int 
                     } else {
                         n = wv_next(x0, k, y1, y2, v[i][m], a.birth, a.survive, rule);
                     }
-                    if (P) WL_GEN_DECAY(n, v[i][m], ev[i - 1][m], P, a.last);
+                    if (P && PB) RS_GEN_ONEHOT(n, v[i][m], ev[i - 1][m], P);
+                    else if (P) WL_GEN_DECAY(n, v[i][m], ev[i - 1][m], P, a.last);
                     v[i][m] = n;
                     sa[m] = sb[m];
                     ca[m] = cb[m];
@@ -395,7 +424,13 @@ __device__ __forceinline__ void rs_body(const rs_args a, const int M, const int 
                 if (wd >= nw) continue;
                 a.out[ro + wd] = v[i][m];
 #pragma unroll
-                for (int q = 0; q < P; q++) a.eout[q * a.eplane + ro + wd] = ev[i - 1][m][q];
+                for (int q = 0; q < PM; q++) { /* (one-hot: bit q of E from its planes) */
+                    uint32_t x = PB ? 0u : ev[i - 1][m][RS_EV_AT(q + 1)];
+#pragma unroll
+                    for (int k = 0; k < (PB ? P : 0); k++)
+                        x |= ((k + 1) >> q) & 1 ? ev[i - 1][m][RS_EV_AT(k + 1)] : 0u;
+                    a.eout[q * a.eplane + ro + wd] = x;
+                }
             }
         }
     }

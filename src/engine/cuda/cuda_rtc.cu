@@ -287,9 +287,9 @@ static void emit_circuit(const wl_rnet *n, char *buf, size_t cap) {
 
 /* ---- compile, load, cache ---- */
 
-#define RTC_CACHE 64 /* rules kept per process; beyond that, the mask kernel */
+#define RTC_CACHE 128 /* kernels kept per process; beyond that, the mask kernel */
 static struct rtc_entry {
-    int device, family, kk, nr, wb;
+    int device, family, kk, nr, wb, planes, pb; /* (planes, pb: res's, c->res_*) */
     char defs[128]; /* WL_CUDA_WAVE_DEFS at compile time (tuning builds) */
     wl_rule rule; /* the whole table (birth and survive masks follow from it) */
     CUfunction fn;
@@ -359,6 +359,15 @@ static int res_family(int family) {
     return family == WLCU_RTC_RES || family == WLCU_RTC_RES_CIRCUIT ||
            family == WLCU_RTC_RES_GEN || family == WLCU_RTC_RES_GEN_CIRCUIT;
 }
+/* The families whose rule is wl_rnet_synth's network over the nine cells (rule 3). */
+static int circuit_family(int family) {
+    return family == WLCU_RTC_CIRCUIT || family == WLCU_RTC_RES_CIRCUIT ||
+           family == WLCU_RTC_RES_GEN_CIRCUIT;
+}
+/* The families of Generations rules (res with planes of decay). */
+static int gen_family(int family) {
+    return family == WLCU_RTC_RES_GEN || family == WLCU_RTC_RES_GEN_CIRCUIT;
+}
 
 /* Loads a cubin and finds the kernel; 1 on success (on failure no module is left loaded). */
 static int load_image(int family, const void *img, CUfunction *fn) {
@@ -408,18 +417,18 @@ static wl_status nvrtc_compile(const char *src, const char *const *opts, int n_o
     return st;
 }
 
-/* The kernel definition that follows the embedded sources (planes: res's planes of
- * Generations' decay). */
-static void kernel_text(int family, int kk, int nr, int wb, int planes, char *buf,
+/* The kernel definition that follows the embedded sources (planes, pb: res's planes of
+ * Generations' decay, wlcu_ctx's res_planes and res_pb). */
+static void kernel_text(int family, int kk, int nr, int wb, int planes, int pb, char *buf,
                         size_t cap) {
     if (res_family(family)) {
         /* wb: words a lane (cuda_res.cu's RS_KERNEL with rule 2 or 3) */
         snprintf(buf, cap,
                  "extern \"C\" __global__ void __launch_bounds__(32 * %d, 1)\n"
-                 "rs_rule_kernel(rs_args a) { rs_body(a, %d, %d, %d, %d, %d); }\n",
+                 "rs_rule_kernel(rs_args a) { rs_body(a, %d, %d, %d, %d, %d, %d); }\n",
                  RS_WB, wb, RS_WB, nr,
-                 family == WLCU_RTC_RES_CIRCUIT || family == WLCU_RTC_RES_GEN_CIRCUIT ? 3 : 2,
-                 family == WLCU_RTC_RES_GEN || family == WLCU_RTC_RES_GEN_CIRCUIT ? planes : 0);
+                 circuit_family(family) ? 3 : 2, gen_family(family) ? planes : 0,
+                 gen_family(family) ? pb : 0);
         return;
     }
     if (family == WLCU_RTC_PAIR) {
@@ -456,8 +465,7 @@ static void kernel_text(int family, int kk, int nr, int wb, int planes, char *bu
 static wl_status build(wlcu_ctx *c, int family, int kk, int nr, int wb, CUfunction *fn,
                        int *per_sm) {
     const int res = res_family(family);
-    const int circuit = family == WLCU_RTC_CIRCUIT || family == WLCU_RTC_RES_CIRCUIT ||
-                        family == WLCU_RTC_RES_GEN_CIRCUIT;
+    const int circuit = circuit_family(family);
     const char *fam = family == WLCU_RTC_PAIR ? "lop3p"
                       : family == WLCU_RTC_RES_GEN ? "res generations"
                       : family == WLCU_RTC_RES_GEN_CIRCUIT ? "res generations circuit"
@@ -509,7 +517,7 @@ static wl_status build(wlcu_ctx *c, int family, int kk, int nr, int wb, CUfuncti
                             family == WLCU_RTC_PAIR ? (const char *)WLCU_PAIR_SRC
                             : res                   ? (const char *)WLCU_RES_SRC
                                                     : "");
-    kernel_text(family, kk, nr, wb, c->res_planes, src + len, cap - len);
+    kernel_text(family, kk, nr, wb, c->res_planes, c->res_pb, src + len, cap - len);
     char arch[32];
     snprintf(arch, sizeof arch, "--gpu-architecture=sm_%d%d", major, minor);
     /* tuning: WL_CUDA_WAVE_DEFS="-DWV_UNROLL=2 ..." adds options (at most 6, space-separated) */
@@ -586,6 +594,7 @@ static wl_status build(wlcu_ctx *c, int family, int kk, int nr, int wb, CUfuncti
 extern "C" wl_status wlcu_rtc_kernel(wlcu_ctx *c, int family, int kk, int nr, int wb,
                                      void **fn, int *per_sm) {
     *fn = NULL;
+    const int planes = gen_family(family) ? c->res_planes : 0, pb = planes ? c->res_pb : 0;
     pthread_mutex_lock(&rtc_lock);
     wl_status s = WL_OK;
     char defs_now[128] = "";
@@ -600,7 +609,8 @@ extern "C" wl_status wlcu_rtc_kernel(wlcu_ctx *c, int family, int kk, int nr, in
     }
     for (int i = 0; i < n_cache; i++)
         if (cache[i].device == c->device && cache[i].family == family && cache[i].kk == kk &&
-            cache[i].nr == nr && cache[i].wb == wb &&
+            cache[i].nr == nr && cache[i].wb == wb && cache[i].planes == planes &&
+            cache[i].pb == pb &&
             memcmp(&cache[i].rule, &c->rule, sizeof c->rule) == 0 &&
             strcmp(cache[i].defs, defs_now) == 0) {
             *fn = (void *)cache[i].fn;
@@ -621,6 +631,8 @@ extern "C" wl_status wlcu_rtc_kernel(wlcu_ctx *c, int family, int kk, int nr, in
             cache[n_cache].kk = kk;
             cache[n_cache].nr = nr;
             cache[n_cache].wb = wb;
+            cache[n_cache].planes = planes;
+            cache[n_cache].pb = pb;
             snprintf(cache[n_cache].defs, sizeof cache[n_cache].defs, "%s", defs_now);
             cache[n_cache].rule = c->rule;
             cache[n_cache].fn = f;
@@ -635,14 +647,19 @@ done:
     return s;
 }
 
+/* The stream NVRTC kernels run on: the runtime's default one of this build. */
+static CUstream launch_stream(void) {
+#ifdef CUDA_API_PER_THREAD_DEFAULT_STREAM
+    return CU_STREAM_PER_THREAD;
+#else
+    return NULL;
+#endif
+}
+
 extern "C" wl_status wlcu_rtc_coop_launch(void *fn, unsigned blocks, unsigned threads,
                                           unsigned smem, void **args) {
-#ifdef CUDA_API_PER_THREAD_DEFAULT_STREAM
-    CUstream stream = CU_STREAM_PER_THREAD;
-#else
-    CUstream stream = NULL;
-#endif
-    CUresult r = api.coop_launch((CUfunction)fn, blocks, 1, 1, threads, 1, 1, smem, stream, args);
+    CUresult r = api.coop_launch((CUfunction)fn, blocks, 1, 1, threads, 1, 1, smem,
+                                 launch_stream(), args);
     if (r != CUDA_SUCCESS)
         return wl_error(WL_ERR_DEVICE,
                         "CUDA: cuLaunchCooperativeKernel of an NVRTC rule kernel failed (%d)",
@@ -651,12 +668,8 @@ extern "C" wl_status wlcu_rtc_coop_launch(void *fn, unsigned blocks, unsigned th
 }
 
 extern "C" wl_status wlcu_rtc_launch(void *fn, unsigned blocks, unsigned threads, void **args) {
-#ifdef CUDA_API_PER_THREAD_DEFAULT_STREAM
-    CUstream stream = CU_STREAM_PER_THREAD;
-#else
-    CUstream stream = NULL;
-#endif
-    CUresult r = api.launch((CUfunction)fn, blocks, 1, 1, threads, 1, 1, 0, stream, args, NULL);
+    CUresult r = api.launch((CUfunction)fn, blocks, 1, 1, threads, 1, 1, 0, launch_stream(), args,
+                            NULL);
     if (r != CUDA_SUCCESS)
         return wl_error(WL_ERR_DEVICE, "CUDA: cuLaunchKernel of an NVRTC rule kernel failed (%d)",
                         (int)r);

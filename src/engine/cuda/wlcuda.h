@@ -108,7 +108,10 @@ typedef struct wlcu_ctx {
     int res_shape;            /* res: index of the shape (words a lane, rows a warp) */
     int res_nb, res_band, res_extra, res_kk; /* res: bands and their rows, halo rows */
     unsigned res_tag;         /* res: tag of the next exchange (counts across launches) */
-    int res_planes;           /* res: Generations' planes of decay (0: two states) ... */
+    int res_planes;           /* res: Generations' planes of decay in the lanes (0: two
+                                 states) ... */
+    int res_pb;               /* ... 0: binary, as in memory; else one-hot (a plane for each
+                                 decaying state), from and to res_pb binary planes ... */
     unsigned res_last;        /* ... and its states - 1 */
     void *gl;                 /* OpenGL interop state of cuda_gl.cu, NULL until used */
     void *multi;              /* rules of more than two states (cuda_multi.cu), or NULL */
