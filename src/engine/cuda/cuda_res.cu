@@ -37,7 +37,7 @@ static int default_k(int m) { return m <= 2 ? 8 : 4; }
 /* Generations: the most words of F and E a lane holds (see wlcu_res_gen_prepare), and the
  * most decaying states kept one-hot in the lanes (RS_GEN_ONEHOT; more are binary). */
 #define RS_GEN_WORDS 100
-#define RS_ONEHOT_MAX 3
+#define RS_ONEHOT_MAX 2
 
 typedef void (*rs_fn)(rs_args);
 
@@ -82,18 +82,19 @@ static rs_fn shape_fn(const wlcu_ctx *c, int i) {
     return is_life(c) ? shapes[i].life : shapes[i].masks;
 }
 
-/* The bands shape i needs for c's height with kk rows of halo each way: their number, or 0
- * when that is more than `capacity` blocks. */
+/* The bands shape i (in blocks of c->res_wb warps) needs for c's height with kk rows of halo
+ * each way: their number, or 0 when that is more than `capacity` blocks. */
 static int plan_blocks(const wlcu_ctx *c, int i, int kk, int64_t capacity) {
-    int64_t rows = (int64_t)RS_WB * shapes[i].nr - 2 * kk; /* band rows a tile holds */
+    int64_t rows = (int64_t)c->res_wb * shapes[i].nr - 2 * kk; /* band rows a tile holds */
     if (rows < 1) return 0;
     int64_t nb = ((int64_t)c->h + rows - 1) / rows;
     return nb <= capacity ? (int)nb : 0;
 }
 
-/* The plan of c's grid: the words a lane *m (0: the width is not run), generations a round
- * *kk (WL_CUDA_RES_K, else kk_want, else default_k), the shape *pick (-1: none; *why says
- * what is missing) and its bands *nb, the multiprocessors *sms. */
+/* The plan of c's grid in blocks of c->res_wb warps: the words a lane *m (0: the width is not
+ * run), generations a round *kk (WL_CUDA_RES_K, else kk_want, else default_k), the shape
+ * *pick (-1: none; *why says what is missing) and its bands *nb, the multiprocessors *sms.
+ * (Blocks of other than RS_WB warps, NVRTC's only, are planned one a multiprocessor.) */
 static wl_status plan(wlcu_ctx *c, int kk_want, int *m_out, int *kk_out, int *pick_out,
                       int *nb_out, int *sms_out, const char **why_out) {
     int m = 0;
@@ -115,12 +116,14 @@ static wl_status plan(wlcu_ctx *c, int kk_want, int *m_out, int *kk_out, int *pi
         for (int i = 0; i < N_SHAPES; i++) {
             if (shapes[i].m != m || (want_nr && shapes[i].nr != want_nr)) continue;
             const size_t smem = RS_SMEM(m, RS_WB);
-            WLCU_CHECK(cudaFuncSetAttribute(shape_fn(c, i),
-                                            cudaFuncAttributeMaxDynamicSharedMemorySize,
-                                            (int)smem));
-            int per_sm = 0;
-            WLCU_CHECK(cudaOccupancyMaxActiveBlocksPerMultiprocessor(&per_sm, shape_fn(c, i),
-                                                                     32 * RS_WB, smem));
+            int per_sm = 1;
+            if (c->res_wb == RS_WB) {
+                WLCU_CHECK(cudaFuncSetAttribute(shape_fn(c, i),
+                                                cudaFuncAttributeMaxDynamicSharedMemorySize,
+                                                (int)smem));
+                WLCU_CHECK(cudaOccupancyMaxActiveBlocksPerMultiprocessor(
+                    &per_sm, shape_fn(c, i), 32 * RS_WB, smem));
+            }
             const int n1 = plan_blocks(c, i, kk, sms);
             const int nall = plan_blocks(c, i, kk, (int64_t)sms * per_sm);
             if (n1) {
@@ -160,8 +163,9 @@ static wl_status adopt(wlcu_ctx *c, int pick, int nb, int kk) {
     if (c->res_tag == 0) c->res_tag = 1; /* the buffer starts zeroed: tag 0 never matches */
     if (c->verbose)
         fprintf(stderr, "warplife: cuda res: %d bands of %d-%d rows, %d words a lane, %d rows a "
-                "warp, %d generations a round%s\n", nb, c->res_band,
-                c->res_band + (c->res_extra > 0), shapes[pick].m, shapes[pick].nr, c->res_kk,
+                "warp, %d warps, %d generations a round%s\n", nb, c->res_band,
+                c->res_band + (c->res_extra > 0), shapes[pick].m, shapes[pick].nr, c->res_wb,
+                c->res_kk,
                 np == 1 ? "" : c->res_pb ? ", Generations (E one-hot)" : ", Generations");
     return WL_OK;
 }
@@ -174,6 +178,7 @@ static int no_rtc(void) {
 
 extern "C" wl_status wlcu_res_prepare(wlcu_ctx *c) {
     c->res_fn = NULL;
+    c->res_wb = RS_WB;
     int m, kk, pick, nb, sms;
     const char *why;
     wl_status ps = plan(c, 0, &m, &kk, &pick, &nb, &sms, &why);
@@ -233,6 +238,8 @@ extern "C" wl_status wlcu_res_gen_prepare(wlcu_ctx *c, unsigned P, unsigned stat
     const unsigned L = states - 2;
     const int onehot = L >= 1 && (int)L <= env_int("WL_CUDA_RES_ONEHOT", RS_ONEHOT_MAX);
     const unsigned Q = onehot ? L : P;
+    c->res_wb = env_int("WL_CUDA_RES_WB", RS_WB); /* (tuning: NVRTC compiles any) */
+    if (c->res_wb < 2 || c->res_wb > 32) c->res_wb = RS_WB;
     /* 8 generations a round where the lane's words fit (up to three planes of E at 4096
      * cells wide: 23/3/3 1.33e13 CUpS against 1.22e13 with 4, 345/2/4 8.8e12 against
      * 8.5e12, H100) */
@@ -304,9 +311,9 @@ static wl_status launch(wlcu_ctx *c, unsigned gens, const uint32_t *ein, uint32_
     a.tag0 = c->res_tag;
     c->res_tag += rounds;
     void *args[] = {&a};
-    const size_t smem = RS_SMEM(shapes[c->res_shape].m, RS_WB);
+    const size_t smem = RS_SMEM(shapes[c->res_shape].m, c->res_wb);
     if (c->res_rtc)
-        return wlcu_rtc_coop_launch(c->res_rtc, (unsigned)c->res_nb, 32 * RS_WB,
+        return wlcu_rtc_coop_launch(c->res_rtc, (unsigned)c->res_nb, 32 * (unsigned)c->res_wb,
                                     (unsigned)smem, args);
     WLCU_CHECK(cudaLaunchCooperativeKernel((const void *)c->res_fn, (unsigned)c->res_nb,
                                            32 * RS_WB, args, smem, 0));

@@ -289,7 +289,7 @@ static void emit_circuit(const wl_rnet *n, char *buf, size_t cap) {
 
 #define RTC_CACHE 128 /* kernels kept per process; beyond that, the mask kernel */
 static struct rtc_entry {
-    int device, family, kk, nr, wb, planes, pb; /* (planes, pb: res's, c->res_*) */
+    int device, family, kk, nr, wb, warps, planes, pb; /* (res's c->res_wb, _planes, _pb) */
     char defs[128]; /* WL_CUDA_WAVE_DEFS at compile time (tuning builds) */
     wl_rule rule; /* the whole table (birth and survive masks follow from it) */
     CUfunction fn;
@@ -417,16 +417,16 @@ static wl_status nvrtc_compile(const char *src, const char *const *opts, int n_o
     return st;
 }
 
-/* The kernel definition that follows the embedded sources (planes, pb: res's planes of
- * Generations' decay, wlcu_ctx's res_planes and res_pb). */
-static void kernel_text(int family, int kk, int nr, int wb, int planes, int pb, char *buf,
-                        size_t cap) {
+/* The kernel definition that follows the embedded sources (warps, planes, pb: res's warps a
+ * block and planes of Generations' decay, wlcu_ctx's res_wb, res_planes and res_pb). */
+static void kernel_text(int family, int kk, int nr, int wb, int warps, int planes, int pb,
+                        char *buf, size_t cap) {
     if (res_family(family)) {
         /* wb: words a lane (cuda_res.cu's RS_KERNEL with rule 2 or 3) */
         snprintf(buf, cap,
                  "extern \"C\" __global__ void __launch_bounds__(32 * %d, 1)\n"
                  "rs_rule_kernel(rs_args a) { rs_body(a, %d, %d, %d, %d, %d, %d); }\n",
-                 RS_WB, wb, RS_WB, nr,
+                 warps, wb, warps, nr,
                  circuit_family(family) ? 3 : 2, gen_family(family) ? planes : 0,
                  gen_family(family) ? pb : 0);
         return;
@@ -517,7 +517,7 @@ static wl_status build(wlcu_ctx *c, int family, int kk, int nr, int wb, CUfuncti
                             family == WLCU_RTC_PAIR ? (const char *)WLCU_PAIR_SRC
                             : res                   ? (const char *)WLCU_RES_SRC
                                                     : "");
-    kernel_text(family, kk, nr, wb, c->res_planes, c->res_pb, src + len, cap - len);
+    kernel_text(family, kk, nr, wb, c->res_wb, c->res_planes, c->res_pb, src + len, cap - len);
     char arch[32];
     snprintf(arch, sizeof arch, "--gpu-architecture=sm_%d%d", major, minor);
     /* tuning: WL_CUDA_WAVE_DEFS="-DWV_UNROLL=2 ..." adds options (at most 6, space-separated) */
@@ -567,10 +567,10 @@ static wl_status build(wlcu_ctx *c, int family, int kk, int nr, int wb, CUfuncti
         }
     }
     free(src);
-    const int threads = family == WLCU_RTC_PAIR ? 32 * wb : res ? 32 * RS_WB : 32 * WV_WARPS;
+    const int threads = family == WLCU_RTC_PAIR ? 32 * wb : res ? 32 * c->res_wb : 32 * WV_WARPS;
     size_t smem = 0;
     if (res) { /* dynamic shared memory beyond the default 48 KB */
-        smem = RS_SMEM(wb, RS_WB);
+        smem = RS_SMEM(wb, c->res_wb);
         if (api.set_attr(*fn, CU_FUNC_ATTRIBUTE_MAX_DYNAMIC_SHARED_SIZE_BYTES, (int)smem) !=
             CUDA_SUCCESS)
             return wl_error(WL_ERR_DEVICE, "CUDA res: %zu bytes of shared memory refused", smem);
@@ -595,6 +595,7 @@ extern "C" wl_status wlcu_rtc_kernel(wlcu_ctx *c, int family, int kk, int nr, in
                                      void **fn, int *per_sm) {
     *fn = NULL;
     const int planes = gen_family(family) ? c->res_planes : 0, pb = planes ? c->res_pb : 0;
+    const int warps = res_family(family) ? c->res_wb : 0;
     pthread_mutex_lock(&rtc_lock);
     wl_status s = WL_OK;
     char defs_now[128] = "";
@@ -609,7 +610,8 @@ extern "C" wl_status wlcu_rtc_kernel(wlcu_ctx *c, int family, int kk, int nr, in
     }
     for (int i = 0; i < n_cache; i++)
         if (cache[i].device == c->device && cache[i].family == family && cache[i].kk == kk &&
-            cache[i].nr == nr && cache[i].wb == wb && cache[i].planes == planes &&
+            cache[i].nr == nr && cache[i].wb == wb && cache[i].warps == warps &&
+            cache[i].planes == planes &&
             cache[i].pb == pb &&
             memcmp(&cache[i].rule, &c->rule, sizeof c->rule) == 0 &&
             strcmp(cache[i].defs, defs_now) == 0) {
@@ -631,6 +633,7 @@ extern "C" wl_status wlcu_rtc_kernel(wlcu_ctx *c, int family, int kk, int nr, in
             cache[n_cache].kk = kk;
             cache[n_cache].nr = nr;
             cache[n_cache].wb = wb;
+            cache[n_cache].warps = warps;
             cache[n_cache].planes = planes;
             cache[n_cache].pb = pb;
             snprintf(cache[n_cache].defs, sizeof cache[n_cache].defs, "%s", defs_now);

@@ -106,6 +106,8 @@ typedef struct wlcu_ctx {
     void *res_x;              /* res: the exchange rows between bands (device), or NULL */
     size_t res_x_bytes;
     int res_shape;            /* res: index of the shape (words a lane, rows a warp) */
+    int res_wb;               /* res: warps a block (RS_WB; NVRTC Generations instances may
+                                 take others, WL_CUDA_RES_WB) */
     int res_nb, res_band, res_extra, res_kk; /* res: bands and their rows, halo rows */
     unsigned res_tag;         /* res: tag of the next exchange (counts across launches) */
     int res_planes;           /* res: Generations' planes of decay in the lanes (0: two
