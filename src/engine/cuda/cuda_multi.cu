@@ -44,7 +44,8 @@
  * sums, hexagonal, von Neumann and MAP tables as the circuit kernel's network over the
  * nine cells): the whole grid stays on the chip for up to 1024 generations a launch, each
  * lane holding its words of F and of E, the bands' edge rows of every plane exchanged
- * between blocks (cuda_res.cuh).  3.4x-8.5x k_gen at 4096^2 (H100; 23/3/3 5.1x).
+ * between blocks (cuda_res.cuh; E one-hot in the lanes for up to 2 decaying states).
+ * 3.4x-8.5x k_gen at 4096^2 (H100; 23/3/3 5.1x).
  * WL_CUDA_GEN=res forces it where it runs; any other value keeps it off.
  *
  * Larger than Life: per generation, the counts, then the decay of the other states

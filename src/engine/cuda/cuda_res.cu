@@ -21,7 +21,10 @@
  *
  * Knobs (tuning and tests): WL_CUDA_RES_K generations per round (default: default_k),
  * WL_CUDA_RES_NR rows per warp (one of the compiled shapes), WL_CUDA_RES_TAG the first
- * exchange tag (tests of the wrap-around of the 32-bit tag).
+ * exchange tag (tests of the wrap-around of the 32-bit tag); for Generations,
+ * WL_CUDA_RES_ONEHOT the most decaying states kept one-hot (default RS_ONEHOT_MAX, 0: E
+ * binary for every rule) and WL_CUDA_RES_WB warps a block (default RS_WB; 12 and 16 were
+ * measured, docs/BENCHMARKS.md "The decay one-hot in the lanes").
  */
 #include "cuda_common.cuh"
 #include "cuda_res.cuh"
