@@ -35,7 +35,7 @@
 #          --quick -e cuda, and the benchmarks of the multi-state kernels (Generations and
 #          Larger than Life on 4096^2 and larger soups, B3/S23 beside them)
 #   gen    build + test_multistate + res's tests, and Generations on small grids: res
-#          with its decay one-hot (the default for up to 3 decaying states) against binary
+#          with its decay one-hot (the default for up to 2 decaying states) against binary
 #          (WL_CUDA_RES_ONEHOT=0), 2048^2 and 4096^2, B3/S23 beside them
 #   defs   build + the NVRTC kernels' tuning defines side by side: for each of
 #          WL_GPU_DEFS ("DEFS;DEFS;..." passed as WL_CUDA_WAVE_DEFS, an empty one first) each
@@ -414,13 +414,13 @@ fi
 
 if [ "$MODE" = gen ]; then
   export WL_CUDA_VERBOSE=1 # plans and NVRTC times on stderr (bench_stderr.log)
-  # res: the decay one-hot in the lanes (the default up to 3 decaying states) against binary
+  # res: the decay one-hot in the lanes (the default, up to 2 decaying states) against binary
   # (WL_CUDA_RES_ONEHOT=0), side by side; rules of more states are binary either way
   GMAP="MAPKQn+mVX1p6OSui7lDtNN3GI/2CAF8Iov1l0ALDHLdcm/Wuelc0momdo5J76Enmzmzmc3P2RQCEY346wVC9OGEQ/3"
   for n in 2048 4096; do
     bench bench.txt --engine cuda --kernel best --size ${n}x${n} --generations 4096 --runs 3 --torus
     for r in 23/3/3 /2/3 345/2/4 2367/3457/5 345/2/4H 013/2/3V "$GMAP" 1456/2356/16; do
-      for oh in 3 0; do
+      for oh in 2 0; do
         WL_CUDA_RES_ONEHOT=$oh bench bench.txt --engine cuda --kernel best --rule "$r" --size ${n}x${n} --generations 4096 --runs 3 --torus
       done
     done
