@@ -611,8 +611,7 @@ extern "C" wl_status wlcu_rtc_kernel(wlcu_ctx *c, int family, int kk, int nr, in
     for (int i = 0; i < n_cache; i++)
         if (cache[i].device == c->device && cache[i].family == family && cache[i].kk == kk &&
             cache[i].nr == nr && cache[i].wb == wb && cache[i].warps == warps &&
-            cache[i].planes == planes &&
-            cache[i].pb == pb &&
+            cache[i].planes == planes && cache[i].pb == pb &&
             memcmp(&cache[i].rule, &c->rule, sizeof c->rule) == 0 &&
             strcmp(cache[i].defs, defs_now) == 0) {
             *fn = (void *)cache[i].fn;
