@@ -38,7 +38,8 @@
  * planes (rules of two or more planes of E poll RS_POLL_WIDE planes at once).  Rules of
  * few states keep E one-hot in the lanes instead (RS_GEN_ONEHOT: a plane per decaying state,
  * so that a generation's decay is a shift of planes, not a binary count), converted from and
- * to memory's binary planes at the launch's start and end.
+ * to memory's binary planes at the launch's start and end; with two such planes, a cell's F
+ * and E (four states) travel between blocks as two planes (RS_X2), not three.
  *
  * Per 32 cells per generation: 2 funnel shifts and 9 LOP3 (B3/S23; wv_next), 2/M shuffles,
  * plus the rows of the halo (2 kk of the band's rows every generation).  Where the time
@@ -148,6 +149,16 @@ __device__ __forceinline__ unsigned long long *rs_slot(const rs_args a, int p, i
         (e)[0] = (m) & ~(t);                                                               \
     } while (0)
 
+/* The exchange's two planes of a cell of F and two one-hot planes of E (four states: ready,
+ * firing, decaying 1 and 2 generations): plane 0 = F | E1, plane 1 = E0 | E1, and back. */
+#define RS_X2_PUT(pl, f, e) ((pl) ? (e)[0] | (e)[1] : (f) | (e)[1])
+#define RS_X2_GET(f, e, x0, x1)                                                            \
+    do {                                                                                   \
+        (f) = (x0) & ~(x1);                                                                \
+        (e)[0] = (x1) & ~(x0);                                                             \
+        (e)[1] = (x0) & (x1);                                                              \
+    } while (0)
+
 /* Shared memory of an instance: per generation parity and warp, the horizontal sums (s, c)
  * of its top and bottom rows, and (rule 3) the rows themselves. */
 #define RS_SMEM(M, WB) ((size_t)2 * (WB) * 2 * 3 * (M) * 32 * 4)
@@ -178,8 +189,11 @@ __device__ __forceinline__ void rs_body(const rs_args a, const int M, const int 
     uint32_t v[RS_NRMAX + 2][RS_MMAX]; /* (only [1 .. NR][0 .. M - 1] are used) */
     uint32_t ev[RS_NRMAX][RS_MMAX][RS_PMAX]; /* E of row i at ev[i - 1] (P > 0) */
     const int PM = PB ? PB : P; /* planes of E in memory */
-    const int NP = 1 + P; /* planes exchanged ... */
-    const int PG = P >= 2 ? RS_POLL_WIDE : 1; /* ... and polled together */
+    /* F and two one-hot planes of E are four states of a cell: they travel as two planes
+     * (RS_X2) */
+    const int X2 = P == 2 && PB;
+    const int NP = X2 ? 2 : 1 + P; /* planes exchanged ... */
+    const int PG = X2 ? 2 : P >= 2 ? RS_POLL_WIDE : 1; /* ... and polled together */
     uint32_t cm[RS_MMAX]; /* cells of the grid in each word (bounded grids) */
 #pragma unroll
     for (int m = 0; m < M; m++) cm[m] = wl_colmask(a.w, (int64_t)lane * M + m);
@@ -351,7 +365,9 @@ __device__ __forceinline__ void rs_body(const rs_args a, const int M, const int 
 #pragma unroll
                     for (int m = 0; m < M; m++) {
                         const uint64_t wd = (uint64_t)lane * M + m;
-                        if (wd < nw) rs_st(q + wd, hi | RS_PLANE(pl, i, m));
+                        const uint32_t x = X2 ? RS_X2_PUT(pl, v[i][m], ev[i - 1][m])
+                                              : RS_PLANE(pl, i, m);
+                        if (wd < nw) rs_st(q + wd, hi | x);
                     }
                 }
             }
@@ -402,7 +418,10 @@ __device__ __forceinline__ void rs_body(const rs_args a, const int M, const int 
                         for (int i = 1; i <= NR; i++) {
 #pragma unroll
                             for (int m = 0; m < M; m++)
-                                if (pl0 + gq < NP && q[i])
+                                if (X2 && gq == 0 && q[i])
+                                    RS_X2_GET(v[i][m], ev[i - 1][m], (uint32_t)u[0][i][m],
+                                              (uint32_t)u[X2][i][m]);
+                                else if (!X2 && pl0 + gq < NP && q[i])
                                     RS_PLANE_SET(pl0 + gq, i, m, (uint32_t)u[gq][i][m]);
                         }
                     }
