@@ -163,7 +163,7 @@ fi
 bench() { # bench LOGNAME ARGS...: runs warplife bench, keeps the table lines
   local log=$OUT/$1
   shift
-  echo "== ${WL_CUDA_LOP3:+WL_CUDA_LOP3=$WL_CUDA_LOP3 }${WL_CUDA_LOP3V:+WL_CUDA_LOP3V=$WL_CUDA_LOP3V }${WL_CUDA_GEN:+WL_CUDA_GEN=$WL_CUDA_GEN }${WL_CUDA_LTL:+WL_CUDA_LTL=$WL_CUDA_LTL }${WL_CUDA_RES_K:+WL_CUDA_RES_K=$WL_CUDA_RES_K }${WL_CUDA_RES_NR:+WL_CUDA_RES_NR=$WL_CUDA_RES_NR }${WL_CUDA_RES_ONEHOT:+WL_CUDA_RES_ONEHOT=$WL_CUDA_RES_ONEHOT }warplife bench $*" >>"$log"
+  echo "== ${WL_CUDA_LOP3:+WL_CUDA_LOP3=$WL_CUDA_LOP3 }${WL_CUDA_LOP3V:+WL_CUDA_LOP3V=$WL_CUDA_LOP3V }${WL_CUDA_GEN:+WL_CUDA_GEN=$WL_CUDA_GEN }${WL_CUDA_LTL:+WL_CUDA_LTL=$WL_CUDA_LTL }${WL_CUDA_RES_K:+WL_CUDA_RES_K=$WL_CUDA_RES_K }${WL_CUDA_RES_NR:+WL_CUDA_RES_NR=$WL_CUDA_RES_NR }${WL_CUDA_RES_ONEHOT:+WL_CUDA_RES_ONEHOT=$WL_CUDA_RES_ONEHOT }${WL_CUDA_RES_XB:+WL_CUDA_RES_XB=$WL_CUDA_RES_XB }${WL_CUDA_RES_WORDS:+WL_CUDA_RES_WORDS=$WL_CUDA_RES_WORDS }${WL_CUDA_WAVE_DEFS:+WL_CUDA_WAVE_DEFS=$WL_CUDA_WAVE_DEFS }warplife bench $*" >>"$log"
   timeout 240 "$WL" bench "$@" >>"$log" 2>>"$OUT/bench_stderr.log"
   echo "rc=$?" >>"$log"
 }
@@ -417,13 +417,27 @@ if [ "$MODE" = gen ]; then
   # res: the decay one-hot in the lanes (the default, up to 2 decaying states) against binary
   # (WL_CUDA_RES_ONEHOT=0), side by side; rules of more states are binary either way
   GMAP="MAPKQn+mVX1p6OSui7lDtNN3GI/2CAF8Iov1l0ALDHLdcm/Wuelc0momdo5J76Enmzmzmc3P2RQCEY346wVC9OGEQ/3"
-  for n in 2048 4096; do
-    bench bench.txt --engine cuda --kernel best --size ${n}x${n} --generations 4096 --runs 3 --torus
-    for r in 23/3/3 /2/3 345/2/4 2367/3457/5 345/2/4H 013/2/3V "$GMAP" 1456/2356/16; do
-      for oh in 2 0; do
-        WL_CUDA_RES_ONEHOT=$oh bench bench.txt --engine cuda --kernel best --rule "$r" --size ${n}x${n} --generations 4096 --runs 3 --torus
+  bench bench.txt --engine cuda --kernel best --size 4096x4096 --generations 4096 --runs 3 --torus
+  for r in 23/3/3 /2/3 345/2/4 2367/3457/5 345/2/4H 013/2/3V "$GMAP"; do
+    for oh in 2 0; do
+      WL_CUDA_RES_ONEHOT=$oh bench bench.txt --engine cuda --kernel best --rule "$r" --size 4096x4096 --generations 4096 --runs 3 --torus
+    done
+  done
+  # binary E exchanged as one code of P planes (the default for rules of at most 2^P
+  # states) against F and E's P planes (WL_CUDA_RES_XB=0); more words a lane (8 generations
+  # a round at 16 states) with 3 or 1 planes polled at a time
+  for xb in 1 0; do
+    for r in 1456/2356/16 12345/45678/8; do
+      for w in 100 120; do
+        for d in "" "-DRS_POLL_WIDE=1"; do
+          WL_CUDA_RES_XB=$xb WL_CUDA_RES_WORDS=$w WL_CUDA_WAVE_DEFS=$d bench bench.txt --engine cuda --kernel best --rule $r --size 4096x4096 --generations 4096 --runs 3 --torus
+        done
       done
     done
+    WL_CUDA_RES_XB=$xb bench bench.txt --engine cuda --kernel best --rule 12/34/256 --size 2048x2048 --generations 4096 --runs 3 --torus
+  done
+  for r in 1456/2356/16 12345/45678/8; do # checked against ref first
+    WL_CUDA_RES_WORDS=120 bench bench.txt --engine cuda --kernel best --rule $r --size 4096x4096 --time 0.3 --runs 1 --torus --verify
   done
   for r in 345/2/4 2367/3457/5 345/2/4H "$GMAP"; do # checked against ref first
     bench bench.txt --engine cuda --kernel best --rule "$r" --size 2048x2048 --time 0.3 --runs 3 --bounded --verify

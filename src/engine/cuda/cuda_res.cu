@@ -23,8 +23,10 @@
  * WL_CUDA_RES_NR rows per warp (one of the compiled shapes), WL_CUDA_RES_TAG the first
  * exchange tag (tests of the wrap-around of the 32-bit tag); for Generations,
  * WL_CUDA_RES_ONEHOT the most decaying states kept one-hot (default RS_ONEHOT_MAX, 0: E
- * binary for every rule) and WL_CUDA_RES_WB warps a block (default RS_WB; 12 and 16 were
- * measured, docs/BENCHMARKS.md "The decay one-hot in the lanes").
+ * binary for every rule), WL_CUDA_RES_XB=0 binary E exchanged as F and E's planes rather
+ * than one code, WL_CUDA_RES_WORDS the most words a lane holds (default RS_GEN_WORDS), and
+ * WL_CUDA_RES_WB warps a block (default RS_WB; 12 and 16 were measured, docs/BENCHMARKS.md
+ * "The decay one-hot in the lanes").
  */
 #include "cuda_common.cuh"
 #include "cuda_res.cuh"
@@ -46,7 +48,7 @@ typedef void (*rs_fn)(rs_args);
 
 #define RS_KERNEL(name, M, NR, RULE)                                                        \
     __global__ void __launch_bounds__(32 * RS_WB, 1) name(rs_args a) {                      \
-        rs_body(a, M, RS_WB, NR, RULE, 0, 0);                                               \
+        rs_body(a, M, RS_WB, NR, RULE, 0, 0, 0);                                            \
     }
 /* Each shape: B3/S23 compiled in (rule 1) and any outer-totalistic rule by run-time masks. */
 #define RS_SHAPE(M, NR)                                                                     \
@@ -169,7 +171,10 @@ static wl_status adopt(wlcu_ctx *c, int pick, int nb, int kk) {
                 "warp, %d warps, %d generations a round%s\n", nb, c->res_band,
                 c->res_band + (c->res_extra > 0), shapes[pick].m, shapes[pick].nr, c->res_wb,
                 c->res_kk,
-                np == 1 ? "" : c->res_pb ? ", Generations (E one-hot)" : ", Generations");
+                np == 1       ? ""
+                : c->res_pb ? ", Generations (E one-hot)"
+                : c->res_xb ? ", Generations (exchanged as codes)"
+                            : ", Generations");
     return WL_OK;
 }
 
@@ -224,7 +229,7 @@ extern "C" wl_status wlcu_res_prepare(wlcu_ctx *c) {
         }
     }
     c->res_fn = (void *)shape_fn(c, pick);
-    c->res_planes = c->res_pb = 0;
+    c->res_planes = c->res_pb = c->res_xb = 0;
     return adopt(c, pick, nb, kk);
 }
 
@@ -243,11 +248,12 @@ extern "C" wl_status wlcu_res_gen_prepare(wlcu_ctx *c, unsigned P, unsigned stat
     const unsigned Q = onehot ? L : P;
     c->res_wb = env_int("WL_CUDA_RES_WB", RS_WB); /* (tuning: NVRTC compiles any) */
     if (c->res_wb < 2 || c->res_wb > 32) c->res_wb = RS_WB;
+    const int words = env_int("WL_CUDA_RES_WORDS", RS_GEN_WORDS); /* (tuning) */
     /* 8 generations a round where the lane's words fit (up to three planes of E at 4096
      * cells wide: 23/3/3 1.33e13 CUpS against 1.22e13 with 4, 345/2/4 8.8e12 against
      * 8.5e12, H100) */
     wl_status s = plan(c, RS_KMAX, &m, &kk, &pick, &nb, &sms, &why);
-    if (!s && (pick < 0 || lane_words(pick, Q) > RS_GEN_WORDS))
+    if (!s && (pick < 0 || lane_words(pick, Q) > words))
         s = plan(c, 0, &m, &kk, &pick, &nb, &sms, &why);
     if (s) return s;
     if (pick < 0)
@@ -259,7 +265,7 @@ extern "C" wl_status wlcu_res_gen_prepare(wlcu_ctx *c, unsigned P, unsigned stat
                         RS_PMAX, Q);
     /* the lane's words of F and E: past 100 (or at 8 words a lane) ptxas spills registers
      * (sm_90: 4 x 5 rows x 5 planes none, 4 x 9 x 3 and 8 x 6 x 2 a few, 8 x 9 x 2 kilobytes) */
-    if (lane_words(pick, Q) > RS_GEN_WORDS || m > 4)
+    if (lane_words(pick, Q) > words || m > 4)
         return wl_error(WL_ERR_UNAVAILABLE, "cuda res: a lane would hold %d words of %u planes",
                         m * shapes[pick].nr, 1 + Q);
     if (no_rtc()) return wl_error(WL_ERR_UNAVAILABLE, "cuda res: WL_CUDA_NO_NVRTC");
@@ -267,6 +273,8 @@ extern "C" wl_status wlcu_res_gen_prepare(wlcu_ctx *c, unsigned P, unsigned stat
         return wl_error(WL_ERR_UNAVAILABLE, "cuda res: no network synthesiser");
     c->res_planes = (int)Q;
     c->res_pb = onehot ? (int)P : 0;
+    /* binary E of at most 2^P states: exchanged as one code of P planes (RS_XB_PUT) */
+    c->res_xb = !onehot && P >= 2 && states <= (1u << P) && env_int("WL_CUDA_RES_XB", 1);
     c->res_last = states - 1;
     int per_sm = 0;
     s = wlcu_rtc_kernel(c, circuit ? WLCU_RTC_RES_GEN_CIRCUIT : WLCU_RTC_RES_GEN, 0,

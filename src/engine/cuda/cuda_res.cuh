@@ -39,7 +39,9 @@
  * few states keep E one-hot in the lanes instead (RS_GEN_ONEHOT: a plane per decaying state,
  * so that a generation's decay is a shift of planes, not a binary count), converted from and
  * to memory's binary planes at the launch's start and end; with two such planes, a cell's F
- * and E (four states) travel between blocks as two planes (RS_X2), not three.
+ * and E (four states) travel between blocks as two planes (RS_X2), not three.  Binary E of
+ * P planes with at most 2^P states (XB) travels as one code of P planes (0 ready, 1 firing,
+ * E + 1 decaying), not F and E's P.
  *
  * Per 32 cells per generation: 2 funnel shifts and 9 LOP3 (B3/S23; wv_next), 2/M shuffles,
  * plus the rows of the halo (2 kk of the band's rows every generation).  Where the time
@@ -159,6 +161,30 @@ __device__ __forceinline__ unsigned long long *rs_slot(const rs_args a, int p, i
         (e)[1] = (x0) & (x1);                                                              \
     } while (0)
 
+/* XB: a cell's code c (0 ready, 1 firing, E + 1 decaying) from F and binary E's P planes,
+ * and back (c >= 2: decaying, E = c - 1). */
+#define RS_XB_PUT(c, f, e, P)                                                              \
+    do {                                                                                   \
+        uint32_t d_ = 0;                                                                   \
+        _Pragma("unroll") for (int k_ = 0; k_ < (P); k_++) d_ |= (e)[k_];                  \
+        uint32_t carry_ = (f) | d_;                                                        \
+        _Pragma("unroll") for (int k_ = 0; k_ < (P); k_++) {                               \
+            (c)[k_] = (e)[k_] ^ carry_;                                                    \
+            carry_ &= (e)[k_];                                                             \
+        }                                                                                  \
+    } while (0)
+#define RS_XB_GET(f, e, P) /* (e holds the code on entry) */                               \
+    do {                                                                                   \
+        uint32_t ge2_ = 0, borrow_ = ~0u;                                                  \
+        _Pragma("unroll") for (int k_ = 1; k_ < (P); k_++) ge2_ |= (e)[k_];                \
+        (f) = (e)[0] & ~ge2_;                                                              \
+        _Pragma("unroll") for (int k_ = 0; k_ < (P); k_++) {                               \
+            const uint32_t c_ = (e)[k_];                                                   \
+            (e)[k_] = (c_ ^ borrow_) & ge2_;                                               \
+            borrow_ &= ~c_;                                                                \
+        }                                                                                  \
+    } while (0)
+
 /* Shared memory of an instance: per generation parity and warp, the horizontal sums (s, c)
  * of its top and bottom rows, and (rule 3) the rows themselves. */
 #define RS_SMEM(M, WB) ((size_t)2 * (WB) * 2 * 3 * (M) * 32 * 4)
@@ -169,11 +195,12 @@ __device__ __forceinline__ unsigned long long *rs_slot(const rs_args a, int p, i
  * P planes of E, which the lanes hold beside F's words and the exchange carries beside F's
  * rows.  M, WB, NR, rule and P are literals in every instance (the arrays are sized for the
  * largest).  PB > 0: E is one-hot in the lanes (P planes, one per decaying state) and
- * binary in memory (PB planes).  Blocks of 32 * WB threads with RS_SMEM(M, WB) bytes of
+ * binary in memory (PB planes).  XB: binary E (PB = 0) exchanged as its code (RS_XB_PUT;
+ * the rule has at most 2^P states).  Blocks of 32 * WB threads with RS_SMEM(M, WB) bytes of
  * dynamic shared memory. */
 __device__ __forceinline__ void rs_body(const rs_args a, const int M, const int WB,
                                         const int NR, const int rule, const int P,
-                                        const int PB) {
+                                        const int PB, const int XB) {
     /* edge row e = ((ph * WB + warp) * 2 + side) * 3 + what (side 0: the warp's top row, 1:
      * its bottom row; what 0: s, 1: c, 2: the row, for rule 3) holds M words a lane: word m
      * of lane l at EDGE(e, m) */
@@ -192,7 +219,7 @@ __device__ __forceinline__ void rs_body(const rs_args a, const int M, const int 
     /* F and two one-hot planes of E are four states of a cell: they travel as two planes
      * (RS_X2) */
     const int X2 = P == 2 && PB;
-    const int NP = X2 ? 2 : 1 + P; /* planes exchanged ... */
+    const int NP = X2 ? 2 : XB ? P : 1 + P; /* planes exchanged ... */
     const int PG = X2 ? 2 : P >= 2 ? RS_POLL_WIDE : 1; /* ... and polled together */
     uint32_t cm[RS_MMAX]; /* cells of the grid in each word (bounded grids) */
 #pragma unroll
@@ -359,14 +386,23 @@ __device__ __forceinline__ void rs_body(const rs_args a, const int M, const int 
             for (int side = 0; side < 2; side++) {
                 const int j = side ? t - bh : t - kk; /* row j of the side's kk rows */
                 if (j < 0 || j >= kk) continue;
+                uint32_t code[RS_PMAX][RS_MMAX]; /* (XB) */
+#pragma unroll
+                for (int m = 0; m < M; m++) {
+                    uint32_t cm_[RS_PMAX];
+                    if (XB) RS_XB_PUT(cm_, v[i][m], ev[i - 1][m], P);
+#pragma unroll
+                    for (int k = 0; k < (XB ? P : 0); k++) code[k][m] = cm_[k];
+                }
 #pragma unroll
                 for (int pl = 0; pl < NP; pl++) {
                     unsigned long long *q = rs_slot(a, p, b, side, j, pl, NP);
 #pragma unroll
                     for (int m = 0; m < M; m++) {
                         const uint64_t wd = (uint64_t)lane * M + m;
-                        const uint32_t x = X2 ? RS_X2_PUT(pl, v[i][m], ev[i - 1][m])
-                                              : RS_PLANE(pl, i, m);
+                        const uint32_t x = X2   ? RS_X2_PUT(pl, v[i][m], ev[i - 1][m])
+                                           : XB ? code[RS_EV_AT(pl + 1)][m]
+                                                : RS_PLANE(pl, i, m);
                         if (wd < nw) rs_st(q + wd, hi | x);
                     }
                 }
@@ -421,11 +457,23 @@ __device__ __forceinline__ void rs_body(const rs_args a, const int M, const int 
                                 if (X2 && gq == 0 && q[i])
                                     RS_X2_GET(v[i][m], ev[i - 1][m], (uint32_t)u[0][i][m],
                                               (uint32_t)u[X2][i][m]);
-                                else if (!X2 && pl0 + gq < NP && q[i])
-                                    RS_PLANE_SET(pl0 + gq, i, m, (uint32_t)u[gq][i][m]);
+                                else if (!X2 && pl0 + gq < NP && q[i]) /* (XB: the code
+                                                                          in E's planes) */
+                                    RS_PLANE_SET(pl0 + gq + XB, i, m, (uint32_t)u[gq][i][m]);
                         }
                     }
                     break;
+                }
+            }
+        }
+        /* XB: the halo rows' codes, now in E's planes, back to F and E */
+        if (XB && !(trow0 >= kk && trow0 + NR <= kk + bh)) {
+#pragma unroll
+            for (int i = 1; i <= NR; i++) {
+                const int t = trow0 + i - 1;
+                if ((t < kk && above >= 0) || (t >= kk + bh && t < 2 * kk + bh && below >= 0)) {
+#pragma unroll
+                    for (int m = 0; m < M; m++) RS_XB_GET(v[i][m], ev[i - 1][m], P);
                 }
             }
         }

@@ -289,7 +289,7 @@ static void emit_circuit(const wl_rnet *n, char *buf, size_t cap) {
 
 #define RTC_CACHE 128 /* kernels kept per process; beyond that, the mask kernel */
 static struct rtc_entry {
-    int device, family, kk, nr, wb, warps, planes, pb; /* (res's c->res_wb, _planes, _pb) */
+    int device, family, kk, nr, wb, warps, planes, pb, xb; /* (res's c->res_wb, _planes...) */
     char defs[128]; /* WL_CUDA_WAVE_DEFS at compile time (tuning builds) */
     wl_rule rule; /* the whole table (birth and survive masks follow from it) */
     CUfunction fn;
@@ -417,18 +417,18 @@ static wl_status nvrtc_compile(const char *src, const char *const *opts, int n_o
     return st;
 }
 
-/* The kernel definition that follows the embedded sources (warps, planes, pb: res's warps a
- * block and planes of Generations' decay, wlcu_ctx's res_wb, res_planes and res_pb). */
+/* The kernel definition that follows the embedded sources (warps, planes, pb, xb: res's warps
+ * a block and planes of Generations' decay, wlcu_ctx's res_wb, res_planes, res_pb, res_xb). */
 static void kernel_text(int family, int kk, int nr, int wb, int warps, int planes, int pb,
-                        char *buf, size_t cap) {
+                        int xb, char *buf, size_t cap) {
     if (res_family(family)) {
         /* wb: words a lane (cuda_res.cu's RS_KERNEL with rule 2 or 3) */
         snprintf(buf, cap,
                  "extern \"C\" __global__ void __launch_bounds__(32 * %d, 1)\n"
-                 "rs_rule_kernel(rs_args a) { rs_body(a, %d, %d, %d, %d, %d, %d); }\n",
+                 "rs_rule_kernel(rs_args a) { rs_body(a, %d, %d, %d, %d, %d, %d, %d); }\n",
                  warps, wb, warps, nr,
                  circuit_family(family) ? 3 : 2, gen_family(family) ? planes : 0,
-                 gen_family(family) ? pb : 0);
+                 gen_family(family) ? pb : 0, gen_family(family) ? xb : 0);
         return;
     }
     if (family == WLCU_RTC_PAIR) {
@@ -517,7 +517,8 @@ static wl_status build(wlcu_ctx *c, int family, int kk, int nr, int wb, CUfuncti
                             family == WLCU_RTC_PAIR ? (const char *)WLCU_PAIR_SRC
                             : res                   ? (const char *)WLCU_RES_SRC
                                                     : "");
-    kernel_text(family, kk, nr, wb, c->res_wb, c->res_planes, c->res_pb, src + len, cap - len);
+    kernel_text(family, kk, nr, wb, c->res_wb, c->res_planes, c->res_pb, c->res_xb, src + len,
+                cap - len);
     char arch[32];
     snprintf(arch, sizeof arch, "--gpu-architecture=sm_%d%d", major, minor);
     /* tuning: WL_CUDA_WAVE_DEFS="-DWV_UNROLL=2 ..." adds options (at most 6, space-separated) */
@@ -595,6 +596,7 @@ extern "C" wl_status wlcu_rtc_kernel(wlcu_ctx *c, int family, int kk, int nr, in
                                      void **fn, int *per_sm) {
     *fn = NULL;
     const int planes = gen_family(family) ? c->res_planes : 0, pb = planes ? c->res_pb : 0;
+    const int xb = planes ? c->res_xb : 0;
     const int warps = res_family(family) ? c->res_wb : 0;
     pthread_mutex_lock(&rtc_lock);
     wl_status s = WL_OK;
@@ -611,7 +613,7 @@ extern "C" wl_status wlcu_rtc_kernel(wlcu_ctx *c, int family, int kk, int nr, in
     for (int i = 0; i < n_cache; i++)
         if (cache[i].device == c->device && cache[i].family == family && cache[i].kk == kk &&
             cache[i].nr == nr && cache[i].wb == wb && cache[i].warps == warps &&
-            cache[i].planes == planes && cache[i].pb == pb &&
+            cache[i].planes == planes && cache[i].pb == pb && cache[i].xb == xb &&
             memcmp(&cache[i].rule, &c->rule, sizeof c->rule) == 0 &&
             strcmp(cache[i].defs, defs_now) == 0) {
             *fn = (void *)cache[i].fn;
@@ -635,6 +637,7 @@ extern "C" wl_status wlcu_rtc_kernel(wlcu_ctx *c, int family, int kk, int nr, in
             cache[n_cache].warps = warps;
             cache[n_cache].planes = planes;
             cache[n_cache].pb = pb;
+            cache[n_cache].xb = xb;
             snprintf(cache[n_cache].defs, sizeof cache[n_cache].defs, "%s", defs_now);
             cache[n_cache].rule = c->rule;
             cache[n_cache].fn = f;

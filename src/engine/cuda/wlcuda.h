@@ -114,6 +114,7 @@ typedef struct wlcu_ctx {
                                  states) ... */
     int res_pb;               /* ... 0: binary, as in memory; else one-hot (a plane for each
                                  decaying state), from and to res_pb binary planes ... */
+    int res_xb;               /* ... binary, exchanged as a code of res_planes planes ... */
     unsigned res_last;        /* ... and its states - 1 */
     void *gl;                 /* OpenGL interop state of cuda_gl.cu, NULL until used */
     void *multi;              /* rules of more than two states (cuda_multi.cu), or NULL */
