@@ -424,20 +424,14 @@ if [ "$MODE" = gen ]; then
     done
   done
   # binary E exchanged as one code of P planes (the default for rules of at most 2^P
-  # states) against F and E's P planes (WL_CUDA_RES_XB=0); more words a lane (8 generations
-  # a round at 16 states) with 3 or 1 planes polled at a time
+  # states, P <= 4) against F and E's P planes (WL_CUDA_RES_XB=0)
   for xb in 1 0; do
     for r in 1456/2356/16 12345/45678/8; do
-      for w in 100 120; do
-        for d in "" "-DRS_POLL_WIDE=1"; do
-          WL_CUDA_RES_XB=$xb WL_CUDA_RES_WORDS=$w WL_CUDA_WAVE_DEFS=$d bench bench.txt --engine cuda --kernel best --rule $r --size 4096x4096 --generations 4096 --runs 3 --torus
-        done
-      done
+      WL_CUDA_RES_XB=$xb bench bench.txt --engine cuda --kernel best --rule $r --size 4096x4096 --generations 4096 --runs 3 --torus
     done
-    WL_CUDA_RES_XB=$xb bench bench.txt --engine cuda --kernel best --rule 12/34/256 --size 2048x2048 --generations 4096 --runs 3 --torus
   done
   for r in 1456/2356/16 12345/45678/8; do # checked against ref first
-    WL_CUDA_RES_WORDS=120 bench bench.txt --engine cuda --kernel best --rule $r --size 4096x4096 --time 0.3 --runs 1 --torus --verify
+    bench bench.txt --engine cuda --kernel best --rule $r --size 4096x4096 --time 0.3 --runs 1 --torus --verify
   done
   for r in 345/2/4 2367/3457/5 345/2/4H "$GMAP"; do # checked against ref first
     bench bench.txt --engine cuda --kernel best --rule "$r" --size 2048x2048 --time 0.3 --runs 3 --bounded --verify
