@@ -160,10 +160,14 @@ if [ "$MODE" = wave ]; then
   te test_k.log 100 WL_CUDA_NO_NVRTC=1 --gpu -e cuda -k wave -r highlife,seeds,daynight,b0
   fails test_k.log
 fi
+# the kernel knobs a bench line is run under, named in its log header
+KNOBS="WL_CUDA_LOP3 WL_CUDA_LOP3V WL_CUDA_GEN WL_CUDA_LTL WL_CUDA_RES_K WL_CUDA_RES_NR
+       WL_CUDA_RES_ONEHOT WL_CUDA_RES_XB WL_CUDA_RES_WORDS WL_CUDA_WAVE_DEFS"
 bench() { # bench LOGNAME ARGS...: runs warplife bench, keeps the table lines
-  local log=$OUT/$1
+  local log=$OUT/$1 on=""
   shift
-  echo "== ${WL_CUDA_LOP3:+WL_CUDA_LOP3=$WL_CUDA_LOP3 }${WL_CUDA_LOP3V:+WL_CUDA_LOP3V=$WL_CUDA_LOP3V }${WL_CUDA_GEN:+WL_CUDA_GEN=$WL_CUDA_GEN }${WL_CUDA_LTL:+WL_CUDA_LTL=$WL_CUDA_LTL }${WL_CUDA_RES_K:+WL_CUDA_RES_K=$WL_CUDA_RES_K }${WL_CUDA_RES_NR:+WL_CUDA_RES_NR=$WL_CUDA_RES_NR }${WL_CUDA_RES_ONEHOT:+WL_CUDA_RES_ONEHOT=$WL_CUDA_RES_ONEHOT }${WL_CUDA_RES_XB:+WL_CUDA_RES_XB=$WL_CUDA_RES_XB }${WL_CUDA_RES_WORDS:+WL_CUDA_RES_WORDS=$WL_CUDA_RES_WORDS }${WL_CUDA_WAVE_DEFS:+WL_CUDA_WAVE_DEFS=$WL_CUDA_WAVE_DEFS }warplife bench $*" >>"$log"
+  for v in $KNOBS; do [ -n "${!v:-}" ] && on+="$v=${!v} "; done
+  echo "== ${on}warplife bench $*" >>"$log"
   timeout 240 "$WL" bench "$@" >>"$log" 2>>"$OUT/bench_stderr.log"
   echo "rc=$?" >>"$log"
 }

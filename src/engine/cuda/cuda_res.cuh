@@ -386,14 +386,10 @@ __device__ __forceinline__ void rs_body(const rs_args a, const int M, const int 
             for (int side = 0; side < 2; side++) {
                 const int j = side ? t - bh : t - kk; /* row j of the side's kk rows */
                 if (j < 0 || j >= kk) continue;
-                uint32_t code[RS_PMAX][RS_MMAX]; /* (XB) */
+                uint32_t code[RS_MMAX][RS_PMAX]; /* (XB) */
 #pragma unroll
-                for (int m = 0; m < M; m++) {
-                    uint32_t cm_[RS_PMAX];
-                    if (XB) RS_XB_PUT(cm_, v[i][m], ev[i - 1][m], P);
-#pragma unroll
-                    for (int k = 0; k < (XB ? P : 0); k++) code[k][m] = cm_[k];
-                }
+                for (int m = 0; m < M; m++)
+                    if (XB) RS_XB_PUT(code[m], v[i][m], ev[i - 1][m], P);
 #pragma unroll
                 for (int pl = 0; pl < NP; pl++) {
                     unsigned long long *q = rs_slot(a, p, b, side, j, pl, NP);
@@ -401,7 +397,7 @@ __device__ __forceinline__ void rs_body(const rs_args a, const int M, const int 
                     for (int m = 0; m < M; m++) {
                         const uint64_t wd = (uint64_t)lane * M + m;
                         const uint32_t x = X2   ? RS_X2_PUT(pl, v[i][m], ev[i - 1][m])
-                                           : XB ? code[RS_EV_AT(pl + 1)][m]
+                                           : XB ? code[m][RS_EV_AT(pl + 1)]
                                                 : RS_PLANE(pl, i, m);
                         if (wd < nw) rs_st(q + wd, hi | x);
                     }
