@@ -206,6 +206,44 @@ static void test_diamond(int quick) {
     }
 }
 
+/* The cpu engine's Larger than Life counts in 32-bit lanes (simd_ltl.c's "wide" path, for
+ * neighbourhoods of 2^16 cells or more) against ref: Moore ranges from 128 and circles from
+ * 144 on small grids (the neighbourhood wraps a torus many times), and every shape at small
+ * ranges with the path forced (WL_CPU_LTL_WIDE=1). */
+static void test_wide(int quick) {
+    static const char shapes[] = "MNC2BD+X*#HA3L";
+    for (int round = 0; round < (quick ? 12 : 36); round++) {
+        int big = round % 4 == 0;
+        char nh = big ? (rnd(2) ? 'M' : 'C') : shapes[rnd(sizeof shapes - 1)];
+        int R = big ? (nh == 'M' ? 128 : 144) + (int)rnd(6) : 1 + (int)rnd(nh == 'M' ? 20 : 6);
+        char text[96];
+        snprintf(text, sizeof text, "R%d,C0,M0,S1..1,B1..1,N%c", R, nh);
+        wl_rule rule; /* first the shape alone, for its size */
+        WL_CHECK_OK(wl_rule_parse(text, &rule));
+        unsigned most = (unsigned)wl_ltl_neighbourhood(&rule.ltl, 0, NULL, NULL) - 1;
+        unsigned b0 = 1 + (unsigned)rnd(most / 2), s0 = 1 + (unsigned)rnd(most / 2);
+        unsigned b1 = b0 + (unsigned)rnd(most / 3 + 1), s1 = s0 + (unsigned)rnd(most / 2 + 1);
+        snprintf(text, sizeof text, "R%d,C%d,M%d,S%u..%u,B%u..%u,N%c", R, rnd(2) ? 0 : 3,
+                 (int)rnd(2), s0, s1 < most ? s1 : most, b0, b1 < most ? b1 : most, nh);
+        WL_CHECK_OK(wl_rule_parse(text, &rule));
+        uint64_t w = 1 + rnd(big ? 50 : 80), h = 1 + rnd(big ? 40 : 60);
+        wl_shape sh = {rnd(2) ? WL_TOPOLOGY_TORUS : WL_TOPOLOGY_BOUNDED, w, h, {0, 0, 0, 0}};
+        wl_pattern *soup = state_soup(&rule, w, h);
+        uint64_t gens = 1 + rnd(big ? 2 : 6);
+        wl_pattern *want = run("ref", NULL, &sh, &rule, soup, gens, 0, NULL);
+        if (!big) setenv("WL_CPU_LTL_WIDE", "1", 1);
+        wl_pattern *got = run("cpu", NULL, &sh, &rule, soup, gens, 1, NULL);
+        unsetenv("WL_CPU_LTL_WIDE");
+        WL_CHECK(!got || (want && wl_pattern_equal_cells(got, want)),
+                 "cpu (32-bit counts), rule %s, %s %llux%llu, %llu generations: differs from ref",
+                 text, wl_topology_name(sh.topology), (unsigned long long)w,
+                 (unsigned long long)h, (unsigned long long)gens);
+        wl_pattern_free(got);
+        wl_pattern_free(want);
+        wl_pattern_free(soup);
+    }
+}
+
 /* ---- 1, 2: every engine against ref ------------------------------------------------------- */
 
 static void test_engines(int quick) {
@@ -672,6 +710,7 @@ int main(void) {
     int quick = q && *q && strcmp(q, "0") != 0;
     test_engines(quick);
     test_diamond(quick);
+    test_wide(quick);
     test_plane_long(quick);
     test_glued(quick);
     test_facts(quick);

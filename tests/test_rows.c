@@ -14,7 +14,8 @@
  *   3. step the engine 1..3 generations and compare with ref stepping the same modified
  *      grid: the engine's private halos (byte and nibble halo columns, device padding) must
  *      follow load_rows.
- * Also: an out-of-range strip is WL_ERR_INVALID, not a crash.
+ * Also: an out-of-range strip is WL_ERR_INVALID, not a crash; and the translate and bounds
+ * ops where an engine has them, on every state of two- and multi-state rules.
  *
  * Usage: test_rows [--quick]   (WL_TEST_QUICK=1 also shrinks the case count)
  */
@@ -138,6 +139,94 @@ static void one_case(const char *engine, const char *kernel, const char *rule, w
     wl_universe_free(u);
 }
 
+/* The translate and bounds ops (the grow engine's moves and measures) of a bounded grid,
+ * against the loaded grid: a random grid of every state of the rule, moved by (dx, dy)
+ * (past the edges too), must come back as the grid shifted, every plane, dead where it came
+ * from outside; the bounds are those of the live cells, in the placement rule's
+ * coordinates. */
+static void translate_case(const char *engine, const char *kernel, const char *rule, uint64_t w,
+                           uint64_t h) {
+    wl_config cfg;
+    wl_config_init(&cfg);
+    cfg.engine = engine;
+    cfg.kernel = kernel;
+    cfg.topology = WL_TOPOLOGY_BOUNDED;
+    cfg.width = w;
+    cfg.height = h;
+    cfg.threads = 2;
+    WL_CHECK_OK(wl_rule_parse(rule, &cfg.rule));
+    wl_universe *u = NULL;
+    wl_status s = wl_universe_create(&cfg, &u);
+    if (s == WL_ERR_UNAVAILABLE || s == WL_ERR_UNSUPPORTED) return; /* not this kernel's rule */
+    WL_CHECK(s == WL_OK, "create %s:%s %s: %s", engine, kernel, rule, wl_last_error());
+    if (!u) return;
+    const wl_engine_ops *ops = wl_universe_ops(u);
+    void *ctx = wl_universe_ctx(u);
+    unsigned planes = wl_grid_planes_for(&cfg.rule), states = wl_rule_states(&cfg.rule);
+    wl_grid a, r;
+    if (wl_grid_alloc_planes(&a, w, h, planes) || wl_grid_alloc_planes(&r, w, h, planes)) {
+        WL_CHECK(0, "out of memory");
+        return;
+    }
+    const size_t pw = a.stride * h; /* words of a plane */
+    int sparse = (int)rnd(2); /* a few cells, so that the box is not the whole grid */
+    for (uint64_t y = 0; y < h; y++)
+        for (uint64_t x = 0; x < w; x++) {
+            if (rnd(sparse ? 40 : 2)) continue;
+            unsigned st = 1 + (unsigned)rnd(states - 1);
+            a.words[y * a.stride + x / 64] |= (uint64_t)1 << (x & 63);
+            for (unsigned k = 1; k < planes; k++)
+                if ((st - 1) >> (k - 1) & 1) a.words[k * pw + y * a.stride + x / 64] |= (uint64_t)1 << (x & 63);
+        }
+    WL_CHECK_OK(ops->load_grid(ctx, &a));
+    if (ops->bounds) {
+        wl_bigint b[4];
+        int64_t got[4] = {0, 0, 0, 0}, want[4] = {INT64_MAX, INT64_MAX, INT64_MIN, INT64_MIN};
+        int empty = -1;
+        WL_CHECK_OK(ops->bounds(ctx, &b[0], &b[1], &b[2], &b[3], &empty));
+        for (int k = 0; k < 4; k++) wl_bigint_to_i64(&b[k], &got[k]);
+        for (uint64_t y = 0; y < h; y++)
+            for (uint64_t x = 0; x < w; x++)
+                if (wl_grid_get(&a, x, y)) {
+                    int64_t px = (int64_t)x - (int64_t)(w / 2), py = (int64_t)y - (int64_t)(h / 2);
+                    if (px < want[0]) want[0] = px;
+                    if (py < want[1]) want[1] = py;
+                    if (px > want[2]) want[2] = px;
+                    if (py > want[3]) want[3] = py;
+                }
+        int none = want[0] == INT64_MAX;
+        WL_CHECK(empty == none && (none || !memcmp(got, want, sizeof got)),
+                 "%s:%s %s %llux%llu: bounds %lld,%lld..%lld,%lld (empty %d), the grid's "
+                 "%lld,%lld..%lld,%lld", engine, kernel, rule, (unsigned long long)w,
+                 (unsigned long long)h, (long long)got[0], (long long)got[1], (long long)got[2],
+                 (long long)got[3], empty, (long long)want[0], (long long)want[1],
+                 (long long)want[2], (long long)want[3]);
+    }
+    if (ops->translate) {
+        int64_t dx = (int64_t)rnd(2 * w + 5) - (int64_t)w - 2, dy = (int64_t)rnd(2 * h + 5) - (int64_t)h - 2;
+        if (rnd(3) == 0) dx = (int64_t)rnd(9) - 4; /* small moves, as the grow engine makes */
+        s = ops->translate(ctx, dx, dy);
+        WL_CHECK(s == WL_OK || s == WL_ERR_UNSUPPORTED, "%s:%s translate: %s", engine, kernel,
+                 wl_last_error());
+        if (!s) WL_CHECK_OK(ops->store_grid(ctx, &r));
+        int ok = 1;
+        for (unsigned k = 0; k < planes && ok && !s; k++) /* (unsupported: the byte kernels) */
+            for (uint64_t y = 0; y < h && ok; y++)
+                for (uint64_t x = 0; x < w && ok; x++) {
+                    int64_t sx = (int64_t)x + dx, sy = (int64_t)y + dy;
+                    int want = sx >= 0 && sy >= 0 && (uint64_t)sx < w && (uint64_t)sy < h &&
+                               (a.words[k * pw + (uint64_t)sy * a.stride + (uint64_t)sx / 64] >> (sx & 63) & 1);
+                    ok = want == (int)(r.words[k * pw + y * r.stride + x / 64] >> (x & 63) & 1);
+                }
+        WL_CHECK(ok, "%s:%s %s %llux%llu: translate(%lld, %lld) differs from the grid moved",
+                 engine, kernel, rule, (unsigned long long)w, (unsigned long long)h,
+                 (long long)dx, (long long)dy);
+    }
+    wl_grid_free(&a);
+    wl_grid_free(&r);
+    wl_universe_free(u);
+}
+
 /* Every kernel of `engine` on random sizes, rules and topologies. */
 static int test_engine(const char *engine, int cases) {
     static const uint64_t widths[] = {1, 5, 31, 32, 33, 63, 64, 65, 100, 127, 130, 257, 600};
@@ -151,6 +240,9 @@ static int test_engine(const char *engine, int cases) {
             uint64_t h = i == 0 ? 1 : 1 + rnd(70);
             one_case(engine, names[k], rules[i & 1], (i >> 1) & 1 ? WL_TOPOLOGY_BOUNDED
                                                                   : WL_TOPOLOGY_TORUS, w, h);
+            static const char *const all_rules[] = {"B3/S23", "B2-a/S12", "345/2/4",
+                                                    "R2,C4,M1,S2..6,B3..5,NM", "12/34/40"};
+            translate_case(engine, names[k], all_rules[rnd(5)], w, h);
         }
     return 1;
 }

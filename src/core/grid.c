@@ -62,6 +62,50 @@ uint64_t wl_grid_population(const wl_grid *g) {
     return n;
 }
 
+void wl_row_shift(const uint64_t *in, size_t in_words, uint64_t *out, size_t out_words,
+                  uint64_t out_w, int64_t dx) {
+    const int64_t bits = (int64_t)in_words * 64;
+    for (size_t i = 0; i < out_words; i++) {
+        int64_t x = (int64_t)i * 64 + dx; /* the source column of bit 0 */
+        if (x + 64 <= 0 || x >= bits) {
+            out[i] = 0;
+            continue;
+        }
+        int64_t q = x >= 0 ? x / 64 : -1;
+        unsigned sh = (unsigned)(x - q * 64);
+        uint64_t a = q >= 0 ? in[q] : 0;
+        uint64_t b = sh && q + 1 < (int64_t)in_words ? in[q + 1] : 0;
+        out[i] = sh ? a >> sh | b << (64 - sh) : a;
+    }
+    if (out_w % 64 && out_words == (out_w + 63) / 64)
+        out[out_words - 1] &= ~(uint64_t)0 >> (64 - out_w % 64);
+}
+
+int wl_rows_box(const uint64_t *f, size_t stride, uint64_t h, const uint64_t *e, unsigned P,
+                size_t plane_words, uint64_t box[4]) {
+    uint64_t x0 = UINT64_MAX, x1 = 0, y0 = UINT64_MAX, y1 = 0;
+    for (uint64_t y = 0; y < h; y++) {
+        size_t at = (size_t)y * stride, i = 0;
+        if (!P) /* (most rows of a grow engine's grid are empty) */
+            while (i + 8 <= stride && !(f[at + i] | f[at + i + 1] | f[at + i + 2] | f[at + i + 3] |
+                                        f[at + i + 4] | f[at + i + 5] | f[at + i + 6] | f[at + i + 7]))
+                i += 8;
+        for (; i < stride; i++) {
+            uint64_t v = f[at + i];
+            for (unsigned k = 0; k < P; k++) v |= e[k * plane_words + at + i];
+            if (!v) continue;
+            uint64_t a = i * 64 + (uint64_t)__builtin_ctzll(v), b = i * 64 + 63 - (uint64_t)__builtin_clzll(v);
+            if (a < x0) x0 = a;
+            if (b > x1) x1 = b;
+            if (y < y0) y0 = y;
+            y1 = y;
+        }
+    }
+    if (x0 == UINT64_MAX) return 0;
+    box[0] = x0, box[1] = y0, box[2] = x1, box[3] = y1;
+    return 1;
+}
+
 /* ORs the `n` low bits of v into row `row` at column `col` (col + n <= w). */
 static void or_bits(uint64_t *row, uint64_t col, uint64_t v, unsigned n) {
     if (n < 64) v &= ((uint64_t)1 << n) - 1;

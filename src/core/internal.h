@@ -268,6 +268,15 @@ wl_status wl_grid_to_pattern_at(const wl_grid *g, const wl_rule *rule, int64_t x
                                 wl_pattern **out);
 /* Number of live cells of a grid. */
 uint64_t wl_grid_population(const wl_grid *g);
+/* Row `out` (out_words words, bits past out_w cleared) gets bit x = bit x + dx of row `in`
+ * (in_words words), dead where x + dx lies outside [0, in_words * 64). */
+void wl_row_shift(const uint64_t *in, size_t in_words, uint64_t *out, size_t out_words,
+                  uint64_t out_w, int64_t dx);
+/* The box of the live cells of h rows of `stride` words (a word live where it or the same
+ * word of one of the P planes at e + k * plane_words is not zero): box[0..3] = first
+ * column, first row, last column, last row; 0 when there are none. */
+int wl_rows_box(const uint64_t *f, size_t stride, uint64_t h, const uint64_t *e, unsigned P,
+                size_t plane_words, uint64_t box[4]);
 
 /* ---- snapshots (src/render/render.c): what the facade fills -------------------------- */
 
@@ -425,6 +434,10 @@ typedef struct wl_engine_ops {
     /* Replaces rows y0 .. y0+n-1 with rows[] (same layout; bits past the width ignored). */
     wl_status (*load_rows)(void *ctx, uint64_t y0, uint64_t n, const uint64_t *rows,
                            size_t stride);
+    /* (optional: grid engines on a bounded grid) Moves every cell, all states, from
+     * (x + dx, y + dy) to (x, y); cells from outside the grid are dead, and what is moved
+     * past its edges is lost (the grow engine moves only dead cells out). */
+    wl_status (*translate)(void *ctx, int64_t dx, int64_t dy);
 
     /* (optional) Renders the view into an OpenGL pixel buffer object (name `gl_buffer`, at
      * least view->width * view->height * 4 bytes, RGBA like render()) without passing through

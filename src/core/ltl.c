@@ -74,6 +74,14 @@ uint64_t wl_ltl_neighbourhood(const wl_ltl *l, int parity,
                               void (*fn)(void *user, int dy, int x0, int x1), void *user) {
     int r = l->range, xr = l->nh == 'L' ? 2 * r + 1 : r;
     uint64_t n = 0;
+    if (l->nh == 'M') { /* the square without its centre, run by run (ranges reach 500) */
+        for (int dy = -r; dy <= r; dy++) {
+            if (fn && dy) fn(user, dy, -r, r);
+            if (fn && !dy) fn(user, 0, -r, -1), fn(user, 0, 1, r);
+            n += 2 * (uint64_t)r + !!dy;
+        }
+        return n;
+    }
     for (int dy = -r; dy <= r; dy++) {
         for (int dx = -xr; dx <= xr; dx++) {
             if (!member(l->nh, r, parity & 1, dx, dy)) continue;

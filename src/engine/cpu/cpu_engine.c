@@ -455,6 +455,64 @@ static wl_status store_grid(void *v, wl_grid *g) {
     return WL_OK;
 }
 
+/* The live cells' box in the placement rule's coordinates (grid cell (0, 0) is
+ * (-floor(W/2), -floor(H/2))), by a scan of the words in place (the grow engine measures
+ * its pattern every few generations). */
+static wl_status bounds(void *v, wl_bigint *xmin, wl_bigint *ymin, wl_bigint *xmax,
+                        wl_bigint *ymax, int *empty) {
+    cpu_ctx *c = v;
+    uint64_t box[4] = {0, 0, 0, 0};
+    if (c->byte || c->nibble) {
+        wl_grid g;
+        wl_status s = wl_grid_alloc(&g, c->w, c->h);
+        if (s) return s;
+        store_grid(c, &g);
+        *empty = !wl_rows_box(g.words, g.stride, g.h, NULL, 0, 0, box);
+        wl_grid_free(&g);
+    } else {
+        unsigned P = 0;
+        const uint64_t *e = c->multi ? cpu_multi_planes(c->multi, &P) : NULL;
+        *empty = !wl_rows_box(c->cur, c->S, c->h, e, P, c->S * (size_t)c->h, box);
+    }
+    int64_t ox = (int64_t)(c->w / 2), oy = (int64_t)(c->h / 2);
+    wl_bigint_from_i64(xmin, (int64_t)box[0] - ox);
+    wl_bigint_from_i64(ymin, (int64_t)box[1] - oy);
+    wl_bigint_from_i64(xmax, (int64_t)box[2] - ox);
+    wl_bigint_from_i64(ymax, (int64_t)box[3] - oy);
+    return WL_OK;
+}
+
+/* Moves a grid's rows in place: (x, y) gets (x + dx, y + dy) (see the translate slot). */
+static void translate_rows(uint64_t *rows, size_t S, uint64_t w, uint64_t h, int64_t dx,
+                           int64_t dy, uint64_t *tmp) {
+    for (uint64_t k = 0; k < h; k++) { /* rows in the order that reads each before it is written */
+        uint64_t y = dy > 0 ? k : h - 1 - k;
+        int64_t sy = (int64_t)y + dy;
+        uint64_t *out = rows + (size_t)y * S;
+        if (sy < 0 || sy >= (int64_t)h) {
+            memset(out, 0, S * 8);
+            continue;
+        }
+        wl_row_shift(rows + (size_t)sy * S, S, tmp, S, w, dx);
+        memcpy(out, tmp, S * 8);
+    }
+}
+
+static wl_status translate(void *v, int64_t dx, int64_t dy) {
+    cpu_ctx *c = v;
+    if (c->byte || c->nibble || c->torus)
+        return wl_error(WL_ERR_UNSUPPORTED, "cpu engine: no translate on this kernel or a torus");
+    uint64_t *tmp = wl_malloc(c->S * 8);
+    if (!tmp) return WL_ERR_NOMEM;
+    unsigned P = 0;
+    uint64_t *e = c->multi ? cpu_multi_planes(c->multi, &P) : NULL;
+    translate_rows(c->cur, c->S, c->w, c->h, dx, dy, tmp);
+    for (unsigned k = 0; k < P; k++)
+        translate_rows(e + (size_t)k * c->S * c->h, c->S, c->w, c->h, dx, dy, tmp);
+    free(tmp);
+    return WL_OK;
+}
+
 /* Row strips (the mpi engine's halo exchange): rows y0 .. y0+n-1 of the current grid to /
  * from wl_grid rows of `stride` words.  The bit kernels hold exactly wl_grid's rows, so a
  * strip is one memcpy per row (tail bits masked on load, as in load_grid); the byte and
@@ -712,6 +770,8 @@ const wl_engine_ops wl_engine_cpu = {
     .randomize = randomize,
     .store_rows = store_rows,
     .load_rows = load_rows,
+    .translate = translate,
+    .bounds = bounds,
     .step_tail = step_tail,
     .tile_kernel = tile_kernel,
     .tile_kernel_free = tile_kernel_free,

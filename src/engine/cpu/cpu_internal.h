@@ -236,6 +236,8 @@ void cpu_multi_destroy(cpu_multi *m);
 void cpu_multi_load(cpu_multi *m, const wl_grid *g, uint64_t *f);
 void cpu_multi_store(const cpu_multi *m, const uint64_t *f, wl_grid *g);
 uint64_t cpu_multi_population(const cpu_multi *m, const uint64_t *f);
+/* The decay planes (P of them, one grid's words apart; NULL when P is 0). */
+uint64_t *cpu_multi_planes(const cpu_multi *m, unsigned *P);
 /* Larger than Life's counts, as multi.c hands a band of rows to a kernel. */
 typedef struct cpu_ltl_run {
     int dy, x0, x1; /* offsets dx in [x0, x1] of row dy */
@@ -258,11 +260,16 @@ typedef struct cpu_ltl_view {
     size_t ext;        /* w + 2 R + 1 */
     int skip;          /* a bounded grid and no B0: rows and columns out of reach of every
                           firing cell are dead without counting */
+    int wide;          /* counts reach 2^16 - 1 (Moore from range 128, the circle from 144):
+                          simd_ltl.c sums them in 32-bit lanes */
 } cpu_ltl_view;
 typedef struct cpu_ltl_buffers {
     uint64_t *bits;    /* two extended bit rows */
     uint16_t *col, *cnt, *ring;
+    uint32_t *cnt32, *q32; /* wide: the counts, and the column sums' prefix sums (Moore) */
     int32_t *lo, *hi;  /* the extents of the band's rows (skip) */
+    int32_t *win;      /* skip: those of the windows of 2 Ry + 1 rows around each row, and
+                          room to compute them (4 times as many entries as lo) */
     uint8_t *zero;     /* ring slots known to hold an empty row's prefix sums (skip) */
 } cpu_ltl_buffers;
 /* Row y (any integer) of the view's firing cells: wrapped on a torus, NULL outside a
@@ -287,7 +294,8 @@ static inline uint32_t cpu_ltl_bit(const cpu_ltl_view *v, const uint64_t *row, i
  * skipped (rules without B0: dead cells there stay dead). */
 void cpu_ltl_row_extents(const cpu_ltl_view *v, uint64_t y0, uint64_t y1, int32_t *lo,
                          int32_t *hi);
-/* simd_ltl.c (AVX-512BW; neighbourhoods of fewer than 65535 cells): rows [y0, y1) of fn. */
+/* simd_ltl.c (AVX-512BW; counts in 16-bit lanes, or 32-bit ones when wide): rows [y0, y1)
+ * of fn. */
 void cpu_ltl_band_avx512(const cpu_ltl_view *v, uint64_t y0, uint64_t y1, cpu_ltl_buffers *b);
 /* The von Neumann diamond (diamond.h): words of one band's buffers; rows [y0, y1) of fn,
  * built for AVX-512 (simd_ltl.c). */
@@ -296,8 +304,10 @@ void cpu_ltl_band_diamond_avx512(const cpu_ltl_view *v, uint64_t y0, uint64_t y1
 /* decay.h built for AVX-512F (simd_decay.c). */
 void cpu_decay_avx512(unsigned P, uint64_t last, const uint64_t *f, uint64_t *fn, uint64_t *ep,
                       size_t plane, size_t a, size_t b);
-/* Bytes of one thread's buffers for it. */
+/* Bytes of one thread's block of buffers for it, and the buffers' places in such a block
+ * (64-byte aligned; lo, hi and zero are allocated apart). */
 size_t cpu_ltl_buffer_bytes(const cpu_ltl_view *v);
+void cpu_ltl_buffers_place(const cpu_ltl_view *v, void *block, cpu_ltl_buffers *b);
 /* Larger than Life: what the rule makes of the firing cells f, into fn. */
 void cpu_multi_ltl(cpu_multi *m, const uint64_t *f, uint64_t *fn);
 /* The decay of the other states: fn holds what the rule makes of f (T) on entry, the

@@ -89,6 +89,7 @@ void cpu_multi_destroy(cpu_multi *m) {
         free(m->scratch[t].simd.lo);
         free(m->scratch[t].simd.hi);
         free(m->scratch[t].simd.zero);
+        free(m->scratch[t].simd.win);
     }
     free(m->scratch);
     wl_aligned_free(m->e);
@@ -165,8 +166,11 @@ static wl_status ltl_create(cpu_multi *m, const wl_ltl *l, wl_pool *pool) {
     v->nsurvive = l->nsurvive;
     v->ext = (size_t)m->w + 2 * (size_t)v->R + 1;
     v->skip = !m->torus && !(l->nbirth && l->birth[0][0] == 0);
-    /* 16-bit counts hold every count below 2^16 - 1 (the cell itself and M1 included) */
-    m->simd = have("avx512bw") && size + 2 < 65535;
+    /* 16-bit counts hold every count below 2^16 - 1 (the cell itself and M1 included);
+     * larger neighbourhoods count in 32-bit lanes (WL_CPU_LTL_WIDE=1 forces that: tests) */
+    m->simd = have("avx512bw");
+    const char *wide = getenv("WL_CPU_LTL_WIDE");
+    v->wide = size + 2 >= 65535 || (wide && *wide && *wide != '0');
     size_t ring = v->moore ? 1 : 2 * (size_t)v->Ry + 1;
     if ((uint64_t)ring * v->ext > wl_physical_memory() / 16 / (uint64_t)wl_pool_size(pool))
         return wl_error(WL_ERR_TOO_BIG, "cpu engine: a %llu-cell-wide grid of range %d needs "
@@ -186,17 +190,14 @@ static wl_status ltl_create(cpu_multi *m, const wl_ltl *l, wl_pool *pool) {
             continue;
         }
         if (m->simd) {
-            size_t words = (v->ext + 63) / 64 + 1, rowlen = v->ext + 64;
             sc->block = wl_aligned_alloc(cpu_ltl_buffer_bytes(v));
             if (!sc->block) return WL_ERR_NOMEM;
-            sc->simd.bits = sc->block;
-            sc->simd.col = (uint16_t *)(sc->simd.bits + 2 * words);
-            sc->simd.cnt = sc->simd.col + rowlen;
-            sc->simd.ring = sc->simd.cnt + 2 * (v->w + 64);
+            cpu_ltl_buffers_place(v, sc->block, &sc->simd);
             sc->simd.lo = wl_malloc(((size_t)v->h + 2 * (size_t)v->Ry + 2) * sizeof(int32_t));
             sc->simd.hi = wl_malloc(((size_t)v->h + 2 * (size_t)v->Ry + 2) * sizeof(int32_t));
             sc->simd.zero = wl_calloc(2 * (size_t)v->Ry + 1, 1);
-            if (!sc->simd.lo || !sc->simd.hi || !sc->simd.zero) return WL_ERR_NOMEM;
+            sc->simd.win = wl_malloc(4 * ((size_t)v->h + 2 * (size_t)v->Ry + 2) * sizeof(int32_t));
+            if (!sc->simd.lo || !sc->simd.hi || !sc->simd.zero || !sc->simd.win) return WL_ERR_NOMEM;
             continue;
         }
         sc->cells = wl_malloc(v->ext * sizeof *sc->cells);
@@ -279,6 +280,11 @@ void cpu_multi_store(const cpu_multi *m, const uint64_t *f, wl_grid *g) {
             g->words[gat] = f[at] | any;
         }
     }
+}
+
+uint64_t *cpu_multi_planes(const cpu_multi *m, unsigned *P) {
+    *P = m->P;
+    return m->e;
 }
 
 uint64_t cpu_multi_population(const cpu_multi *m, const uint64_t *f) {
@@ -397,11 +403,16 @@ void cpu_ltl_row_extents(const cpu_ltl_view *v, uint64_t y0, uint64_t y1, int32_
         hi[k] = -1;
         if (y < 0 || y >= (int64_t)v->h) continue;
         const uint64_t *row = v->f + (size_t)y * v->S;
-        for (size_t i = 0; i < v->S; i++)
-            if (row[i]) {
-                if (lo[k] == INT32_MAX) lo[k] = (int32_t)i;
-                hi[k] = (int32_t)i;
-            }
+        size_t i = 0, S = v->S;
+        while (i + 8 <= S && !(row[i] | row[i + 1] | row[i + 2] | row[i + 3] | row[i + 4] |
+                               row[i + 5] | row[i + 6] | row[i + 7]))
+            i += 8; /* (most rows of a grow engine's grid are empty) */
+        while (i < S && !row[i]) i++;
+        if (i == S) continue;
+        size_t j = S - 1;
+        while (!row[j]) j--;
+        lo[k] = (int32_t)i;
+        hi[k] = (int32_t)j;
     }
 }
 

@@ -1,7 +1,9 @@
 /*
  * simd_ltl.c - Larger than Life's counts with AVX-512 (F and BW): 32 cells a vector, in
- * 16-bit lanes.  Used by multi.c for neighbourhoods of fewer than 65535 cells (every range
- * up to 127, and far more for the thin shapes) when the CPU has AVX-512BW.
+ * 16-bit lanes for neighbourhoods of fewer than 65535 cells (every range up to 127, and
+ * far more for the thin shapes); larger ones ("wide", up to Golly's range 500) are summed
+ * from the same 16-bit column and row sums into 32-bit counts.  Used by multi.c when the
+ * CPU has AVX-512BW.
  *
  * A row's firing cells are first laid out as an "extended" bit row, the columns from -R
  * to W - 1 + R (R the neighbourhood's reach), wrapped on a torus and dead beyond a bounded
@@ -155,30 +157,58 @@ static void test_row(const cpu_ltl_view *v, const uint16_t *cnt, const uint16_t 
     }
 }
 
+/* The next firing bits of 16 cells from their 32-bit counts c (the cell itself included)
+ * and their own firing bits s. */
+static inline __mmask16 alive16(const cpu_ltl_view *v, __m512i c, __mmask16 s) {
+    const __m512i mid = _mm512_set1_epi32((int)v->middle), one = _mm512_set1_epi32(1);
+    __mmask16 born = 0, stays = 0;
+    c = _mm512_mask_sub_epi32(c, s, c, one); /* not the cell itself */
+    __m512i cs = _mm512_add_epi32(c, mid);
+    for (unsigned k = 0; k < v->nbirth; k++)
+        born |= _mm512_cmpge_epu32_mask(c, _mm512_set1_epi32((int)v->birth[k][0])) &
+                _mm512_cmple_epu32_mask(c, _mm512_set1_epi32((int)v->birth[k][1]));
+    for (unsigned k = 0; k < v->nsurvive; k++)
+        stays |= _mm512_cmpge_epu32_mask(cs, _mm512_set1_epi32((int)v->survive[k][0])) &
+                 _mm512_cmple_epu32_mask(cs, _mm512_set1_epi32((int)v->survive[k][1]));
+    return (__mmask16)((s & stays) | (~s & born));
+}
+
 /* The next firing bits of a row from its counts (the cell itself included; 32 bits, W of
  * them plus up to 15 readable past the end): the diamond's test. */
 static void test_row32(const cpu_ltl_view *v, const uint32_t *count, const uint64_t *self,
                        uint64_t *out) {
-    const __m512i mid = _mm512_set1_epi32((int)v->middle), one = _mm512_set1_epi32(1);
     for (size_t i = 0; i < v->S; i++) {
         uint64_t word = 0, fw = self[i];
         for (int q = 0; q < 4; q++) {
             size_t x = i * 64 + (size_t)q * 16;
             if (x >= v->w) break;
-            __mmask16 born = 0, stays = 0, s = (__mmask16)(fw >> (q * 16));
-            __m512i c = _mm512_loadu_si512(count + x);
-            c = _mm512_mask_sub_epi32(c, s, c, one); /* not the cell itself */
-            __m512i cs = _mm512_add_epi32(c, mid);
-            for (unsigned k = 0; k < v->nbirth; k++)
-                born |= _mm512_cmpge_epu32_mask(c, _mm512_set1_epi32((int)v->birth[k][0])) &
-                        _mm512_cmple_epu32_mask(c, _mm512_set1_epi32((int)v->birth[k][1]));
-            for (unsigned k = 0; k < v->nsurvive; k++)
-                stays |= _mm512_cmpge_epu32_mask(cs, _mm512_set1_epi32((int)v->survive[k][0])) &
-                         _mm512_cmple_epu32_mask(cs, _mm512_set1_epi32((int)v->survive[k][1]));
-            word |= (uint64_t)(uint16_t)((s & stays) | (~s & born)) << (q * 16);
+            __mmask16 s = (__mmask16)(fw >> (q * 16));
+            word |= (uint64_t)alive16(v, _mm512_loadu_si512(count + x), s) << (q * 16);
         }
         if (i + 1 == v->S && v->w % 64) word &= ((uint64_t)1 << (v->w % 64)) - 1;
         out[i] = word;
+    }
+}
+
+/* test_row for 32-bit counts (wide neighbourhoods). */
+static void test_row_wide(const cpu_ltl_view *v, const uint32_t *cnt, const uint32_t *cnt1,
+                          const uint64_t *self, int y, size_t c0, size_t c1, uint64_t *out) {
+    uint32_t *o = (uint32_t *)out;
+    uint32_t par1 = (y & 1) ? 0x55555555u : 0xAAAAAAAAu;
+    size_t chunks = (v->w + 31) / 32;
+    for (size_t k = 0; k < c0; k++) o[k] = 0;
+    for (size_t k = c1; k < 2 * v->S; k++) o[k] = 0;
+    for (size_t x = c0 * 32; x < c1 * 32; x += 32) {
+        uint32_t s = bits32(self, x), alive = 0;
+        for (int pass = 0; pass < (cnt1 ? 2 : 1); pass++) {
+            const uint32_t *c = (pass ? cnt1 : cnt) + x;
+            uint32_t a = alive16(v, _mm512_loadu_si512(c), (__mmask16)s) |
+                         (uint32_t)alive16(v, _mm512_loadu_si512(c + 16), (__mmask16)(s >> 16)) << 16;
+            if (cnt1) a &= pass ? par1 : ~par1;
+            alive |= a;
+        }
+        if (x / 32 + 1 == chunks && v->w % 32) alive &= (1u << (v->w % 32)) - 1;
+        o[x >> 5] = alive;
     }
 }
 
@@ -203,6 +233,54 @@ static void run_counts(const cpu_ltl_view *v, const uint16_t *ring, size_t rowle
     }
 }
 
+/* run_counts into 32-bit counts (wide neighbourhoods): a run's sum, hi - lo, stays below
+ * 2^16 (a run is at most 2R + 1 cells), so it is taken mod 2^16 and widened. */
+static void run_counts32(const cpu_ltl_view *v, const uint16_t *ring, size_t rowlen, int64_t y,
+                         int parity, size_t c0, size_t c1, uint32_t *cnt) {
+    size_t nring = 2 * (size_t)v->Ry + 1;
+    for (size_t x = c0 * 32; x < c1 * 32; x += 16) _mm512_storeu_si512(cnt + x, _mm512_setzero_si512());
+    for (size_t k = 0; k < v->nruns[parity]; k++) {
+        const cpu_ltl_run *r = &v->runs[parity][k];
+        int64_t yy = y + r->dy;
+        if (!v->torus && (yy < 0 || yy >= (int64_t)v->h)) continue;
+        const uint16_t *p = ring + (size_t)wl_mod(yy, (int64_t)nring) * rowlen;
+        const uint16_t *hi = p + v->R + r->x1 + 1, *lo = p + v->R + r->x0;
+        for (size_t x = c0 * 32; x < c1 * 32; x += 32) {
+            __m512i d = _mm512_sub_epi16(_mm512_loadu_si512(hi + x), _mm512_loadu_si512(lo + x));
+            __m512i a = _mm512_cvtepu16_epi32(_mm512_castsi512_si256(d));
+            __m512i b = _mm512_cvtepu16_epi32(_mm512_extracti64x4_epi64(d, 1));
+            _mm512_storeu_si512(cnt + x, _mm512_add_epi32(_mm512_loadu_si512(cnt + x), a));
+            _mm512_storeu_si512(cnt + x + 16, _mm512_add_epi32(_mm512_loadu_si512(cnt + x + 16), b));
+        }
+    }
+}
+
+/* Prefix sums of the Moore column sums into 32-bit ones, q[0] = 0, q[i + 1] = c[0] + ...
+ * + c[i], 32 at a time: prefix16's five steps within each block of 32 (a column sum is at
+ * most 2 * 500 + 1, so a block's sums stay below 2^16), then widened and added to the
+ * running total of the blocks before. */
+static void prefix16to32(const uint16_t *restrict c, uint32_t *restrict q, size_t n) {
+    _Static_assert(32 * (2 * WL_LTL_RANGE_MAX + 1) < 65536, "a block's sums fit 16 bits");
+    static const uint16_t lanes[32] = {0,  1,  2,  3,  4,  5,  6,  7,  8,  9,  10,
+                                       11, 12, 13, 14, 15, 16, 17, 18, 19, 20, 21,
+                                       22, 23, 24, 25, 26, 27, 28, 29, 30, 31};
+    const __m512i j = _mm512_loadu_si512(lanes), last = _mm512_set1_epi32(15);
+    __m512i shift[5];
+    for (int k = 0; k < 5; k++) shift[k] = _mm512_sub_epi16(j, _mm512_set1_epi16((short)(1 << k)));
+    __m512i carry = _mm512_setzero_si512();
+    q[0] = 0;
+    for (size_t i = 0; i < n; i += 32) {
+        __m512i v = _mm512_loadu_si512(c + i);
+        for (int k = 0; k < 5; k++)
+            v = _mm512_add_epi16(v, _mm512_maskz_permutexvar_epi16(~0u << (1 << k), shift[k], v));
+        __m512i a = _mm512_add_epi32(_mm512_cvtepu16_epi32(_mm512_castsi512_si256(v)), carry);
+        __m512i z = _mm512_add_epi32(_mm512_cvtepu16_epi32(_mm512_extracti64x4_epi64(v, 1)), carry);
+        _mm512_storeu_si512(q + i + 1, a);
+        _mm512_storeu_si512(q + i + 17, z);
+        carry = _mm512_permutexvar_epi32(last, z);
+    }
+}
+
 /* Adds (sign 1) or takes off (sign -1) an extended bit row's cells to the column sums. */
 static void slide(const cpu_ltl_view *v, const uint64_t *bits, uint16_t *col, int sign) {
     const __m512i one = _mm512_set1_epi16(1);
@@ -213,6 +291,46 @@ static void slide(const cpu_ltl_view *v, const uint64_t *bits, uint16_t *col, in
         c = sign > 0 ? _mm512_mask_add_epi16(c, b, c, one) : _mm512_mask_sub_epi16(c, b, c, one);
         _mm512_storeu_si512(col + i, c);
     }
+}
+
+/* Adds (sign 1) or takes off (-1) row y's cells to the Moore column sums; on a bounded
+ * grid (skip) only the extended words within its firing cells' extent k (an index of
+ * b->lo and b->hi) are made and added, nothing when it has none. */
+static void slide_row(const cpu_ltl_view *v, int64_t y, size_t k, uint64_t *bits, uint16_t *col,
+                      int sign, const cpu_ltl_buffers *b) {
+    if (!v->skip) {
+        extend(v, y, bits);
+        slide(v, bits, col, sign);
+        return;
+    }
+    if (b->hi[k] < 0) return;
+    /* the row's cells lie in columns [64 lo, 64 hi + 63]: extended columns + R */
+    size_t e0 = ((size_t)b->lo[k] * 64 + (size_t)v->R) & ~(size_t)63;
+    size_t e1 = (size_t)b->hi[k] * 64 + 63 + (size_t)v->R + 1, words = (v->ext + 63) / 64;
+    if (e1 > words * 64) e1 = words * 64;
+    const uint64_t *row = v->f + (size_t)y * v->S;
+    for (size_t i = e0 / 64; i < (e1 + 63) / 64; i++) bits[i] = bits64(v, row, (int64_t)i * 64 - v->R);
+    if (v->ext % 64 && (e1 + 63) / 64 == words) bits[words - 1] &= ~(uint64_t)0 >> (64 - v->ext % 64);
+    const __m512i one = _mm512_set1_epi16(1);
+    for (size_t i = e0; i < e1; i += 32) {
+        uint32_t m = bits32(bits, i);
+        if (!m) continue;
+        __m512i c = _mm512_loadu_si512(col + i);
+        c = sign > 0 ? _mm512_mask_add_epi16(c, m, c, one) : _mm512_mask_sub_epi16(c, m, c, one);
+        _mm512_storeu_si512(col + i, c);
+    }
+}
+
+/* out[i] = the least (most, when `most`) of a[i .. i + W - 1] for i < n - W + 1, in O(n)
+ * whatever W (van Herk and Gil-Werman: per block of W, the extremes from its start and to
+ * its end; a window spans at most two blocks).  pre and suf: room for n entries each. */
+static void window_extremes(const int32_t *a, size_t n, size_t W, int most, int32_t *pre,
+                            int32_t *suf, int32_t *out) {
+#define WX_PICK(x, y) (most ? ((x) > (y) ? (x) : (y)) : ((x) < (y) ? (x) : (y)))
+    for (size_t i = 0; i < n; i++) pre[i] = i % W ? WX_PICK(pre[i - 1], a[i]) : a[i];
+    for (size_t i = n; i-- > 0;) suf[i] = i + 1 == n || (i + 1) % W == 0 ? a[i] : WX_PICK(suf[i + 1], a[i]);
+    for (size_t i = 0; i + W <= n; i++) out[i] = WX_PICK(suf[i], pre[i + W - 1]);
+#undef WX_PICK
 }
 
 /* Row y's prefix sums into its ring slot.  On a bounded grid without B0 (skip) a row
@@ -242,13 +360,19 @@ void cpu_ltl_band_avx512(const cpu_ltl_view *v, uint64_t y0, uint64_t y1, cpu_lt
     uint16_t *col = b->col, *cnt = b->cnt, *cnt1 = b->cnt + v->w + 64, *ring = b->ring;
     int parity_shape = v->nruns[1] != v->nruns[0] ||
                        memcmp(v->runs[0], v->runs[1], v->nruns[0] * sizeof *v->runs[0]) != 0;
-    if (v->skip) cpu_ltl_row_extents(v, y0, y1, b->lo, b->hi);
+    /* skip: each row's extent, and each output row's window's (wlo, whi) */
+    size_t nrows = (size_t)(y1 - y0) + 2 * (size_t)Ry + 1;
+    int32_t *wlo = b->win, *whi = b->win + nrows;
+    if (v->skip) {
+        cpu_ltl_row_extents(v, y0, y1, b->lo, b->hi);
+        int32_t *pre = b->win + 2 * nrows, *suf = b->win + 3 * nrows;
+        window_extremes(b->lo, nrows, nring, 0, pre, suf, wlo);
+        window_extremes(b->hi, nrows, nring, 1, pre, suf, whi);
+    }
     if (v->moore) {
         memset(col, 0, rowlen * sizeof *col);
-        for (int dy = -Ry; dy <= Ry; dy++) {
-            extend(v, (int64_t)y0 + dy, bits);
-            slide(v, bits, col, 1);
-        }
+        for (int dy = -Ry; dy <= Ry; dy++)
+            slide_row(v, (int64_t)y0 + dy, (size_t)(dy + Ry), bits, col, 1, b);
     } else {
         memset(b->zero, 0, nring); /* (another band's, or another generation's) */
         for (int dy = -Ry; dy < Ry; dy++)
@@ -260,12 +384,7 @@ void cpu_ltl_band_avx512(const cpu_ltl_view *v, uint64_t y0, uint64_t y1, cpu_lt
         /* the chunks within reach of a firing cell */
         size_t c0 = 0, c1 = chunks;
         if (v->skip) {
-            int32_t lo = INT32_MAX, hi = -1;
-            for (int dy = -Ry; dy <= Ry; dy++) {
-                size_t k = (size_t)((int64_t)(y - y0) + Ry + dy);
-                if (b->lo[k] < lo) lo = b->lo[k];
-                if (b->hi[k] > hi) hi = b->hi[k];
-            }
+            int32_t lo = wlo[y - y0], hi = whi[y - y0];
             if (hi < 0) {
                 c0 = c1 = 0;
             } else {
@@ -278,12 +397,19 @@ void cpu_ltl_band_avx512(const cpu_ltl_view *v, uint64_t y0, uint64_t y1, cpu_lt
         self[v->S] = 0;
         if (v->moore) {
             size_t L = 2 * (size_t)v->R + 1;
-            if (c0 < c1 && v->R <= DIRECT_MAX) {
+            if (c0 < c1 && v->R <= DIRECT_MAX && !v->wide) {
                 for (size_t x = c0 * 32; x < c1 * 32; x += 32) {
                     __m512i c = _mm512_loadu_si512(col + x);
                     for (size_t d = 1; d < L; d++) c = _mm512_add_epi16(c, _mm512_loadu_si512(col + x + d));
                     _mm512_storeu_si512(cnt + x, c);
                 }
+            } else if (c0 < c1 && v->wide) {
+                uint32_t *q = b->q32; /* the column sums' prefix sums, from chunk c0 on */
+                size_t x0 = c0 * 32;
+                prefix16to32(col + x0, q, (c1 - c0) * 32 + L);
+                for (size_t x = x0; x < c1 * 32; x += 16)
+                    _mm512_storeu_si512(b->cnt32 + x, _mm512_sub_epi32(_mm512_loadu_si512(q + x - x0 + L),
+                                                                        _mm512_loadu_si512(q + x - x0)));
             } else if (c0 < c1) {
                 uint16_t *q = ring; /* the column sums' prefix sums, from chunk c0 on */
                 size_t x0 = c0 * 32;
@@ -292,18 +418,31 @@ void cpu_ltl_band_avx512(const cpu_ltl_view *v, uint64_t y0, uint64_t y1, cpu_lt
                     _mm512_storeu_si512(cnt + x, _mm512_sub_epi16(_mm512_loadu_si512(q + x - x0 + L),
                                                                    _mm512_loadu_si512(q + x - x0)));
             }
-            test_row(v, cnt, NULL, self, (int)(y & 1), c0, c1, out);
+            if (v->wide)
+                test_row_wide(v, b->cnt32, NULL, self, (int)(y & 1), c0, c1, out);
+            else
+                test_row(v, cnt, NULL, self, (int)(y & 1), c0, c1, out);
             /* slide the column sums down a row */
-            if (!v->skip || b->hi[(size_t)(y - y0)] >= 0) {
-                extend(v, (int64_t)y - Ry, bits);
-                slide(v, bits, col, -1);
-            }
-            if (!v->skip || b->hi[(size_t)(y - y0) + 2 * (size_t)Ry + 1] >= 0) {
-                extend(v, (int64_t)y + Ry + 1, bits);
-                slide(v, bits, col, 1);
-            }
+            slide_row(v, (int64_t)y - Ry, (size_t)(y - y0), bits, col, -1, b);
+            slide_row(v, (int64_t)y + Ry + 1, (size_t)(y - y0) + 2 * (size_t)Ry + 1, bits, col, 1, b);
         } else {
             ring_row(v, (int64_t)y + Ry, (int64_t)y0, bits, ring, rowlen, b);
+            if (c0 < c1 && v->wide) {
+                uint32_t *cnt32 = b->cnt32, *cnt32_1 = b->cnt32 + v->w + 64;
+                run_counts32(v, ring, rowlen, (int64_t)y, 0, c0, c1, cnt32);
+                if (parity_shape) run_counts32(v, ring, rowlen, (int64_t)y, 1, c0, c1, cnt32_1);
+                const __m512i one = _mm512_set1_epi32(1);
+                for (size_t x = c0 * 32; x < c1 * 32; x += 16) { /* the centre, as below */
+                    __mmask16 s = (__mmask16)(self[x >> 6] >> (x & 63));
+                    for (int par = 0; par < (parity_shape ? 2 : 1); par++) {
+                        uint32_t *c = (par ? cnt32_1 : cnt32) + x;
+                        _mm512_storeu_si512(c, _mm512_mask_add_epi32(_mm512_loadu_si512(c), s,
+                                                                     _mm512_loadu_si512(c), one));
+                    }
+                }
+                test_row_wide(v, cnt32, parity_shape ? cnt32_1 : NULL, self, (int)(y & 1), c0, c1, out);
+                continue;
+            }
             if (c0 < c1) {
                 run_counts(v, ring, rowlen, (int64_t)y, 0, c0, c1, cnt);
                 if (parity_shape) run_counts(v, ring, rowlen, (int64_t)y, 1, c0, c1, cnt1);
@@ -323,10 +462,36 @@ void cpu_ltl_band_avx512(const cpu_ltl_view *v, uint64_t y0, uint64_t y1, cpu_lt
     }
 }
 
-size_t cpu_ltl_buffer_bytes(const cpu_ltl_view *v) {
+/* The buffers' sizes in bytes, each rounded up to 64: bits, col, cnt, ring, cnt32, q32. */
+static void buffer_sizes(const cpu_ltl_view *v, size_t sz[6]) {
     size_t rowlen = v->ext + 64, words = (v->ext + 63) / 64 + 1;
     size_t nring = v->moore ? 1 : 2 * (size_t)v->Ry + 1;
-    return 2 * words * 8 + rowlen * 2 + 2 * (v->w + 64) * 2 + nring * rowlen * 2 + 4096;
+    sz[0] = 2 * words * 8;
+    sz[1] = rowlen * 2;
+    sz[2] = 2 * (v->w + 64) * 2;
+    sz[3] = nring * rowlen * 2;
+    sz[4] = v->wide ? 2 * (v->w + 64) * 4 : 0;
+    sz[5] = v->wide && v->moore ? (rowlen + 64) * 4 : 0;
+    for (int k = 0; k < 6; k++) sz[k] = (sz[k] + 63) & ~(size_t)63;
+}
+
+size_t cpu_ltl_buffer_bytes(const cpu_ltl_view *v) {
+    size_t sz[6], n = 4096;
+    buffer_sizes(v, sz);
+    for (int k = 0; k < 6; k++) n += sz[k];
+    return n;
+}
+
+void cpu_ltl_buffers_place(const cpu_ltl_view *v, void *block, cpu_ltl_buffers *b) {
+    size_t sz[6];
+    buffer_sizes(v, sz);
+    char *p = block;
+    b->bits = (uint64_t *)(void *)p;
+    b->col = (uint16_t *)(void *)(p += sz[0]);
+    b->cnt = (uint16_t *)(void *)(p += sz[1]);
+    b->ring = (uint16_t *)(void *)(p += sz[2]);
+    b->cnt32 = sz[4] ? (uint32_t *)(void *)(p += sz[3]) : NULL;
+    b->q32 = sz[5] ? (uint32_t *)(void *)(p + sz[4]) : NULL;
 }
 
 /* The von Neumann diamond (diamond.h), built for AVX-512. */

@@ -48,12 +48,17 @@ typedef struct grow_ctx {
     int empty;                  /* no live cell at all */
     uint64_t rx, ry;            /* the rule's reach per generation, across and down */
     unsigned planes;
+    /* grids of the current size kept for measuring and moving the pattern (a large
+     * range's pattern moves every few generations: fresh grids cost their page faults) */
+    wl_grid scratch[2];
 } grow_ctx;
 
 static void grow_destroy(void *v) {
     grow_ctx *c = v;
     if (!c) return;
     if (c->ictx) c->inner->destroy(c->ictx);
+    wl_grid_free(&c->scratch[0]);
+    wl_grid_free(&c->scratch[1]);
     free(c);
 }
 
@@ -144,15 +149,55 @@ static wl_status store(grow_ctx *c, wl_grid *g, unsigned planes) {
     return s;
 }
 
-/* The live cells' bounding box in grid cells; c->empty when there are none. */
+/* Scratch grid k, all dead, of the current size with `planes` planes. */
+static wl_status scratch(grow_ctx *c, int k, unsigned planes, wl_grid **out) {
+    wl_grid *g = &c->scratch[k];
+    if (g->words && g->w == c->w && g->h == c->h && g->planes == planes) {
+        memset(g->words, 0, g->stride * g->h * planes * 8);
+    } else {
+        wl_grid_free(g);
+        wl_status s = wl_grid_alloc_planes(g, c->w, c->h, planes);
+        if (s) return s;
+    }
+    *out = g;
+    return WL_OK;
+}
+
+/* The inner grid's cells (all planes when `planes`, else the live cells) into scratch grid
+ * k. */
+static wl_status store_scratch(grow_ctx *c, int k, unsigned planes, wl_grid **out) {
+    wl_status s = scratch(c, k, planes, out);
+    return s ? s : c->inner->store_grid(c->ictx, *out);
+}
+
+/* The live cells' bounding box in grid cells (looked for inside the box that holds them,
+ * or asked of the inner engine); c->empty when there are none. */
 static wl_status measure(grow_ctx *c) {
-    wl_grid g;
-    wl_status s = store(c, &g, 1);
+    if (c->inner->bounds) { /* (in the placement rule's coordinates) */
+        wl_bigint b[4];
+        int64_t v[4];
+        int empty;
+        wl_status s = c->inner->bounds(c->ictx, &b[0], &b[1], &b[2], &b[3], &empty);
+        if (s) return s;
+        c->empty = empty;
+        if (empty) return WL_OK;
+        for (int k = 0; k < 4; k++)
+            if (!wl_bigint_to_i64(&b[k], &v[k]))
+                return wl_error(WL_ERR_INVALID, "engine 'grow': the grid's bounds overflow");
+        c->bx0 = (uint64_t)(v[0] + (int64_t)(c->w / 2));
+        c->by0 = (uint64_t)(v[1] + (int64_t)(c->h / 2));
+        c->bx1 = (uint64_t)(v[2] + (int64_t)(c->w / 2));
+        c->by1 = (uint64_t)(v[3] + (int64_t)(c->h / 2));
+        return WL_OK;
+    }
+    wl_grid *gp;
+    wl_status s = store_scratch(c, 0, 1, &gp);
     if (s) return s;
+    const wl_grid g = *gp;
     uint64_t x0 = UINT64_MAX, x1 = 0, y0 = UINT64_MAX, y1 = 0;
-    for (uint64_t y = 0; y < c->h; y++) {
+    for (uint64_t y = c->by0; y <= c->by1; y++) {
         const uint64_t *row = g.words + y * g.stride;
-        for (size_t i = 0; i < g.stride; i++) {
+        for (size_t i = (size_t)(c->bx0 / 64); i <= (size_t)(c->bx1 / 64); i++) {
             if (!row[i]) continue;
             uint64_t a = i * 64 + (uint64_t)__builtin_ctzll(row[i]);
             uint64_t b = i * 64 + 63 - (uint64_t)__builtin_clzll(row[i]);
@@ -162,7 +207,6 @@ static wl_status measure(grow_ctx *c) {
             y1 = y;
         }
     }
-    wl_grid_free(&g);
     c->empty = x0 == UINT64_MAX;
     if (!c->empty) {
         c->bx0 = x0;
@@ -182,15 +226,25 @@ static uint64_t margin(uint64_t r) {
     return m < least ? least : m;
 }
 
+/* The grid for live cells in the rectangle r (pattern coordinates): its size, and the
+ * pattern coordinates of its cell (0, 0), with room around r. */
+static void fit(const grow_ctx *c, const wl_rect *r, uint64_t *w, uint64_t *h, int64_t *ox,
+                int64_t *oy) {
+    uint64_t mx = margin(c->rx) + r->w / 4, my = margin(c->ry) + r->h / 4;
+    *w = (r->w + 2 * mx + 63) & ~(uint64_t)63; /* whole words, as bit engines like */
+    *h = r->h + 2 * my;
+    *ox = r->x - (int64_t)((*w - r->w) / 2);
+    *oy = r->y - (int64_t)((*h - r->h) / 2);
+    *ox -= wl_mod(*ox, 2); /* even: the parity of x + y is that of column + row */
+    *oy -= wl_mod(*oy, 2);
+}
+
 /* Puts the cells of pattern p, whose live cells lie in the rectangle r (pattern
  * coordinates), on a new grid with room around them. */
 static wl_status place(grow_ctx *c, const wl_pattern *p, const wl_rect *r) {
-    uint64_t mx = margin(c->rx) + r->w / 4, my = margin(c->ry) + r->h / 4;
-    uint64_t w = (r->w + 2 * mx + 63) & ~(uint64_t)63; /* whole words, as bit engines like */
-    uint64_t h = r->h + 2 * my;
-    int64_t ox = r->x - (int64_t)mx, oy = r->y - (int64_t)my;
-    ox -= wl_mod(ox, 2); /* even: the parity of x + y is that of column + row */
-    oy -= wl_mod(oy, 2);
+    uint64_t w, h;
+    int64_t ox, oy;
+    fit(c, r, &w, &h, &ox, &oy);
     void *ictx = NULL;
     wl_status s = open_inner(c, w, h, &ictx);
     if (s) return s;
@@ -234,13 +288,59 @@ static wl_status grow_store(void *v, wl_pattern **out) {
     return s;
 }
 
-/* Moves the pattern to a new grid fitted to its live cells. */
+/* Moves the cells of every plane of src into dst (same size): dst (x, y) = src (x + dx,
+ * y + dy), dead where that lies outside. */
+static void shift_grid(const wl_grid *src, wl_grid *dst, int64_t dx, int64_t dy) {
+    for (unsigned k = 0; k < src->planes; k++)
+        for (uint64_t y = 0; y < dst->h; y++) {
+            int64_t sy = (int64_t)y + dy;
+            uint64_t *out = dst->words + ((size_t)k * dst->h + y) * dst->stride;
+            if (sy >= 0 && sy < (int64_t)src->h)
+                wl_row_shift(src->words + ((size_t)k * src->h + (size_t)sy) * src->stride,
+                             src->stride, out, dst->stride, dst->w, dx);
+        }
+}
+
+/* Moves the pattern to a grid fitted to its live cells: the same grid, its cells shifted,
+ * when it has the size needed or up to twice the area; else a new one. */
 static wl_status refit(grow_ctx *c) {
+    wl_rect r = {c->ox + (int64_t)c->bx0, c->oy + (int64_t)c->by0, c->bx1 - c->bx0 + 1,
+                 c->by1 - c->by0 + 1};
+    uint64_t w, h;
+    int64_t ox, oy;
+    fit(c, &r, &w, &h, &ox, &oy);
+    if (w <= c->w && h <= c->h && (double)c->w * (double)c->h <= 2.0 * (double)w * (double)h) {
+        ox = r.x - (int64_t)((c->w - r.w) / 2); /* centred in the grid as it is */
+        oy = r.y - (int64_t)((c->h - r.h) / 2);
+        ox -= wl_mod(ox, 2);
+        oy -= wl_mod(oy, 2);
+        wl_status s = c->inner->translate ? c->inner->translate(c->ictx, ox - c->ox, oy - c->oy)
+                                          : WL_ERR_UNSUPPORTED;
+        if (s == WL_ERR_UNSUPPORTED) { /* through the host: out, shifted, in */
+            wl_grid *old, *moved;
+            s = store_scratch(c, 0, c->planes, &old);
+            if (!s) s = scratch(c, 1, c->planes, &moved);
+            if (s) return s;
+            shift_grid(old, moved, ox - c->ox, oy - c->oy);
+            s = c->inner->load_grid(c->ictx, moved);
+            if (s) { /* (the cells as they were, if the engine can take them back) */
+                c->inner->load_grid(c->ictx, old);
+                return s;
+            }
+        } else if (s) {
+            return s;
+        }
+        c->bx0 = (uint64_t)(r.x - ox);
+        c->by0 = (uint64_t)(r.y - oy);
+        c->bx1 = c->bx0 + r.w - 1;
+        c->by1 = c->by0 + r.h - 1;
+        c->ox = ox;
+        c->oy = oy;
+        return WL_OK;
+    }
     wl_pattern *p;
     wl_status s = grow_store(c, &p);
     if (s) return s;
-    wl_rect r = {c->ox + (int64_t)c->bx0, c->oy + (int64_t)c->by0, c->bx1 - c->bx0 + 1,
-                 c->by1 - c->by0 + 1};
     s = place(c, p, &r);
     wl_pattern_free(p);
     return s;
