@@ -482,15 +482,24 @@ static wl_status bounds(void *v, wl_bigint *xmin, wl_bigint *ymin, wl_bigint *xm
     return WL_OK;
 }
 
-/* Moves a grid's rows in place: (x, y) gets (x + dx, y + dy) (see the translate slot). */
+static int row_empty(const uint64_t *row, size_t S) {
+    uint64_t any = 0;
+    for (size_t i = 0; i < S; i++) any |= row[i];
+    return !any;
+}
+
+/* Moves a grid's rows in place: (x, y) gets (x + dx, y + dy) (see the translate slot).
+ * empty: room for h flags (a grow engine's grid is mostly empty rows, which stay as they
+ * are when they receive an empty row). */
 static void translate_rows(uint64_t *rows, size_t S, uint64_t w, uint64_t h, int64_t dx,
-                           int64_t dy, uint64_t *tmp) {
+                           int64_t dy, uint64_t *tmp, uint8_t *empty) {
+    for (uint64_t y = 0; y < h; y++) empty[y] = (uint8_t)row_empty(rows + (size_t)y * S, S);
     for (uint64_t k = 0; k < h; k++) { /* rows in the order that reads each before it is written */
         uint64_t y = dy > 0 ? k : h - 1 - k;
         int64_t sy = (int64_t)y + dy;
         uint64_t *out = rows + (size_t)y * S;
-        if (sy < 0 || sy >= (int64_t)h) {
-            memset(out, 0, S * 8);
+        if (sy < 0 || sy >= (int64_t)h || empty[sy]) {
+            if (!empty[y]) memset(out, 0, S * 8);
             continue;
         }
         wl_row_shift(rows + (size_t)sy * S, S, tmp, S, w, dx);
@@ -502,13 +511,14 @@ static wl_status translate(void *v, int64_t dx, int64_t dy) {
     cpu_ctx *c = v;
     if (c->byte || c->nibble || c->torus)
         return wl_error(WL_ERR_UNSUPPORTED, "cpu engine: no translate on this kernel or a torus");
-    uint64_t *tmp = wl_malloc(c->S * 8);
+    uint64_t *tmp = wl_malloc(c->S * 8 + c->h);
     if (!tmp) return WL_ERR_NOMEM;
     unsigned P = 0;
     uint64_t *e = c->multi ? cpu_multi_planes(c->multi, &P) : NULL;
-    translate_rows(c->cur, c->S, c->w, c->h, dx, dy, tmp);
+    uint8_t *empty = (uint8_t *)(tmp + c->S);
+    translate_rows(c->cur, c->S, c->w, c->h, dx, dy, tmp, empty);
     for (unsigned k = 0; k < P; k++)
-        translate_rows(e + (size_t)k * c->S * c->h, c->S, c->w, c->h, dx, dy, tmp);
+        translate_rows(e + (size_t)k * c->S * c->h, c->S, c->w, c->h, dx, dy, tmp, empty);
     free(tmp);
     return WL_OK;
 }

@@ -334,11 +334,39 @@ static void share(const cpu_multi *m, int tid, int n, uint64_t *y0, uint64_t *y1
     *y1 = m->h * (uint64_t)(tid + 1) / (uint64_t)n;
 }
 
+/* Whether n words are all zero, eight at a time. */
+static int words_zero(const uint64_t *w, size_t n) {
+    size_t i = 0;
+    for (; i + 8 <= n; i += 8)
+        if (w[i] | w[i + 1] | w[i + 2] | w[i + 3] | w[i + 4] | w[i + 5] | w[i + 6] | w[i + 7])
+            return 0;
+    for (; i < n; i++)
+        if (w[i]) return 0;
+    return 1;
+}
+
+/* Whether row y has nothing to decay: no cell firing now or next, none decaying. */
+static int decay_idle(const cpu_multi *m, uint64_t y) {
+    size_t at = (size_t)y * m->S;
+    if (!words_zero(m->f + at, m->S) || !words_zero(m->fn + at, m->S)) return 0;
+    for (unsigned k = 0; k < m->P; k++)
+        if (!words_zero(plane(m, k) + at, m->S)) return 0;
+    return 1;
+}
+
+/* The decay of the thread's rows, run by run of rows with something in them (a grow
+ * engine's grid is mostly empty rows; a dense grid is one run, each row's test ending at
+ * its first word). */
 static void decay_task(void *arg, int tid, int n) {
     cpu_multi *m = arg;
     uint64_t y0, y1;
     share(m, tid, n, &y0, &y1);
-    decay_words(m, m->f, m->fn, (size_t)y0 * m->S, (size_t)y1 * m->S);
+    for (uint64_t y = y0; y < y1;) {
+        while (y < y1 && decay_idle(m, y)) y++;
+        uint64_t a = y;
+        while (y < y1 && !decay_idle(m, y)) y++;
+        if (a < y) decay_words(m, m->f, m->fn, (size_t)a * m->S, (size_t)y * m->S);
+    }
 }
 
 void cpu_multi_decay(cpu_multi *m, const uint64_t *f, uint64_t *fn) {

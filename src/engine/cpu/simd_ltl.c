@@ -393,8 +393,11 @@ void cpu_ltl_band_avx512(const cpu_ltl_view *v, uint64_t y0, uint64_t y1, cpu_lt
                 c1 = (size_t)z < chunks ? (size_t)z : chunks;
             }
         }
-        memcpy(self, frow, v->S * 8);
-        self[v->S] = 0;
+        const int idle = c0 >= c1; /* no firing cell within reach: a dead row */
+        if (!idle) {
+            memcpy(self, frow, v->S * 8);
+            self[v->S] = 0;
+        }
         if (v->moore) {
             size_t L = 2 * (size_t)v->R + 1;
             if (c0 < c1 && v->R <= DIRECT_MAX && !v->wide) {
@@ -418,7 +421,9 @@ void cpu_ltl_band_avx512(const cpu_ltl_view *v, uint64_t y0, uint64_t y1, cpu_lt
                     _mm512_storeu_si512(cnt + x, _mm512_sub_epi16(_mm512_loadu_si512(q + x - x0 + L),
                                                                    _mm512_loadu_si512(q + x - x0)));
             }
-            if (v->wide)
+            if (idle)
+                memset(out, 0, v->S * 8);
+            else if (v->wide)
                 test_row_wide(v, b->cnt32, NULL, self, (int)(y & 1), c0, c1, out);
             else
                 test_row(v, cnt, NULL, self, (int)(y & 1), c0, c1, out);
@@ -427,7 +432,11 @@ void cpu_ltl_band_avx512(const cpu_ltl_view *v, uint64_t y0, uint64_t y1, cpu_lt
             slide_row(v, (int64_t)y + Ry + 1, (size_t)(y - y0) + 2 * (size_t)Ry + 1, bits, col, 1, b);
         } else {
             ring_row(v, (int64_t)y + Ry, (int64_t)y0, bits, ring, rowlen, b);
-            if (c0 < c1 && v->wide) {
+            if (idle) {
+                memset(out, 0, v->S * 8);
+                continue;
+            }
+            if (v->wide) {
                 uint32_t *cnt32 = b->cnt32, *cnt32_1 = b->cnt32 + v->w + 64;
                 run_counts32(v, ring, rowlen, (int64_t)y, 0, c0, c1, cnt32);
                 if (parity_shape) run_counts32(v, ring, rowlen, (int64_t)y, 1, c0, c1, cnt32_1);
