@@ -295,8 +295,9 @@ static inline uint32_t cpu_ltl_bit(const cpu_ltl_view *v, const uint64_t *row, i
 void cpu_ltl_row_extents(const cpu_ltl_view *v, uint64_t y0, uint64_t y1, int32_t *lo,
                          int32_t *hi);
 /* simd_ltl.c (AVX-512BW; counts in 16-bit lanes, or 32-bit ones when wide): rows [y0, y1)
- * of fn. */
-void cpu_ltl_band_avx512(const cpu_ltl_view *v, uint64_t y0, uint64_t y1, cpu_ltl_buffers *b);
+ * of fn; returns the cells it counted (a bounded grid's rows and columns out of reach of
+ * every firing cell are not). */
+uint64_t cpu_ltl_band_avx512(const cpu_ltl_view *v, uint64_t y0, uint64_t y1, cpu_ltl_buffers *b);
 /* The von Neumann diamond (diamond.h): words of one band's buffers; rows [y0, y1) of fn,
  * built for AVX-512 (simd_ltl.c). */
 size_t cpu_ltl_diamond_words(const cpu_ltl_view *v);

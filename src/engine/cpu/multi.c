@@ -51,6 +51,7 @@ typedef struct ltl_scratch {
     uint32_t *dia;    /* von Neumann: the diagonal windows' rings, the counts, cell rows */
     void *block;
     cpu_ltl_buffers simd;
+    uint64_t work; /* cells its last band counted */
 } ltl_scratch;
 
 struct cpu_multi {
@@ -70,6 +71,7 @@ struct cpu_multi {
     int avx512;           /* the decay runs simd_decay.c's build */
     ltl_scratch *scratch; /* one per thread */
     int nscratch;
+    uint64_t work;        /* cells counted in the last generation (UINT64_MAX: not known) */
     /* the current step */
     const uint64_t *f;
     uint64_t *fn;
@@ -225,6 +227,7 @@ wl_status cpu_multi_create(const wl_config *cfg, wl_pool *pool, cpu_multi **out)
     m->P = wl_grid_planes_for(&cfg->rule) - 1;
     m->pool = pool;
     m->avx512 = have("avx512f");
+    m->work = UINT64_MAX;
     wl_status s = WL_OK;
     if (m->P) {
         size_t words = (size_t)m->P * m->S * (size_t)m->h;
@@ -327,6 +330,8 @@ void cpu_multi_decay_tile(void *arg, const uint64_t *f, uint64_t *fn, uint64_t y
 
 /* Grids of at most this many cells run a generation's pass on the calling thread. */
 #define MULTI_SERIAL_CELLS ((uint64_t)1 << 18)
+/* ... and grids up to this many that counted at most that many cells */
+#define MULTI_SCAN_CELLS ((uint64_t)1 << 24)
 
 /* Rows [y0, y1) of the thread's share. */
 static void share(const cpu_multi *m, int tid, int n, uint64_t *y0, uint64_t *y1) {
@@ -616,6 +621,7 @@ static void ltl_task(void *arg, int tid, int n) {
     uint64_t y0, y1;
     share(m, tid, n, &y0, &y1);
     if (y0 >= y1) return;
+    m->scratch[tid].work = (y1 - y0) * m->w; /* (kernels other than simd_ltl.c's: all) */
     if (m->view.diamond) {
 #if defined(WL_CPU_X86_SIMD)
         if (m->view.simd_dia) {
@@ -628,7 +634,7 @@ static void ltl_task(void *arg, int tid, int n) {
     }
 #if defined(WL_CPU_X86_SIMD)
     if (m->simd) {
-        cpu_ltl_band_avx512(&m->view, y0, y1, &m->scratch[tid].simd);
+        m->scratch[tid].work = cpu_ltl_band_avx512(&m->view, y0, y1, &m->scratch[tid].simd);
         return;
     }
 #endif
@@ -641,8 +647,15 @@ void cpu_multi_ltl(cpu_multi *m, const uint64_t *f, uint64_t *fn) {
     /* a small grid's generation takes microseconds: handing it to the threads and
      * waiting for them costs more than it saves (Golly's small Larger than Life patterns
      * on the grow engine ran 5 to 10 times slower on two threads than on one) */
-    if (m->w * m->h <= MULTI_SERIAL_CELLS)
+    for (int t = 0; t < m->nscratch; t++) m->scratch[t].work = 0;
+    /* ... and so does a grid that counted few cells in its last generation (a grow
+     * engine's grid around a small pattern: its empty rows cost a scan), unless scanning
+     * it is itself a load for the threads */
+    uint64_t area = m->w * m->h;
+    if (area <= MULTI_SERIAL_CELLS || (m->work <= MULTI_SERIAL_CELLS && area <= MULTI_SCAN_CELLS))
         ltl_task(m, 0, 1);
     else
         wl_pool_run(m->pool, ltl_task, m);
+    m->work = 0;
+    for (int t = 0; t < m->nscratch; t++) m->work += m->scratch[t].work;
 }

@@ -327,8 +327,13 @@ static void slide_row(const cpu_ltl_view *v, int64_t y, size_t k, uint64_t *bits
 static void window_extremes(const int32_t *a, size_t n, size_t W, int most, int32_t *pre,
                             int32_t *suf, int32_t *out) {
 #define WX_PICK(x, y) (most ? ((x) > (y) ? (x) : (y)) : ((x) < (y) ? (x) : (y)))
-    for (size_t i = 0; i < n; i++) pre[i] = i % W ? WX_PICK(pre[i - 1], a[i]) : a[i];
-    for (size_t i = n; i-- > 0;) suf[i] = i + 1 == n || (i + 1) % W == 0 ? a[i] : WX_PICK(suf[i + 1], a[i]);
+    for (size_t b = 0; b < n; b += W) { /* block by block: no division per entry */
+        size_t e = b + W < n ? b + W : n;
+        pre[b] = a[b];
+        for (size_t i = b + 1; i < e; i++) pre[i] = WX_PICK(pre[i - 1], a[i]);
+        suf[e - 1] = a[e - 1];
+        for (size_t i = e - 1; i-- > b;) suf[i] = WX_PICK(suf[i + 1], a[i]);
+    }
     for (size_t i = 0; i + W <= n; i++) out[i] = WX_PICK(suf[i], pre[i + W - 1]);
 #undef WX_PICK
 }
@@ -350,7 +355,7 @@ static void ring_row(const cpu_ltl_view *v, int64_t y, int64_t y0, uint64_t *bit
     b->zero[slot] = 0;
 }
 
-void cpu_ltl_band_avx512(const cpu_ltl_view *v, uint64_t y0, uint64_t y1, cpu_ltl_buffers *b) {
+uint64_t cpu_ltl_band_avx512(const cpu_ltl_view *v, uint64_t y0, uint64_t y1, cpu_ltl_buffers *b) {
     init_tables();
     size_t ext = v->ext, words = (ext + 63) / 64 + 1;
     size_t rowlen = ext + 64; /* uint16 entries of a prefix row, with room for vector reads */
@@ -360,6 +365,7 @@ void cpu_ltl_band_avx512(const cpu_ltl_view *v, uint64_t y0, uint64_t y1, cpu_lt
     uint16_t *col = b->col, *cnt = b->cnt, *cnt1 = b->cnt + v->w + 64, *ring = b->ring;
     int parity_shape = v->nruns[1] != v->nruns[0] ||
                        memcmp(v->runs[0], v->runs[1], v->nruns[0] * sizeof *v->runs[0]) != 0;
+    uint64_t work = 0; /* cells counted */
     /* skip: each row's extent, and each output row's window's (wlo, whi) */
     size_t nrows = (size_t)(y1 - y0) + 2 * (size_t)Ry + 1;
     int32_t *wlo = b->win, *whi = b->win + nrows;
@@ -394,6 +400,7 @@ void cpu_ltl_band_avx512(const cpu_ltl_view *v, uint64_t y0, uint64_t y1, cpu_lt
             }
         }
         const int idle = c0 >= c1; /* no firing cell within reach: a dead row */
+        work += idle ? 0 : (c1 - c0) * 32;
         if (!idle) {
             memcpy(self, frow, v->S * 8);
             self[v->S] = 0;
@@ -452,7 +459,7 @@ void cpu_ltl_band_avx512(const cpu_ltl_view *v, uint64_t y0, uint64_t y1, cpu_lt
                 test_row_wide(v, cnt32, parity_shape ? cnt32_1 : NULL, self, (int)(y & 1), c0, c1, out);
                 continue;
             }
-            if (c0 < c1) {
+            {
                 run_counts(v, ring, rowlen, (int64_t)y, 0, c0, c1, cnt);
                 if (parity_shape) run_counts(v, ring, rowlen, (int64_t)y, 1, c0, c1, cnt1);
                 /* the runs leave out the centre: put it in, test_row takes it off again */
@@ -469,6 +476,7 @@ void cpu_ltl_band_avx512(const cpu_ltl_view *v, uint64_t y0, uint64_t y1, cpu_lt
             test_row(v, cnt, parity_shape ? cnt1 : NULL, self, (int)(y & 1), c0, c1, out);
         }
     }
+    return work;
 }
 
 /* The buffers' sizes in bytes, each rounded up to 64: bits, col, cnt, ring, cnt32, q32. */
