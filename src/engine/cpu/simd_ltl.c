@@ -61,10 +61,19 @@ static uint64_t bits64(const cpu_ltl_view *v, const uint64_t *row, int64_t x) {
         uint64_t b = q + 1 >= 0 && (size_t)(q + 1) < v->S ? row[q + 1] : 0;
         return sh ? a >> sh | b << (64 - sh) : a;
     }
+    /* a torus: the 64 columns from x, wrapped, as runs that stay inside the row */
     uint64_t out = 0;
-    for (int k = 0; k < 64; k++) {
+    for (int k = 0; k < 64;) {
         int64_t c = wl_mod(x + k, W);
-        out |= (row[c >> 6] >> (c & 63) & 1u) << k;
+        int n = 64 - k;
+        if (n > W - c) n = (int)(W - c);
+        size_t q = (size_t)c >> 6;
+        unsigned sh = (unsigned)(c & 63);
+        uint64_t bits = row[q] >> sh;
+        if (sh && q + 1 < v->S) bits |= row[q + 1] << (64 - sh);
+        if (n < 64) bits &= ((uint64_t)1 << n) - 1;
+        out |= bits << k;
+        k += n;
     }
     return out;
 }
