@@ -41,7 +41,8 @@
 #          WL_GPU_DEFS ("DEFS;DEFS;..." passed as WL_CUDA_WAVE_DEFS, an empty one first) each
 #          rule of WL_GPU_DEFS_RULES on WL_GPU_DEFS_SIZE, `best`, 4096 generations, torus,
 #          after test_engines of res with those defines on two NVRTC rules
-#   ltl    build + test_multistate, and Larger than Life's Moore kernels side by side
+#   ltl    build + test_multistate, large reaches (k_ltl_square against k_ltl_global's
+#          runs, WL_GPU_LTL_SWEEP=0: only those), and Larger than Life's Moore kernels side by side
 #          (k_ltl_bits compiled for the range, the one for any rule and k_ltl_tile:
 #          WL_CUDA_LTL=bits|bits0|tile) at ranges 1, 5, 10 and 20
 #          on 2048^2 .. 65536^2 soups, B3/S23 beside them
@@ -463,6 +464,17 @@ if [ "$MODE" = defs ]; then
 fi
 
 if [ "$MODE" = ltl ]; then
+  # large reaches: the Moore square by k_ltl_square against k_ltl_global's runs
+  # (WL_CUDA_LTL=runs), Golly's R100 and R500 bug rules on a soup, the cpu engine beside
+  for r in "R100,C2,S10349-15739,B9350-12360" "R500,C2,S256693-390373,B231893-306545"; do
+    for m in runs square; do
+      WL_CUDA_LTL=$m bench bench.txt --engine cuda --kernel best --rule "$r" --size 4096x4096 --generations 8 --runs 3 --torus
+    done
+    bench bench.txt --engine cpu --kernel best --rule "$r" --size 4096x4096 --generations 8 --runs 3 --torus
+    WL_CUDA_LTL=square bench bench.txt --engine cuda --kernel best --rule "$r" --size 8192x8192 --generations 64 --runs 3 --bounded
+  done
+fi
+if [ "$MODE" = ltl ] && [ "${WL_GPU_LTL_SWEEP:-1}" != 0 ]; then
   bench bench.txt --engine cuda --kernel best --rule B3/S23 --size 16384x16384 --time 0.5 --runs 3 --torus
   for r in "R1,C0,M0,S2..3,B3..3,NM" "R5,C0,M1,S34..58,B34..45,NM" "R10,C0,M1,S123..212,B123..170,NM" \
            "R20,C0,M1,S400..700,B450..600,NM"; do

@@ -209,7 +209,8 @@ static void test_diamond(int quick) {
 /* The cpu engine's Larger than Life counts in 32-bit lanes (simd_ltl.c's "wide" path, for
  * neighbourhoods of 2^16 cells or more) against ref: Moore ranges from 128 and circles from
  * 144 on small grids (the neighbourhood wraps a torus many times), and every shape at small
- * ranges with the path forced (WL_CPU_LTL_WIDE=1). */
+ * ranges with the path forced (WL_CPU_LTL_WIDE=1); cuda's kernels of large reaches the same
+ * way (WL_CUDA_LTL=global) where a GPU is. */
 static void test_wide(int quick) {
     static const char shapes[] = "MNC2BD+X*#HA3L";
     for (int round = 0; round < (quick ? 12 : 36); round++) {
@@ -236,6 +237,15 @@ static void test_wide(int quick) {
         unsetenv("WL_CPU_LTL_WIDE");
         WL_CHECK(!got || (want && wl_pattern_equal_cells(got, want)),
                  "cpu (32-bit counts), rule %s, %s %llux%llu, %llu generations: differs from ref",
+                 text, wl_topology_name(sh.topology), (unsigned long long)w,
+                 (unsigned long long)h, (unsigned long long)gens);
+        wl_pattern_free(got);
+        /* cuda's kernels of large reaches (k_ltl_square, k_ltl_global), where a GPU is */
+        if (!big) setenv("WL_CUDA_LTL", "global", 1);
+        got = run("cuda", NULL, &sh, &rule, soup, gens, 1, NULL);
+        unsetenv("WL_CUDA_LTL");
+        WL_CHECK(!got || (want && wl_pattern_equal_cells(got, want)),
+                 "cuda (large reaches), rule %s, %s %llux%llu, %llu generations: differs from ref",
                  text, wl_topology_name(sh.topology), (unsigned long long)w,
                  (unsigned long long)h, (unsigned long long)gens);
         wl_pattern_free(got);
@@ -278,10 +288,10 @@ static void test_engines(int quick) {
                      * than Life, each forced, besides its own choice */
                     static const char *const gen_modes[] = {NULL,  "regs", "tile64", "tile32",
                                                             "res", "res0"};
-                    static const char *const ltl_modes[] = {NULL, "bits", "tile", "bits0"};
+                    static const char *const ltl_modes[] = {NULL, "bits", "tile", "bits0", "global"};
                     int cuda = !strcmp(name, "cuda");
                     const char *var = kind == K_LTL ? "WL_CUDA_LTL" : "WL_CUDA_GEN";
-                    int modes = !cuda ? 1 : gen ? 6 : kind == K_LTL ? 4 : 1;
+                    int modes = !cuda ? 1 : gen ? 6 : kind == K_LTL ? 5 : 1;
                     for (int md = 0; md < modes; md++) {
                         const char *mode = kind == K_LTL ? ltl_modes[md] : gen_modes[md];
                         const int res0 = mode && !strcmp(mode, "res0");

@@ -69,7 +69,8 @@
  * neighbourhood's horizontal runs, of two of them.  A thread takes one cell and a warp's
  * ballot of the rule's answers is the output word.  Larger reaches take k_ltl_global: the prefix sums of every row (of
  * the row extended by the reach, wrapped or dead) in device memory, and the runs summed
- * from there.  The test of a count against the rule's intervals and the packing of 32
+ * from there; the Moore square there takes k_ltl_square, which slides the square's count
+ * down a column from the same prefix sums (two rows a cell whatever the range).  The test of a count against the rule's intervals and the packing of 32
  * cells into a word are the same for both.
  */
 #include "cuda_lop3.cuh"
@@ -116,6 +117,7 @@ typedef struct wlcu_multi {
     int4 *runs;             /* Larger than Life: the runs (dy, x0, x1), parity 0 then 1 */
     uint32_t *prefix;       /* k_ltl_global: h rows of (w + 2R + 1) prefix sums */
     int global_ltl;
+    int square;             /* ... by k_ltl_square (the Moore square) */
     int bits_ltl;           /* k_ltl_bits runs it (Moore, range <= 31) */
     int bits_r;             /* k_ltl_bits: the compiled range it runs (0: the one that reads
                                any rule, as WL_CUDA_LTL=bits0 forces) ... */
@@ -870,6 +872,48 @@ __global__ void k_ltl_global(const uint32_t *f, const uint32_t *prefix, uint32_t
     }
 }
 
+/* k_ltl_square: the Moore square past the tile's reach (Golly's ranges reach 500, where
+ * k_ltl_global would sum 2R + 1 runs a cell).  A thread takes a column of a strip of
+ * LS_ROWS rows: a row's window sum around the column is one difference of the row's prefix
+ * sums (k_row_prefix), the square's count (the cell included) starts as the sum of the
+ * 2R + 1 rows around the strip's first and slides down by one entering and one leaving row
+ * a row; a warp's ballot of its 32 columns is the output word. */
+#define LS_ROWS 128
+#define LS_THREADS 128
+
+/* Row yy's window sum (columns x - R .. x + R; wrapped or dead rows). */
+__device__ __forceinline__ unsigned ls_row(const uint32_t *prefix, uint64_t rowlen, int64_t yy,
+                                           int64_t h, int torus, int64_t x, int R) {
+    if (yy < 0 || yy >= h) {
+        if (!torus) return 0;
+        yy = wl_dmod(yy, h);
+    }
+    const uint32_t *p = prefix + (uint64_t)yy * rowlen;
+    return p[x + 2 * R + 1] - p[x];
+}
+
+__global__ void k_ltl_square(const uint32_t *f, const uint32_t *prefix, uint32_t *fn, uint64_t nw,
+                             int64_t w, int64_t h, int torus, const wlcu_mrule *__restrict__ rule) {
+    const wlcu_mrule &ru = *rule;
+    const int R = ru.R;
+    const int64_t x = blockIdx.x * (int64_t)blockDim.x + threadIdx.x, X = x >> 5;
+    if ((uint64_t)X >= nw) return; /* (a whole warp: its 32 columns share the word) */
+    const int inside = x < w;
+    const uint64_t rowlen = (uint64_t)(w + 2 * R + 1);
+    const int64_t y0 = blockIdx.y * (int64_t)LS_ROWS, y1 = y0 + LS_ROWS < h ? y0 + LS_ROWS : h;
+    unsigned s = 0;
+    if (inside)
+        for (int64_t yy = y0 - R; yy <= y0 + R; yy++) s += ls_row(prefix, rowlen, yy, h, torus, x, R);
+    for (int64_t y = y0; y < y1; y++) {
+        unsigned me = inside ? (f[(uint64_t)y * nw + (uint64_t)X] >> (x & 31)) & 1u : 0u;
+        int alive = inside && ltl_alive(&ru, me, s - me);
+        uint32_t word = __ballot_sync(0xffffffffu, alive);
+        if ((threadIdx.x & 31) == 0) fn[(uint64_t)y * nw + (uint64_t)X] = word;
+        if (inside)
+            s += ls_row(prefix, rowlen, y + R + 1, h, torus, x, R) - ls_row(prefix, rowlen, y - R, h, torus, x, R);
+    }
+}
+
 /* The decay of the other states, word by word: fn holds T on entry (see the essay). */
 __global__ void k_decay(const uint32_t *f, uint32_t *fn, uint32_t *e, uint64_t n, unsigned P,
                         unsigned states) {
@@ -1053,6 +1097,13 @@ extern "C" wl_status wlcu_multi_init(wlcu_ctx *c) {
     m->bits_r = !(force && !strcmp(force, "bits0")) && lb_fixed(ru, &m->bits_lim) ? ru->R : 0;
     m->bits_ltl = bits_ok && (force && !strcmp(force, "tile") ? 0 : bits_force ? 1
                               : ltl_bits_pays(ru, c->w, c->h));
+    /* (global: tests, k_ltl_square or k_ltl_global at any reach; runs: k_ltl_global for the
+     * square too, to compare) */
+    if (force && (!strcmp(force, "global") || !strcmp(force, "runs"))) {
+        m->global_ltl = 1;
+        m->bits_ltl = 0;
+    }
+    m->square = ru->moore && ru->R == ru->Ry && !(force && !strcmp(force, "runs"));
     if (m->global_ltl) {
         size_t bytes = (size_t)((c->w + 2 * (uint64_t)ru->R + 1) * c->h * 4);
         WLCU_CHECK(cudaMalloc((void **)&m->prefix, bytes));
@@ -1266,10 +1317,19 @@ extern "C" wl_status wlcu_multi_advance(wlcu_ctx *c, uint64_t gens) {
             k_row_prefix<<<(unsigned)c->h, 256>>>((const uint32_t *)c->cur, m->prefix, c->nw,
                                                    (int64_t)c->w, (int64_t)c->h, c->torus, ru->R);
             WLCU_CHECK_LAUNCH("ltl row prefix");
-            k_ltl_global<<<wlcu_blocks(n, 128), 128>>>((const uint32_t *)c->cur, m->prefix,
-                                                        (uint32_t *)c->nxt, c->nw, (int64_t)c->w,
-                                                        (int64_t)c->h, c->torus, m->runs, m->d_rule);
-            WLCU_CHECK_LAUNCH("ltl global");
+            if (m->square) {
+                dim3 grid((unsigned)((c->nw * 32 + LS_THREADS - 1) / LS_THREADS),
+                          (unsigned)((c->h + LS_ROWS - 1) / LS_ROWS));
+                k_ltl_square<<<grid, LS_THREADS>>>((const uint32_t *)c->cur, m->prefix,
+                                                   (uint32_t *)c->nxt, c->nw, (int64_t)c->w,
+                                                   (int64_t)c->h, c->torus, m->d_rule);
+                WLCU_CHECK_LAUNCH("ltl square");
+            } else {
+                k_ltl_global<<<wlcu_blocks(n, 128), 128>>>((const uint32_t *)c->cur, m->prefix,
+                                                            (uint32_t *)c->nxt, c->nw, (int64_t)c->w,
+                                                            (int64_t)c->h, c->torus, m->runs, m->d_rule);
+                WLCU_CHECK_LAUNCH("ltl global");
+            }
         } else {
             int RP = (ru->R + 31) / 32 * 32, RWW = (LT_W + 2 * RP) / 32, RC = LT_W + 2 * RP;
             int RH = LT_H + 2 * ru->Ry;
