@@ -168,6 +168,44 @@ static wl_status cuda_store_grid(void *ctx, wl_grid *g) {
     return e->dev.multi ? wlcu_multi_download(&e->dev, g) : wlcu_download(&e->dev, g);
 }
 
+/* The grow engine's moves (the translate slot): multi-state rules only (their bit
+ * layout), on the device; the others say unsupported and the grow engine moves the cells
+ * through the host. */
+static wl_status cuda_translate(void *ctx, int64_t dx, int64_t dy) {
+    cuda_engine *e = ctx;
+    USE_DEVICE(e);
+    if (!e->dev.multi || e->dev.torus)
+        return wl_error(WL_ERR_UNSUPPORTED, "cuda engine: translate runs multi-state rules on "
+                                            "bounded grids only");
+    return wlcu_multi_translate(&e->dev, dx, dy);
+}
+
+/* The live cells' box in the placement rule's coordinates (see the cpu engine's): a
+ * reduction on the device for multi-state rules, else through a host copy. */
+static wl_status cuda_bounds(void *ctx, wl_bigint *xmin, wl_bigint *ymin, wl_bigint *xmax,
+                             wl_bigint *ymax, int *empty) {
+    cuda_engine *e = ctx;
+    USE_DEVICE(e);
+    uint64_t box[4] = {0, 0, 0, 0};
+    wl_status s;
+    if (e->dev.multi) {
+        s = wlcu_multi_box(&e->dev, box, empty);
+    } else {
+        wl_grid g;
+        s = wl_grid_alloc(&g, e->dev.w, e->dev.h);
+        if (!s) s = wlcu_download(&e->dev, &g);
+        if (!s) *empty = !wl_rows_box(g.words, g.stride, g.h, NULL, 0, 0, box);
+        wl_grid_free(&g);
+    }
+    if (s) return s;
+    int64_t ox = (int64_t)(e->dev.w / 2), oy = (int64_t)(e->dev.h / 2);
+    wl_bigint_from_i64(xmin, (int64_t)box[0] - ox);
+    wl_bigint_from_i64(ymin, (int64_t)box[1] - oy);
+    wl_bigint_from_i64(xmax, (int64_t)box[2] - ox);
+    wl_bigint_from_i64(ymax, (int64_t)box[3] - oy);
+    return WL_OK;
+}
+
 /* Generations queued between two polls (and between two synchronisations). */
 #define POLL_CHUNK 256u
 
@@ -276,6 +314,8 @@ const wl_engine_ops wl_engine_cuda = {
     .copy_floor_cups = cuda_copy_floor,
     .store_rows = wlcu_store_rows, /* cuda_rows.cu (the mpi engine's halos) */
     .load_rows = wlcu_load_rows,
+    .translate = cuda_translate,
+    .bounds = cuda_bounds,
     .device_count = wlcu_device_count,
     .device_bind = wlcu_thread_device,
     .host_alloc = wlcu_host_alloc,

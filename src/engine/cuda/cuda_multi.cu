@@ -897,10 +897,22 @@ __global__ void k_ltl_square(const uint32_t *f, const uint32_t *prefix, uint32_t
     const wlcu_mrule &ru = *rule;
     const int R = ru.R;
     const int64_t x = blockIdx.x * (int64_t)blockDim.x + threadIdx.x, X = x >> 5;
-    if ((uint64_t)X >= nw) return; /* (a whole warp: its 32 columns share the word) */
-    const int inside = x < w;
     const uint64_t rowlen = (uint64_t)(w + 2 * R + 1);
     const int64_t y0 = blockIdx.y * (int64_t)LS_ROWS, y1 = y0 + LS_ROWS < h ? y0 + LS_ROWS : h;
+    if (!torus) { /* a strip out of every firing cell's reach is dead (the grow engine's
+                     margins): a row's last prefix sum is its count */
+        int any = 0;
+        int64_t a = y0 - R < 0 ? 0 : y0 - R, b = y1 + R < h ? y1 + R : h;
+        for (int64_t yy = a + threadIdx.x; yy < b && !any; yy += blockDim.x)
+            any = prefix[(uint64_t)yy * rowlen + rowlen - 1] != 0;
+        if (!__syncthreads_or(any)) {
+            if ((uint64_t)X < nw && (threadIdx.x & 31) == 0)
+                for (int64_t y = y0; y < y1; y++) fn[(uint64_t)y * nw + (uint64_t)X] = 0;
+            return;
+        }
+    }
+    if ((uint64_t)X >= nw) return; /* (a whole warp: its 32 columns share the word) */
+    const int inside = x < w;
     unsigned s = 0;
     if (inside)
         for (int64_t yy = y0 - R; yy <= y0 + R; yy++) s += ls_row(prefix, rowlen, yy, h, torus, x, R);
@@ -1198,6 +1210,100 @@ extern "C" wl_status wlcu_multi_population(wlcu_ctx *c, uint64_t *pop) {
                                               (unsigned long long *)c->d_count);
     WLCU_CHECK_LAUNCH("multi_pop");
     WLCU_CHECK(cudaMemcpy(pop, c->d_count, sizeof(uint64_t), cudaMemcpyDeviceToHost));
+    return WL_OK;
+}
+
+/* ---- the grow engine's moves and measures, on the device ---- */
+
+static void swap(void **a, void **b);
+
+/* out (x, y) = in (x + dx, y + dy) for one plane of nw x h words, dead from outside. */
+__global__ void k_shift(const uint32_t *in, uint32_t *out, uint64_t nw, int64_t w, int64_t h,
+                        int64_t dx, int64_t dy) {
+    uint64_t n = nw * (uint64_t)h;
+    for (uint64_t i = blockIdx.x * (uint64_t)blockDim.x + threadIdx.x; i < n;
+         i += (uint64_t)gridDim.x * blockDim.x) {
+        int64_t Y = (int64_t)(i / nw), X = (int64_t)(i % nw), sy = Y + dy;
+        uint32_t v = 0;
+        if (sy >= 0 && sy < h) {
+            const uint32_t *row = in + (uint64_t)sy * nw;
+            int64_t sx = X * 32 + dx, q = sx >= 0 ? sx / 32 : -((-sx + 31) / 32);
+            unsigned sh = (unsigned)(sx - q * 32);
+            uint32_t a = q >= 0 && q < (int64_t)nw ? row[q] : 0u;
+            uint32_t b = sh && q + 1 >= 0 && q + 1 < (int64_t)nw ? row[q + 1] : 0u;
+            v = (sh ? a >> sh | b << (32 - sh) : a) & wl_colmask(w, X);
+        }
+        out[i] = v;
+    }
+}
+
+/* The box of the words with a live cell (firing or any plane of E): box[0..3] = first
+ * column, first row, last column, last row (box[0] stays ~0 when there is none); a warp's
+ * extremes first, then one atomic each. */
+__global__ void k_box(const uint32_t *f, const uint32_t *e, uint64_t nw, uint64_t h, unsigned P,
+                      unsigned long long *box) {
+    uint64_t n = nw * h;
+    unsigned long long x0 = ~0ull, y0 = ~0ull, x1 = 0, y1 = 0;
+    for (uint64_t i = blockIdx.x * (uint64_t)blockDim.x + threadIdx.x; i < n;
+         i += (uint64_t)gridDim.x * blockDim.x) {
+        uint32_t v = f[i];
+        for (unsigned k = 0; k < P; k++) v |= e[k * n + i];
+        if (!v) continue;
+        unsigned long long X = i % nw, Y = i / nw;
+        unsigned long long a = X * 32 + (unsigned)(__ffs(v) - 1), b = X * 32 + 31 - (unsigned)__clz(v);
+        x0 = a < x0 ? a : x0;
+        x1 = b > x1 ? b : x1;
+        y0 = Y < y0 ? Y : y0;
+        y1 = Y > y1 ? Y : y1;
+    }
+    for (int o = 16; o; o >>= 1) {
+        unsigned long long p0 = __shfl_xor_sync(0xffffffffu, x0, o), p1 = __shfl_xor_sync(0xffffffffu, y0, o);
+        unsigned long long p2 = __shfl_xor_sync(0xffffffffu, x1, o), p3 = __shfl_xor_sync(0xffffffffu, y1, o);
+        x0 = p0 < x0 ? p0 : x0;
+        y0 = p1 < y0 ? p1 : y0;
+        x1 = p2 > x1 ? p2 : x1;
+        y1 = p3 > y1 ? p3 : y1;
+    }
+    if ((threadIdx.x & 31) == 0 && x0 != ~0ull) {
+        atomicMin(&box[0], x0);
+        atomicMin(&box[1], y0);
+        atomicMax(&box[2], x1);
+        atomicMax(&box[3], y1);
+    }
+}
+
+extern "C" wl_status wlcu_multi_translate(wlcu_ctx *c, int64_t dx, int64_t dy) {
+    wlcu_multi *m = (wlcu_multi *)c->multi;
+    uint64_t n = c->nw * c->h;
+    k_shift<<<wlcu_blocks(n, 256), 256>>>((const uint32_t *)c->cur, (uint32_t *)c->nxt, c->nw,
+                                          (int64_t)c->w, (int64_t)c->h, dx, dy);
+    WLCU_CHECK_LAUNCH("shift");
+    swap(&c->cur, &c->nxt);
+    for (unsigned k = 0; k < m->rule.P; k++) {
+        k_shift<<<wlcu_blocks(n, 256), 256>>>(m->ecur + k * n, m->enxt + k * n, c->nw,
+                                              (int64_t)c->w, (int64_t)c->h, dx, dy);
+        WLCU_CHECK_LAUNCH("shift");
+    }
+    if (m->rule.P) swap((void **)&m->ecur, (void **)&m->enxt);
+    return WL_OK;
+}
+
+extern "C" wl_status wlcu_multi_box(wlcu_ctx *c, uint64_t box[4], int *empty) {
+    wlcu_multi *m = (wlcu_multi *)c->multi;
+    uint64_t n = c->nw * c->h;
+    unsigned long long init[4] = {~0ull, ~0ull, 0, 0}, *d = NULL;
+    WLCU_CHECK(cudaMalloc((void **)&d, sizeof init));
+    cudaError_t e = cudaMemcpy(d, init, sizeof init, cudaMemcpyHostToDevice);
+    if (e == cudaSuccess) {
+        k_box<<<wlcu_blocks(n, 256), 256>>>((const uint32_t *)c->cur, m->ecur, c->nw, c->h,
+                                            m->rule.P, d);
+        e = cudaGetLastError();
+    }
+    if (e == cudaSuccess) e = cudaMemcpy(init, d, sizeof init, cudaMemcpyDeviceToHost);
+    cudaFree(d);
+    WLCU_CHECK(e);
+    *empty = init[0] == ~0ull;
+    for (int k = 0; k < 4; k++) box[k] = init[k];
     return WL_OK;
 }
 

@@ -250,6 +250,10 @@ wl_status wlcu_multi_download(wlcu_ctx *c, wl_grid *g);
 wl_status wlcu_multi_population(wlcu_ctx *c, uint64_t *pop);
 /* Clears the other states (after a soup of state-1 cells). */
 wl_status wlcu_multi_clear(wlcu_ctx *c);
+/* Every plane moved: (x, y) gets (x + dx, y + dy), dead from outside (the translate slot). */
+wl_status wlcu_multi_translate(wlcu_ctx *c, int64_t dx, int64_t dy);
+/* The live cells' box in grid cells (first column, first row, last column, last row). */
+wl_status wlcu_multi_box(wlcu_ctx *c, uint64_t box[4], int *empty);
 /* Queues `gens` generations. */
 wl_status wlcu_multi_advance(wlcu_ctx *c, uint64_t gens);
 
