@@ -232,23 +232,21 @@ static void test_wide(int quick) {
         wl_pattern *soup = state_soup(&rule, w, h);
         uint64_t gens = 1 + rnd(big ? 2 : 6);
         wl_pattern *want = run("ref", NULL, &sh, &rule, soup, gens, 0, NULL);
-        if (!big) setenv("WL_CPU_LTL_WIDE", "1", 1);
-        wl_pattern *got = run("cpu", NULL, &sh, &rule, soup, gens, 1, NULL);
-        unsetenv("WL_CPU_LTL_WIDE");
-        WL_CHECK(!got || (want && wl_pattern_equal_cells(got, want)),
-                 "cpu (32-bit counts), rule %s, %s %llux%llu, %llu generations: differs from ref",
-                 text, wl_topology_name(sh.topology), (unsigned long long)w,
-                 (unsigned long long)h, (unsigned long long)gens);
-        wl_pattern_free(got);
-        /* cuda's kernels of large reaches (k_ltl_square, k_ltl_global), where a GPU is */
-        if (!big) setenv("WL_CUDA_LTL", "global", 1);
-        got = run("cuda", NULL, &sh, &rule, soup, gens, 1, NULL);
-        unsetenv("WL_CUDA_LTL");
-        WL_CHECK(!got || (want && wl_pattern_equal_cells(got, want)),
-                 "cuda (large reaches), rule %s, %s %llux%llu, %llu generations: differs from ref",
-                 text, wl_topology_name(sh.topology), (unsigned long long)w,
-                 (unsigned long long)h, (unsigned long long)gens);
-        wl_pattern_free(got);
+        /* cpu's 32-bit counts; cuda's kernels of large reaches (k_ltl_square,
+         * k_ltl_global), where a GPU is */
+        static const char *const engines[] = {"cpu", "cuda"}, *const vars[] = {"WL_CPU_LTL_WIDE",
+                                                                              "WL_CUDA_LTL"};
+        static const char *const values[] = {"1", "global"};
+        for (int e = 0; e < 2; e++) {
+            if (!big) setenv(vars[e], values[e], 1);
+            wl_pattern *got = run(engines[e], NULL, &sh, &rule, soup, gens, 1, NULL);
+            unsetenv(vars[e]);
+            WL_CHECK(!got || (want && wl_pattern_equal_cells(got, want)),
+                     "%s (large reaches), rule %s, %s %llux%llu, %llu generations: differs "
+                     "from ref", engines[e], text, wl_topology_name(sh.topology),
+                     (unsigned long long)w, (unsigned long long)h, (unsigned long long)gens);
+            wl_pattern_free(got);
+        }
         wl_pattern_free(want);
         wl_pattern_free(soup);
     }

@@ -58,22 +58,31 @@ static int rows_equal(const uint64_t *a, size_t sa, const uint64_t *b, size_t sb
     return 1;
 }
 
+/* A universe of engine:kernel on a w x h grid; NULL when the kernel does not run here
+ * (unavailable, or with `unsupported_ok` a rule it does not take). */
+static wl_universe *open_case(const char *engine, const char *kernel, const char *rule,
+                              wl_topology topo, uint64_t w, uint64_t h, int unsupported_ok,
+                              wl_config *cfg) {
+    wl_config_init(cfg);
+    cfg->engine = engine;
+    cfg->kernel = kernel;
+    cfg->topology = topo;
+    cfg->width = w;
+    cfg->height = h;
+    cfg->threads = 2;
+    WL_CHECK_OK(wl_rule_parse(rule, &cfg->rule));
+    wl_universe *u = NULL;
+    wl_status s = wl_universe_create(cfg, &u);
+    if (s == WL_ERR_UNAVAILABLE || (unsupported_ok && s == WL_ERR_UNSUPPORTED)) return NULL;
+    WL_CHECK(s == WL_OK, "create %s:%s %s %llux%llu: %s", engine, kernel, rule,
+             (unsigned long long)w, (unsigned long long)h, wl_last_error());
+    return u;
+}
+
 static void one_case(const char *engine, const char *kernel, const char *rule, wl_topology topo,
                      uint64_t w, uint64_t h) {
     wl_config cfg;
-    wl_config_init(&cfg);
-    cfg.engine = engine;
-    cfg.kernel = kernel;
-    cfg.topology = topo;
-    cfg.width = w;
-    cfg.height = h;
-    cfg.threads = 2;
-    WL_CHECK_OK(wl_rule_parse(rule, &cfg.rule));
-    wl_universe *u = NULL;
-    wl_status s = wl_universe_create(&cfg, &u);
-    if (s == WL_ERR_UNAVAILABLE) return; /* a kernel this CPU cannot run */
-    WL_CHECK(s == WL_OK, "create %s:%s %llux%llu: %s", engine, kernel, (unsigned long long)w,
-             (unsigned long long)h, wl_last_error());
+    wl_universe *u = open_case(engine, kernel, rule, topo, w, h, 0, &cfg);
     if (!u) return;
     const wl_engine_ops *ops = wl_universe_ops(u);
     void *ctx = wl_universe_ctx(u);
@@ -147,19 +156,9 @@ static void one_case(const char *engine, const char *kernel, const char *rule, w
 static void translate_case(const char *engine, const char *kernel, const char *rule, uint64_t w,
                            uint64_t h) {
     wl_config cfg;
-    wl_config_init(&cfg);
-    cfg.engine = engine;
-    cfg.kernel = kernel;
-    cfg.topology = WL_TOPOLOGY_BOUNDED;
-    cfg.width = w;
-    cfg.height = h;
-    cfg.threads = 2;
-    WL_CHECK_OK(wl_rule_parse(rule, &cfg.rule));
-    wl_universe *u = NULL;
-    wl_status s = wl_universe_create(&cfg, &u);
-    if (s == WL_ERR_UNAVAILABLE || s == WL_ERR_UNSUPPORTED) return; /* not this kernel's rule */
-    WL_CHECK(s == WL_OK, "create %s:%s %s: %s", engine, kernel, rule, wl_last_error());
+    wl_universe *u = open_case(engine, kernel, rule, WL_TOPOLOGY_BOUNDED, w, h, 1, &cfg);
     if (!u) return;
+    wl_status s;
     const wl_engine_ops *ops = wl_universe_ops(u);
     void *ctx = wl_universe_ctx(u);
     unsigned planes = wl_grid_planes_for(&cfg.rule), states = wl_rule_states(&cfg.rule);

@@ -105,23 +105,31 @@ static void prefix_bits(const cpu_ltl_view *v, const uint64_t *bits, uint16_t *p
     }
 }
 
-/* Prefix sums of 16-bit values: q[0] = 0, q[i + 1] = c[0] + ... + c[i] (mod 2^16), 32 at
- * a time: five shift-and-add steps inside the vector (lane shifts by permutes), then the
- * running total of the blocks before. */
-static void prefix16(const uint16_t *restrict c, uint16_t *restrict q, size_t n) {
+/* The permutes of scan_epi16: lane i takes lane i - 2^k (five of them). */
+static void scan_shifts(__m512i shift[5]) {
     static const uint16_t lanes[32] = {0,  1,  2,  3,  4,  5,  6,  7,  8,  9,  10,
                                        11, 12, 13, 14, 15, 16, 17, 18, 19, 20, 21,
                                        22, 23, 24, 25, 26, 27, 28, 29, 30, 31};
-    const __m512i j = _mm512_loadu_si512(lanes), last = _mm512_set1_epi16(31);
-    __m512i shift[5];
+    const __m512i j = _mm512_loadu_si512(lanes);
     for (int k = 0; k < 5; k++) shift[k] = _mm512_sub_epi16(j, _mm512_set1_epi16((short)(1 << k)));
-    __m512i carry = _mm512_setzero_si512();
+}
+
+/* The running sums of 32 16-bit lanes within the vector: five shift-and-add steps. */
+static inline __m512i scan_epi16(__m512i v, const __m512i shift[5]) {
+    for (int k = 0; k < 5; k++)
+        v = _mm512_add_epi16(v, _mm512_maskz_permutexvar_epi16(~0u << (1 << k), shift[k], v));
+    return v;
+}
+
+/* Prefix sums of 16-bit values: q[0] = 0, q[i + 1] = c[0] + ... + c[i] (mod 2^16), 32 at
+ * a time: the vector's running sums, then the running total of the blocks before. */
+static void prefix16(const uint16_t *restrict c, uint16_t *restrict q, size_t n) {
+    const __m512i last = _mm512_set1_epi16(31);
+    __m512i shift[5], carry = _mm512_setzero_si512();
+    scan_shifts(shift);
     q[0] = 0;
     for (size_t i = 0; i < n; i += 32) {
-        __m512i v = _mm512_loadu_si512(c + i);
-        for (int k = 0; k < 5; k++)
-            v = _mm512_add_epi16(v, _mm512_maskz_permutexvar_epi16(~0u << (1 << k), shift[k], v));
-        v = _mm512_add_epi16(v, carry);
+        __m512i v = _mm512_add_epi16(scan_epi16(_mm512_loadu_si512(c + i), shift), carry);
         _mm512_storeu_si512(q + i + 1, v);
         carry = _mm512_permutexvar_epi16(last, v);
     }
@@ -270,18 +278,12 @@ static void run_counts32(const cpu_ltl_view *v, const uint16_t *ring, size_t row
  * running total of the blocks before. */
 static void prefix16to32(const uint16_t *restrict c, uint32_t *restrict q, size_t n) {
     _Static_assert(32 * (2 * WL_LTL_RANGE_MAX + 1) < 65536, "a block's sums fit 16 bits");
-    static const uint16_t lanes[32] = {0,  1,  2,  3,  4,  5,  6,  7,  8,  9,  10,
-                                       11, 12, 13, 14, 15, 16, 17, 18, 19, 20, 21,
-                                       22, 23, 24, 25, 26, 27, 28, 29, 30, 31};
-    const __m512i j = _mm512_loadu_si512(lanes), last = _mm512_set1_epi32(15);
-    __m512i shift[5];
-    for (int k = 0; k < 5; k++) shift[k] = _mm512_sub_epi16(j, _mm512_set1_epi16((short)(1 << k)));
-    __m512i carry = _mm512_setzero_si512();
+    const __m512i last = _mm512_set1_epi32(15);
+    __m512i shift[5], carry = _mm512_setzero_si512();
+    scan_shifts(shift);
     q[0] = 0;
     for (size_t i = 0; i < n; i += 32) {
-        __m512i v = _mm512_loadu_si512(c + i);
-        for (int k = 0; k < 5; k++)
-            v = _mm512_add_epi16(v, _mm512_maskz_permutexvar_epi16(~0u << (1 << k), shift[k], v));
+        __m512i v = scan_epi16(_mm512_loadu_si512(c + i), shift);
         __m512i a = _mm512_add_epi32(_mm512_cvtepu16_epi32(_mm512_castsi512_si256(v)), carry);
         __m512i z = _mm512_add_epi32(_mm512_cvtepu16_epi32(_mm512_extracti64x4_epi64(v, 1)), carry);
         _mm512_storeu_si512(q + i + 1, a);
