@@ -230,32 +230,15 @@ static void test_row_wide(const cpu_ltl_view *v, const uint32_t *cnt, const uint
 }
 
 /* The counts of one row of a shape given by runs, from the ring of prefix rows, for the
- * 32-cell chunks [c0, c1). */
+ * 32-cell chunks [c0, c1): into 16-bit counts, or (wide neighbourhoods) 32-bit ones, where
+ * a run's sum, hi - lo, stays below 2^16 (a run is at most 2R + 1 cells), so it is taken
+ * mod 2^16 and widened. */
 static void run_counts(const cpu_ltl_view *v, const uint16_t *ring, size_t rowlen, int64_t y,
-                       int parity, size_t c0, size_t c1, uint16_t *cnt) {
-    size_t nring = 2 * (size_t)v->Ry + 1;
-    for (size_t x = c0 * 32; x < c1 * 32; x += 32) _mm512_storeu_si512(cnt + x, _mm512_setzero_si512());
-    for (size_t k = 0; k < v->nruns[parity]; k++) {
-        const cpu_ltl_run *r = &v->runs[parity][k];
-        int64_t yy = y + r->dy;
-        if (!v->torus && (yy < 0 || yy >= (int64_t)v->h)) continue;
-        const uint16_t *p = ring + (size_t)wl_mod(yy, (int64_t)nring) * rowlen;
-        const uint16_t *hi = p + v->R + r->x1 + 1, *lo = p + v->R + r->x0;
-        for (size_t x = c0 * 32; x < c1 * 32; x += 32) {
-            __m512i c = _mm512_loadu_si512(cnt + x);
-            c = _mm512_add_epi16(c, _mm512_sub_epi16(_mm512_loadu_si512(hi + x),
-                                                     _mm512_loadu_si512(lo + x)));
-            _mm512_storeu_si512(cnt + x, c);
-        }
-    }
-}
-
-/* run_counts into 32-bit counts (wide neighbourhoods): a run's sum, hi - lo, stays below
- * 2^16 (a run is at most 2R + 1 cells), so it is taken mod 2^16 and widened. */
-static void run_counts32(const cpu_ltl_view *v, const uint16_t *ring, size_t rowlen, int64_t y,
-                         int parity, size_t c0, size_t c1, uint32_t *cnt) {
-    size_t nring = 2 * (size_t)v->Ry + 1;
-    for (size_t x = c0 * 32; x < c1 * 32; x += 16) _mm512_storeu_si512(cnt + x, _mm512_setzero_si512());
+                       int parity, size_t c0, size_t c1, void *cnt) {
+    size_t nring = 2 * (size_t)v->Ry + 1, lane = v->wide ? 4 : 2;
+    uint16_t *c16 = cnt;
+    uint32_t *c32 = cnt;
+    memset((char *)cnt + c0 * 32 * lane, 0, (c1 - c0) * 32 * lane);
     for (size_t k = 0; k < v->nruns[parity]; k++) {
         const cpu_ltl_run *r = &v->runs[parity][k];
         int64_t yy = y + r->dy;
@@ -264,10 +247,14 @@ static void run_counts32(const cpu_ltl_view *v, const uint16_t *ring, size_t row
         const uint16_t *hi = p + v->R + r->x1 + 1, *lo = p + v->R + r->x0;
         for (size_t x = c0 * 32; x < c1 * 32; x += 32) {
             __m512i d = _mm512_sub_epi16(_mm512_loadu_si512(hi + x), _mm512_loadu_si512(lo + x));
+            if (!v->wide) {
+                _mm512_storeu_si512(c16 + x, _mm512_add_epi16(_mm512_loadu_si512(c16 + x), d));
+                continue;
+            }
             __m512i a = _mm512_cvtepu16_epi32(_mm512_castsi512_si256(d));
-            __m512i b = _mm512_cvtepu16_epi32(_mm512_extracti64x4_epi64(d, 1));
-            _mm512_storeu_si512(cnt + x, _mm512_add_epi32(_mm512_loadu_si512(cnt + x), a));
-            _mm512_storeu_si512(cnt + x + 16, _mm512_add_epi32(_mm512_loadu_si512(cnt + x + 16), b));
+            __m512i z = _mm512_cvtepu16_epi32(_mm512_extracti64x4_epi64(d, 1));
+            _mm512_storeu_si512(c32 + x, _mm512_add_epi32(_mm512_loadu_si512(c32 + x), a));
+            _mm512_storeu_si512(c32 + x + 16, _mm512_add_epi32(_mm512_loadu_si512(c32 + x + 16), z));
         }
     }
 }
@@ -456,8 +443,8 @@ uint64_t cpu_ltl_band_avx512(const cpu_ltl_view *v, uint64_t y0, uint64_t y1, cp
             }
             if (v->wide) {
                 uint32_t *cnt32 = b->cnt32, *cnt32_1 = b->cnt32 + v->w + 64;
-                run_counts32(v, ring, rowlen, (int64_t)y, 0, c0, c1, cnt32);
-                if (parity_shape) run_counts32(v, ring, rowlen, (int64_t)y, 1, c0, c1, cnt32_1);
+                run_counts(v, ring, rowlen, (int64_t)y, 0, c0, c1, cnt32);
+                if (parity_shape) run_counts(v, ring, rowlen, (int64_t)y, 1, c0, c1, cnt32_1);
                 const __m512i one = _mm512_set1_epi32(1);
                 for (size_t x = c0 * 32; x < c1 * 32; x += 16) { /* the centre, as below */
                     __mmask16 s = (__mmask16)(self[x >> 6] >> (x & 63));
