@@ -116,6 +116,7 @@ typedef struct wlcu_multi {
     wlcu_mrule *d_rule;     /* the rule in device memory, as the kernels read it */
     int4 *runs;             /* Larger than Life: the runs (dy, x0, x1), parity 0 then 1 */
     uint32_t *prefix;       /* k_ltl_global: h rows of (w + 2R + 1) prefix sums */
+    int2 *extent;           /* k_ltl_square: each row's first and last word with a firing cell */
     int global_ltl;
     int square;             /* ... by k_ltl_square (the Moore square) */
     int bits_ltl;           /* k_ltl_bits runs it (Moore, range <= 31) */
@@ -797,9 +798,22 @@ k_ltl_tile(const uint32_t *f, uint32_t *fn, uint64_t nw, int64_t w, int64_t h, i
  * (wrapped on a torus, dead on a bounded grid): p[i] = firing cells among columns
  * -R .. i - R - 1.  One block a row: each thread sums a slice, thread 0 the slices. */
 __global__ void k_row_prefix(const uint32_t *f, uint32_t *prefix, uint64_t nw, int64_t w,
-                             int64_t h, int torus, int R) {
+                             int64_t h, int torus, int R, int2 *extent) {
     __shared__ unsigned part[256];
+    __shared__ int lo, hi;
     int64_t y = blockIdx.x;
+    if (extent) { /* the row's first and last word with a firing cell (hi < 0: none) */
+        if (threadIdx.x == 0) lo = INT_MAX, hi = -1;
+        __syncthreads();
+        const uint32_t *r = f + (uint64_t)y * nw;
+        for (uint64_t X = threadIdx.x; X < nw; X += blockDim.x)
+            if (r[X]) {
+                atomicMin(&lo, (int)X);
+                atomicMax(&hi, (int)X);
+            }
+        __syncthreads();
+        if (threadIdx.x == 0) extent[y] = make_int2(lo, hi);
+    }
     int64_t n = w + 2 * R; /* cells of the extended row */
     int64_t per = (n + blockDim.x - 1) / blockDim.x;
     int64_t a = threadIdx.x * per, b = a + per < n ? a + per : n;
@@ -877,7 +891,9 @@ __global__ void k_ltl_global(const uint32_t *f, const uint32_t *prefix, uint32_t
  * LS_ROWS rows: a row's window sum around the column is one difference of the row's prefix
  * sums (k_row_prefix), the square's count (the cell included) starts as the sum of the
  * 2R + 1 rows around the strip's first and slides down by one entering and one leaving row
- * a row; a warp's ballot of its 32 columns is the output word. */
+ * a row; a warp's ballot of its 32 columns is the output word.  On a bounded grid without
+ * B0, words farther than R from every firing cell of the rows within the strip's reach are
+ * written dead without counting (k_row_prefix notes each row's first and last live word). */
 #define LS_ROWS 128
 #define LS_THREADS 128
 
@@ -893,20 +909,35 @@ __device__ __forceinline__ unsigned ls_row(const uint32_t *prefix, uint64_t rowl
 }
 
 __global__ void k_ltl_square(const uint32_t *f, const uint32_t *prefix, uint32_t *fn, uint64_t nw,
-                             int64_t w, int64_t h, int torus, const wlcu_mrule *__restrict__ rule) {
+                             int64_t w, int64_t h, int torus, const wlcu_mrule *__restrict__ rule,
+                             const int2 *extent) {
     const wlcu_mrule &ru = *rule;
     const int R = ru.R;
     const int64_t x = blockIdx.x * (int64_t)blockDim.x + threadIdx.x, X = x >> 5;
     const uint64_t rowlen = (uint64_t)(w + 2 * R + 1);
     const int64_t y0 = blockIdx.y * (int64_t)LS_ROWS, y1 = y0 + LS_ROWS < h ? y0 + LS_ROWS : h;
-    if (!torus) { /* a strip out of every firing cell's reach is dead (the grow engine's
-                     margins): a row's last prefix sum is its count */
-        int any = 0;
+    if (extent) { /* a bounded grid without B0: words out of every firing cell's reach are
+                     dead (the grow engine's margins): the extents of the rows within reach
+                     of the strip */
+        __shared__ int lo, hi;
+        if (threadIdx.x == 0) lo = INT_MAX, hi = -1;
+        __syncthreads();
+        int l = INT_MAX, r = -1;
         int64_t a = y0 - R < 0 ? 0 : y0 - R, b = y1 + R < h ? y1 + R : h;
-        for (int64_t yy = a + threadIdx.x; yy < b && !any; yy += blockDim.x)
-            any = prefix[(uint64_t)yy * rowlen + rowlen - 1] != 0;
-        if (!__syncthreads_or(any)) {
-            if ((uint64_t)X < nw && (threadIdx.x & 31) == 0)
+        for (int64_t yy = a + threadIdx.x; yy < b; yy += blockDim.x) {
+            int2 e = extent[yy];
+            l = e.x < l ? e.x : l;
+            r = e.y > r ? e.y : r;
+        }
+        if (r >= 0) {
+            atomicMin(&lo, l);
+            atomicMax(&hi, r);
+        }
+        __syncthreads();
+        /* the word's columns X * 32 .. + 31 against the live columns, widened by R */
+        if ((uint64_t)X < nw && (hi < 0 || X * 32 + 31 + R < (int64_t)lo * 32 ||
+                                 X * 32 - R > (int64_t)hi * 32 + 31)) {
+            if ((threadIdx.x & 31) == 0)
                 for (int64_t y = y0; y < y1; y++) fn[(uint64_t)y * nw + (uint64_t)X] = 0;
             return;
         }
@@ -1119,6 +1150,7 @@ extern "C" wl_status wlcu_multi_init(wlcu_ctx *c) {
     if (m->global_ltl) {
         size_t bytes = (size_t)((c->w + 2 * (uint64_t)ru->R + 1) * c->h * 4);
         WLCU_CHECK(cudaMalloc((void **)&m->prefix, bytes));
+        WLCU_CHECK(cudaMalloc((void **)&m->extent, (size_t)c->h * sizeof(int2)));
     }
     return rule_to_device(m);
 }
@@ -1130,6 +1162,7 @@ extern "C" void wlcu_multi_release(wlcu_ctx *c) {
     cudaFree(m->enxt);
     cudaFree(m->runs);
     cudaFree(m->prefix);
+    cudaFree(m->extent);
     cudaFree(m->d_rule);
     free(m);
     c->multi = NULL;
@@ -1211,6 +1244,11 @@ extern "C" wl_status wlcu_multi_population(wlcu_ctx *c, uint64_t *pop) {
     WLCU_CHECK_LAUNCH("multi_pop");
     WLCU_CHECK(cudaMemcpy(pop, c->d_count, sizeof(uint64_t), cudaMemcpyDeviceToHost));
     return WL_OK;
+}
+
+/* Whether k_ltl_square may skip what no firing cell reaches: a bounded grid, no B0. */
+static int ltl_skip(const wlcu_ctx *c, const wlcu_multi *m) {
+    return m->square && !c->torus && !(m->rule.nb && m->rule.iv[0][0][0] == 0);
 }
 
 /* ---- the grow engine's moves and measures, on the device ---- */
@@ -1421,14 +1459,16 @@ extern "C" wl_status wlcu_multi_advance(wlcu_ctx *c, uint64_t gens) {
             WLCU_CHECK_LAUNCH("ltl bits");
         } else if (m->global_ltl) {
             k_row_prefix<<<(unsigned)c->h, 256>>>((const uint32_t *)c->cur, m->prefix, c->nw,
-                                                   (int64_t)c->w, (int64_t)c->h, c->torus, ru->R);
+                                                   (int64_t)c->w, (int64_t)c->h, c->torus, ru->R,
+                                                   ltl_skip(c, m) ? m->extent : NULL);
             WLCU_CHECK_LAUNCH("ltl row prefix");
             if (m->square) {
                 dim3 grid((unsigned)((c->nw * 32 + LS_THREADS - 1) / LS_THREADS),
                           (unsigned)((c->h + LS_ROWS - 1) / LS_ROWS));
                 k_ltl_square<<<grid, LS_THREADS>>>((const uint32_t *)c->cur, m->prefix,
                                                    (uint32_t *)c->nxt, c->nw, (int64_t)c->w,
-                                                   (int64_t)c->h, c->torus, m->d_rule);
+                                                   (int64_t)c->h, c->torus, m->d_rule,
+                                                   ltl_skip(c, m) ? m->extent : NULL);
                 WLCU_CHECK_LAUNCH("ltl square");
             } else {
                 k_ltl_global<<<wlcu_blocks(n, 128), 128>>>((const uint32_t *)c->cur, m->prefix,
