@@ -888,13 +888,14 @@ __global__ void k_ltl_global(const uint32_t *f, const uint32_t *prefix, uint32_t
 
 /* k_ltl_square: the Moore square past the tile's reach (Golly's ranges reach 500, where
  * k_ltl_global would sum 2R + 1 runs a cell).  A thread takes a column of a strip of
- * LS_ROWS rows: a row's window sum around the column is one difference of the row's prefix
+ * rows (LS_ROWS or more): a row's window sum around the column is one difference of the row's prefix
  * sums (k_row_prefix), the square's count (the cell included) starts as the sum of the
  * 2R + 1 rows around the strip's first and slides down by one entering and one leaving row
  * a row; a warp's ballot of its 32 columns is the output word.  On a bounded grid without
  * B0, words farther than R from every firing cell of the rows within the strip's reach are
  * written dead without counting (k_row_prefix notes each row's first and last live word). */
-#define LS_ROWS 128
+#define LS_ROWS 128         /* rows of a strip at least ... */
+#define LS_THREADS_AIM (1 << 17) /* ... and more while the grid still gives this many threads */
 #define LS_THREADS 128
 
 /* Row yy's window sum (columns x - R .. x + R; wrapped or dead rows). */
@@ -910,12 +911,12 @@ __device__ __forceinline__ unsigned ls_row(const uint32_t *prefix, uint64_t rowl
 
 __global__ void k_ltl_square(const uint32_t *f, const uint32_t *prefix, uint32_t *fn, uint64_t nw,
                              int64_t w, int64_t h, int torus, const wlcu_mrule *__restrict__ rule,
-                             const int2 *extent) {
+                             const int2 *extent, int64_t rows) {
     const wlcu_mrule &ru = *rule;
     const int R = ru.R;
     const int64_t x = blockIdx.x * (int64_t)blockDim.x + threadIdx.x, X = x >> 5;
     const uint64_t rowlen = (uint64_t)(w + 2 * R + 1);
-    const int64_t y0 = blockIdx.y * (int64_t)LS_ROWS, y1 = y0 + LS_ROWS < h ? y0 + LS_ROWS : h;
+    const int64_t y0 = blockIdx.y * rows, y1 = y0 + rows < h ? y0 + rows : h;
     if (extent) { /* a bounded grid without B0: words out of every firing cell's reach are
                      dead (the grow engine's margins): the extents of the rows within reach
                      of the strip */
@@ -1463,12 +1464,16 @@ extern "C" wl_status wlcu_multi_advance(wlcu_ctx *c, uint64_t gens) {
                                                    ltl_skip(c, m) ? m->extent : NULL);
             WLCU_CHECK_LAUNCH("ltl row prefix");
             if (m->square) {
+                /* a strip's first row sums 2R + 1 rows: taller strips share that among more
+                 * rows, as long as the grid keeps the GPU's threads busy */
+                int64_t rows = (int64_t)(c->nw * 32 * c->h / LS_THREADS_AIM), most = 2 * (2 * ru->R + 1);
+                rows = rows > most ? most : rows < LS_ROWS ? LS_ROWS : rows;
                 dim3 grid((unsigned)((c->nw * 32 + LS_THREADS - 1) / LS_THREADS),
-                          (unsigned)((c->h + LS_ROWS - 1) / LS_ROWS));
+                          (unsigned)((c->h + (uint64_t)rows - 1) / (uint64_t)rows));
                 k_ltl_square<<<grid, LS_THREADS>>>((const uint32_t *)c->cur, m->prefix,
                                                    (uint32_t *)c->nxt, c->nw, (int64_t)c->w,
                                                    (int64_t)c->h, c->torus, m->d_rule,
-                                                   ltl_skip(c, m) ? m->extent : NULL);
+                                                   ltl_skip(c, m) ? m->extent : NULL, rows);
                 WLCU_CHECK_LAUNCH("ltl square");
             } else {
                 k_ltl_global<<<wlcu_blocks(n, 128), 128>>>((const uint32_t *)c->cur, m->prefix,
