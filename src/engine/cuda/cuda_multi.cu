@@ -796,10 +796,10 @@ k_ltl_tile(const uint32_t *f, uint32_t *fn, uint64_t nw, int64_t w, int64_t h, i
 
 /* k_ltl_global, first pass: the prefix sums of each row extended by R columns on each side
  * (wrapped on a torus, dead on a bounded grid): p[i] = firing cells among columns
- * -R .. i - R - 1.  One block a row: each thread sums a slice, thread 0 the slices. */
+ * -R .. i - R - 1.  One block a row (of at most 1024 threads). */
 __global__ void k_row_prefix(const uint32_t *f, uint32_t *prefix, uint64_t nw, int64_t w,
                              int64_t h, int torus, int R, int2 *extent) {
-    __shared__ unsigned part[256];
+    __shared__ unsigned part[32];
     __shared__ int lo, hi;
     int64_t y = blockIdx.x;
     if (extent) { /* the row's first and last word with a firing cell (hi < 0: none) */
@@ -814,41 +814,38 @@ __global__ void k_row_prefix(const uint32_t *f, uint32_t *prefix, uint64_t nw, i
         __syncthreads();
         if (threadIdx.x == 0) extent[y] = make_int2(lo, hi);
     }
+    /* the extended row a block-width of cells at a time, each thread one cell (the stores
+     * coalesced): a scan within each warp by shuffles, then of the warps' totals, then the
+     * running total of the chunks before */
     int64_t n = w + 2 * R; /* cells of the extended row */
-    int64_t per = (n + blockDim.x - 1) / blockDim.x;
-    int64_t a = threadIdx.x * per, b = a + per < n ? a + per : n;
     const uint32_t *row = f + (uint64_t)y * nw;
-    unsigned s = 0;
-    for (int64_t i = a; i < b; i++) {
-        int64_t x = i - R;
-        if (x < 0 || x >= w) {
-            if (!torus) continue;
-            x = wl_dmod(x, w);
-        }
-        s += bit_of(row, (int)x);
-    }
-    part[threadIdx.x] = s;
-    __syncthreads();
-    if (threadIdx.x == 0) {
-        unsigned acc = 0;
-        for (unsigned t = 0; t < blockDim.x; t++) {
-            unsigned v = part[t];
-            part[t] = acc;
-            acc += v;
-        }
-    }
-    __syncthreads();
     uint32_t *p = prefix + (uint64_t)y * (uint64_t)(n + 1);
-    s = part[threadIdx.x];
+    const unsigned lane = threadIdx.x & 31, wid = threadIdx.x >> 5, nwarps = blockDim.x >> 5;
     if (threadIdx.x == 0) p[0] = 0;
-    for (int64_t i = a; i < b; i++) {
-        int64_t x = i - R;
-        if (x < 0 || x >= w) {
-            if (torus) s += bit_of(row, (int)wl_dmod(x, w));
-        } else {
-            s += bit_of(row, (int)x);
+    unsigned carry = 0;
+    for (int64_t base = 0; base < n; base += blockDim.x) {
+        int64_t i = base + threadIdx.x, x = i - R;
+        unsigned v = 0;
+        if (i < n && x >= 0 && x < w) v = bit_of(row, (int)x);
+        else if (i < n && torus) v = bit_of(row, (int)wl_dmod(x, w));
+        for (int o = 1; o < 32; o <<= 1) {
+            unsigned t = __shfl_up_sync(0xffffffffu, v, o);
+            if (lane >= (unsigned)o) v += t;
         }
-        p[i + 1] = s;
+        if (lane == 31) part[wid] = v;
+        __syncthreads();
+        if (wid == 0) {
+            unsigned t = lane < nwarps ? part[lane] : 0;
+            for (int o = 1; o < 32; o <<= 1) {
+                unsigned u = __shfl_up_sync(0xffffffffu, t, o);
+                if (lane >= (unsigned)o) t += u;
+            }
+            part[lane] = t; /* the warps' running totals */
+        }
+        __syncthreads();
+        if (i < n) p[i + 1] = carry + (wid ? part[wid - 1] : 0) + v;
+        carry += part[nwarps - 1];
+        __syncthreads(); /* (part is written again by the next chunk) */
     }
 }
 
