@@ -67,11 +67,12 @@
  * (a few operations a cell whatever the range); for other shapes, each row's prefix sums
  * (16-bit, from popcounts) go to shared memory and a cell's count is the sum, over the
  * neighbourhood's horizontal runs, of two of them.  A thread takes one cell and a warp's
- * ballot of the rule's answers is the output word.  Larger reaches take k_ltl_global: the prefix sums of every row (of
- * the row extended by the reach, wrapped or dead) in device memory, and the runs summed
- * from there; the Moore square there takes k_ltl_square, which slides the square's count
- * down a column from the same prefix sums (two rows a cell whatever the range).  The test of a count against the rule's intervals and the packing of 32
- * cells into a word are the same for both.
+ * ballot of the rule's answers is the output word.  Larger reaches take k_ltl_global:
+ * the prefix sums of every row (of the row extended by the reach, wrapped or dead) in
+ * device memory, and the runs summed from there; the Moore square there takes
+ * k_ltl_square, which slides the square's count down a column from the same prefix sums
+ * (two rows a cell whatever the range).  The test of a count against the rule's intervals
+ * and the packing of 32 cells into a word are the same for all.
  */
 #include "cuda_lop3.cuh"
 
@@ -885,10 +886,10 @@ __global__ void k_ltl_global(const uint32_t *f, const uint32_t *prefix, uint32_t
 
 /* k_ltl_square: the Moore square past the tile's reach (Golly's ranges reach 500, where
  * k_ltl_global would sum 2R + 1 runs a cell).  A thread takes a column of a strip of
- * rows (LS_ROWS or more): a row's window sum around the column is one difference of the row's prefix
- * sums (k_row_prefix), the square's count (the cell included) starts as the sum of the
- * 2R + 1 rows around the strip's first and slides down by one entering and one leaving row
- * a row; a warp's ballot of its 32 columns is the output word.  On a bounded grid without
+ * rows (LS_ROWS or more): a row's window sum around the column is one difference of the
+ * row's prefix sums (k_row_prefix), the square's count (the cell included) starts as the
+ * sum of the 2R + 1 rows around the strip's first and slides down by one entering and one
+ * leaving row a row; a warp's ballot of its 32 columns is the output word.  On a bounded grid without
  * B0, words farther than R from every firing cell of the rows within the strip's reach are
  * written dead without counting (k_row_prefix notes each row's first and last live word). */
 #define LS_ROWS 128         /* rows of a strip at least ... */
@@ -951,7 +952,8 @@ __global__ void k_ltl_square(const uint32_t *f, const uint32_t *prefix, uint32_t
         uint32_t word = __ballot_sync(0xffffffffu, alive);
         if ((threadIdx.x & 31) == 0) fn[(uint64_t)y * nw + (uint64_t)X] = word;
         if (inside)
-            s += ls_row(prefix, rowlen, y + R + 1, h, torus, x, R) - ls_row(prefix, rowlen, y - R, h, torus, x, R);
+            s += ls_row(prefix, rowlen, y + R + 1, h, torus, x, R) -
+                 ls_row(prefix, rowlen, y - R, h, torus, x, R);
     }
 }
 
