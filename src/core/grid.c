@@ -85,11 +85,7 @@ int wl_rows_box(const uint64_t *f, size_t stride, uint64_t h, const uint64_t *e,
                 size_t plane_words, uint64_t box[4]) {
     uint64_t x0 = UINT64_MAX, x1 = 0, y0 = UINT64_MAX, y1 = 0;
     for (uint64_t y = 0; y < h; y++) {
-        size_t at = (size_t)y * stride, i = 0;
-        if (!P) /* (most rows of a grow engine's grid are empty) */
-            while (i + 8 <= stride && !(f[at + i] | f[at + i + 1] | f[at + i + 2] | f[at + i + 3] |
-                                        f[at + i + 4] | f[at + i + 5] | f[at + i + 6] | f[at + i + 7]))
-                i += 8;
+        size_t at = (size_t)y * stride, i = P ? 0 : wl_first_word(f + at, stride);
         for (; i < stride; i++) {
             uint64_t v = f[at + i];
             for (unsigned k = 0; k < P; k++) v |= e[k * plane_words + at + i];
@@ -104,6 +100,15 @@ int wl_rows_box(const uint64_t *f, size_t stride, uint64_t h, const uint64_t *e,
     if (x0 == UINT64_MAX) return 0;
     box[0] = x0, box[1] = y0, box[2] = x1, box[3] = y1;
     return 1;
+}
+
+void wl_grid_box_bounds(uint64_t w, uint64_t h, const uint64_t box[4], wl_bigint *xmin,
+                        wl_bigint *ymin, wl_bigint *xmax, wl_bigint *ymax) {
+    int64_t ox = (int64_t)(w / 2), oy = (int64_t)(h / 2);
+    wl_bigint_from_i64(xmin, (int64_t)box[0] - ox);
+    wl_bigint_from_i64(ymin, (int64_t)box[1] - oy);
+    wl_bigint_from_i64(xmax, (int64_t)box[2] - ox);
+    wl_bigint_from_i64(ymax, (int64_t)box[3] - oy);
 }
 
 /* ORs the `n` low bits of v into row `row` at column `col` (col + n <= w). */

@@ -268,10 +268,24 @@ wl_status wl_grid_to_pattern_at(const wl_grid *g, const wl_rule *rule, int64_t x
                                 wl_pattern **out);
 /* Number of live cells of a grid. */
 uint64_t wl_grid_population(const wl_grid *g);
+/* The index of the first non-zero word of w[0 .. n), or n: eight words at a time while
+ * they are zero (the mostly empty rows of a grow engine's grid). */
+static inline size_t wl_first_word(const uint64_t *w, size_t n) {
+    size_t i = 0;
+    while (i + 8 <= n && !(w[i] | w[i + 1] | w[i + 2] | w[i + 3] | w[i + 4] | w[i + 5] | w[i + 6] |
+                           w[i + 7]))
+        i += 8;
+    while (i < n && !w[i]) i++;
+    return i;
+}
 /* Row `out` (out_words words, bits past out_w cleared) gets bit x = bit x + dx of row `in`
  * (in_words words), dead where x + dx lies outside [0, in_words * 64). */
 void wl_row_shift(const uint64_t *in, size_t in_words, uint64_t *out, size_t out_words,
                   uint64_t out_w, int64_t dx);
+/* A w x h grid's box of cells (wl_rows_box's) as bounds in the placement rule's coordinates
+ * (grid cell (0, 0) is (-floor(w/2), -floor(h/2))): what a grid engine's bounds slot gives. */
+void wl_grid_box_bounds(uint64_t w, uint64_t h, const uint64_t box[4], wl_bigint *xmin,
+                        wl_bigint *ymin, wl_bigint *xmax, wl_bigint *ymax);
 /* The box of the live cells of h rows of `stride` words (a word live where it or the same
  * word of one of the P planes at e + k * plane_words is not zero): box[0..3] = first
  * column, first row, last column, last row; 0 when there are none. */

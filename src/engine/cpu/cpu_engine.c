@@ -474,18 +474,8 @@ static wl_status bounds(void *v, wl_bigint *xmin, wl_bigint *ymin, wl_bigint *xm
         const uint64_t *e = c->multi ? cpu_multi_planes(c->multi, &P) : NULL;
         *empty = !wl_rows_box(c->cur, c->S, c->h, e, P, c->S * (size_t)c->h, box);
     }
-    int64_t ox = (int64_t)(c->w / 2), oy = (int64_t)(c->h / 2);
-    wl_bigint_from_i64(xmin, (int64_t)box[0] - ox);
-    wl_bigint_from_i64(ymin, (int64_t)box[1] - oy);
-    wl_bigint_from_i64(xmax, (int64_t)box[2] - ox);
-    wl_bigint_from_i64(ymax, (int64_t)box[3] - oy);
+    wl_grid_box_bounds(c->w, c->h, box, xmin, ymin, xmax, ymax);
     return WL_OK;
-}
-
-static int row_empty(const uint64_t *row, size_t S) {
-    uint64_t any = 0;
-    for (size_t i = 0; i < S; i++) any |= row[i];
-    return !any;
 }
 
 /* Moves a grid's rows in place: (x, y) gets (x + dx, y + dy) (see the translate slot).
@@ -493,7 +483,7 @@ static int row_empty(const uint64_t *row, size_t S) {
  * are when they receive an empty row). */
 static void translate_rows(uint64_t *rows, size_t S, uint64_t w, uint64_t h, int64_t dx,
                            int64_t dy, uint64_t *tmp, uint8_t *empty) {
-    for (uint64_t y = 0; y < h; y++) empty[y] = (uint8_t)row_empty(rows + (size_t)y * S, S);
+    for (uint64_t y = 0; y < h; y++) empty[y] = wl_first_word(rows + (size_t)y * S, S) == S;
     for (uint64_t k = 0; k < h; k++) { /* rows in the order that reads each before it is written */
         uint64_t y = dy > 0 ? k : h - 1 - k;
         int64_t sy = (int64_t)y + dy;

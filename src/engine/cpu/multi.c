@@ -339,23 +339,12 @@ static void share(const cpu_multi *m, int tid, int n, uint64_t *y0, uint64_t *y1
     *y1 = m->h * (uint64_t)(tid + 1) / (uint64_t)n;
 }
 
-/* Whether n words are all zero, eight at a time. */
-static int words_zero(const uint64_t *w, size_t n) {
-    size_t i = 0;
-    for (; i + 8 <= n; i += 8)
-        if (w[i] | w[i + 1] | w[i + 2] | w[i + 3] | w[i + 4] | w[i + 5] | w[i + 6] | w[i + 7])
-            return 0;
-    for (; i < n; i++)
-        if (w[i]) return 0;
-    return 1;
-}
-
 /* Whether row y has nothing to decay: no cell firing now or next, none decaying. */
 static int decay_idle(const cpu_multi *m, uint64_t y) {
-    size_t at = (size_t)y * m->S;
-    if (!words_zero(m->f + at, m->S) || !words_zero(m->fn + at, m->S)) return 0;
+    size_t at = (size_t)y * m->S, S = m->S;
+    if (wl_first_word(m->f + at, S) < S || wl_first_word(m->fn + at, S) < S) return 0;
     for (unsigned k = 0; k < m->P; k++)
-        if (!words_zero(plane(m, k) + at, m->S)) return 0;
+        if (wl_first_word(plane(m, k) + at, S) < S) return 0;
     return 1;
 }
 
@@ -436,11 +425,7 @@ void cpu_ltl_row_extents(const cpu_ltl_view *v, uint64_t y0, uint64_t y1, int32_
         hi[k] = -1;
         if (y < 0 || y >= (int64_t)v->h) continue;
         const uint64_t *row = v->f + (size_t)y * v->S;
-        size_t i = 0, S = v->S;
-        while (i + 8 <= S && !(row[i] | row[i + 1] | row[i + 2] | row[i + 3] | row[i + 4] |
-                               row[i + 5] | row[i + 6] | row[i + 7]))
-            i += 8; /* (most rows of a grow engine's grid are empty) */
-        while (i < S && !row[i]) i++;
+        size_t i = wl_first_word(row, v->S), S = v->S;
         if (i == S) continue;
         size_t j = S - 1;
         while (!row[j]) j--;

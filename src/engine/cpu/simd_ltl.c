@@ -140,42 +140,23 @@ static inline uint32_t bits32(const uint64_t *bits, size_t x) {
     return (uint32_t)(bits[x >> 6] >> (x & 63));
 }
 
-/* The next firing bits of one row from its counts cnt[] (the centre's column included),
- * for the 32-cell chunks [c0, c1); the others are dead. */
-static void test_row(const cpu_ltl_view *v, const uint16_t *cnt, const uint16_t *cnt1,
-                     const uint64_t *self, int y, size_t c0, size_t c1, uint64_t *out) {
-    uint32_t *o = (uint32_t *)out;
+/* The next firing bits of 32 cells from their 16-bit counts c (the cell itself included)
+ * and their own firing bits s. */
+static inline __mmask32 alive32(const cpu_ltl_view *v, __m512i c, __mmask32 s) {
     const __m512i one = _mm512_set1_epi16(1), mid = _mm512_set1_epi16((short)v->middle);
-    /* cells of parity 1 ((x + y) odd) take cnt1 when the shape depends on parity */
-    uint32_t par1 = (y & 1) ? 0x55555555u : 0xAAAAAAAAu;
-    size_t chunks = (v->w + 31) / 32;
-    for (size_t k = 0; k < c0; k++) o[k] = 0;
-    for (size_t k = c1; k < 2 * v->S; k++) o[k] = 0;
-    for (size_t x = c0 * 32; x < c1 * 32; x += 32) {
-        uint32_t s = bits32(self, x);
-        __mmask32 alive = 0;
-        for (int pass = 0; pass < (cnt1 ? 2 : 1); pass++) {
-            __m512i c = _mm512_loadu_si512(pass ? cnt1 + x : cnt + x);
-            c = _mm512_mask_sub_epi16(c, s, c, one); /* not the cell itself */
-            __m512i cs = _mm512_add_epi16(c, mid);
-            __mmask32 born = 0, stays = 0;
-            for (unsigned k = 0; k < v->nbirth; k++)
-                born |= _mm512_cmpge_epu16_mask(c, _mm512_set1_epi16((short)v->birth[k][0])) &
-                        _mm512_cmple_epu16_mask(c, _mm512_set1_epi16((short)v->birth[k][1]));
-            for (unsigned k = 0; k < v->nsurvive; k++)
-                stays |= _mm512_cmpge_epu16_mask(cs, _mm512_set1_epi16((short)v->survive[k][0])) &
-                         _mm512_cmple_epu16_mask(cs, _mm512_set1_epi16((short)v->survive[k][1]));
-            __mmask32 a = (s & stays) | (~s & born);
-            if (cnt1) a &= pass ? par1 : ~par1;
-            alive |= a;
-        }
-        if (x / 32 + 1 == chunks && v->w % 32) alive &= (1u << (v->w % 32)) - 1;
-        o[x >> 5] = alive;
-    }
+    __mmask32 born = 0, stays = 0;
+    c = _mm512_mask_sub_epi16(c, s, c, one); /* not the cell itself */
+    __m512i cs = _mm512_add_epi16(c, mid);
+    for (unsigned k = 0; k < v->nbirth; k++)
+        born |= _mm512_cmpge_epu16_mask(c, _mm512_set1_epi16((short)v->birth[k][0])) &
+                _mm512_cmple_epu16_mask(c, _mm512_set1_epi16((short)v->birth[k][1]));
+    for (unsigned k = 0; k < v->nsurvive; k++)
+        stays |= _mm512_cmpge_epu16_mask(cs, _mm512_set1_epi16((short)v->survive[k][0])) &
+                 _mm512_cmple_epu16_mask(cs, _mm512_set1_epi16((short)v->survive[k][1]));
+    return (s & stays) | (~s & born);
 }
 
-/* The next firing bits of 16 cells from their 32-bit counts c (the cell itself included)
- * and their own firing bits s. */
+/* The same of 16 cells from 32-bit counts. */
 static inline __mmask16 alive16(const cpu_ltl_view *v, __m512i c, __mmask16 s) {
     const __m512i mid = _mm512_set1_epi32((int)v->middle), one = _mm512_set1_epi32(1);
     __mmask16 born = 0, stays = 0;
@@ -188,6 +169,37 @@ static inline __mmask16 alive16(const cpu_ltl_view *v, __m512i c, __mmask16 s) {
         stays |= _mm512_cmpge_epu32_mask(cs, _mm512_set1_epi32((int)v->survive[k][0])) &
                  _mm512_cmple_epu32_mask(cs, _mm512_set1_epi32((int)v->survive[k][1]));
     return (__mmask16)((s & stays) | (~s & born));
+}
+
+/* The next firing bits of one row from its counts cnt[] (the centre's column included;
+ * 16-bit, or 32-bit when the view is wide), for the 32-cell chunks [c0, c1); the others
+ * are dead. */
+static void test_row(const cpu_ltl_view *v, const void *cnt, const void *cnt1,
+                     const uint64_t *self, int y, size_t c0, size_t c1, uint64_t *out) {
+    uint32_t *o = (uint32_t *)out;
+    /* cells of parity 1 ((x + y) odd) take cnt1 when the shape depends on parity */
+    uint32_t par1 = (y & 1) ? 0x55555555u : 0xAAAAAAAAu;
+    size_t chunks = (v->w + 31) / 32;
+    for (size_t k = 0; k < c0; k++) o[k] = 0;
+    for (size_t k = c1; k < 2 * v->S; k++) o[k] = 0;
+    for (size_t x = c0 * 32; x < c1 * 32; x += 32) {
+        uint32_t s = bits32(self, x), alive = 0;
+        for (int pass = 0; pass < (cnt1 ? 2 : 1); pass++) {
+            const void *c = pass ? cnt1 : cnt;
+            uint32_t a;
+            if (v->wide) {
+                const uint32_t *c32 = (const uint32_t *)c + x;
+                a = alive16(v, _mm512_loadu_si512(c32), (__mmask16)s) |
+                    (uint32_t)alive16(v, _mm512_loadu_si512(c32 + 16), (__mmask16)(s >> 16)) << 16;
+            } else {
+                a = alive32(v, _mm512_loadu_si512((const uint16_t *)c + x), s);
+            }
+            if (cnt1) a &= pass ? par1 : ~par1;
+            alive |= a;
+        }
+        if (x / 32 + 1 == chunks && v->w % 32) alive &= (1u << (v->w % 32)) - 1;
+        o[x >> 5] = alive;
+    }
 }
 
 /* The next firing bits of a row from its counts (the cell itself included; 32 bits, W of
@@ -207,34 +219,12 @@ static void test_row32(const cpu_ltl_view *v, const uint32_t *count, const uint6
     }
 }
 
-/* test_row for 32-bit counts (wide neighbourhoods). */
-static void test_row_wide(const cpu_ltl_view *v, const uint32_t *cnt, const uint32_t *cnt1,
-                          const uint64_t *self, int y, size_t c0, size_t c1, uint64_t *out) {
-    uint32_t *o = (uint32_t *)out;
-    uint32_t par1 = (y & 1) ? 0x55555555u : 0xAAAAAAAAu;
-    size_t chunks = (v->w + 31) / 32;
-    for (size_t k = 0; k < c0; k++) o[k] = 0;
-    for (size_t k = c1; k < 2 * v->S; k++) o[k] = 0;
-    for (size_t x = c0 * 32; x < c1 * 32; x += 32) {
-        uint32_t s = bits32(self, x), alive = 0;
-        for (int pass = 0; pass < (cnt1 ? 2 : 1); pass++) {
-            const uint32_t *c = (pass ? cnt1 : cnt) + x;
-            uint32_t a = alive16(v, _mm512_loadu_si512(c), (__mmask16)s) |
-                         (uint32_t)alive16(v, _mm512_loadu_si512(c + 16), (__mmask16)(s >> 16)) << 16;
-            if (cnt1) a &= pass ? par1 : ~par1;
-            alive |= a;
-        }
-        if (x / 32 + 1 == chunks && v->w % 32) alive &= (1u << (v->w % 32)) - 1;
-        o[x >> 5] = alive;
-    }
-}
-
-/* The counts of one row of a shape given by runs, from the ring of prefix rows, for the
- * 32-cell chunks [c0, c1): into 16-bit counts, or (wide neighbourhoods) 32-bit ones, where
- * a run's sum, hi - lo, stays below 2^16 (a run is at most 2R + 1 cells), so it is taken
- * mod 2^16 and widened. */
+/* The counts of one row of a shape given by runs (the cell itself included, its firing bit
+ * from self), from the ring of prefix rows, for the 32-cell chunks [c0, c1): into 16-bit
+ * counts, or (wide neighbourhoods) 32-bit ones, where a run's sum, hi - lo, stays below
+ * 2^16 (a run is at most 2R + 1 cells), so it is taken mod 2^16 and widened. */
 static void run_counts(const cpu_ltl_view *v, const uint16_t *ring, size_t rowlen, int64_t y,
-                       int parity, size_t c0, size_t c1, void *cnt) {
+                       int parity, size_t c0, size_t c1, const uint64_t *self, void *cnt) {
     size_t nring = 2 * (size_t)v->Ry + 1, lane = v->wide ? 4 : 2;
     uint16_t *c16 = cnt;
     uint32_t *c32 = cnt;
@@ -255,6 +245,20 @@ static void run_counts(const cpu_ltl_view *v, const uint16_t *ring, size_t rowle
             __m512i z = _mm512_cvtepu16_epi32(_mm512_extracti64x4_epi64(d, 1));
             _mm512_storeu_si512(c32 + x, _mm512_add_epi32(_mm512_loadu_si512(c32 + x), a));
             _mm512_storeu_si512(c32 + x + 16, _mm512_add_epi32(_mm512_loadu_si512(c32 + x + 16), z));
+        }
+    }
+    /* the runs leave out the centre: put it in (test_row takes it off again) */
+    for (size_t x = c0 * 32; x < c1 * 32; x += 32) {
+        uint32_t s = bits32(self, x);
+        if (!v->wide) {
+            __m512i c = _mm512_loadu_si512(c16 + x);
+            _mm512_storeu_si512(c16 + x, _mm512_mask_add_epi16(c, s, c, _mm512_set1_epi16(1)));
+            continue;
+        }
+        for (int h = 0; h < 2; h++) {
+            __m512i c = _mm512_loadu_si512(c32 + x + 16 * h);
+            c = _mm512_mask_add_epi32(c, (__mmask16)(s >> (16 * h)), c, _mm512_set1_epi32(1));
+            _mm512_storeu_si512(c32 + x + 16 * h, c);
         }
     }
 }
@@ -428,10 +432,9 @@ uint64_t cpu_ltl_band_avx512(const cpu_ltl_view *v, uint64_t y0, uint64_t y1, cp
             }
             if (idle)
                 memset(out, 0, v->S * 8);
-            else if (v->wide)
-                test_row_wide(v, b->cnt32, NULL, self, (int)(y & 1), c0, c1, out);
             else
-                test_row(v, cnt, NULL, self, (int)(y & 1), c0, c1, out);
+                test_row(v, v->wide ? (void *)b->cnt32 : (void *)cnt, NULL, self, (int)(y & 1), c0,
+                         c1, out);
             /* slide the column sums down a row */
             slide_row(v, (int64_t)y - Ry, (size_t)(y - y0), bits, col, -1, b);
             slide_row(v, (int64_t)y + Ry + 1, (size_t)(y - y0) + 2 * (size_t)Ry + 1, bits, col, 1, b);
@@ -441,37 +444,11 @@ uint64_t cpu_ltl_band_avx512(const cpu_ltl_view *v, uint64_t y0, uint64_t y1, cp
                 memset(out, 0, v->S * 8);
                 continue;
             }
-            if (v->wide) {
-                uint32_t *cnt32 = b->cnt32, *cnt32_1 = b->cnt32 + v->w + 64;
-                run_counts(v, ring, rowlen, (int64_t)y, 0, c0, c1, cnt32);
-                if (parity_shape) run_counts(v, ring, rowlen, (int64_t)y, 1, c0, c1, cnt32_1);
-                const __m512i one = _mm512_set1_epi32(1);
-                for (size_t x = c0 * 32; x < c1 * 32; x += 16) { /* the centre, as below */
-                    __mmask16 s = (__mmask16)(self[x >> 6] >> (x & 63));
-                    for (int par = 0; par < (parity_shape ? 2 : 1); par++) {
-                        uint32_t *c = (par ? cnt32_1 : cnt32) + x;
-                        _mm512_storeu_si512(c, _mm512_mask_add_epi32(_mm512_loadu_si512(c), s,
-                                                                     _mm512_loadu_si512(c), one));
-                    }
-                }
-                test_row_wide(v, cnt32, parity_shape ? cnt32_1 : NULL, self, (int)(y & 1), c0, c1, out);
-                continue;
-            }
-            {
-                run_counts(v, ring, rowlen, (int64_t)y, 0, c0, c1, cnt);
-                if (parity_shape) run_counts(v, ring, rowlen, (int64_t)y, 1, c0, c1, cnt1);
-                /* the runs leave out the centre: put it in, test_row takes it off again */
-                const __m512i one = _mm512_set1_epi16(1);
-                for (size_t x = c0 * 32; x < c1 * 32; x += 32) {
-                    uint32_t s = bits32(self, x);
-                    _mm512_storeu_si512(cnt + x, _mm512_mask_add_epi16(_mm512_loadu_si512(cnt + x), s,
-                                                                       _mm512_loadu_si512(cnt + x), one));
-                    if (parity_shape)
-                        _mm512_storeu_si512(cnt1 + x, _mm512_mask_add_epi16(_mm512_loadu_si512(cnt1 + x), s,
-                                                                            _mm512_loadu_si512(cnt1 + x), one));
-                }
-            }
-            test_row(v, cnt, parity_shape ? cnt1 : NULL, self, (int)(y & 1), c0, c1, out);
+            void *k0 = v->wide ? (void *)b->cnt32 : (void *)cnt;
+            void *k1 = v->wide ? (void *)(b->cnt32 + v->w + 64) : (void *)cnt1;
+            run_counts(v, ring, rowlen, (int64_t)y, 0, c0, c1, self, k0);
+            if (parity_shape) run_counts(v, ring, rowlen, (int64_t)y, 1, c0, c1, self, k1);
+            test_row(v, k0, parity_shape ? k1 : NULL, self, (int)(y & 1), c0, c1, out);
         }
     }
     return work;

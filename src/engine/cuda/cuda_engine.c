@@ -197,13 +197,8 @@ static wl_status cuda_bounds(void *ctx, wl_bigint *xmin, wl_bigint *ymin, wl_big
         if (!s) *empty = !wl_rows_box(g.words, g.stride, g.h, NULL, 0, 0, box);
         wl_grid_free(&g);
     }
-    if (s) return s;
-    int64_t ox = (int64_t)(e->dev.w / 2), oy = (int64_t)(e->dev.h / 2);
-    wl_bigint_from_i64(xmin, (int64_t)box[0] - ox);
-    wl_bigint_from_i64(ymin, (int64_t)box[1] - oy);
-    wl_bigint_from_i64(xmax, (int64_t)box[2] - ox);
-    wl_bigint_from_i64(ymax, (int64_t)box[3] - oy);
-    return WL_OK;
+    if (!s) wl_grid_box_bounds(e->dev.w, e->dev.h, box, xmin, ymin, xmax, ymax);
+    return s;
 }
 
 /* Generations queued between two polls (and between two synchronisations). */

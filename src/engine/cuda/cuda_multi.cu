@@ -118,6 +118,7 @@ typedef struct wlcu_multi {
     int4 *runs;             /* Larger than Life: the runs (dy, x0, x1), parity 0 then 1 */
     uint32_t *prefix;       /* k_ltl_global: h rows of (w + 2R + 1) prefix sums */
     int2 *extent;           /* k_ltl_square: each row's first and last word with a firing cell */
+    unsigned long long *d_box; /* k_box's result (4 words) */
     int global_ltl;
     int square;             /* ... by k_ltl_square (the Moore square) */
     int bits_ltl;           /* k_ltl_bits runs it (Moore, range <= 31) */
@@ -1163,6 +1164,7 @@ extern "C" void wlcu_multi_release(wlcu_ctx *c) {
     cudaFree(m->runs);
     cudaFree(m->prefix);
     cudaFree(m->extent);
+    cudaFree(m->d_box);
     cudaFree(m->d_rule);
     free(m);
     c->multi = NULL;
@@ -1329,17 +1331,13 @@ extern "C" wl_status wlcu_multi_translate(wlcu_ctx *c, int64_t dx, int64_t dy) {
 extern "C" wl_status wlcu_multi_box(wlcu_ctx *c, uint64_t box[4], int *empty) {
     wlcu_multi *m = (wlcu_multi *)c->multi;
     uint64_t n = c->nw * c->h;
-    unsigned long long init[4] = {~0ull, ~0ull, 0, 0}, *d = NULL;
-    WLCU_CHECK(cudaMalloc((void **)&d, sizeof init));
-    cudaError_t e = cudaMemcpy(d, init, sizeof init, cudaMemcpyHostToDevice);
-    if (e == cudaSuccess) {
-        k_box<<<wlcu_blocks(n, 256), 256>>>((const uint32_t *)c->cur, m->ecur, c->nw, c->h,
-                                            m->rule.P, d);
-        e = cudaGetLastError();
-    }
-    if (e == cudaSuccess) e = cudaMemcpy(init, d, sizeof init, cudaMemcpyDeviceToHost);
-    cudaFree(d);
-    WLCU_CHECK(e);
+    unsigned long long init[4] = {~0ull, ~0ull, 0, 0};
+    if (!m->d_box) WLCU_CHECK(cudaMalloc((void **)&m->d_box, sizeof init));
+    WLCU_CHECK(cudaMemcpy(m->d_box, init, sizeof init, cudaMemcpyHostToDevice));
+    k_box<<<wlcu_blocks(n, 256), 256>>>((const uint32_t *)c->cur, m->ecur, c->nw, c->h, m->rule.P,
+                                        m->d_box);
+    WLCU_CHECK_LAUNCH("box");
+    WLCU_CHECK(cudaMemcpy(init, m->d_box, sizeof init, cudaMemcpyDeviceToHost));
     *empty = init[0] == ~0ull;
     for (int k = 0; k < 4; k++) box[k] = init[k];
     return WL_OK;

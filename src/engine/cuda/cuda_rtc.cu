@@ -287,9 +287,17 @@ static void emit_circuit(const wl_rnet *n, char *buf, size_t cap) {
 
 /* ---- compile, load, cache ---- */
 
+/* What a res instance takes from wlcu_ctx beyond its shape: warps a block (c->res_wb), and
+ * for Generations the planes of decay in the lanes and how memory and the exchange hold
+ * them (c->res_planes, res_pb, res_xb); all 0 outside the families that use them. */
+typedef struct rtc_res {
+    int warps, planes, pb, xb;
+} rtc_res;
+
 #define RTC_CACHE 128 /* kernels kept per process; beyond that, the mask kernel */
 static struct rtc_entry {
-    int device, family, kk, nr, wb, warps, planes, pb, xb; /* (res's c->res_wb, _planes...) */
+    int device, family, kk, nr, wb;
+    rtc_res res;
     char defs[128]; /* WL_CUDA_WAVE_DEFS at compile time (tuning builds) */
     wl_rule rule; /* the whole table (birth and survive masks follow from it) */
     CUfunction fn;
@@ -369,6 +377,18 @@ static int gen_family(int family) {
     return family == WLCU_RTC_RES_GEN || family == WLCU_RTC_RES_GEN_CIRCUIT;
 }
 
+/* A family's rtc_res from c. */
+static rtc_res res_of(const wlcu_ctx *c, int family) {
+    rtc_res r = {0, 0, 0, 0};
+    if (res_family(family)) r.warps = c->res_wb;
+    if (gen_family(family) && c->res_planes) {
+        r.planes = c->res_planes;
+        r.pb = c->res_pb;
+        r.xb = c->res_xb;
+    }
+    return r;
+}
+
 /* Loads a cubin and finds the kernel; 1 on success (on failure no module is left loaded). */
 static int load_image(int family, const void *img, CUfunction *fn) {
     CUmodule mod = NULL;
@@ -417,18 +437,16 @@ static wl_status nvrtc_compile(const char *src, const char *const *opts, int n_o
     return st;
 }
 
-/* The kernel definition that follows the embedded sources (warps, planes, pb, xb: res's warps
- * a block and planes of Generations' decay, wlcu_ctx's res_wb, res_planes, res_pb, res_xb). */
-static void kernel_text(int family, int kk, int nr, int wb, int warps, int planes, int pb,
-                        int xb, char *buf, size_t cap) {
+/* The kernel definition that follows the embedded sources. */
+static void kernel_text(int family, int kk, int nr, int wb, const rtc_res *rs, char *buf,
+                        size_t cap) {
     if (res_family(family)) {
         /* wb: words a lane (cuda_res.cu's RS_KERNEL with rule 2 or 3) */
         snprintf(buf, cap,
                  "extern \"C\" __global__ void __launch_bounds__(32 * %d, 1)\n"
                  "rs_rule_kernel(rs_args a) { rs_body(a, %d, %d, %d, %d, %d, %d, %d); }\n",
-                 warps, wb, warps, nr,
-                 circuit_family(family) ? 3 : 2, gen_family(family) ? planes : 0,
-                 gen_family(family) ? pb : 0, gen_family(family) ? xb : 0);
+                 rs->warps, wb, rs->warps, nr, circuit_family(family) ? 3 : 2, rs->planes, rs->pb,
+                 rs->xb);
         return;
     }
     if (family == WLCU_RTC_PAIR) {
@@ -462,8 +480,8 @@ static void kernel_text(int family, int kk, int nr, int wb, int warps, int plane
 
 /* Compiles and loads the kernel of `family` for (c->birth, c->survive, kk, nr, wb); lock
  * held. */
-static wl_status build(wlcu_ctx *c, int family, int kk, int nr, int wb, CUfunction *fn,
-                       int *per_sm) {
+static wl_status build(wlcu_ctx *c, int family, int kk, int nr, int wb, const rtc_res *rs,
+                       CUfunction *fn, int *per_sm) {
     const int res = res_family(family);
     const int circuit = circuit_family(family);
     const char *fam = family == WLCU_RTC_PAIR ? "lop3p"
@@ -517,8 +535,7 @@ static wl_status build(wlcu_ctx *c, int family, int kk, int nr, int wb, CUfuncti
                             family == WLCU_RTC_PAIR ? (const char *)WLCU_PAIR_SRC
                             : res                   ? (const char *)WLCU_RES_SRC
                                                     : "");
-    kernel_text(family, kk, nr, wb, c->res_wb, c->res_planes, c->res_pb, c->res_xb, src + len,
-                cap - len);
+    kernel_text(family, kk, nr, wb, rs, src + len, cap - len);
     char arch[32];
     snprintf(arch, sizeof arch, "--gpu-architecture=sm_%d%d", major, minor);
     /* tuning: WL_CUDA_WAVE_DEFS="-DWV_UNROLL=2 ..." adds options (at most 6, space-separated) */
@@ -568,10 +585,10 @@ static wl_status build(wlcu_ctx *c, int family, int kk, int nr, int wb, CUfuncti
         }
     }
     free(src);
-    const int threads = family == WLCU_RTC_PAIR ? 32 * wb : res ? 32 * c->res_wb : 32 * WV_WARPS;
+    const int threads = family == WLCU_RTC_PAIR ? 32 * wb : res ? 32 * rs->warps : 32 * WV_WARPS;
     size_t smem = 0;
     if (res) { /* dynamic shared memory beyond the default 48 KB */
-        smem = RS_SMEM(wb, c->res_wb);
+        smem = RS_SMEM(wb, rs->warps);
         if (api.set_attr(*fn, CU_FUNC_ATTRIBUTE_MAX_DYNAMIC_SHARED_SIZE_BYTES, (int)smem) !=
             CUDA_SUCCESS)
             return wl_error(WL_ERR_DEVICE, "CUDA res: %zu bytes of shared memory refused", smem);
@@ -595,9 +612,7 @@ static wl_status build(wlcu_ctx *c, int family, int kk, int nr, int wb, CUfuncti
 extern "C" wl_status wlcu_rtc_kernel(wlcu_ctx *c, int family, int kk, int nr, int wb,
                                      void **fn, int *per_sm) {
     *fn = NULL;
-    const int planes = gen_family(family) ? c->res_planes : 0, pb = planes ? c->res_pb : 0;
-    const int xb = planes ? c->res_xb : 0;
-    const int warps = res_family(family) ? c->res_wb : 0;
+    const rtc_res rs = res_of(c, family);
     pthread_mutex_lock(&rtc_lock);
     wl_status s = WL_OK;
     char defs_now[128] = "";
@@ -612,8 +627,7 @@ extern "C" wl_status wlcu_rtc_kernel(wlcu_ctx *c, int family, int kk, int nr, in
     }
     for (int i = 0; i < n_cache; i++)
         if (cache[i].device == c->device && cache[i].family == family && cache[i].kk == kk &&
-            cache[i].nr == nr && cache[i].wb == wb && cache[i].warps == warps &&
-            cache[i].planes == planes && cache[i].pb == pb && cache[i].xb == xb &&
+            cache[i].nr == nr && cache[i].wb == wb && !memcmp(&cache[i].res, &rs, sizeof rs) &&
             memcmp(&cache[i].rule, &c->rule, sizeof c->rule) == 0 &&
             strcmp(cache[i].defs, defs_now) == 0) {
             *fn = (void *)cache[i].fn;
@@ -627,17 +641,14 @@ extern "C" wl_status wlcu_rtc_kernel(wlcu_ctx *c, int family, int kk, int nr, in
     {
         CUfunction f = NULL;
         int ps = 1;
-        s = build(c, family, kk, nr, wb, &f, &ps);
+        s = build(c, family, kk, nr, wb, &rs, &f, &ps);
         if (!s) {
             cache[n_cache].device = c->device;
             cache[n_cache].family = family;
             cache[n_cache].kk = kk;
             cache[n_cache].nr = nr;
             cache[n_cache].wb = wb;
-            cache[n_cache].warps = warps;
-            cache[n_cache].planes = planes;
-            cache[n_cache].pb = pb;
-            cache[n_cache].xb = xb;
+            cache[n_cache].res = rs;
             snprintf(cache[n_cache].defs, sizeof cache[n_cache].defs, "%s", defs_now);
             cache[n_cache].rule = c->rule;
             cache[n_cache].fn = f;

@@ -193,26 +193,14 @@ static wl_status measure(grow_ctx *c) {
     wl_grid *gp;
     wl_status s = store_scratch(c, 0, 1, &gp);
     if (s) return s;
-    const wl_grid g = *gp;
-    uint64_t x0 = UINT64_MAX, x1 = 0, y0 = UINT64_MAX, y1 = 0;
-    for (uint64_t y = c->by0; y <= c->by1; y++) {
-        const uint64_t *row = g.words + y * g.stride;
-        for (size_t i = (size_t)(c->bx0 / 64); i <= (size_t)(c->bx1 / 64); i++) {
-            if (!row[i]) continue;
-            uint64_t a = i * 64 + (uint64_t)__builtin_ctzll(row[i]);
-            uint64_t b = i * 64 + 63 - (uint64_t)__builtin_clzll(row[i]);
-            if (a < x0) x0 = a;
-            if (b > x1) x1 = b;
-            if (y < y0) y0 = y;
-            y1 = y;
-        }
-    }
-    c->empty = x0 == UINT64_MAX;
+    uint64_t box[4]; /* (the rows of the box that holds every live cell) */
+    c->empty = !wl_rows_box(gp->words + c->by0 * gp->stride, gp->stride, c->by1 - c->by0 + 1,
+                            NULL, 0, 0, box);
     if (!c->empty) {
-        c->bx0 = x0;
-        c->bx1 = x1;
-        c->by0 = y0;
-        c->by1 = y1;
+        c->bx0 = box[0];
+        c->bx1 = box[2];
+        c->by1 = c->by0 + box[3];
+        c->by0 += box[1];
     }
     return WL_OK;
 }
