@@ -37,6 +37,11 @@
  * neighbours and writes only its own other half), so large rounds are spread over the
  * thread pool; the bookkeeping (waking, making and freeing tiles) runs on one thread.
  * Small rounds run on the calling thread alone: waking a thread costs more than a glider.
+ * Each tile has an owner, by stripes of OWNER_ROWS tile rows dealt round the threads: a
+ * threaded round's list is grouped by owner (each thread files the tiles it wakes under
+ * their owners), and a thread computes its own tiles before helping with the others', so
+ * that a tile, its neighbours across and its marks stay in one core's cache from round to
+ * round.
  *
  * Ships and packing.  Objects that fly alone (a soup's gliders) are taken out of the tiles
  * and moved by arithmetic until something may come near them (sparse_ships.c), and tiles
@@ -56,7 +61,8 @@
 #define PARALLEL_TILES 128  /* rounds with fewer tiles than this run on one thread */
 #define EXPLORE_ROUNDS 64   /* of the rounds of a size class, one in this many is run the
                                other way (threads or not) to keep both timings fresh */
-#define THREAD_BATCH 64     /* tiles a thread takes at a time */
+#define THREAD_BATCH 16     /* tiles a thread takes at a time */
+#define OWNER_ROWS 2        /* tile rows of a stripe of one owner (see "Threads") */
 #define PACK_GENS 256       /* generations between two packings of sleeping tiles */
 #define POLL_WORK 65536     /* tile steps (plus rounds) between two checks of the poll
                                callback: some milliseconds */
@@ -126,6 +132,7 @@ sp_tile *sp_tile_get(sp_ctx *c, int64_t tx, int64_t ty) {
     sp_tile *t = sp_map_get(&c->map, tx, ty);
     if (!t) c->fail = WL_ERR_NOMEM;
     if (!t || c->map.count == before) return t;
+    t->owner = c->nown > 1 ? (uint8_t)wl_mod(wl_floordiv(ty, OWNER_ROWS), c->nown) : 0;
     for (int d = 0; d < 8; d++) {
         sp_tile *n = sp_map_find(&c->map, tx + DX[d], ty + DY[d]);
         t->nb[d] = n ? n : &zero_tile;
@@ -164,10 +171,21 @@ static inline unsigned bricks_of(uint64_t m) {
     return (unsigned)((m * 0x0102040810204080ull) >> 56);
 }
 
+/* Whether tile u or a neighbour holds its cells packed. */
+static inline int packed_near(const sp_tile *u) {
+    int any = u->packed != NULL;
+    for (int d = 0; d < 8; d++) any |= u->nb_rows[d] == NULL;
+    return any;
+}
+
 /* Wakes bricks of tile u in the round of parity k.  `shared`: other threads may wake u at
- * the same time (a literal at every call, so the atomics fold away when it is 0). */
-static inline wl_status wake_tile(sp_worker *w, sp_tile *u, unsigned k, unsigned bricks,
-                                  int shared) {
+ * the same time (a literal at every call, so the atomics fold away when it is 0).  A tile
+ * newly listed beside packed cells goes on the worker's unpack list: a round reads only
+ * unpacked tiles, and no tile beside a listed one is packed (pack_sleepers), so the round
+ * unpacks just those (it used to look at every listed tile's neighbours first, a serial
+ * pass over the round's headers). */
+static inline wl_status wake_tile(sp_ctx *c, sp_worker *w, sp_tile *u, unsigned k,
+                                  unsigned bricks, int shared) {
     if (shared) { /* plain reads first: most wakes find the marks already made */
         if ((__atomic_load_n(&u->wake[k], __ATOMIC_RELAXED) & bricks) != bricks)
             __atomic_fetch_or(&u->wake[k], (uint8_t)bricks, __ATOMIC_RELAXED);
@@ -179,7 +197,26 @@ static inline wl_status wake_tile(sp_worker *w, sp_tile *u, unsigned k, unsigned
         if (u->listed[k]) return WL_OK;
         u->listed[k] = 1;
     }
-    return list_push(&w->next, u);
+    /* (c->map.npacked changes only between rounds) */
+    if (c->map.npacked && packed_near(u)) {
+        wl_status s = list_push(&w->unpack, u);
+        if (s) return s;
+    }
+    return list_push(&w->next[c->by_owner ? u->owner : 0], u);
+}
+
+/* Moves what worker w woke onto the next round's list (outside rounds). */
+static wl_status worker_flush(sp_ctx *c, sp_worker *w) {
+    wl_status s = list_append(&c->unpack, &w->unpack);
+    w->unpack.n = 0;
+    for (int o = 0; o < c->nown; o++) {
+        if (!w->next[o].n) continue;
+        c->grouped = 0;
+        wl_status a = list_append(&c->next, &w->next[o]);
+        if (!s) s = a;
+        w->next[o].n = 0;
+    }
+    return s;
 }
 
 /* Wakes bricks of neighbour d of t in the round of parity k, making the neighbour if it is
@@ -202,7 +239,7 @@ static inline wl_status wake_nb(sp_ctx *c, sp_worker *w, sp_tile *t, int d, unsi
         u = sp_tile_get(c, t->tx + DX[d], t->ty + DY[d]);
         if (!u) return c->fail;
     }
-    return wake_tile(w, u, k, bricks, shared);
+    return wake_tile(c, w, u, k, bricks, shared);
 }
 
 /* Wakes, in the round of parity k, what a change of tile t in rows chg (column 0 in chg_w,
@@ -212,7 +249,7 @@ static inline wl_status wake_around(sp_ctx *c, sp_worker *w, sp_tile *t, unsigne
                                     uint64_t chg, uint64_t chg_w, uint64_t chg_e, int shared) {
     wl_status s = WL_OK;
     if (!chg) return s;
-    s = wake_tile(w, t, k, bricks_of(chg | chg << 1 | chg >> 1), shared);
+    s = wake_tile(c, w, t, k, bricks_of(chg | chg << 1 | chg >> 1), shared);
     if (!s && (chg & 1)) s = wake_nb(c, w, t, WL_NB_N, k, 0x80, shared);
     if (!s && (chg >> 63)) s = wake_nb(c, w, t, WL_NB_S, k, 0x01, shared);
     if (!s && chg_w) {
@@ -235,8 +272,7 @@ wl_status sp_edited(sp_ctx *c, sp_tile *t) {
     const uint64_t all = ~(uint64_t)0;
     sp_worker *w = &c->workers[0];
     wl_status s = wake_around(c, w, t, c->par, all, all, all, 0);
-    wl_status s2 = list_append(&c->next, &w->next);
-    w->next.n = 0;
+    wl_status s2 = worker_flush(c, w);
     return s ? s : s2;
 }
 
@@ -254,11 +290,10 @@ wl_status sp_wake_box(sp_ctx *c, int64_t x0, int64_t y0, int64_t x1, int64_t y1)
         uint64_t rows = (~(uint64_t)0 >> (63 - (r1 - r0))) << r0;
         for (int64_t tx = wl_floordiv(x0, WL_TILE); tx <= wl_floordiv(x1, WL_TILE) && !s; tx++) {
             sp_tile *t = sp_tile_get(c, tx, ty);
-            s = t ? wake_tile(w, t, c->par, bricks_of(rows), 0) : c->fail;
+            s = t ? wake_tile(c, w, t, c->par, bricks_of(rows), 0) : c->fail;
         }
     }
-    wl_status s2 = list_append(&c->next, &w->next);
-    w->next.n = 0;
+    wl_status s2 = worker_flush(c, w);
     return s ? s : s2;
 }
 
@@ -273,6 +308,7 @@ static wl_status resync(sp_ctx *c) {
         s = list_push(&all, t);
     }
     c->next.n = 0;
+    c->grouped = 0;
     for (size_t i = 0; i < all.n && !s; i++) s = sp_edited(c, all.t[i]);
     free(all.t);
     if (!s) c->resync = 0;
@@ -309,16 +345,51 @@ static inline void compute_tile(sp_ctx *c, sp_worker *w, sp_tile *t, int shared)
     if (s && !w->fail) w->fail = s;
 }
 
+/* A threaded round: thread tid computes the tiles it owns, then helps with the others'.
+ * A tile stays with one thread from round to round, and so do its cells, its neighbours
+ * across (the same stripe) and its marks: moving them between cores' caches cost more
+ * than computing them (the list used to be dealt out in batches to whichever thread came). */
 static void compute_task(void *arg, int tid, int nthreads) {
     (void)nthreads;
     sp_ctx *c = arg;
     sp_worker *w = &c->workers[tid];
-    for (;;) {
-        size_t i = __atomic_fetch_add(&c->cursor, THREAD_BATCH, __ATOMIC_RELAXED);
-        if (i >= c->round.n) break;
-        size_t end = i + THREAD_BATCH < c->round.n ? i + THREAD_BATCH : c->round.n;
-        for (; i < end; i++) compute_tile(c, w, c->round.t[i], 1);
+    const int own = tid % c->nown;
+    for (int k = 0; k < c->nown; k++) {
+        const int o = own + k < c->nown ? own + k : own + k - c->nown;
+        const size_t lo = o ? c->round_end[o - 1] : 0, hi = c->round_end[o];
+        for (;;) {
+            size_t i = lo + __atomic_fetch_add(&c->cursors[8 * o], THREAD_BATCH, __ATOMIC_RELAXED);
+            if (i >= hi) break;
+            size_t end = i + THREAD_BATCH < hi ? i + THREAD_BATCH : hi;
+            for (; i < end; i++) compute_tile(c, w, c->round.t[i], 1);
+        }
     }
+}
+
+/* Groups the round's list by owner (when something other than a round made it). */
+static wl_status group_round(sp_ctx *c) {
+    sp_list *r = &c->round, *tmp = &c->next; /* (empty while the round runs) */
+    if (tmp->cap < r->n) {
+        sp_tile **n = realloc(tmp->t, r->n * sizeof *n);
+        if (!n) return wl_error(WL_ERR_NOMEM, "sparse engine: out of memory (%zu tiles)", r->n);
+        tmp->t = n;
+        tmp->cap = r->n;
+    }
+    size_t at[SP_OWNERS_MAX] = {0};
+    for (size_t i = 0; i < r->n; i++) at[r->t[i]->owner]++;
+    for (int o = 0, sum = 0; o < c->nown; o++) {
+        size_t k = at[o];
+        at[o] = (size_t)sum;
+        sum += (int)k;
+        c->round_end[o] = (size_t)sum;
+    }
+    for (size_t i = 0; i < r->n; i++) tmp->t[at[r->t[i]->owner]++] = r->t[i];
+    sp_list l = *r;
+    *r = *tmp;
+    r->n = l.n;
+    *tmp = l;
+    tmp->n = 0;
+    return WL_OK;
 }
 
 /* Whether a round of size class cls runs on the threads: the way that has been faster for
@@ -336,21 +407,35 @@ static int pick_threads(sp_ctx *c, int cls) {
     return all ? c->nthreads : 1;
 }
 
+/* Unpacks the tiles listed beside packed cells, and those neighbours (see wake_tile);
+ * on failure (out of memory) the ones left stay on the list. */
+static wl_status unpack_listed(sp_ctx *c) {
+    wl_status s = WL_OK;
+    size_t i = 0;
+    for (; i < c->unpack.n && !s; i++) {
+        sp_tile *t = c->unpack.t[i];
+        s = t->packed ? sp_unpack(&c->map, t) : WL_OK;
+        for (int d = 0; d < 8 && !s; d++)
+            if (!t->nb_rows[d]) s = sp_unpack(&c->map, t->nb[d]);
+    }
+    if (s) i--; /* (the failed one stays) */
+    memmove(c->unpack.t, c->unpack.t + i, (c->unpack.n - i) * sizeof *c->unpack.t);
+    c->unpack.n -= i;
+    return s;
+}
+
 /* One generation.  On failure (a tile could not be made, out of memory) the plane is
  * exact at the new generation but what to wake is not: c->resync is set. */
 static wl_status one_round(sp_ctx *c) {
     /* the round's tiles and their neighbours, unpacked (failing, nothing has changed) */
-    for (size_t i = 0; i < c->next.n && c->map.npacked; i++) {
-        sp_tile *t = c->next.t[i];
-        wl_status s = t->packed ? sp_unpack(&c->map, t) : WL_OK;
-        for (int d = 0; d < 8 && !s; d++)
-            if (!t->nb_rows[d]) s = sp_unpack(&c->map, t->nb[d]);
-        if (s) return s;
-    }
+    wl_status us = unpack_listed(c);
+    if (us) return us;
     sp_list l = c->round;
     c->round = c->next;
     c->next = l;
     c->next.n = 0;
+    const int grouped = c->grouped;
+    c->grouped = 0;
     sp_list *r = &c->round;
     int nw = 1, cls = 63 - __builtin_clzll((unsigned long long)r->n | 1);
     if (c->nthreads > 1 && r->n >= c->parallel_min) nw = pick_threads(c, cls);
@@ -369,8 +454,18 @@ static wl_status one_round(sp_ctx *c) {
         for (size_t i = 0; i < r->n; i++)
             c->st_bricks += (uint64_t)wl_popcount64(r->t[i]->wake[c->par]);
     }
+    /* the next round's list is grouped by owner when it may run on the threads (a small
+     * round's is one list: merging one per owner costs a small round more than the
+     * grouping saves) */
+    c->by_owner = c->nown > 1 && (nw > 1 || r->n * 2 >= c->parallel_min);
+    if (nw > 1 && grouped) {
+        memcpy(c->round_end, c->next_end, (size_t)c->nown * sizeof *c->round_end);
+    } else if (nw > 1) {
+        wl_status s = group_round(c);
+        if (s) return s; /* (nothing has changed) */
+    }
     if (nw > 1) {
-        c->cursor = 0;
+        for (int o = 0; o < c->nown; o++) c->cursors[8 * o] = 0;
         wl_pool_run(c->pool, compute_task, c);
     } else {
         sp_worker *w = &c->workers[0];
@@ -381,20 +476,9 @@ static wl_status one_round(sp_ctx *c) {
         double per = (wl_clock() - t0) / (double)r->n, *t = nw > 1 ? &c->t_all[cls] : &c->t_one[cls];
         *t = *t > 0 ? 0.75 * *t + 0.25 * per : per;
     }
-    /* the next round's list, the deferred neighbours, the tiles that went quiet */
+    /* the deferred neighbours (made, and woken through worker 0), then the next round's
+     * list, grouped by owner, then the tiles that went quiet */
     wl_status s = WL_OK;
-    if (nw == 1) {
-        sp_list t = c->next;
-        c->next = c->workers[0].next;
-        c->workers[0].next = t;
-    } else {
-        for (int i = 0; i < nw; i++) {
-            sp_worker *w = &c->workers[i];
-            wl_status a = list_append(&c->next, &w->next);
-            if (!s) s = a;
-            w->next.n = 0;
-        }
-    }
     sp_worker *w0 = &c->workers[0];
     for (int i = 0; i < nw; i++) {
         sp_worker *w = &c->workers[i];
@@ -407,10 +491,30 @@ static wl_status one_round(sp_ctx *c) {
         }
         w->ndefer = 0;
     }
-    if (w0->next.n) { /* deferred tiles woken above */
-        wl_status a = list_append(&c->next, &w0->next);
+    if (nw == 1 && !c->by_owner) { /* (one list: no copy) */
+        sp_list t = c->next;
+        c->next = w0->next[0];
+        w0->next[0] = t;
+        c->next_end[0] = c->next.n;
+    } else {
+        for (int o = 0; o < c->nown; o++) {
+            for (int i = 0; i < nw; i++) {
+                sp_list *wl_ = &c->workers[i].next[o];
+                if (!wl_->n) continue;
+                wl_status a = list_append(&c->next, wl_);
+                if (!s) s = a;
+                wl_->n = 0;
+            }
+            c->next_end[o] = c->next.n;
+        }
+    }
+    c->grouped = !s && (c->by_owner || c->nown == 1);
+    for (int i = 0; i < nw; i++) {
+        sp_worker *w = &c->workers[i];
+        if (!w->unpack.n) continue;
+        wl_status a = list_append(&c->unpack, &w->unpack);
         if (!s) s = a;
-        w0->next.n = 0;
+        w->unpack.n = 0;
     }
     for (int i = 0; i < nw; i++) {
         sp_worker *w = &c->workers[i];
@@ -619,7 +723,10 @@ static wl_status dense_pass(sp_ctx *c, unsigned k, const sp_box *core, uint64_t 
      * left dead (what lies there on the plane is not needed, as the outer margin's edge
      * shows), and the cpu engine does not compute dead bands */
     const int64_t nx = core->x1 - core->x0 + 5, ny = core->y1 - core->y0 + 5;
-    wl_status s = dense_grid(c, nx, ny);
+    /* (first, as a round would: the core's tiles leave the list below, and those that end
+     * dead are freed, so none may stay on the unpack list) */
+    wl_status s = unpack_listed(c);
+    if (!s) s = dense_grid(c, nx, ny);
     if (s) return s;
     const int64_t gnx = (int64_t)(c->grid_w / WL_TILE), gny = (int64_t)(c->grid_h / WL_TILE);
     const int64_t bx0 = core->x0 - 2, by0 = core->y0 - 2;
@@ -680,6 +787,7 @@ static wl_status dense_pass(sp_ctx *c, unsigned k, const sp_box *core, uint64_t 
         }
     }
     c->next.n = keep;
+    c->grouped = 0;
     unsigned n = 0;
     wl_status rs = WL_OK;
     while (n < k && c->next.n && !rs) {
@@ -711,8 +819,7 @@ static wl_status dense_pass(sp_ctx *c, unsigned k, const sp_box *core, uint64_t 
         const sp_dense_out *o = &c->dense_out[m];
         s = wake_around(c, w, o->t, q, o->chg, o->chg_w, o->chg_e, 0);
     }
-    wl_status a = list_append(&c->next, &w->next);
-    w->next.n = 0;
+    wl_status a = worker_flush(c, w);
     if (!s) s = a;
     /* tiles of the box left dead and quiet go */
     for (size_t m = 0; m < ni * nj && !s; m++) {
@@ -821,6 +928,7 @@ static wl_status step(void *v, uint64_t generations, uint64_t *done) {
 
 static void destroy(void *v) {
     sp_ctx *c = v;
+
     if (!c) return;
     if (c->stats) {
         size_t live = 0;
@@ -856,14 +964,18 @@ static void destroy(void *v) {
     wl_pool_destroy(c->pool);
     if (c->workers)
         for (int i = 0; i < c->nthreads; i++) {
-            free(c->workers[i].next.t);
+            for (int o = 0; o < c->nown && c->workers[i].next; o++) free(c->workers[i].next[o].t);
+            wl_aligned_free(c->workers[i].next);
             free(c->workers[i].quiet.t);
+            free(c->workers[i].unpack.t);
             free(c->workers[i].defer);
         }
     wl_aligned_free(c->workers);
+    wl_aligned_free(c->cursors);
     sp_map_free(&c->map);
     free(c->next.t);
     free(c->round.t);
+    free(c->unpack.t);
     wl_aligned_free(c);
 }
 
@@ -902,7 +1014,18 @@ static wl_status create(const wl_config *cfg, const char *kernel, void **out) {
     c->pool = wl_pool_create(c->nthreads);
     c->workers = wl_aligned_alloc((size_t)c->nthreads * sizeof *c->workers);
     if (c->workers) memset(c->workers, 0, (size_t)c->nthreads * sizeof *c->workers);
-    if (!c->pool || !c->workers) {
+    c->nown = c->nthreads < SP_OWNERS_MAX ? c->nthreads : SP_OWNERS_MAX;
+    c->cursors = wl_aligned_alloc((size_t)c->nown * 8 * sizeof *c->cursors);
+    /* (each worker's lists on cache lines of their own: it pushes onto them at every tile) */
+    const size_t list_bytes = ((size_t)c->nown * sizeof(sp_list) + 63) / 64 * 64;
+    for (int i = 0; i < c->nthreads && c->workers; i++) {
+        if (!(c->workers[i].next = wl_aligned_alloc(list_bytes))) {
+            s = WL_ERR_NOMEM;
+            goto fail;
+        }
+        memset(c->workers[i].next, 0, list_bytes);
+    }
+    if (!c->pool || !c->workers || !c->cursors) {
         s = WL_ERR_NOMEM;
         goto fail;
     }
@@ -922,6 +1045,8 @@ static void clear(sp_ctx *c) {
     sp_map_clear(&c->map);
     sp_ships_clear(c);
     c->next.n = 0;
+    c->unpack.n = 0;
+    c->grouped = 0;
     c->resync = 0;
 }
 

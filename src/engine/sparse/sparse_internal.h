@@ -37,6 +37,7 @@ typedef struct sp_tile {
     uint8_t edited; /* cells were set from outside since its last computation */
     uint8_t zero;   /* the shared all-dead tile that stands for missing neighbours */
     uint8_t ship;   /* during a search for ships: a ship is being taken from this tile */
+    uint8_t owner;  /* the thread that computes it in threaded rounds (sparse.c, "Threads") */
     uint32_t stepped; /* the generation (mod 2^32) at which it was last computed */
     uint8_t scan_skip, scan_miss; /* searches to skip, and log2 of that after each that
                                      found no ship here (an oscillator is not searched
@@ -129,12 +130,15 @@ typedef struct sp_defer {
     unsigned bricks;
 } sp_defer;
 
+#define SP_OWNERS_MAX 64 /* owners of tiles (threads beyond this many only help out) */
+
 /* What one thread gathers during a round (each on cache lines of its own: threads write
  * their lists at every tile). */
 typedef struct __attribute__((aligned(64))) sp_worker {
-    sp_list next;    /* tiles it put on the next round's list */
+    sp_list *next;   /* tiles it put on the next round's list, one list per owner */
     sp_list quiet;   /* tiles it computed that did not change and are dead where computed:
                         perhaps dead everywhere */
+    sp_list unpack;  /* tiles it listed that are packed or have packed neighbours */
     sp_defer *defer; /* missing neighbours to make (threaded rounds only) */
     size_t ndefer, defer_cap;
     wl_status fail;  /* first failure (out of memory, edge of the plane) */
@@ -208,14 +212,20 @@ typedef struct sp_ctx {
     uint64_t n_class[64];
     int last_nw;         /* threads of the last round */
     sp_worker *workers; /* one per thread */
+    int nown;           /* owners of tiles: min(nthreads, SP_OWNERS_MAX) */
+    /* c->next grouped by owner (as the rounds leave it): owner o's tiles end at
+     * next_end[o]; 0 when something else added to or took from the list */
+    int grouped;
+    int by_owner;       /* wakes go on the workers' list of the tile's owner (else list 0) */
+    size_t next_end[SP_OWNERS_MAX], round_end[SP_OWNERS_MAX];
+    size_t *cursors;    /* threaded rounds: the next tile of owner o's part of the round at
+                           cursors[8 o] (each on a cache line of its own) */
     sp_map map;
     unsigned par;     /* parity of the current generation: rows[par] is the plane now */
     sp_list next;     /* the tiles of the next round (wake[par] set) */
     sp_list round;    /* the tiles of the running round */
-    /* the next tile of the round a thread takes (alone on its cache lines: every thread
-     * writes it, and the fields around it are read at every tile) */
-    __attribute__((aligned(64))) size_t cursor;
-    char cursor_pad[120];
+    sp_list unpack;   /* listed tiles to unpack, with their neighbours, before the next
+                         round (the workers' unpack lists, gathered) */
     int resync;       /* the last round's bookkeeping failed: wake everything first */
     wl_status fail;   /* why tile_get last returned NULL */
     uint64_t poll_work; /* tile steps and rounds since the poll callback was last called */
