@@ -37,11 +37,13 @@
  * neighbours and writes only its own other half), so large rounds are spread over the
  * thread pool; the bookkeeping (waking, making and freeing tiles) runs on one thread.
  * Small rounds run on the calling thread alone: waking a thread costs more than a glider.
- * Each tile has an owner, by stripes of OWNER_ROWS tile rows dealt round the threads: a
+ * Each tile has an owner: the threads own bands of tile rows, cut so that each holds
+ * about as many of a round's tiles (and cut again when a round finds them uneven).  A
  * threaded round's list is grouped by owner (each thread files the tiles it wakes under
  * their owners), and a thread computes its own tiles before helping with the others', so
- * that a tile, its neighbours across and its marks stay in one core's cache from round to
- * round.
+ * that a tile, its neighbours and its marks stay in one core's cache from round to round:
+ * on the dev VM's two cores a tile step cost 1.65x as much when neighbouring tile rows
+ * belonged to different threads (stripes of two rows dealt round) as on one thread.
  *
  * Ships and packing.  Objects that fly alone (a soup's gliders) are taken out of the tiles
  * and moved by arithmetic until something may come near them (sparse_ships.c), and tiles
@@ -58,11 +60,11 @@
 #include <stdlib.h>
 #include <string.h>
 
-#define PARALLEL_TILES 128  /* rounds with fewer tiles than this run on one thread */
+#define PARALLEL_TILES 32   /* rounds with fewer tiles than this run on one thread */
 #define EXPLORE_ROUNDS 64   /* of the rounds of a size class, one in this many is run the
                                other way (threads or not) to keep both timings fresh */
 #define THREAD_BATCH 16     /* tiles a thread takes at a time */
-#define OWNER_ROWS 2        /* tile rows of a stripe of one owner (see "Threads") */
+#define REBALANCE_GENS 16   /* generations between two cuts of the owners' bands */
 #define PACK_GENS 256       /* generations between two packings of sleeping tiles */
 #define POLL_WORK 65536     /* tile steps (plus rounds) between two checks of the poll
                                callback: some milliseconds */
@@ -120,6 +122,17 @@ static wl_status list_append(sp_list *a, const sp_list *b) {
 
 /* ---- tiles and their neighbour links ---------------------------------------------------- */
 
+/* The owner of the tiles of row ty: the band of c->cut it lies in (see "Threads"). */
+static inline uint8_t owner_of(const sp_ctx *c, int64_t ty) {
+    int lo = 0, hi = c->nown - 1;
+    while (lo < hi) {
+        int mid = (lo + hi) / 2;
+        if (ty < c->cut[mid]) hi = mid;
+        else lo = mid + 1;
+    }
+    return (uint8_t)lo;
+}
+
 /* The tile at (tx, ty), created (dead, linked to its neighbours) if missing; NULL with
  * c->fail set when out of memory or beyond the edge of the plane. */
 sp_tile *sp_tile_get(sp_ctx *c, int64_t tx, int64_t ty) {
@@ -132,7 +145,7 @@ sp_tile *sp_tile_get(sp_ctx *c, int64_t tx, int64_t ty) {
     sp_tile *t = sp_map_get(&c->map, tx, ty);
     if (!t) c->fail = WL_ERR_NOMEM;
     if (!t || c->map.count == before) return t;
-    t->owner = c->nown > 1 ? (uint8_t)wl_mod(wl_floordiv(ty, OWNER_ROWS), c->nown) : 0;
+    t->owner = owner_of(c, ty);
     for (int d = 0; d < 8; d++) {
         sp_tile *n = sp_map_find(&c->map, tx + DX[d], ty + DY[d]);
         t->nb[d] = n ? n : &zero_tile;
@@ -171,11 +184,12 @@ static inline unsigned bricks_of(uint64_t m) {
     return (unsigned)((m * 0x0102040810204080ull) >> 56);
 }
 
-/* Whether tile u or a neighbour holds its cells packed. */
-static inline int packed_near(const sp_tile *u) {
+/* Puts tile u on worker w's unpack list if it or a neighbour holds its cells packed (out
+ * of line: wake_tile is inlined at every wake). */
+static __attribute__((noinline)) wl_status note_packed(sp_worker *w, sp_tile *u) {
     int any = u->packed != NULL;
     for (int d = 0; d < 8; d++) any |= u->nb_rows[d] == NULL;
-    return any;
+    return any ? list_push(&w->unpack, u) : WL_OK;
 }
 
 /* Wakes bricks of tile u in the round of parity k.  `shared`: other threads may wake u at
@@ -198,8 +212,8 @@ static inline wl_status wake_tile(sp_ctx *c, sp_worker *w, sp_tile *u, unsigned 
         u->listed[k] = 1;
     }
     /* (c->map.npacked changes only between rounds) */
-    if (c->map.npacked && packed_near(u)) {
-        wl_status s = list_push(&w->unpack, u);
+    if (c->map.npacked) {
+        wl_status s = note_packed(w, u);
         if (s) return s;
     }
     return list_push(&w->next[c->by_owner ? u->owner : 0], u);
@@ -345,10 +359,27 @@ static inline void compute_tile(sp_ctx *c, sp_worker *w, sp_tile *t, int shared)
     if (s && !w->fail) w->fail = s;
 }
 
-/* A threaded round: thread tid computes the tiles it owns, then helps with the others'.
- * A tile stays with one thread from round to round, and so do its cells, its neighbours
- * across (the same stripe) and its marks: moving them between cores' caches cost more
- * than computing them (the list used to be dealt out in batches to whichever thread came). */
+/* Takes the next batch of owner o's part of the round: from its front for the owner,
+ * from its back for a helper (so that the two meet once, instead of taking turns over
+ * neighbouring tiles).  The part's state is (back << 32 | front), tiles [front, back) of
+ * it left.  Returns the batch's size (0: none left), its first tile in *first. */
+static unsigned take_batch(sp_ctx *c, int o, int owner, size_t *first) {
+    uint64_t *st = &c->cursors[8 * o], v = __atomic_load_n(st, __ATOMIC_RELAXED);
+    for (;;) {
+        uint32_t f = (uint32_t)v, b = (uint32_t)(v >> 32);
+        if (f >= b) return 0;
+        uint32_t n = b - f < THREAD_BATCH ? b - f : THREAD_BATCH;
+        uint64_t nv = owner ? (uint64_t)b << 32 | (f + n) : (uint64_t)(b - n) << 32 | f;
+        if (__atomic_compare_exchange_n(st, &v, nv, 1, __ATOMIC_RELAXED, __ATOMIC_RELAXED)) {
+            *first = (o ? c->round_end[o - 1] : 0) + (owner ? f : b - n);
+            return n;
+        }
+    }
+}
+
+/* A threaded round: thread tid computes the tiles it owns, then helps with the others'
+ * (see "Threads").  The list used to be dealt out in batches to whichever thread came:
+ * tiles and their neighbours changed cores from round to round. */
 static void compute_task(void *arg, int tid, int nthreads) {
     (void)nthreads;
     sp_ctx *c = arg;
@@ -356,13 +387,9 @@ static void compute_task(void *arg, int tid, int nthreads) {
     const int own = tid % c->nown;
     for (int k = 0; k < c->nown; k++) {
         const int o = own + k < c->nown ? own + k : own + k - c->nown;
-        const size_t lo = o ? c->round_end[o - 1] : 0, hi = c->round_end[o];
-        for (;;) {
-            size_t i = lo + __atomic_fetch_add(&c->cursors[8 * o], THREAD_BATCH, __ATOMIC_RELAXED);
-            if (i >= hi) break;
-            size_t end = i + THREAD_BATCH < hi ? i + THREAD_BATCH : hi;
-            for (; i < end; i++) compute_tile(c, w, c->round.t[i], 1);
-        }
+        size_t i;
+        for (unsigned n; (n = take_batch(c, o, k == 0 && tid < c->nown, &i)) != 0;)
+            for (size_t end = i + n; i < end; i++) compute_tile(c, w, c->round.t[i], 1);
     }
 }
 
@@ -390,6 +417,37 @@ static wl_status group_round(sp_ctx *c) {
     *tmp = l;
     tmp->n = 0;
     return WL_OK;
+}
+
+static int cmp_i64(const void *a, const void *b) {
+    int64_t x = *(const int64_t *)a, y = *(const int64_t *)b;
+    return (x > y) - (x < y);
+}
+
+/* Whether the round's parts (grouped) are uneven enough to cut the bands again. */
+static int uneven(const sp_ctx *c) {
+    size_t most = 0;
+    for (int o = 0; o < c->nown; o++) {
+        size_t n = c->round_end[o] - (o ? c->round_end[o - 1] : 0);
+        if (n > most) most = n;
+    }
+    return most > c->round.n / (size_t)c->nown * 5 / 4 + THREAD_BATCH;
+}
+
+/* Cuts the owners' bands of tile rows so that each holds as many of the round's tiles,
+ * and gives every tile its owner (a pass over the map: only when the parts grew uneven,
+ * at most every REBALANCE_GENS generations). */
+static wl_status rebalance(sp_ctx *c) {
+    const sp_list *r = &c->round;
+    int64_t *ty = malloc((r->n ? r->n : 1) * sizeof *ty);
+    if (!ty) return wl_error(WL_ERR_NOMEM, "sparse engine: out of memory (%zu tiles)", r->n);
+    for (size_t i = 0; i < r->n; i++) ty[i] = r->t[i]->ty;
+    qsort(ty, r->n, sizeof *ty, cmp_i64);
+    for (int o = 0; o + 1 < c->nown; o++) c->cut[o] = ty[r->n * (size_t)(o + 1) / (size_t)c->nown];
+    free(ty);
+    FOR_EACH_TILE(c, t) t->owner = owner_of(c, t->ty);
+    c->rebalance_next = c->gen + REBALANCE_GENS;
+    return group_round(c);
 }
 
 /* Whether a round of size class cls runs on the threads: the way that has been faster for
@@ -458,14 +516,16 @@ static wl_status one_round(sp_ctx *c) {
      * round's is one list: merging one per owner costs a small round more than the
      * grouping saves) */
     c->by_owner = c->nown > 1 && (nw > 1 || r->n * 2 >= c->parallel_min);
-    if (nw > 1 && grouped) {
-        memcpy(c->round_end, c->next_end, (size_t)c->nown * sizeof *c->round_end);
-    } else if (nw > 1) {
-        wl_status s = group_round(c);
+    if (nw > 1) {
+        wl_status s = WL_OK;
+        if (grouped) memcpy(c->round_end, c->next_end, (size_t)c->nown * sizeof *c->round_end);
+        else s = group_round(c);
+        if (!s && c->gen >= c->rebalance_next && uneven(c)) s = rebalance(c);
         if (s) return s; /* (nothing has changed) */
     }
     if (nw > 1) {
-        for (int o = 0; o < c->nown; o++) c->cursors[8 * o] = 0;
+        for (int o = 0; o < c->nown; o++) /* (every part's tiles left: [0, size)) */
+            c->cursors[8 * o] = (uint64_t)(c->round_end[o] - (o ? c->round_end[o - 1] : 0)) << 32;
         wl_pool_run(c->pool, compute_task, c);
     } else {
         sp_worker *w = &c->workers[0];
@@ -474,6 +534,9 @@ static wl_status one_round(sp_ctx *c) {
     c->par ^= 1;
     if (t0 > 0) { /* the running average per tile step of this way of computing */
         double per = (wl_clock() - t0) / (double)r->n, *t = nw > 1 ? &c->t_all[cls] : &c->t_one[cls];
+        /* (a sample is held to twice the average: one round that lost its core to
+         * another process, of the few timed, must not decide the next EXPLORE_ROUNDS) */
+        if (*t > 0 && per > 2 * *t) per = 2 * *t;
         *t = *t > 0 ? 0.75 * *t + 0.25 * per : per;
     }
     /* the deferred neighbours (made, and woken through worker 0), then the next round's

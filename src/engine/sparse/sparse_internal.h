@@ -217,9 +217,12 @@ typedef struct sp_ctx {
      * next_end[o]; 0 when something else added to or took from the list */
     int grouped;
     int by_owner;       /* wakes go on the workers' list of the tile's owner (else list 0) */
+    int64_t cut[SP_OWNERS_MAX]; /* owner o has the tile rows from cut[o - 1] to cut[o] - 1
+                                   (see sparse.c, "Threads") */
+    uint64_t rebalance_next;    /* the generation from which the bands may be cut again */
     size_t next_end[SP_OWNERS_MAX], round_end[SP_OWNERS_MAX];
-    size_t *cursors;    /* threaded rounds: the next tile of owner o's part of the round at
-                           cursors[8 o] (each on a cache line of its own) */
+    uint64_t *cursors;  /* threaded rounds: what is left of owner o's part of the round at
+                           cursors[8 o] (each on a cache line of its own; see take_batch) */
     sp_map map;
     unsigned par;     /* parity of the current generation: rows[par] is the plane now */
     sp_list next;     /* the tiles of the next round (wake[par] set) */
