@@ -200,17 +200,18 @@ static __attribute__((noinline)) wl_status note_packed(sp_worker *w, sp_tile *u)
  * pass over the round's headers). */
 static inline wl_status wake_tile(sp_ctx *c, sp_worker *w, sp_tile *u, unsigned k,
                                   unsigned bricks, int shared) {
-    if (shared) { /* plain reads first: most wakes find the marks already made */
-        if ((__atomic_load_n(&u->wake[k], __ATOMIC_RELAXED) & bricks) != bricks)
-            __atomic_fetch_or(&u->wake[k], (uint8_t)bricks, __ATOMIC_RELAXED);
-        if (__atomic_load_n(&u->listed[k], __ATOMIC_RELAXED) ||
-            __atomic_exchange_n(&u->listed[k], 1, __ATOMIC_RELAXED))
-            return WL_OK;
+    /* a tile is listed exactly when it has bricks to compute, so the wake that makes its
+     * marks non-zero lists it: one atomic operation a new mark, a plain read for a mark
+     * already made (listed[k] is not read during a round) */
+    if (shared) {
+        if ((__atomic_load_n(&u->wake[k], __ATOMIC_RELAXED) & bricks) == bricks) return WL_OK;
+        if (__atomic_fetch_or(&u->wake[k], (uint8_t)bricks, __ATOMIC_RELAXED)) return WL_OK;
     } else {
-        u->wake[k] |= (uint8_t)bricks;
-        if (u->listed[k]) return WL_OK;
-        u->listed[k] = 1;
+        const uint8_t old = u->wake[k];
+        u->wake[k] = (uint8_t)(old | bricks);
+        if (old) return WL_OK;
     }
+    u->listed[k] = 1;
     /* (c->map.npacked changes only between rounds) */
     if (c->map.npacked) {
         wl_status s = note_packed(w, u);
