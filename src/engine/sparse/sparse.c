@@ -61,8 +61,7 @@
 #include <string.h>
 
 #define PARALLEL_TILES 32   /* rounds with fewer tiles than this run on one thread */
-#define EXPLORE_ROUNDS 64   /* of the rounds of a size class, one in this many is run the
-                               other way (threads or not) to keep both timings fresh */
+#define PARALLEL_WAKE 256   /* rounds with this many tiles wake the threads (pick_threads) */
 #define THREAD_BATCH 16     /* tiles a thread takes at a time */
 #define REBALANCE_GENS 16   /* generations between two cuts of the owners' bands */
 #define PACK_GENS 256       /* generations between two packings of sleeping tiles */
@@ -451,19 +450,19 @@ static wl_status rebalance(sp_ctx *c) {
     return group_round(c);
 }
 
-/* Whether a round of size class cls runs on the threads: the way that has been faster for
- * rounds of that size, timed as they run (threads pay for waking and for marks that cross
- * between them, and on a shared machine the other cores may be busy), with two rounds in
- * EXPLORE_ROUNDS run the other way.  The first round after a change of way is not timed:
- * after rounds on one thread the workers have gone to sleep (the pool's spin is shorter
- * than the rounds between two explorations), and waking them would count against the
- * threads every time they are tried. */
-static int pick_threads(sp_ctx *c, int cls) {
-    if (c->force_threads) return c->nthreads;
-    uint64_t k = c->n_class[cls]++;
-    int all = c->t_all[cls] == 0 ? 1 : c->t_one[cls] == 0 ? 0 : c->t_all[cls] < c->t_one[cls];
-    if (k % EXPLORE_ROUNDS >= EXPLORE_ROUNDS - 2) all = !all;
-    return all ? c->nthreads : 1;
+/* How many threads a round of n tiles runs on: all for rounds of PARALLEL_WAKE tiles or
+ * more, and for rounds of PARALLEL_TILES or more while the last round ran on them (its
+ * workers still spin, see pool.c); one otherwise.  A round that finds the workers asleep
+ * waits tens of microseconds for them, which only a large round pays back, so a
+ * methuselah's occasional mid-size round stays on one thread, while a settling soup's
+ * rounds, mid-size for thousands of generations, stay on all.  (This replaced a choice by
+ * timing each way per size of round: the timings of a shared machine are noisy, and the
+ * choice of one thread, the costlier mistake, came too often; on the dev VM and on the
+ * GPU machine's 16 cores the soups ran faster with all threads on every round of 32.) */
+static int pick_threads(sp_ctx *c, size_t n) {
+    if (c->nthreads == 1 || n < c->parallel_min) return 1;
+    if (c->force_threads || n >= PARALLEL_WAKE || c->last_nw > 1) return c->nthreads;
+    return 1;
 }
 
 /* Unpacks the tiles listed beside packed cells, and those neighbours (see wake_tile);
@@ -496,16 +495,8 @@ static wl_status one_round(sp_ctx *c) {
     const int grouped = c->grouped;
     c->grouped = 0;
     sp_list *r = &c->round;
-    int nw = 1, cls = 63 - __builtin_clzll((unsigned long long)r->n | 1);
-    if (c->nthreads > 1 && r->n >= c->parallel_min) nw = pick_threads(c, cls);
-    /* (only rounds that could run on the threads are timed, and not the first after a
-     * change of way) */
-    const int same_way = nw == c->last_nw;
+    const int nw = pick_threads(c, r->n);
     c->last_nw = nw;
-    double t0 = same_way && (nw > 1 || (r->n >= c->parallel_min &&
-                                        c->n_class[cls] % EXPLORE_ROUNDS < 4))
-                    ? wl_clock()
-                    : 0;
     if (c->stats) {
         c->st_rounds++;
         c->st_parallel += nw > 1;
@@ -533,13 +524,6 @@ static wl_status one_round(sp_ctx *c) {
         for (size_t i = 0; i < r->n; i++) compute_tile(c, w, r->t[i], 0);
     }
     c->par ^= 1;
-    if (t0 > 0) { /* the running average per tile step of this way of computing */
-        double per = (wl_clock() - t0) / (double)r->n, *t = nw > 1 ? &c->t_all[cls] : &c->t_one[cls];
-        /* (a sample is held to twice the average: one round that lost its core to
-         * another process, of the few timed, must not decide the next EXPLORE_ROUNDS) */
-        if (*t > 0 && per > 2 * *t) per = 2 * *t;
-        *t = *t > 0 ? 0.75 * *t + 0.25 * per : per;
-    }
     /* the deferred neighbours (made, and woken through worker 0), then the next round's
      * list, grouped by owner, then the tiles that went quiet */
     wl_status s = WL_OK;

@@ -206,11 +206,7 @@ typedef struct sp_ctx {
     size_t parallel_min; /* rounds of fewer tiles stay on one thread */
     int force_threads;   /* WL_SPARSE_PARALLEL=n: rounds of n tiles or more always use the
                             threads (tests and tuning) */
-    /* per size class (log2 of the round's tiles): seconds per tile step on one thread
-     * and on all (0: not measured yet), and the rounds of the class so far */
-    double t_one[64], t_all[64];
-    uint64_t n_class[64];
-    int last_nw;         /* threads of the last round */
+    int last_nw;         /* threads of the last round (see pick_threads) */
     sp_worker *workers; /* one per thread */
     int nown;           /* owners of tiles: min(nthreads, SP_OWNERS_MAX) */
     /* c->next grouped by owner (as the rounds leave it): owner o's tiles end at
