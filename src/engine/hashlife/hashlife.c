@@ -81,7 +81,6 @@
 #endif
 
 #define HL_POLL_INTERVAL 4096      /* non-memoised results between two calls of cfg->poll */
-#define HL_BYTES_PER_NODE 40       /* node 24 + hash slots (2 to 4 x 4 bytes): worst case */
 #define HL_DEFAULT_CAP_BYTES (8ull << 30) /* default memory cap: min(this, RAM / 2) */
 #define HL_STACK_PER_LEVEL 40      /* protect-stack entries one recursion frame may push */
 
@@ -1064,7 +1063,15 @@ static wl_status hl_create(const wl_config *cfg, const char *kernel, void **out)
         if (maxb > HL_DEFAULT_CAP_BYTES) maxb = HL_DEFAULT_CAP_BYTES;
     }
     h->max_bytes = maxb;
-    uint64_t lim = maxb / HL_BYTES_PER_NODE;
+    /* nodes of 24 bytes and a table of 4-byte slots, a power of two at least twice the
+     * nodes: the table size that leaves room for the most nodes (was maxb / 40 bytes, the
+     * worst case of any table size: up to a fifth of the limit unused) */
+    uint64_t lim = 0;
+    for (uint64_t t = 1u << 10; 4 * t < maxb; t *= 2) {
+        uint64_t l = (maxb - 4 * t) / sizeof(hl_node);
+        if (l > t / 2) l = t / 2;
+        if (l > lim) lim = l;
+    }
     if (lim > HL_INDEX_MASK - 64) lim = HL_INDEX_MASK - 64; /* indices fit a table slot */
     if (lim < 1024) lim = 1024;
     h->limit = (uint32_t)lim;

@@ -346,7 +346,7 @@ wl_status hl_load_file(void *ctx, const char *path) {
     hl_mc_reader rd = {h, &src, &g, NULL, 0, NULL, 0, 0};
     wl_mc_sink sink = {&rd, on_small, on_node, on_rule, NULL};
     /* the grammar's table (16 bytes a node) is capped by the engine's memory limit, which
-     * the engine's nodes (40 bytes each) reach first */
+     * the engine's nodes (24 bytes each, and their hash slots) reach first */
     wl_mc_init(&g, src.name, &sink, h->max_bytes);
     s = wl_mc_read(&g, &src);
     uint32_t root = 0;
