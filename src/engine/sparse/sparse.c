@@ -404,11 +404,12 @@ static wl_status group_round(sp_ctx *c) {
     }
     size_t at[SP_OWNERS_MAX] = {0};
     for (size_t i = 0; i < r->n; i++) at[r->t[i]->owner]++;
-    for (int o = 0, sum = 0; o < c->nown; o++) {
-        size_t k = at[o];
-        at[o] = (size_t)sum;
-        sum += (int)k;
-        c->round_end[o] = (size_t)sum;
+    size_t sum = 0;
+    for (int o = 0; o < c->nown; o++) {
+        const size_t k = at[o];
+        at[o] = sum;
+        sum += k;
+        c->round_end[o] = sum;
     }
     for (size_t i = 0; i < r->n; i++) tmp->t[at[r->t[i]->owner]++] = r->t[i];
     sp_list l = *r;
@@ -513,7 +514,12 @@ static wl_status one_round(sp_ctx *c) {
         if (grouped) memcpy(c->round_end, c->next_end, (size_t)c->nown * sizeof *c->round_end);
         else s = group_round(c);
         if (!s && c->gen >= c->rebalance_next && uneven(c)) s = rebalance(c);
-        if (s) return s; /* (nothing has changed) */
+        if (s) { /* (out of memory: the list goes back, nothing has changed) */
+            sp_list t = c->next;
+            c->next = c->round;
+            c->round = t;
+            return s;
+        }
     }
     if (nw > 1) {
         for (int o = 0; o < c->nown; o++) /* (every part's tiles left: [0, size)) */
@@ -547,11 +553,11 @@ static wl_status one_round(sp_ctx *c) {
     } else {
         for (int o = 0; o < c->nown; o++) {
             for (int i = 0; i < nw; i++) {
-                sp_list *wl_ = &c->workers[i].next[o];
-                if (!wl_->n) continue;
-                wl_status a = list_append(&c->next, wl_);
+                sp_list *lst = &c->workers[i].next[o];
+                if (!lst->n) continue;
+                wl_status a = list_append(&c->next, lst);
                 if (!s) s = a;
-                wl_->n = 0;
+                lst->n = 0;
             }
             c->next_end[o] = c->next.n;
         }
@@ -976,7 +982,6 @@ static wl_status step(void *v, uint64_t generations, uint64_t *done) {
 
 static void destroy(void *v) {
     sp_ctx *c = v;
-
     if (!c) return;
     if (c->stats) {
         size_t live = 0;
