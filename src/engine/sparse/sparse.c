@@ -478,7 +478,8 @@ static wl_status unpack_listed(sp_ctx *c) {
             if (!t->nb_rows[d]) s = sp_unpack(&c->map, t->nb[d]);
     }
     if (s) i--; /* (the failed one stays) */
-    memmove(c->unpack.t, c->unpack.t + i, (c->unpack.n - i) * sizeof *c->unpack.t);
+    if (i && i < c->unpack.n)
+        memmove(c->unpack.t, c->unpack.t + i, (c->unpack.n - i) * sizeof *c->unpack.t);
     c->unpack.n -= i;
     return s;
 }
