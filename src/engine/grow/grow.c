@@ -214,6 +214,13 @@ static uint64_t margin(uint64_t r) {
     return m < least ? least : m;
 }
 
+/* The pattern coordinate of cell 0 of a grid of n cells across (or down) that centres the
+ * n0 cells from x0: even, so that the parity of x + y is that of column + row. */
+static int64_t centred(int64_t x0, uint64_t n0, uint64_t n) {
+    int64_t o = x0 - (int64_t)((n - n0) / 2);
+    return o - wl_mod(o, 2);
+}
+
 /* The grid for live cells in the rectangle r (pattern coordinates): its size, and the
  * pattern coordinates of its cell (0, 0), with room around r. */
 static void fit(const grow_ctx *c, const wl_rect *r, uint64_t *w, uint64_t *h, int64_t *ox,
@@ -221,10 +228,8 @@ static void fit(const grow_ctx *c, const wl_rect *r, uint64_t *w, uint64_t *h, i
     uint64_t mx = margin(c->rx) + r->w / 4, my = margin(c->ry) + r->h / 4;
     *w = (r->w + 2 * mx + 63) & ~(uint64_t)63; /* whole words, as bit engines like */
     *h = r->h + 2 * my;
-    *ox = r->x - (int64_t)((*w - r->w) / 2);
-    *oy = r->y - (int64_t)((*h - r->h) / 2);
-    *ox -= wl_mod(*ox, 2); /* even: the parity of x + y is that of column + row */
-    *oy -= wl_mod(*oy, 2);
+    *ox = centred(r->x, r->w, *w);
+    *oy = centred(r->y, r->h, *h);
 }
 
 /* Puts the cells of pattern p, whose live cells lie in the rectangle r (pattern
@@ -298,10 +303,8 @@ static wl_status refit(grow_ctx *c) {
     int64_t ox, oy;
     fit(c, &r, &w, &h, &ox, &oy);
     if (w <= c->w && h <= c->h && (double)c->w * (double)c->h <= 2.0 * (double)w * (double)h) {
-        ox = r.x - (int64_t)((c->w - r.w) / 2); /* centred in the grid as it is */
-        oy = r.y - (int64_t)((c->h - r.h) / 2);
-        ox -= wl_mod(ox, 2);
-        oy -= wl_mod(oy, 2);
+        ox = centred(r.x, r.w, c->w); /* in the grid as it is */
+        oy = centred(r.y, r.h, c->h);
         wl_status s = c->inner->translate ? c->inner->translate(c->ictx, ox - c->ox, oy - c->oy)
                                           : WL_ERR_UNSUPPORTED;
         if (s == WL_ERR_UNSUPPORTED) { /* through the host: out, shifted, in */

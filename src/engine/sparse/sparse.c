@@ -201,7 +201,7 @@ static inline wl_status wake_tile(sp_ctx *c, sp_worker *w, sp_tile *u, unsigned 
                                   unsigned bricks, int shared) {
     /* a tile is listed exactly when it has bricks to compute, so the wake that makes its
      * marks non-zero lists it: one atomic operation a new mark, a plain read for a mark
-     * already made (listed[k] is not read during a round) */
+     * already made */
     if (shared) {
         if ((__atomic_load_n(&u->wake[k], __ATOMIC_RELAXED) & bricks) == bricks) return WL_OK;
         if (__atomic_fetch_or(&u->wake[k], (uint8_t)bricks, __ATOMIC_RELAXED)) return WL_OK;
@@ -210,7 +210,6 @@ static inline wl_status wake_tile(sp_ctx *c, sp_worker *w, sp_tile *u, unsigned 
         u->wake[k] = (uint8_t)(old | bricks);
         if (old) return WL_OK;
     }
-    u->listed[k] = 1;
     /* (c->map.npacked changes only between rounds) */
     if (c->map.npacked) {
         wl_status s = note_packed(w, u);
@@ -318,7 +317,7 @@ static wl_status resync(sp_ctx *c) {
     for (size_t i = 0; i < c->map.cap && !s; i++) {
         sp_tile *t = c->map.slot[i];
         if (!t) continue;
-        t->wake[0] = t->wake[1] = t->listed[0] = t->listed[1] = 0;
+        t->wake[0] = t->wake[1] = 0;
         s = list_push(&all, t);
     }
     c->next.n = 0;
@@ -342,7 +341,6 @@ static inline void compute_tile(sp_ctx *c, sp_worker *w, sp_tile *t, int shared)
     j.bricks = t->wake[p];
     t->stepped = (uint32_t)c->gen;
     t->wake[p] = 0;
-    t->listed[p] = 0;
     c->tk.step(&j, c->tk.data);
     wl_status s;
     if (t->edited) {
@@ -576,7 +574,7 @@ static wl_status one_round(sp_ctx *c) {
         if (!s) /* tiles that went quiet and are dead at both generations go */
             for (size_t k = 0; k < w->quiet.n; k++) {
                 sp_tile *t = w->quiet.t[k];
-                if (!t->listed[c->par] && tile_dead(t)) tile_remove(c, t);
+                if (!t->wake[c->par] && tile_dead(t)) tile_remove(c, t);
             }
         w->quiet.n = 0;
     }
@@ -835,7 +833,7 @@ static wl_status dense_pass(sp_ctx *c, unsigned k, const sp_box *core, uint64_t 
     for (size_t i = 0; i < c->next.n; i++) {
         sp_tile *t = c->next.t[i];
         if (box_near(core, t, 0)) {
-            t->wake[p] = t->listed[p] = 0;
+            t->wake[p] = 0;
             t->edited = 0;
         } else {
             c->next.t[keep++] = t;
@@ -879,7 +877,7 @@ static wl_status dense_pass(sp_ctx *c, unsigned k, const sp_box *core, uint64_t 
     /* tiles of the box left dead and quiet go */
     for (size_t m = 0; m < ni * nj && !s; m++) {
         sp_tile *t = c->dense_out[m].t;
-        if (!t->listed[q] && tile_dead(t)) tile_remove(c, t);
+        if (!t->wake[q] && tile_dead(t)) tile_remove(c, t);
     }
     if (s) c->resync = 1; /* the cells are exact at t + n; the marks are not */
     if (c->stats) {
@@ -895,12 +893,12 @@ static wl_status dense_pass(sp_ctx *c, unsigned k, const sp_box *core, uint64_t 
 static void pack_sleepers(sp_ctx *c, int settled) {
     c->pack_next = c->gen + PACK_GENS;
     FOR_EACH_TILE(c, t) {
-        if (t->packed || t->listed[0] || t->listed[1] || t->wake[0] || t->wake[1] || t->edited ||
+        if (t->packed || t->wake[0] || t->wake[1] || t->edited ||
             (!settled && (uint32_t)c->gen - t->stepped < PACK_GENS)) /* (computed lately: may
                                                                         soon be again) */
             continue;
         int quiet = 1;
-        for (int d = 0; d < 8; d++) quiet &= !t->nb[d]->listed[c->par];
+        for (int d = 0; d < 8; d++) quiet &= !t->nb[d]->wake[c->par];
         if (quiet) sp_pack(&c->map, t);
     }
 }

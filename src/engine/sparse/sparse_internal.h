@@ -30,10 +30,10 @@ typedef struct sp_tile {
                                         neighbour's header (NULL: it is packed) */
     int64_t tx, ty;
     /* Per round parity k (the round that computes generation g + 1 from g, g & 1 == k):
-     * the bricks (WL_BRICK rows) to compute, and whether the tile is in that round's list.
-     * Two of each, so that a tile marks the next round while the current one runs. */
+     * the bricks (WL_BRICK rows) to compute; the tile is on that round's list exactly when
+     * they are not zero.  Two, so that a tile marks the next round while the current one
+     * runs. */
     uint8_t wake[2];
-    uint8_t listed[2];
     uint8_t edited; /* cells were set from outside since its last computation */
     uint8_t zero;   /* the shared all-dead tile that stands for missing neighbours */
     uint8_t ship;   /* during a search for ships: a ship is being taken from this tile */

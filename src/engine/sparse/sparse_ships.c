@@ -277,7 +277,7 @@ static uint64_t horizon(sp_ctx *c, const sp_ship *self, int taking) {
         const sp_tile *t = near ? sp_map_find(&c->map, ntx - CONE_TILES + (int64_t)i % side,
                                               nty - CONE_TILES + (int64_t)i / side)
                                 : c->next.t[i];
-        if (!t || !t->listed[c->par]) continue;
+        if (!t) continue;
         const unsigned w = t->wake[c->par];
         if (!w || (taking && t->ship)) continue;
         const int64_t y0 = t->ty * WL_TILE + WL_BRICK * __builtin_ctz(w);
