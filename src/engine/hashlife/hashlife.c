@@ -985,6 +985,7 @@ static void hl_destroy(void *ctx) {
     else
         free(h->table);
     free(h->stack);
+    free(h->leaf_table);
     hl_popcache_reset(h);
     wl_pool_destroy(h->pool);
     if (h->helpers)
@@ -1057,6 +1058,10 @@ static wl_status hl_create(const wl_config *cfg, const char *kernel, void **out)
     }
     h->totalistic = wl_rule_is_totalistic(&h->rule, &h->birth, &h->survive);
     h->life = h->totalistic && h->birth == (1u << 3) && h->survive == ((1u << 2) | (1u << 3));
+    if (!h->totalistic && (st = hl_leaf_table_init(h)) != WL_OK) {
+        free(h);
+        return st;
+    }
     uint64_t maxb = cfg->max_memory;
     if (!maxb) {
         maxb = wl_physical_memory() / 2;

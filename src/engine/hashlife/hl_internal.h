@@ -49,6 +49,7 @@ typedef struct hl_ctx {
     uint16_t birth, survive; /* outer-totalistic rules: bit n = born / survives with n */
     int totalistic;
     int life;                /* B3/S23: the fastest base case */
+    uint8_t *leaf_table;     /* other rules: the leaf table (hl_leaf.c), else NULL */
 
     /* multi-state rules (hl_states.c): planes of (state - 1) a leaf may carry (0 for
      * two-state rules, and for Generations with 2 states, which is its two-state table) */
@@ -158,6 +159,9 @@ uint64_t hl_leaf_centre(uint64_t nw, uint64_t ne, uint64_t sw, uint64_t se);
 void hl_square_assemble(uint64_t nw, uint64_t ne, uint64_t sw, uint64_t se, uint64_t w[4]);
 uint64_t hl_square_centre(const uint64_t w[4]);
 void hl_square_gen(const hl_ctx *h, uint64_t w[4]);
+/* Builds h->leaf_table for a rule that is not outer-totalistic (64 KiB, about a tenth
+ * of a millisecond); WL_ERR_NOMEM on failure. */
+wl_status hl_leaf_table_init(hl_ctx *h);
 
 /* ---- multi-state rules (hl_states.c) ---- */
 /* Sets up h->nplanes and the rest for a multi-state rule (does nothing for a two-state
