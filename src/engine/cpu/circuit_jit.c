@@ -7,7 +7,10 @@
  * immediate, so a network known only at run time runs at full speed only once compiled;
  * the interpreter of simd_circuit.c (one call per gate per batch) is the fallback.
  *
- * The generated function has the gen_rows signature (cpu_internal.h).  It walks each
+ * The generated source holds two functions.  wl_circuit_rows has the gen_rows signature
+ * (cpu_internal.h), for the dense grids; wl_circuit_tile is a tile kernel of the sparse
+ * engine (wl_tile_job, internal.h), each asked brick of 8 rows one vector, its rows above
+ * and below shifted in from the bricks around it.  wl_circuit_rows walks each
  * vector column (8 words, 512 cells) down blocks of 64 rows, keeping the nine cell planes
  * of the three rows (and the row sums the network reads) in registers, so that each row's
  * planes are made once: per 512 cells, 3 loads, 2 valignq and 2 funnel shifts (4 shifts
@@ -48,6 +51,7 @@ static struct {
     wl_rnet net;
     int vbmi2;
     cpu_gen_rows_fn fn;
+    wl_tile_step_fn tile;
 } jit_table[JIT_MAX];
 static int jit_n;
 static pthread_mutex_t jit_lock = PTHREAD_MUTEX_INITIALIZER;
@@ -134,6 +138,66 @@ static char *make_source(const wl_rnet *net, int vbmi2) {
     if (need_s) ok = ok && sb_put(&b, "        d_st = d_sm, d_sm = d_sb;\n");
     if (need_c) ok = ok && sb_put(&b, "        d_ct = d_cm, d_cm = d_cb;\n");
     ok = ok && sb_put(&b, "      }\n    }\n  }\n}\n");
+    /* the tile kernel of the sparse engine (wl_tile_job, internal.h: the struct below has
+     * its layout): each asked brick of 8 rows as one vector, the rows above and below
+     * shifted in from the bricks around it (the northern and southern tiles' at the
+     * edges), the west and east planes funnel-shifted from the western and eastern tiles'
+     * words of the same rows */
+    ok = ok && sb_put(&b,
+        "typedef struct job_ { const uint64_t *in[9]; uint64_t *out; unsigned bricks;\n"
+        "  uint64_t chg, chg_w, chg_e; unsigned live; } job_;\n"
+        "enum { N_, NE_, E_, SE_, S_, SW_, W_, NW_, C_ };\n"
+        "#define LD(p) _mm512_load_si512((const void *)(p))\n");
+    ok = ok && sb_put(&b, vbmi2
+        ? "#define WP(x, w) _mm512_shldi_epi64((x), (w), 1)\n"
+          "#define EP(x, e) _mm512_shrdi_epi64((x), (e), 1)\n"
+        : "#define WP(x, w) _mm512_or_si512(_mm512_slli_epi64((x), 1), _mm512_srli_epi64((w), 63))\n"
+          "#define EP(x, e) _mm512_or_si512(_mm512_srli_epi64((x), 1), _mm512_slli_epi64((e), 63))\n");
+    ok = ok && sb_put(&b,
+        "void wl_circuit_tile(job_ *job, const void *kd) {\n"
+        "  (void)kd;\n"
+        "  const uint64_t *const *in = job->in;\n"
+        "  const __m512i zero_ = _mm512_setzero_si512(), ones_ = _mm512_set1_epi64(-1);\n"
+        "  const __m512i col0 = _mm512_set1_epi64(1), col63 = _mm512_set1_epi64(INT64_MIN);\n"
+        "  (void)zero_, (void)ones_;\n"
+        "  uint64_t chg = 0, chg_w = 0, chg_e = 0;\n"
+        "  unsigned live = 0;\n"
+        "  for (unsigned bm = job->bricks & 0xFFu; bm; bm &= bm - 1) {\n"
+        "    const int b = __builtin_ctz(bm);\n"
+        "    const __m512i cc = LD(in[C_] + 8 * b), cw = LD(in[W_] + 8 * b), ce = LD(in[E_] + 8 * b);\n"
+        "    const __m512i pc = LD(b ? in[C_] + 8 * b - 8 : in[N_] + 56);\n"
+        "    const __m512i pw = LD(b ? in[W_] + 8 * b - 8 : in[NW_] + 56);\n"
+        "    const __m512i pe = LD(b ? in[E_] + 8 * b - 8 : in[NE_] + 56);\n"
+        "    const __m512i nc = LD(b < 7 ? in[C_] + 8 * b + 8 : in[S_]);\n"
+        "    const __m512i nw = LD(b < 7 ? in[W_] + 8 * b + 8 : in[SW_]);\n"
+        "    const __m512i ne = LD(b < 7 ? in[E_] + 8 * b + 8 : in[SE_]);\n"
+        "    const __m512i uc = _mm512_alignr_epi64(cc, pc, 7), dc = _mm512_alignr_epi64(nc, cc, 1);\n"
+        "    const __m512i c_n = uc, c_nw = WP(uc, _mm512_alignr_epi64(cw, pw, 7));\n"
+        "    const __m512i c_ne = EP(uc, _mm512_alignr_epi64(ce, pe, 7));\n"
+        "    const __m512i c_c = cc, c_w = WP(cc, cw), c_e = EP(cc, ce);\n"
+        "    const __m512i c_s = dc, c_sw = WP(dc, _mm512_alignr_epi64(nw, cw, 1));\n"
+        "    const __m512i c_se = EP(dc, _mm512_alignr_epi64(ne, ce, 1));\n"
+        "    (void)c_nw, (void)c_n, (void)c_ne, (void)c_w, (void)c_c, (void)c_e;\n"
+        "    (void)c_sw, (void)c_s, (void)c_se;\n");
+    if (need_s)
+        ok = ok && sb_put(&b, "    const __m512i d_st = T3(c_nw, c_n, c_ne, 0x96), d_sm = T3(c_w, c_c, c_e, 0x96), d_sb = T3(c_sw, c_s, c_se, 0x96);\n");
+    if (need_c)
+        ok = ok && sb_put(&b, "    const __m512i d_ct = T3(c_nw, c_n, c_ne, 0xE8), d_cm = T3(c_w, c_c, c_e, 0xE8), d_cb = T3(c_sw, c_s, c_se, 0xE8);\n");
+    if (d & 0x40u) ok = ok && sb_put(&b, "    const __m512i d_x0 = T3(d_st, d_sm, d_sb, 0x96);\n");
+    if (d & 0x80u) ok = ok && sb_put(&b, "    const __m512i d_k = T3(d_st, d_sm, d_sb, 0xE8);\n");
+    if (d & 0x100u) ok = ok && sb_put(&b, "    const __m512i d_y1 = T3(d_ct, d_cm, d_cb, 0x96);\n");
+    if (d & 0x200u) ok = ok && sb_put(&b, "    const __m512i d_y2 = T3(d_ct, d_cm, d_cb, 0xE8);\n");
+    ok = ok && sb_put(&b, "    __m512i res_;\n") && sb_put(&b, gates);
+    ok = ok && sb_put(&b,
+        "    const __m512i d_ = _mm512_xor_si512(res_, LD(job->out + 8 * b));\n"
+        "    _mm512_store_si512((void *)(job->out + 8 * b), res_);\n"
+        "    chg |= (uint64_t)_mm512_test_epi64_mask(d_, d_) << (8 * b);\n"
+        "    chg_w |= (uint64_t)_mm512_test_epi64_mask(d_, col0) << (8 * b);\n"
+        "    chg_e |= (uint64_t)_mm512_test_epi64_mask(d_, col63) << (8 * b);\n"
+        "    live |= (unsigned)(_mm512_test_epi64_mask(res_, res_) != 0) << b;\n"
+        "  }\n"
+        "  job->chg = chg, job->chg_w = chg_w, job->chg_e = chg_e, job->live = live;\n"
+        "}\n");
     free(gates);
     if (!ok) {
         free(b.s);
@@ -212,17 +276,18 @@ static int run_quiet(char *const argv[]) {
     return WIFEXITED(status) && WEXITSTATUS(status) == 0;
 }
 
-/* Loads the object at path and finds the rows function. */
-static cpu_gen_rows_fn load_object(const char *path) {
+/* Loads the object at path and finds its two functions (NULL: none). */
+static cpu_gen_rows_fn load_object(const char *path, wl_tile_step_fn *tile) {
     void *h = dlopen(path, RTLD_NOW | RTLD_LOCAL);
     if (!h) return NULL;
-    void *sym = dlsym(h, "wl_circuit_rows");
-    if (!sym) {
+    void *sym = dlsym(h, "wl_circuit_rows"), *tsym = dlsym(h, "wl_circuit_tile");
+    if (!sym || !tsym) {
         dlclose(h);
         return NULL;
     }
     cpu_gen_rows_fn fn;
     memcpy(&fn, &sym, sizeof fn); /* POSIX: dlsym's object pointer is the function */
+    memcpy(tile, &tsym, sizeof *tile);
     return fn;
 }
 
@@ -291,17 +356,21 @@ static void *compile(const char *cc, const char *dir, const char *src, int vbmi2
 }
 
 /* Loads object bytes through a private temporary file in dir. */
-static cpu_gen_rows_fn load_bytes(const char *dir, const void *obj, size_t n) {
+static cpu_gen_rows_fn load_bytes(const char *dir, const void *obj, size_t n,
+                                  wl_tile_step_fn *tile) {
     char path[4096 + 32];
     snprintf(path, sizeof path, "%s/wlso-XXXXXX", dir);
     if (!write_temp(path, obj, n)) return NULL;
-    cpu_gen_rows_fn fn = load_object(path);
+    cpu_gen_rows_fn fn = load_object(path, tile);
     unlink(path);
     return fn;
 }
 
-wl_status cpu_circuit_jit(const wl_rnet *net, int vbmi2, cpu_gen_rows_fn *fn, int verbose) {
+wl_status cpu_circuit_jit(const wl_rnet *net, int vbmi2, cpu_gen_rows_fn *fn,
+                          wl_tile_step_fn *tile_out, int verbose) {
     *fn = NULL;
+    wl_tile_step_fn tile = NULL;
+    if (tile_out) *tile_out = NULL;
     const char *off = getenv("WL_CPU_JIT");
     if (off && strcmp(off, "off") == 0)
         return wl_error(WL_ERR_UNAVAILABLE, "cpu circuit: compiling turned off (WL_CPU_JIT=off)");
@@ -311,6 +380,7 @@ wl_status cpu_circuit_jit(const wl_rnet *net, int vbmi2, cpu_gen_rows_fn *fn, in
             jit_table[i].net.out == net->out &&
             memcmp(jit_table[i].net.g, net->g, sizeof net->g[0] * (size_t)net->n) == 0) {
             *fn = jit_table[i].fn;
+            if (tile_out) *tile_out = jit_table[i].tile;
             pthread_mutex_unlock(&jit_lock);
             return WL_OK;
         }
@@ -332,7 +402,8 @@ wl_status cpu_circuit_jit(const wl_rnet *net, int vbmi2, cpu_gen_rows_fn *fn, in
     compiler_identity(cc, ident, sizeof ident);
     wl_rtc_key key;
     wl_rtc_key_init(&key);
-    wl_rtc_key_add_str(&key, "warplife cpu circuit object 1: wl_circuit_rows(gen_rows)");
+    wl_rtc_key_add_str(&key, "warplife cpu circuit object 2: wl_circuit_rows(gen_rows), "
+                             "wl_circuit_tile(wl_tile_job)");
     wl_rtc_key_add_str(&key, src);
     wl_rtc_key_add_str(&key, ident);
     wl_rtc_key_add_str(&key, vbmi2 ? "-O2 -mavx512f -mavx512vbmi2 -fPIC -shared" : "-O2 -mavx512f -fPIC -shared");
@@ -352,7 +423,7 @@ wl_status cpu_circuit_jit(const wl_rnet *net, int vbmi2, cpu_gen_rows_fn *fn, in
     }
     const char *how = "compiled";
     if (disk && (obj = wl_rtc_cache_read(path, &key, &n_obj)) != NULL) {
-        *fn = load_bytes(work, obj, n_obj);
+        *fn = load_bytes(work, obj, n_obj, &tile);
         how = "loaded from the cache";
         if (!*fn) { /* a verified object that does not load: compile afresh */
             unlink(path);
@@ -363,7 +434,7 @@ wl_status cpu_circuit_jit(const wl_rnet *net, int vbmi2, cpu_gen_rows_fn *fn, in
     if (!*fn) {
         how = "compiled";
         obj = compile(cc, work, src, vbmi2, &n_obj);
-        if (obj) *fn = load_bytes(work, obj, n_obj);
+        if (obj) *fn = load_bytes(work, obj, n_obj, &tile);
         if (*fn && disk) wl_rtc_cache_write(path, &key, obj, n_obj);
     }
     if (!disk) rmdir(tmpdir);
@@ -378,7 +449,9 @@ wl_status cpu_circuit_jit(const wl_rnet *net, int vbmi2, cpu_gen_rows_fn *fn, in
     jit_table[jit_n].net = *net;
     jit_table[jit_n].vbmi2 = vbmi2;
     jit_table[jit_n].fn = *fn;
+    jit_table[jit_n].tile = tile;
     jit_n++;
+    if (tile_out) *tile_out = tile;
 done:
     pthread_mutex_unlock(&jit_lock);
     free(src);

@@ -190,7 +190,7 @@ static wl_status circuit_rows(const wl_rule *rule, int verbose, int interpret, c
     if (st) return st;
     r->kd.vbmi2 = cpu_avx512_uses_vbmi2();
     cpu_gen_rows_fn jit = NULL;
-    st = cpu_circuit_jit(&net, r->kd.vbmi2, &jit, verbose);
+    st = cpu_circuit_jit(&net, r->kd.vbmi2, &jit, NULL, verbose);
     if (!st) {
         *fn = jit;
         if (name) *name = "circuit (compiled)";
@@ -683,7 +683,8 @@ static wl_status randomize(void *v, double density, uint64_t seed) {
 /* The tile_kernel slot: the tile step of the sparse engine for cfg->rule with the kernel
  * named by cfg->kernel (default best).  best and avx512 run the bit-sliced logic of
  * simd_avx512.c on rows stacked in vectors for outer-totalistic rules, and the vpermb
- * lookups (where the CPU has them) for other rules; vpermb always the lookups; bitsliced,
+ * lookups (where the CPU has them) for other rules, or their gate network compiled
+ * (circuit_jit.c, when a C compiler works; circuit too); vpermb always the lookups; bitsliced,
  * lut6x3 and lut4x4 run their row function through cpu_tile_rows (bitsliced falls back to
  * lut6x3 for rules that are not outer-totalistic, as in select_rows).  best without
  * AVX-512 is bitsliced.  Kernels with no tile form (byte, byte-omp, nibble, avx2) are
@@ -705,6 +706,27 @@ static wl_status tile_kernel(const wl_config *cfg, wl_tile_kernel *out) {
     out->step = cpu_tile_rows;
     out->name = "bitsliced";
     r->kd.tile_rows = cpu_gen_rows_bitsliced;
+#if defined(WL_CPU_X86_SIMD)
+    /* rules that are not outer-totalistic: their gate network compiled into a tile kernel
+     * (circuit_jit.c) where a C compiler works, as select_rows does for grids; else the
+     * vpermb lookups (best, avx512) or the lut6x3 rows (circuit) */
+    if (t == R_CIRCUIT || (!totalistic && t == R_VPERMB && k->rows == R_SIMD)) {
+        wl_rnet net;
+        cpu_gen_rows_fn rows = NULL;
+        wl_tile_step_fn tile = NULL;
+        wl_status js = wl_rnet_synth(&cfg->rule, 1, &net);
+        if (!js) js = cpu_circuit_jit(&net, cpu_avx512_uses_vbmi2(), &rows, &tile, cfg->verbose);
+        if (!js && tile) {
+            out->step = tile;
+            out->name = "circuit (compiled)";
+            out->data = &r->kd;
+            out->owner = r;
+            return WL_OK;
+        }
+        wl_clear_error();
+        if (t == R_CIRCUIT && !totalistic) t = R_LUT6X3;
+    }
+#endif
     switch (t) {
 #if defined(WL_CPU_X86_SIMD)
     case R_AVX512:

@@ -146,12 +146,12 @@ void cpu_gen_rows_circuit(const uint64_t *in, uint64_t *out, size_t pitch, size_
                           size_t lo, size_t hi, int wrap, const uint64_t *colmask,
                           const cpu_kernel_data *kd);
 wl_status cpu_rnet_prog_build(const wl_rnet *net, cpu_rnet_prog **out);
-/* circuit_jit.c: the network compiled to a gen_rows function by the system C compiler
- * (AVX-512F, and VBMI2 funnel shifts when vbmi2), cached on disk; WL_ERR_UNAVAILABLE when
- * no compiler
- * works or WL_CPU_JIT=off (verbose: a note on stderr when it compiles or loads). */
+/* circuit_jit.c: the network compiled to a gen_rows function (and, when tile is not NULL,
+ * the sparse engine's tile kernel) by the system C compiler (AVX-512F, and VBMI2 funnel
+ * shifts when vbmi2), cached on disk; WL_ERR_UNAVAILABLE when no compiler works or
+ * WL_CPU_JIT=off (verbose: a note on stderr when it compiles or loads). */
 wl_status cpu_circuit_jit(const wl_rnet *net, int vbmi2, cpu_gen_rows_fn *fn,
-                          int verbose);
+                          wl_tile_step_fn *tile, int verbose);
 void cpu_rnet_prog_free(cpu_rnet_prog *p);
 int cpu_rnet_prog_gates(const cpu_rnet_prog *p);
 /* The rule as 512 aligned bytes (free with wl_aligned_free); NULL + error on failure. */

@@ -79,8 +79,8 @@
 static const int DX[8] = {0, 1, 1, 1, 0, -1, -1, -1};
 static const int DY[8] = {-1, -1, 0, 1, 1, 1, 0, -1};
 
-static const char *const kernel_names[] = {"best", "avx512", "vpermb", "bitsliced", "lut6x3",
-                                           "lut4x4", NULL};
+static const char *const kernel_names[] = {"best",      "avx512", "vpermb", "circuit",
+                                           "bitsliced", "lut6x3", "lut4x4", NULL};
 
 /* The tile that stands for every missing neighbour: dead at both generations, never
  * computed, never written. */
