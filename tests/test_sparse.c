@@ -687,6 +687,10 @@ int main(int argc, char **argv) {
     test_soups(mix(seed, 1000));
     test_edits(mix(seed, 1001));
     unsetenv("WL_SPARSE_DENSE");
+    /* and with `best` moving from the vpermb lookups to the compiled network mid-run */
+    setenv("WL_SPARSE_UPGRADE", "1", 1);
+    test_soups(mix(seed, 1002));
+    unsetenv("WL_SPARSE_UPGRADE");
     test_threads(seed);
     test_dense_far(seed);
     test_render(seed);

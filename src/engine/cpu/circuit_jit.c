@@ -366,7 +366,7 @@ static cpu_gen_rows_fn load_bytes(const char *dir, const void *obj, size_t n,
     return fn;
 }
 
-wl_status cpu_circuit_jit(const wl_rnet *net, int vbmi2, cpu_gen_rows_fn *fn,
+wl_status cpu_circuit_jit(const wl_rnet *net, int vbmi2, int want_compile, cpu_gen_rows_fn *fn,
                           wl_tile_step_fn *tile_out, int verbose) {
     *fn = NULL;
     wl_tile_step_fn tile = NULL;
@@ -430,6 +430,11 @@ wl_status cpu_circuit_jit(const wl_rnet *net, int vbmi2, cpu_gen_rows_fn *fn,
             free(obj);
             obj = NULL;
         }
+    }
+    if (!*fn && !want_compile) {
+        if (!disk) rmdir(tmpdir);
+        st = wl_error(WL_ERR_UNAVAILABLE, "cpu circuit: not compiled yet");
+        goto done;
     }
     if (!*fn) {
         how = "compiled";

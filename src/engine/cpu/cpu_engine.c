@@ -190,7 +190,7 @@ static wl_status circuit_rows(const wl_rule *rule, int verbose, int interpret, c
     if (st) return st;
     r->kd.vbmi2 = cpu_avx512_uses_vbmi2();
     cpu_gen_rows_fn jit = NULL;
-    st = cpu_circuit_jit(&net, r->kd.vbmi2, &jit, NULL, verbose);
+    st = cpu_circuit_jit(&net, r->kd.vbmi2, 1, &jit, NULL, verbose);
     if (!st) {
         *fn = jit;
         if (name) *name = "circuit (compiled)";
@@ -708,14 +708,20 @@ static wl_status tile_kernel(const wl_config *cfg, wl_tile_kernel *out) {
     r->kd.tile_rows = cpu_gen_rows_bitsliced;
 #if defined(WL_CPU_X86_SIMD)
     /* rules that are not outer-totalistic: their gate network compiled into a tile kernel
-     * (circuit_jit.c) where a C compiler works, as select_rows does for grids; else the
-     * vpermb lookups (best, avx512) or the lut6x3 rows (circuit) */
+     * (circuit_jit.c), as select_rows does for grids; else the vpermb lookups (best,
+     * avx512) or the lut6x3 rows (circuit).  circuit compiles (about half a second, once
+     * per rule: the object stays in the disk cache); best and avx512 take the compiled
+     * kernel only when it is there already, so that a short run of a new rule does not
+     * wait for the compiler (the sparse engine asks for circuit once a run has done enough
+     * work, see sparse.c) */
     if (t == R_CIRCUIT || (!totalistic && t == R_VPERMB && k->rows == R_SIMD)) {
         wl_rnet net;
         cpu_gen_rows_fn rows = NULL;
         wl_tile_step_fn tile = NULL;
         wl_status js = wl_rnet_synth(&cfg->rule, 1, &net);
-        if (!js) js = cpu_circuit_jit(&net, cpu_avx512_uses_vbmi2(), &rows, &tile, cfg->verbose);
+        if (!js)
+            js = cpu_circuit_jit(&net, cpu_avx512_uses_vbmi2(), t == R_CIRCUIT, &rows, &tile,
+                                 cfg->verbose);
         if (!js && tile) {
             out->step = tile;
             out->name = "circuit (compiled)";
