@@ -75,7 +75,19 @@ static int sb_put(strbuf *b, const char *text) {
     return 1;
 }
 
-/* The C source of the rows function for net. */
+/* The derived sums of the row sums that a network reads (mask d of wl_rnet_derived), as
+ * declarations at the given indent; 0 when out of memory. */
+static int put_derived(strbuf *b, unsigned d, const char *indent) {
+    static const char *const line[4] = {"const __m512i d_x0 = T3(d_st, d_sm, d_sb, 0x96);\n",
+                                        "const __m512i d_k = T3(d_st, d_sm, d_sb, 0xE8);\n",
+                                        "const __m512i d_y1 = T3(d_ct, d_cm, d_cb, 0x96);\n",
+                                        "const __m512i d_y2 = T3(d_ct, d_cm, d_cb, 0xE8);\n"};
+    for (int j = 0; j < 4; j++)
+        if ((d >> (6 + j)) & 1u && !(sb_put(b, indent) && sb_put(b, line[j]))) return 0;
+    return 1;
+}
+
+/* The C source of the rows function and the tile kernel for net. */
 static char *make_source(const wl_rnet *net, int vbmi2) {
     static const char *const names[WL_RNET_INPUTS + 2] = {
         WL_RNET_KERNEL_NAMES, "zero_", "ones_"};
@@ -126,11 +138,8 @@ static char *make_source(const wl_rnet *net, int vbmi2) {
         "        WE(in + (r + 1) * pitch, i, c_s, c_sw, c_se);\n");
     if (need_s) ok = ok && sb_put(&b, "        const __m512i d_sb = T3(c_sw, c_s, c_se, 0x96);\n");
     if (need_c) ok = ok && sb_put(&b, "        const __m512i d_cb = T3(c_sw, c_s, c_se, 0xE8);\n");
-    if (d & 0x40u) ok = ok && sb_put(&b, "        const __m512i d_x0 = T3(d_st, d_sm, d_sb, 0x96);\n");
-    if (d & 0x80u) ok = ok && sb_put(&b, "        const __m512i d_k = T3(d_st, d_sm, d_sb, 0xE8);\n");
-    if (d & 0x100u) ok = ok && sb_put(&b, "        const __m512i d_y1 = T3(d_ct, d_cm, d_cb, 0x96);\n");
-    if (d & 0x200u) ok = ok && sb_put(&b, "        const __m512i d_y2 = T3(d_ct, d_cm, d_cb, 0xE8);\n");
-    ok = ok && sb_put(&b, "        __m512i res_;\n") && sb_put(&b, gates);
+    ok = ok && put_derived(&b, d, "        ") && sb_put(&b, "        __m512i res_;\n") &&
+         sb_put(&b, gates);
     ok = ok && sb_put(&b,
         "        if (colmask) res_ = _mm512_and_si512(res_, _mm512_loadu_si512((const void *)(colmask + i)));\n"
         "        _mm512_storeu_si512((void *)(out + r * pitch + i), res_);\n"
@@ -183,11 +192,7 @@ static char *make_source(const wl_rnet *net, int vbmi2) {
         ok = ok && sb_put(&b, "    const __m512i d_st = T3(c_nw, c_n, c_ne, 0x96), d_sm = T3(c_w, c_c, c_e, 0x96), d_sb = T3(c_sw, c_s, c_se, 0x96);\n");
     if (need_c)
         ok = ok && sb_put(&b, "    const __m512i d_ct = T3(c_nw, c_n, c_ne, 0xE8), d_cm = T3(c_w, c_c, c_e, 0xE8), d_cb = T3(c_sw, c_s, c_se, 0xE8);\n");
-    if (d & 0x40u) ok = ok && sb_put(&b, "    const __m512i d_x0 = T3(d_st, d_sm, d_sb, 0x96);\n");
-    if (d & 0x80u) ok = ok && sb_put(&b, "    const __m512i d_k = T3(d_st, d_sm, d_sb, 0xE8);\n");
-    if (d & 0x100u) ok = ok && sb_put(&b, "    const __m512i d_y1 = T3(d_ct, d_cm, d_cb, 0x96);\n");
-    if (d & 0x200u) ok = ok && sb_put(&b, "    const __m512i d_y2 = T3(d_ct, d_cm, d_cb, 0xE8);\n");
-    ok = ok && sb_put(&b, "    __m512i res_;\n") && sb_put(&b, gates);
+    ok = ok && put_derived(&b, d, "    ") && sb_put(&b, "    __m512i res_;\n") && sb_put(&b, gates);
     ok = ok && sb_put(&b,
         "    const __m512i d_ = _mm512_xor_si512(res_, LD(job->out + 8 * b));\n"
         "    _mm512_store_si512((void *)(job->out + 8 * b), res_);\n"
