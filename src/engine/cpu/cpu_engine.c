@@ -683,8 +683,8 @@ static wl_status randomize(void *v, double density, uint64_t seed) {
 /* The tile_kernel slot: the tile step of the sparse engine for cfg->rule with the kernel
  * named by cfg->kernel (default best).  best and avx512 run the bit-sliced logic of
  * simd_avx512.c on rows stacked in vectors for outer-totalistic rules, and the vpermb
- * lookups (where the CPU has them) for other rules, or their gate network compiled
- * (circuit_jit.c, when a C compiler works; circuit too); vpermb always the lookups; bitsliced,
+ * lookups (where the CPU has them) for other rules (best: their gate network compiled by
+ * circuit_jit.c when it is cached; circuit compiles it); vpermb always the lookups; bitsliced,
  * lut6x3 and lut4x4 run their row function through cpu_tile_rows (bitsliced falls back to
  * lut6x3 for rules that are not outer-totalistic, as in select_rows).  best without
  * AVX-512 is bitsliced.  Kernels with no tile form (byte, byte-omp, nibble, avx2) are
@@ -708,12 +708,12 @@ static wl_status tile_kernel(const wl_config *cfg, wl_tile_kernel *out) {
     r->kd.tile_rows = cpu_gen_rows_bitsliced;
 #if defined(WL_CPU_X86_SIMD)
     /* rules that are not outer-totalistic: their gate network compiled into a tile kernel
-     * (circuit_jit.c), as select_rows does for grids; else the vpermb lookups (best,
-     * avx512) or the lut6x3 rows (circuit).  circuit compiles (about half a second, once
-     * per rule: the object stays in the disk cache); best and avx512 take the compiled
-     * kernel only when it is there already, so that a short run of a new rule does not
-     * wait for the compiler (the sparse engine asks for circuit once a run has done enough
-     * work, see sparse.c) */
+     * (circuit_jit.c), as select_rows does for grids; else the vpermb lookups (best) or
+     * the lut6x3 rows (circuit).  circuit compiles (about half a second, once per rule:
+     * the object stays in the disk cache); best takes the compiled kernel only when it is
+     * there already, so that a short run of a new rule does not wait for the compiler
+     * (the sparse engine asks for circuit once a run has done enough work, see
+     * sparse.c).  avx512 keeps the lookups, as it does on grids. */
     if (t == R_CIRCUIT || (!totalistic && t == R_VPERMB && k->rows == R_SIMD)) {
         wl_rnet net;
         cpu_gen_rows_fn rows = NULL;

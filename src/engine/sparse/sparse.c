@@ -1091,8 +1091,7 @@ static wl_status create(const wl_config *cfg, const char *kernel, void **out) {
     if (s) goto fail;
     const char *up = getenv("WL_SPARSE_UPGRADE"); /* tile steps before it (tests) */
     c->upgrade_work = up && atoll(up) > 0 ? (uint64_t)atoll(up) : UPGRADE_WORK;
-    c->upgrade = (!kernel || !strcmp(kernel, "best") || !strcmp(kernel, "default") ||
-                  !strcmp(kernel, "avx512")) &&
+    c->upgrade = (!kernel || !strcmp(kernel, "best") || !strcmp(kernel, "default")) &&
                  !strcmp(c->tk.name, "vpermb");
     c->inner = inner;
     c->nthreads = cfg->threads > 0 ? cfg->threads : wl_cpu_count();
