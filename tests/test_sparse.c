@@ -554,6 +554,37 @@ static void same_seen(wl_universe *u, wl_universe *hl, const char *what) {
  * time), and new ones come out of the wrecks.  Against HashLife at generation counts that
  * end mid-period, with cells edited while ships fly, and the same for a Gosper gun's
  * stream and for soups under rules whose ships are not Life's. */
+/* Ships that land soon after they are taken out, again and again (gliders flying into
+ * blocks a few hundred generations away, in waves, beside gliders that fly free): the
+ * engine searches for ships less often then (sparse_ships.c), and stays exact. */
+static void test_short_flights(uint64_t seed) {
+    static const char *const glider[] = {".o.", "..o", "ooo"}, *const block[] = {"oo", "oo"};
+    wl_rule life;
+    wl_rule_life(&life);
+    wl_pattern *p = wl_pattern_new();
+    for (int k = 0; k < 48; k++) {
+        uint64_t m = mix(seed, 900 + (uint64_t)k);
+        int64_t x = (int64_t)(k % 8) * 600, y = (int64_t)(k / 8) * 600;
+        int64_t d = 20 + (int64_t)(m % 100); /* flights of 80 to 480 generations */
+        draw(p, x, y, glider, 3);
+        if (k % 6) draw(p, x + d + 1, y + d + 1, block, 2); /* (one in six flies free) */
+    }
+    wl_universe *sp, *hl;
+    if (pair("sparse", &life, p, &sp, &hl)) {
+        static const uint64_t steps[] = {100, 333, 1024, 77, 3000};
+        for (int k = 0; k < (int)(sizeof steps / sizeof steps[0]); k++) {
+            WL_CHECK_OK(wl_universe_step(sp, steps[k]));
+            WL_CHECK_OK(wl_universe_step(hl, steps[k]));
+            char what[64];
+            snprintf(what, sizeof what, "short flights after step %d", k);
+            same_seen(sp, hl, what);
+        }
+        wl_universe_free(sp);
+        wl_universe_free(hl);
+    }
+    wl_pattern_free(p);
+}
+
 static void test_ships(uint64_t seed) {
     static const char *const shapes[][5] = {
         {".o.", "..o", "ooo"},                                  /* glider */
@@ -699,6 +730,7 @@ int main(int argc, char **argv) {
     test_sleep_wake();
     test_edits(seed);
     test_ships(seed);
+    test_short_flights(seed);
     test_errors();
     return wl_test_finish("test_sparse");
 }

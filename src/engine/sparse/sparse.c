@@ -1033,10 +1033,11 @@ static void destroy(void *v) {
     }
     if (c->stats)
         fprintf(stderr, "warplife: sparse engine: ships: %llu objects tried, %llu taken out, "
-                        "%llu looks, %llu landed, %zu flying, %zu kinds\n",
+                        "%llu looks, %llu landed, %zu flying, %zu kinds; searches every %llu "
+                        "generations now\n",
                 (unsigned long long)c->ships.st_tried, (unsigned long long)c->ships.st_found,
                 (unsigned long long)c->ships.st_checks, (unsigned long long)c->ships.st_landed,
-                c->ships.n, c->ships.ntypes);
+                c->ships.n, c->ships.ntypes, (unsigned long long)c->ships.scan_gens);
     sp_ships_free(c);
     if (c->inner && c->tk.step) c->inner->tile_kernel_free(&c->tk);
     if (c->grid_ctx) c->inner->destroy(c->grid_ctx);

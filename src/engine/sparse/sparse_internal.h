@@ -177,6 +177,7 @@ typedef struct sp_ship {
     uint64_t g0, horizon;
     double vx, vy; /* its velocity: where it is, roughly, without a division (ship_near) */
     uint64_t last_k; /* its last horizon, less the generation of that look */
+    uint64_t born;   /* the generation it was taken out of the tiles */
 } sp_ship;
 
 typedef struct sp_ships {
@@ -187,6 +188,10 @@ typedef struct sp_ships {
     size_t ntypes, types_cap;
     uint64_t next;      /* the earliest horizon (UINT64_MAX: no ships) */
     uint64_t scan_next; /* the generation of the next search for ships among the tiles */
+    uint64_t scan_gens; /* generations between two searches (sparse_ships.c, "Taking a
+                           ship out": longer while the ships taken out land soon) */
+    uint64_t took, wasted; /* ships taken out, and ships landed soon after, lately (each
+                              halved whenever the interval is set) */
     uint64_t *frames;   /* scratch: SP_SHIP_MAXP + 1 tiles of a ship's trial run */
     uint64_t st_found, st_landed, st_checks, st_tried;
 } sp_ships;
