@@ -378,7 +378,6 @@ static wl_status land(sp_ctx *c, size_t i) {
         }
     int64_t x0, y0, x1, y1;
     ship_region(&S->s[i], c->gen, &x0, &y0, &x1, &y1);
-    if (c->gen - S->s[i].born < SHORT_FLIGHT) S->wasted++;
     S->s[i] = S->s[--S->n];
     S->st_landed++;
     return sp_wake_box(c, x0, y0, x1, y1);
@@ -427,6 +426,8 @@ wl_status sp_ships_due(sp_ctx *c) {
                 continue;
             }
             warn_others(c, i);
+            if (c->gen - sh->born < SHORT_FLIGHT) S->wasted++; /* (edits land ships too:
+                                                                    those do not count) */
             s = land(c, i); /* (ship i is now another one, or none) */
             again = 1;
         }
