@@ -355,6 +355,9 @@ typedef void (*wl_tile_step_fn)(wl_tile_job *job, const wl_rows_data *kd);
 typedef struct wl_tile_kernel {
     wl_tile_step_fn step;
     const char *name;       /* the technique, for notes ("avx512", "vpermb", ...) */
+    int compile_later;      /* kernel "circuit" (compiled for the rule, about half a second
+                               once per rule) would be faster than this one: worth asking
+                               for once a run has done enough work */
     const wl_rows_data *data;
     void *owner;            /* the engine's allocation behind data */
 } wl_tile_kernel;

@@ -707,14 +707,20 @@ static wl_status tile_kernel(const wl_config *cfg, wl_tile_kernel *out) {
     out->name = "bitsliced";
     r->kd.tile_rows = cpu_gen_rows_bitsliced;
 #if defined(WL_CPU_X86_SIMD)
-    /* rules that are not outer-totalistic: their gate network compiled into a tile kernel
-     * (circuit_jit.c), as select_rows does for grids; else the vpermb lookups (best) or
-     * the lut6x3 rows (circuit).  circuit compiles (about half a second, once per rule:
-     * the object stays in the disk cache); best takes the compiled kernel only when it is
-     * there already, so that a short run of a new rule does not wait for the compiler
-     * (the sparse engine asks for circuit once a run has done enough work, see
-     * sparse.c).  avx512 keeps the lookups, as it does on grids. */
-    if (t == R_CIRCUIT || (!totalistic && t == R_VPERMB && k->rows == R_SIMD)) {
+    /* rules that are not outer-totalistic, and outer-totalistic ones other than Life and
+     * CPU_POPULAR_RULES: their gate network compiled into a tile kernel (circuit_jit.c),
+     * as select_rows does for grids (bench_tile: B2-a/S12 9.2 ns a brick against
+     * vpermb's 52, B35/S236 7.9 against the avx512 loop's 10.5 and 9.5 against 17.7 for
+     * 3.5 random bricks); else the vpermb lookups or the avx512 loop (best) or the lut6x3
+     * rows (circuit).  circuit compiles (about half a second, once per rule: the object
+     * stays in the disk cache); best takes the compiled kernel only when it is there
+     * already, so that a short run of a new rule does not wait for the compiler, and says
+     * compile_later (the sparse engine asks for circuit once a run has done enough work,
+     * see sparse.c).  avx512 keeps its techniques, as it does on grids. */
+    const int generic = totalistic && !r->kd.circ.life && !r->kd.circ.popular;
+    const int better = k->rows == R_SIMD && ((!totalistic && t == R_VPERMB) ||
+                                             (generic && t == R_AVX512));
+    if (t == R_CIRCUIT || better) {
         wl_rnet net;
         cpu_gen_rows_fn rows = NULL;
         wl_tile_step_fn tile = NULL;
@@ -731,6 +737,7 @@ static wl_status tile_kernel(const wl_config *cfg, wl_tile_kernel *out) {
         }
         wl_clear_error();
         if (t == R_CIRCUIT && !totalistic) t = R_LUT6X3;
+        out->compile_later = better;
     }
 #endif
     switch (t) {

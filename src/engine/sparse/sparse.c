@@ -67,8 +67,8 @@
 #define PACK_GENS 256       /* generations between two packings of sleeping tiles */
 #define POLL_WORK 65536     /* tile steps (plus rounds) between two checks of the poll
                                callback: some milliseconds */
-#define UPGRADE_WORK (1u << 20) /* tile steps of vpermb lookups (about 0.2 s) before a rule
-                                   that is not outer-totalistic gets its network compiled */
+#define UPGRADE_WORK (1u << 20) /* tile steps (about 0.2 s of vpermb lookups) before a rule
+                                   gets its network compiled (see upgrade_kernel) */
 /* Dense passes (see "dense passes" below). */
 #define DENSE_GENS 64        /* generations per pass: what a margin tile can absorb */
 #define DENSE_MIN_GENS 16    /* shorter steps stay on rounds */
@@ -905,11 +905,13 @@ static void pack_sleepers(sp_ctx *c, int settled) {
     }
 }
 
-/* A rule that is not outer-totalistic runs the vpermb lookups under `best` until its gate
- * network is compiled (the cpu engine takes a compiled tile kernel only from its cache, as
- * compiling takes about half a second); once a run has done UPGRADE_WORK tile steps, the
- * network is compiled (or found: a dense pass's grid may have compiled it) and the tiles
- * go on with it, about five times faster.  Between rounds; on failure nothing changes. */
+/* A rule that is not outer-totalistic (or outer-totalistic but neither Life nor a popular
+ * rule) runs the vpermb lookups (the avx512 loop) under `best` until its gate network is
+ * compiled: the cpu engine takes a compiled tile kernel only from its cache, as compiling
+ * takes about half a second, and says compile_later.  Once a run has done UPGRADE_WORK
+ * tile steps, the network is compiled (or found: a dense pass's grid may have compiled
+ * it) and the tiles go on with it, about five (two) times faster.  Between rounds; on
+ * failure nothing changes. */
 static void upgrade_kernel(sp_ctx *c) {
     c->upgrade = 0;
     wl_config icfg = c->cfg;
@@ -1092,8 +1094,7 @@ static wl_status create(const wl_config *cfg, const char *kernel, void **out) {
     if (s) goto fail;
     const char *up = getenv("WL_SPARSE_UPGRADE"); /* tile steps before it (tests) */
     c->upgrade_work = up && atoll(up) > 0 ? (uint64_t)atoll(up) : UPGRADE_WORK;
-    c->upgrade = (!kernel || !strcmp(kernel, "best") || !strcmp(kernel, "default")) &&
-                 !strcmp(c->tk.name, "vpermb");
+    c->upgrade = c->tk.compile_later;
     c->inner = inner;
     c->nthreads = cfg->threads > 0 ? cfg->threads : wl_cpu_count();
     if (c->nthreads > 4 * wl_cpu_count()) c->nthreads = 4 * wl_cpu_count();
