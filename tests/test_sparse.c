@@ -548,12 +548,6 @@ static void same_seen(wl_universe *u, wl_universe *hl, const char *what) {
     wl_pattern_free(pt);
 }
 
-/* Ships (sparse_ships.c).  A fleet of gliders and light, middle and heavy spaceships in
- * every direction, with blocks and beehives strewn among them, spread over a few thousand
- * cells: ships leave the tiles, fly, meet each other and the still lifes (they must land in
- * time), and new ones come out of the wrecks.  Against HashLife at generation counts that
- * end mid-period, with cells edited while ships fly, and the same for a Gosper gun's
- * stream and for soups under rules whose ships are not Life's. */
 /* Ships that land soon after they are taken out, again and again (gliders flying into
  * blocks a few hundred generations away, in waves, beside gliders that fly free): the
  * engine searches for ships less often then (sparse_ships.c), and stays exact. */
@@ -585,6 +579,12 @@ static void test_short_flights(uint64_t seed) {
     wl_pattern_free(p);
 }
 
+/* Ships (sparse_ships.c).  A fleet of gliders and light, middle and heavy spaceships in
+ * every direction, with blocks and beehives strewn among them, spread over a few thousand
+ * cells: ships leave the tiles, fly, meet each other and the still lifes (they must land in
+ * time), and new ones come out of the wrecks.  Against HashLife at generation counts that
+ * end mid-period, with cells edited while ships fly, and the same for a Gosper gun's
+ * stream and for soups under rules whose ships are not Life's. */
 static void test_ships(uint64_t seed) {
     static const char *const shapes[][5] = {
         {".o.", "..o", "ooo"},                                  /* glider */

@@ -208,6 +208,19 @@ static wl_status circuit_rows(const wl_rule *rule, int verbose, int interpret, c
 }
 #endif
 
+#if defined(WL_CPU_X86_SIMD)
+/* Whether kernel k runs the rule (circuit built into circ) through its compiled gate
+ * network (circuit_jit.c), on grids (select_rows) and tiles (tile_kernel) alike: best
+ * does, on AVX-512, for rules that are not outer-totalistic and for outer-totalistic ones
+ * other than Life and CPU_POPULAR_RULES, whose avx512 loops evaluate masks at run time
+ * (4096^2, dev VM, same run: B35/S236 1.44e11 compiled against 1.12e11, B34/S456 1.33e11
+ * against 1.15e11; Life's own loop stays faster, 1.57e11 against 1.42e11; tiles, bench_tile:
+ * B2-a/S12 9.2 ns a brick against vpermb's 52, B35/S236 7.9 against 10.5). */
+static int circuit_pays(const cpu_kernel *k, int totalistic, const cpu_circuit *circ) {
+    return k->rows == R_SIMD && have_avx512() && (!totalistic || (!circ->life && !circ->popular));
+}
+#endif
+
 /* Chooses the row function of bit kernel k for a rule (tech_for) and builds the tables it
  * reads into *r (verbose: a note on stderr when a rule makes the kernel run another
  * technique).  Sets *fn, the vector width *vw in words, *wraps (the function handles
@@ -219,14 +232,8 @@ static wl_status select_rows(const cpu_kernel *k, const wl_rule *rule, int verbo
     memset(r, 0, sizeof *r);
     cpu_circuit_build(rule, &r->kd.circ);
 #if defined(WL_CPU_X86_SIMD)
-    /* best runs rules that are not outer-totalistic through their compiled gate network
-     * when a C compiler is at hand (circuit_jit.c), else the table lookups below; so does
-     * an outer-totalistic rule other than Life and CPU_POPULAR_RULES, whose avx512 loop
-     * evaluates masks at run time (4096^2, dev VM, same run: B35/S236 1.44e11 compiled
-     * against 1.12e11, B34/S456 1.33e11 against 1.15e11; Life's own loop stays faster,
-     * 1.57e11 against 1.42e11) */
-    int generic = totalistic && !r->kd.circ.life && !r->kd.circ.popular;
-    if ((!totalistic || generic) && k->rows == R_SIMD && have_avx512()) {
+    /* the compiled network when a C compiler is at hand, else the kernels below */
+    if (circuit_pays(k, totalistic, &r->kd.circ)) {
         if (circuit_rows(rule, verbose, 0, r, fn, tech) == WL_OK) {
             *vw = 8;
             *wraps = 0;
@@ -707,19 +714,14 @@ static wl_status tile_kernel(const wl_config *cfg, wl_tile_kernel *out) {
     out->name = "bitsliced";
     r->kd.tile_rows = cpu_gen_rows_bitsliced;
 #if defined(WL_CPU_X86_SIMD)
-    /* rules that are not outer-totalistic, and outer-totalistic ones other than Life and
-     * CPU_POPULAR_RULES: their gate network compiled into a tile kernel (circuit_jit.c),
-     * as select_rows does for grids (bench_tile: B2-a/S12 9.2 ns a brick against
-     * vpermb's 52, B35/S236 7.9 against the avx512 loop's 10.5 and 9.5 against 17.7 for
-     * 3.5 random bricks); else the vpermb lookups or the avx512 loop (best) or the lut6x3
-     * rows (circuit).  circuit compiles (about half a second, once per rule: the object
-     * stays in the disk cache); best takes the compiled kernel only when it is there
-     * already, so that a short run of a new rule does not wait for the compiler, and says
-     * compile_later (the sparse engine asks for circuit once a run has done enough work,
-     * see sparse.c).  avx512 keeps its techniques, as it does on grids. */
-    const int generic = totalistic && !r->kd.circ.life && !r->kd.circ.popular;
-    const int better = k->rows == R_SIMD && ((!totalistic && t == R_VPERMB) ||
-                                             (generic && t == R_AVX512));
+    /* the rule's gate network compiled into a tile kernel where it pays (circuit_pays,
+     * as on grids); else the kernels below (best: vpermb lookups, the avx512 loop or the
+     * lut6x3 rows; circuit: the lut6x3 rows).  circuit compiles (about half a second, once
+     * per rule: the object stays in the disk cache); best takes the compiled kernel only
+     * when it is there already, so that a short run of a new rule does not wait for the
+     * compiler, and says compile_later (the sparse engine asks for circuit once a run has
+     * done enough work, see sparse.c).  avx512 keeps its techniques, as it does on grids. */
+    const int better = circuit_pays(k, totalistic, &r->kd.circ);
     if (t == R_CIRCUIT || better) {
         wl_rnet net;
         cpu_gen_rows_fn rows = NULL;

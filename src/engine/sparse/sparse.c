@@ -359,6 +359,9 @@ static inline void compute_tile(sp_ctx *c, sp_worker *w, sp_tile *t, int shared)
     if (s && !w->fail) w->fail = s;
 }
 
+/* Where owner o's part of the grouped round starts in c->round (it ends at round_end[o]). */
+static inline size_t part_start(const sp_ctx *c, int o) { return o ? c->round_end[o - 1] : 0; }
+
 /* Takes the next batch of owner o's part of the round: from its front for the owner,
  * from its back for a helper (so that the two meet once, instead of taking turns over
  * neighbouring tiles).  The part's state is (back << 32 | front), tiles [front, back) of
@@ -371,7 +374,7 @@ static unsigned take_batch(sp_ctx *c, int o, int owner, size_t *first) {
         uint32_t n = b - f < THREAD_BATCH ? b - f : THREAD_BATCH;
         uint64_t nv = owner ? (uint64_t)b << 32 | (f + n) : (uint64_t)(b - n) << 32 | f;
         if (__atomic_compare_exchange_n(st, &v, nv, 1, __ATOMIC_RELAXED, __ATOMIC_RELAXED)) {
-            *first = (o ? c->round_end[o - 1] : 0) + (owner ? f : b - n);
+            *first = part_start(c, o) + (owner ? f : b - n);
             return n;
         }
     }
@@ -429,7 +432,7 @@ static int cmp_i64(const void *a, const void *b) {
 static int uneven(const sp_ctx *c) {
     size_t most = 0;
     for (int o = 0; o < c->nown; o++) {
-        size_t n = c->round_end[o] - (o ? c->round_end[o - 1] : 0);
+        size_t n = c->round_end[o] - part_start(c, o);
         if (n > most) most = n;
     }
     return most > c->round.n / (size_t)c->nown * 5 / 4 + THREAD_BATCH;
@@ -521,10 +524,8 @@ static wl_status one_round(sp_ctx *c) {
             c->round = t;
             return s;
         }
-    }
-    if (nw > 1) {
         for (int o = 0; o < c->nown; o++) /* (every part's tiles left: [0, size)) */
-            c->cursors[8 * o] = (uint64_t)(c->round_end[o] - (o ? c->round_end[o - 1] : 0)) << 32;
+            c->cursors[8 * o] = (uint64_t)(c->round_end[o] - part_start(c, o)) << 32;
         wl_pool_run(c->pool, compute_task, c);
     } else {
         sp_worker *w = &c->workers[0];
@@ -913,7 +914,7 @@ static void pack_sleepers(sp_ctx *c, int settled) {
  * it) and the tiles go on with it, about five (two) times faster.  Between rounds; on
  * failure nothing changes. */
 static void upgrade_kernel(sp_ctx *c) {
-    c->upgrade = 0;
+    c->tk.compile_later = 0; /* (asked once) */
     wl_config icfg = c->cfg;
     icfg.kernel = "circuit";
     icfg.topology = WL_TOPOLOGY_TORUS;
@@ -995,7 +996,7 @@ static wl_status step(void *v, uint64_t generations, uint64_t *done) {
         }
         c->poll_work += work;
         c->work_total += work;
-        if (c->upgrade && c->work_total >= c->upgrade_work) upgrade_kernel(c);
+        if (c->tk.compile_later && c->work_total >= c->upgrade_work) upgrade_kernel(c);
         if (c->poll_work >= POLL_WORK && n < generations && c->cfg.poll) {
             c->poll_work = 0;
             if (!c->cfg.poll(c->cfg.poll_user)) continue;
@@ -1094,7 +1095,6 @@ static wl_status create(const wl_config *cfg, const char *kernel, void **out) {
     if (s) goto fail;
     const char *up = getenv("WL_SPARSE_UPGRADE"); /* tile steps before it (tests) */
     c->upgrade_work = up && atoll(up) > 0 ? (uint64_t)atoll(up) : UPGRADE_WORK;
-    c->upgrade = c->tk.compile_later;
     c->inner = inner;
     c->nthreads = cfg->threads > 0 ? cfg->threads : wl_cpu_count();
     if (c->nthreads > 4 * wl_cpu_count()) c->nthreads = 4 * wl_cpu_count();

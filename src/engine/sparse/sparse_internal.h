@@ -206,9 +206,9 @@ typedef struct sp_ctx {
     wl_config cfg;
     const wl_engine_ops *inner;
     wl_tile_kernel tk;
-    int upgrade;         /* tk.compile_later: ask for the compiled network once the run
-                            has done enough work (sparse.c, upgrade_kernel) */
-    uint64_t work_total; /* tile steps (and rounds) so far */
+    uint64_t work_total; /* tile steps (and rounds) so far: tk.compile_later asks for the
+                            compiled network once it reaches upgrade_work (sparse.c,
+                            upgrade_kernel) */
     uint64_t upgrade_work; /* UPGRADE_WORK, or WL_SPARSE_UPGRADE (tests) */
     wl_pool *pool;
     int nthreads;
