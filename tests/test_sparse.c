@@ -703,6 +703,50 @@ static void test_ships(uint64_t seed) {
     }
 }
 
+/* Ships flying in formation, far from the origin: gliders of one velocity side by side at
+ * spacings around the distance at which a look stops comparing their phases (they keep
+ * their distance, sparse_ships.c), a few of them out of step with the others, a glider
+ * flying head-on into the formation and blocks on its path; at 2^50 from the origin, where
+ * a double's ulp is a fraction of a cell (ship_near's rounding bound). */
+static void test_formation(uint64_t seed) {
+    static const char *const se[4][3] = {{".o.", "..o", "ooo"}, {"o.o", ".oo", ".o."},
+                                         {"..o", "o.o", ".oo"}, {"o..", ".oo", "oo."}};
+    static const char *const nw[] = {"ooo", "o..", ".o."}, *const block[] = {"oo", "oo"};
+    wl_rule life;
+    wl_rule_life(&life);
+    for (int f = 0; f < (quick ? 1 : 3); f++) {
+        uint64_t cs = mix(seed, 1300 + (uint64_t)f);
+        const int64_t X = ((int64_t)1 << 50) + (int64_t)(cs % 1000), Y = -((int64_t)1 << 49) - (int64_t)((cs >> 10) % 1000);
+        wl_pattern *p = wl_pattern_new();
+        int64_t x = X, y = Y;
+        for (int k = 0; k < 14; k++) { /* a row across the diagonal, spacings of 7 to 22 */
+            uint64_t m = mix(cs, (uint64_t)k);
+            x += 7 + (int64_t)(m % 16);
+            y -= 7 + (int64_t)((m >> 8) % 16);
+            draw(p, x, y, se[(m >> 16) % 4 == 0 ? (m >> 20) % 4 : 0], 3);
+        }
+        draw(p, X + 900, Y - 40 + 900, nw, 3);           /* head-on, into the row */
+        draw(p, X + 1500 + (int64_t)(cs >> 40) % 60, Y - 120 + 1500, block, 2); /* ahead */
+        draw(p, X + 2200, Y + 2200, block, 2);
+        wl_universe *sp, *hl;
+        if (pair("sparse", &life, p, &sp, &hl)) {
+            static const uint64_t steps[] = {1, 300, 257, 700, 1500, 999};
+            for (int k = 0; k < (int)(sizeof steps / sizeof steps[0]); k++) {
+                WL_CHECK_OK(wl_universe_step(sp, steps[k]));
+                WL_CHECK_OK(wl_universe_step(hl, steps[k]));
+                char what[96];
+                snprintf(what, sizeof what, "ships: formation %d after step %d", f, k);
+                same_seen(sp, hl, what);
+            }
+            WL_CHECK(ships_found(sp) >= 10, "ships: formation %d: only %llu ships taken out", f,
+                     (unsigned long long)ships_found(sp));
+        }
+        wl_universe_free(sp);
+        wl_universe_free(hl);
+        wl_pattern_free(p);
+    }
+}
+
 int main(int argc, char **argv) {
     quick = (argc > 1 && strcmp(argv[1], "--quick") == 0) ||
             (getenv("WL_TEST_QUICK") && strcmp(getenv("WL_TEST_QUICK"), "0") != 0);
@@ -731,6 +775,7 @@ int main(int argc, char **argv) {
     test_edits(seed);
     test_ships(seed);
     test_short_flights(seed);
+    test_formation(seed);
     test_errors();
     return wl_test_finish("test_sparse");
 }

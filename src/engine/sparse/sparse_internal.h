@@ -165,6 +165,8 @@ typedef struct sp_ship_type {
     unsigned p;
     int dx, dy;
     int hx0, hy0, hx1, hy1; /* the hull: every phase's cells lie in it (inclusive) */
+    int reach; /* every cell lies within this of where the anchor would be at the mean
+                  speed, on both axes (the hull, and a step) */
     sp_phase ph[SP_SHIP_MAXP];
 } sp_ship_type;
 

@@ -126,6 +126,20 @@ static void ship_region(const sp_ship *s, uint64_t g, int64_t *x0, int64_t *y0, 
     *y1 = ay + T->hy1 + 2 * abs(T->dy);
 }
 
+/* fmin and fmax for what is never NaN in its first argument (NaN in the second is
+ * ignored, as by those): inlined, where fmin and fmax are calls into the maths library */
+static inline double dmin(double a, double b) { return b < a ? b : a; }
+static inline double dmax(double a, double b) { return b > a ? b : a; }
+
+/* a - b as a double (coordinates are within +-2^62, so the difference fits 64 bits but
+ * for the edge of the plane: there through 128 bits, a library call elsewhere too slow for
+ * a look's pass over every ship) */
+static inline double diff_d(int64_t a, int64_t b) {
+    int64_t d;
+    if (!__builtin_sub_overflow(a, b, &d)) return (double)d;
+    return (double)((__int128)a - b);
+}
+
 /* ---- when boxes may meet ----------------------------------------------------------------
  * A box on one axis: [lo + vlo j, hi + vhi j] at j generations from now (relative to some
  * origin, in cells).  Two boxes may interact at j when on both axes neither lies MARGIN or
@@ -162,14 +176,18 @@ static void ship_iv(const sp_ship *s, int64_t ax, int64_t ay, int64_t ox, int64_
 /* Whether ships a and b might come near each other within K generations from g, judged
  * from where they roughly are (their anchors moved at their mean speed: no division, as
  * a look runs this for every ship in flight); 0 means certainly not.  Closing speed is at
- * most 2 cells a generation; the slack covers hulls, steps of periods and rounding. */
+ * most 2 cells a generation; the slack is their reaches (hulls and steps) and a bound on
+ * the rounding of the doubles (cells far from the origin are far apart in doubles).  A
+ * slack of 256 cells for everything made a swarm of gliders (a breeder's 440) near each
+ * other at every look. */
 static int ship_near(const sp_ship *a, const sp_ship *b, uint64_t g, double K) {
-    double t = (double)g;
-    double dx = (double)((__int128)b->ax - a->ax) + b->vx * (t - (double)b->g0) -
-                a->vx * (t - (double)a->g0);
-    double dy = (double)((__int128)b->ay - a->ay) + b->vy * (t - (double)b->g0) -
-                a->vy * (t - (double)a->g0);
-    return fmax(fabs(dx), fabs(dy)) - 8 * SP_SHIP_MAXBOX - MARGIN <= 2 * K;
+    const double ta = (double)(int64_t)(g - a->g0), tb = (double)(int64_t)(g - b->g0);
+    const double x0 = diff_d(b->ax, a->ax), x1 = b->vx * tb, x2 = a->vx * ta;
+    const double y0 = diff_d(b->ay, a->ay), y1 = b->vy * tb, y2 = a->vy * ta;
+    const double ex = (fabs(x0) + fabs(x1) + fabs(x2)) * 0x1p-48 + 2;
+    const double ey = (fabs(y0) + fabs(y1) + fabs(y2)) * 0x1p-48 + 2;
+    const double slack = a->type->reach + b->type->reach + MARGIN;
+    return dmax(fabs(x0 + x1 - x2) - ex, fabs(y0 + y1 - y2) - ey) - slack <= 2 * K;
 }
 
 /* The earliest j >= 0 at which ships a and b may come within MARGIN cells, from generation
@@ -179,6 +197,18 @@ static int ship_near(const sp_ship *a, const sp_ship *b, uint64_t g, double K) {
 static double ship_meet(const sp_ship *a, const sp_ship *b, uint64_t g) {
     const sp_ship_type *A = a->type, *B = b->type;
     if ((int64_t)A->dx * B->p == (int64_t)B->dx * A->p && (int64_t)A->dy * B->p == (int64_t)B->dy * A->p) {
+        /* (their anchors keep their distance up to one step each way, so a pair farther
+         * apart than their hulls, steps and MARGIN on some axis never meets: a stream of
+         * gliders is such pairs, and a look passes over every ship in flight) */
+        int64_t a0x, a0y, b0x, b0y;
+        ship_at(a, g, &a0x, &a0y);
+        ship_at(b, g, &b0x, &b0y);
+        const __int128 ddx = (__int128)b0x - a0x, ddy = (__int128)b0y - a0y;
+        const int sx = 2 * (abs(A->dx) + abs(B->dx)) + (int)MARGIN;
+        const int sy = 2 * (abs(A->dy) + abs(B->dy)) + (int)MARGIN;
+        if (ddx + B->hx0 - A->hx1 >= sx || ddx + B->hx1 - A->hx0 <= -sx ||
+            ddy + B->hy0 - A->hy1 >= sy || ddy + B->hy1 - A->hy0 <= -sy)
+            return INFINITY;
         unsigned L = A->p;
         while (L % B->p) L += A->p;
         for (unsigned j = 0; j < L; j++) {
@@ -188,7 +218,8 @@ static double ship_meet(const sp_ship *a, const sp_ship *b, uint64_t g) {
             __int128 gx2 = (__int128)ax + pa->x0 - (bx + pb->x0 + pb->w - 1);
             __int128 gy1 = (__int128)by + pb->y0 - (ay + pa->y0 + pa->h - 1);
             __int128 gy2 = (__int128)ay + pa->y0 - (by + pb->y0 + pb->h - 1);
-            if (gx1 < MARGIN && gx2 < MARGIN && gy1 < MARGIN && gy2 < MARGIN) return j;
+            const int m = (int)MARGIN; /* (integers: no conversions) */
+            if (gx1 < m && gx2 < m && gy1 < m && gy2 < m) return j;
         }
         return INFINITY;
     }
@@ -204,7 +235,7 @@ static double ship_meet(const sp_ship *a, const sp_ship *b, uint64_t g) {
 /* Ship s, its anchor at (ax, ay) now (ship_at), as boxes relative to (ox, oy). */
 static void ship_iv(const sp_ship *s, int64_t ax, int64_t ay, int64_t ox, int64_t oy, sp_iv v[2]) {
     const sp_ship_type *T = s->type;
-    double rx = (double)((__int128)ax - ox), ry = (double)((__int128)ay - oy);
+    double rx = diff_d(ax, ox), ry = diff_d(ay, oy);
     double sx = (double)T->dx / T->p, sy = (double)T->dy / T->p;
     int jx = abs(T->dx), jy = abs(T->dy);
     v[0] = (sp_iv){rx + T->hx0 - jx, rx + T->hx1 + jx, sx, sx};
@@ -215,8 +246,8 @@ static void ship_iv(const sp_ship *s, int64_t ax, int64_t ay, int64_t ox, int64_
  * each way per generation. */
 static void box_iv(int64_t x0, int64_t y0, int64_t x1, int64_t y1, int64_t ox, int64_t oy,
                    double grow, sp_iv v[2]) {
-    v[0] = (sp_iv){(double)((__int128)x0 - ox), (double)((__int128)x1 - ox), -grow, grow};
-    v[1] = (sp_iv){(double)((__int128)y0 - oy), (double)((__int128)y1 - oy), -grow, grow};
+    v[0] = (sp_iv){diff_d(x0, ox), diff_d(x1, ox), -grow, grow};
+    v[1] = (sp_iv){diff_d(y0, oy), diff_d(y1, oy), -grow, grow};
 }
 
 /* The earliest j at which ship boxes a (relative to (ox, oy)) may interact with the live
@@ -251,9 +282,35 @@ static double meet_cells(const sp_iv a[2], const sp_tile *t, int64_t ox, int64_t
             if (!bor) continue;
             box_iv(X + 8 * bx + __builtin_ctz(bor), Y + q0, X + 8 * bx + 31 - __builtin_clz(bor),
                    Y + q1, ox, oy, 0, b);
-            j = fmin(j, meet(a, b, MARGIN));
+            j = dmin(j, meet(a, b, MARGIN));
         }
     return j;
+}
+
+/* The box of the woken bricks w of tile (tx, ty), relative to (ox, oy), as a light cone:
+ * growing a cell a generation each way. */
+static void cone_box(int64_t tx, int64_t ty, unsigned w, int64_t ox, int64_t oy, sp_iv b[2]) {
+    const int64_t y0 = ty * WL_TILE + WL_BRICK * __builtin_ctz(w);
+    const int64_t y1 = ty * WL_TILE + WL_BRICK * (32 - __builtin_clz(w)) - 1;
+    box_iv(tx * WL_TILE, y0, tx * WL_TILE + 63, y1, ox, oy, 1.0, b);
+}
+
+/* A lower bound on meet(a, the cone of bricks w of tile (tx, ty), CONE_MARGIN): the gap
+ * between the boxes now closes by at most 1 + vmax cells a generation (the cone grows a
+ * cell, the ship moves at most vmax), and meet's ends are widened by a cell (below). */
+static double cone_lb(const sp_iv a[2], double vmax, int64_t tx, int64_t ty, unsigned w,
+                      int64_t ox, int64_t oy) {
+    sp_iv b[2];
+    cone_box(tx, ty, w, ox, oy, b);
+    const double gx = dmax(b[0].lo - a[0].hi, a[0].lo - b[0].hi);
+    const double gy = dmax(b[1].lo - a[1].hi, a[1].lo - b[1].hi);
+    return (dmax(gx, gy) - CONE_MARGIN) / (1 + vmax) - 2;
+}
+
+static double cone_meet(const sp_iv a[2], const sp_tile *t, unsigned w, int64_t ox, int64_t oy) {
+    sp_iv b[2];
+    cone_box(t->tx, t->ty, w, ox, oy, b);
+    return meet(a, b, CONE_MARGIN);
 }
 
 /* ---- horizons --------------------------------------------------------------------------- */
@@ -265,37 +322,56 @@ static uint64_t horizon(sp_ctx *c, const sp_ship *self, int taking) {
     const uint64_t g = c->gen;
     int64_t ox, oy;
     ship_at(self, g, &ox, &oy);
-    sp_iv a[2], b[2];
+    sp_iv a[2];
     ship_iv(self, ox, oy, ox, oy, a);
     double K = (double)K_MAX;
     /* the edge of the plane */
     for (int k = 0; k < 2; k++) {
         double base = k ? (double)oy : (double)ox, v = a[k].vlo;
-        if (v > 0) K = fmin(K, (EDGE - (base + a[k].hi)) / v);
-        if (v < 0) K = fmin(K, (-EDGE - (base + a[k].lo)) / v);
+        if (v > 0) K = dmin(K, (EDGE - (base + a[k].hi)) / v);
+        if (v < 0) K = dmin(K, (-EDGE - (base + a[k].lo)) / v);
     }
     /* the light cone of the bricks the next round computes: of every listed tile, or when
      * there are many, of those within CONE_TILES tiles of the ship, the others being at
-     * least that far (which bounds their meeting from below) */
+     * least that far (which bounds their meeting from below).  A tile whose distance alone
+     * says it cannot be met before K is skipped without a meet (a look used to pass a meet
+     * over every listed tile, and to look up all (2 CONE_TILES + 1)^2 tiles around); the
+     * nearest tiles go first, so that K is small early. */
     const int64_t side = 2 * CONE_TILES + 1;
     const int near = c->next.n > (size_t)(side * side);
     const int64_t ntx = wl_floordiv(ox, WL_TILE), nty = wl_floordiv(oy, WL_TILE);
+    const double vmax = dmax(fabs(a[0].vlo), fabs(a[1].vlo));
     if (near) {
         double far = (CONE_TILES - 1) * WL_TILE - 2 * SP_SHIP_MAXBOX - CONE_MARGIN;
-        double v = fmax(fabs(a[0].vlo), fabs(a[1].vlo));
-        K = fmin(K, far / (1 + v));
-    }
-    for (size_t i = 0; i < (near ? (size_t)(side * side) : c->next.n) && K > 0; i++) {
-        const sp_tile *t = near ? sp_map_find(&c->map, ntx - CONE_TILES + (int64_t)i % side,
-                                              nty - CONE_TILES + (int64_t)i / side)
-                                : c->next.t[i];
-        if (!t) continue;
-        const unsigned w = t->wake[c->par];
-        if (!w || (taking && t->ship)) continue;
-        const int64_t y0 = t->ty * WL_TILE + WL_BRICK * __builtin_ctz(w);
-        const int64_t y1 = t->ty * WL_TILE + WL_BRICK * (32 - __builtin_clz(w)) - 1;
-        box_iv(t->tx * WL_TILE, y0, t->tx * WL_TILE + 63, y1, ox, oy, 1.0, b);
-        K = fmin(K, meet(a, b, CONE_MARGIN));
+        K = dmin(K, far / (1 + vmax));
+        /* rings of tiles around the ship's, outwards: a ring's top and bottom rows whole, its
+         * other rows at their two ends (dx steps by 2r there; the ring of 0 is one tile) */
+        for (int64_t r = 0; r <= CONE_TILES && K > 0; r++)
+            for (int64_t dy = -r; dy <= r && K > 0; dy++)
+                for (int64_t dx = -r; dx <= r && K > 0; dx += (dy == -r || dy == r) ? 1 : 2 * r) {
+                    const int64_t tx = ntx + dx, ty = nty + dy;
+                    if (cone_lb(a, vmax, tx, ty, 0xFF, ox, oy) >= K) continue;
+                    const sp_tile *t = sp_map_find(&c->map, tx, ty);
+                    if (t && t->wake[c->par] && !(taking && t->ship))
+                        K = dmin(K, cone_meet(a, t, t->wake[c->par], ox, oy));
+                }
+    } else {
+        /* (at most side^2 tiles here) the lower bounds first, then the nearest tile's meet,
+         * then the meets of the others that could still come sooner */
+        double lb[(2 * CONE_TILES + 1) * (2 * CONE_TILES + 1)];
+        size_t best = SIZE_MAX;
+        for (size_t i = 0; i < c->next.n; i++) {
+            const sp_tile *t = c->next.t[i];
+            const unsigned w = t->wake[c->par];
+            lb[i] = !w || (taking && t->ship) ? INFINITY : cone_lb(a, vmax, t->tx, t->ty, w, ox, oy);
+            if (lb[i] < K && (best == SIZE_MAX || lb[i] < lb[best])) best = i;
+        }
+        if (best != SIZE_MAX) {
+            K = dmin(K, cone_meet(a, c->next.t[best], c->next.t[best]->wake[c->par], ox, oy));
+            for (size_t i = 0; i < c->next.n && K > 0; i++)
+                if (i != best && lb[i] < K)
+                    K = dmin(K, cone_meet(a, c->next.t[i], c->next.t[i]->wake[c->par], ox, oy));
+        }
     }
     /* the other ships (those too far to meet within K, at a closing speed of at most 2
      * cells a generation, skipped at once) */
@@ -303,37 +379,37 @@ static uint64_t horizon(sp_ctx *c, const sp_ship *self, int taking) {
      * while no ship meets inside it: the ships farther than that cannot meet before it, so
      * most are skipped at the cost of a subtraction (a look is a pass over every ship in
      * flight) */
-    for (double lim = fmin(K, fmax(SHIP_RADIUS, 2.0 * (double)self->last_k));;) {
+    for (double lim = dmin(K, dmax(SHIP_RADIUS, 2.0 * (double)self->last_k));;) {
         double Km = INFINITY;
         for (size_t i = 0; i < c->ships.n && Km > 0; i++) {
             const sp_ship *s = &c->ships.s[i];
-            if (s != self && ship_near(self, s, g, lim)) Km = fmin(Km, ship_meet(self, s, g));
+            if (s != self && ship_near(self, s, g, lim)) Km = dmin(Km, ship_meet(self, s, g));
         }
         if (Km < lim || lim >= K) {
-            K = fmin(K, Km);
+            K = dmin(K, Km);
             break;
         }
-        lim = fmin(K, 4 * lim);
+        lim = dmin(K, 4 * lim);
     }
     if (K <= 0) return 0;
     /* the live cells of the tiles near its path over the next K generations: the tiles in
      * the box it sweeps, looked up one by one or, when there are more of those than tiles,
      * all of them */
-    double sx0 = a[0].lo + fmin(0, a[0].vlo * K) - MARGIN, sx1 = a[0].hi + fmax(0, a[0].vhi * K) + MARGIN;
-    double sy0 = a[1].lo + fmin(0, a[1].vlo * K) - MARGIN, sy1 = a[1].hi + fmax(0, a[1].vhi * K) + MARGIN;
+    double sx0 = a[0].lo + dmin(0, a[0].vlo * K) - MARGIN, sx1 = a[0].hi + dmax(0, a[0].vhi * K) + MARGIN;
+    double sy0 = a[1].lo + dmin(0, a[1].vlo * K) - MARGIN, sy1 = a[1].hi + dmax(0, a[1].vhi * K) + MARGIN;
     double tx0 = floor(((double)ox + sx0) / WL_TILE), tx1 = floor(((double)ox + sx1) / WL_TILE);
     double ty0 = floor(((double)oy + sy0) / WL_TILE), ty1 = floor(((double)oy + sy1) / WL_TILE);
     if ((tx1 - tx0 + 1) * (ty1 - ty0 + 1) <= (double)c->map.count) {
         for (int64_t ty = (int64_t)ty0; ty <= (int64_t)ty1 && K > 0; ty++)
             for (int64_t tx = (int64_t)tx0; tx <= (int64_t)tx1 && K > 0; tx++) {
                 const sp_tile *t = sp_map_find(&c->map, tx, ty);
-                if (t) K = fmin(K, meet_cells(a, t, ox, oy, K));
+                if (t) K = dmin(K, meet_cells(a, t, ox, oy, K));
             }
     } else {
         for (size_t i = 0; i < c->map.cap && K > 0; i++) {
             const sp_tile *t = c->map.slot[i];
             if (t && t->tx >= tx0 && t->tx <= tx1 && t->ty >= ty0 && t->ty <= ty1)
-                K = fmin(K, meet_cells(a, t, ox, oy, K));
+                K = dmin(K, meet_cells(a, t, ox, oy, K));
         }
     }
     K = floor(K) - 1;
@@ -606,6 +682,9 @@ static const sp_ship_type *identify(sp_ctx *c, const uint64_t *fm1, int *bx, int
         if (ph->x0 + ph->w - 1 > T.hx1) T.hx1 = ph->x0 + ph->w - 1;
         if (ph->y0 + ph->h - 1 > T.hy1) T.hy1 = ph->y0 + ph->h - 1;
     }
+    const int rx = (T.hx0 < -T.hx1 ? -T.hx0 : T.hx1) + abs(dx);
+    const int ry = (T.hy0 < -T.hy1 ? -T.hy0 : T.hy1) + abs(dy);
+    T.reach = rx > ry ? rx : ry;
     *bx = b0[0];
     *by = b0[1];
     for (size_t i = 0; i < S->ntypes; i++) {
