@@ -293,16 +293,17 @@ static void test_render(uint64_t seed) {
     }
 }
 
-/* "auto" on the plane starts on the sparse engine and hands the universe to HashLife after
- * a timed trial (src/core/handover.c).  WL_HANDOVER=hashlife makes every trial succeed and
- * WL_HANDOVER=back every trial fail after HashLife's first leap (the cells come back from
- * HashLife at a later generation), so both paths run whatever the machine's timings: each
- * must give HashLife's own answer, and say which engine holds the universe. */
+/* "auto" on the plane starts on the sparse engine and hands the universe to HashLife when
+ * HashLife wins a timed race (src/universe/handover.c).  WL_HANDOVER=hashlife makes HashLife
+ * win at its first leap, WL_HANDOVER=back brings its cells back after its first leap (at a
+ * later generation), and WL_HANDOVER=bounce makes it win, sends the universe back from its
+ * first watched leap, then lets it win again, so every path runs whatever the machine's
+ * timings: each must give HashLife's own answer, and say which engine holds the universe. */
 static void test_handover(uint64_t seed) {
-    static const char *const modes[] = {"hashlife", "back"};
+    static const char *const modes[] = {"hashlife", "back", "bounce"};
     wl_rule life;
     wl_rule_life(&life);
-    for (int m = 0; m < 2; m++) {
+    for (int m = 0; m < 3; m++) {
         setenv("WL_HANDOVER", modes[m], 1);
         wl_pattern *soup = wl_pattern_new();
         wl_rect r = {-90, 30, 180, 150};
@@ -326,7 +327,7 @@ static void test_handover(uint64_t seed) {
                 WL_CHECK(gv == want, "auto (%s): generation %llu, expected %llu", modes[m],
                          (unsigned long long)gv, (unsigned long long)want);
             }
-            const char *expect = m == 0 ? "hashlife" : "sparse";
+            const char *expect = m == 1 ? "sparse" : "hashlife";
             WL_CHECK(strcmp(wl_universe_engine(au), expect) == 0, "auto (%s) ends on %s",
                      modes[m], wl_universe_engine(au));
             /* a new pattern starts over on the sparse engine */

@@ -6,66 +6,93 @@
  *
  * Neither engine wins everywhere.  A young soup or a methuselah churns: most of its area
  * changes every generation, HashLife finds nothing to reuse and runs 10 to 100 times slower
- * than the sparse engine's SIMD tiles.  Once the ash has settled (still lifes, oscillators,
- * gliders flying apart), the sparse engine still pays every generation for each oscillator,
- * while HashLife leaps 2^k generations for the price of a few hash lookups.  Where the
- * switch pays off depends on the pattern, so it is measured, not guessed:
+ * than the sparse engine's SIMD tiles.  Guns, rakes, breeders and puffers built of parts
+ * that repeat, and ash that has settled, are the other way round: HashLife leaps 2^k
+ * generations for the price of a few hash lookups (Golly's Life folders to 20000
+ * generations: HashLife 5 to 100 times faster on most of the engineered patterns).  Which
+ * one a pattern is cannot be told from its cells, nor from either engine's first rate (a
+ * constructor starts regular and grows chaotic; a breeder's sparse rate falls as it
+ * grows), so the two race, and the leader keeps the universe:
  *
  *   - the sparse engine runs in chunks of about CHUNK_SECONDS, each timed: its rate R_s in
  *     generations per second;
- *   - now and then (see below) a trial: the cells move to a fresh HashLife as 64x64 tiles
- *     (each_tile / put_tile: no dense copy of the bounding box, so gliders far apart cost
- *     nothing), which steps 2^10, 2^11, ... generations with a deadline.  HashLife pays
- *     up front (the transfer, and a first leap that fills its memo from nothing) and then
- *     gets cheaper per generation as its leaps grow, so the test is the rate of its latest
- *     leap: as soon as one leap of at least the second runs faster than R_s, the universe
- *     stays on HashLife for good (what it paid up front is spent either way).  If the
- *     deadline passes first, the cells move back (the generations HashLife completed are
- *     kept) and the sparse engine goes on;
- *   - a trial happens when the sparse engine has run NEXT_TRIAL seconds since the last one,
- *     a time that doubles after each failed trial, or earlier when R_s has doubled since the
- *     last trial (the pattern is settling).  Its budget (the deadline) is what is left of
- *     TRIAL_SHARE of all sparse time so far after the trials before it, so that failed
- *     trials cost at most that share of the run however long the pattern keeps churning,
- *     and at most REST_SHARE of the time the sparse engine would still need, so that a
- *     short run risks little.  A failed trial doubles the budget the next one needs: the
- *     first leap did not fit in it, and a trial that cannot fit it again is not tried;
- *   - no trial with fewer than TRIAL_MIN_GENS generations to go: HashLife needs long leaps;
- *     and never two trials without a sparse chunk between them.  But the multi-state
- *     families (cells moved as a pattern) get one short trial in a run of fewer: after the
- *     first timed chunk, when at least SHORT_MIN_GENS generations are to go and at most
- *     SHORT_MAX_POP cells are alive (the move costs next to nothing), HashLife is asked for
- *     the whole rest in one step with a budget of REST_SHARE of the time the grow engine
- *     would need at its first chunk's rate, but at least SHORT_BUDGET (a young pattern
- *     grows, so that estimate is low), and keeps the universe if it gets there.  Golly's
- *     collection has many small, regular Generations patterns (spirals, Sierpinski
- *     fronts, ships) that HashLife runs 5 to 50 times faster than any engine that
- *     visits every cell, and people run them for a few thousand generations.
+ *   - a race: the cells move to a fresh HashLife as 64x64 tiles (each_tile / put_tile: no
+ *     dense copy of the bounding box), which then leaps 2^10, 2^11, ... generations (2^8,
+ *     2^9, ... in an early race, below) from there, in turns between the sparse engine's
+ *     chunks.  Each chunk earns HashLife share / (1 - share) of its time as credit; a turn
+ *     runs its current leap until the leap is done or the credit is spent (the deadline),
+ *     and a leap cut short is taken up again at the next turn, through what it already
+ *     computed in HashLife's memo.  The share
+ *     starts at RACE_SHARE; it doubles (up to RACE_SHARE_MAX) after a leap that ran at least
+ *     at R_s (and HashLife may then chase at once, for the time the lag takes it at that
+ *     rate), and halves (down to RACE_SHARE_MIN) after one at less than half of it, once a
+ *     leap has cost HashLife twice the time the sparse engine needs for as many
+ *     generations (and at each doubling of that), and when a race starts over without a
+ *     leap done, so a race that HashLife is losing costs a few percent, and one it is
+ *     winning goes its way quickly;
+ *   - HashLife takes the universe over when a leap brings it from behind to level with
+ *     the sparse engine or ahead of it, at a rate of at least R_s (a leap made while the
+ *     sparse engine waited wins nothing), or to the target;
+ *   - after that its leaps are watched: each gets WATCH_SLACK times what the sparse engine
+ *     would need for as many generations at its last R_s.  A leap that runs past that is
+ *     dropped and the universe goes back to a fresh sparse engine (line puffers, whose ash
+ *     grows chaotic: HashLife's first leaps are quick, its later ones ever slower);
+ *   - a race starts after FIRST_RACE seconds of sparse time, or after the first chunk for
+ *     a pattern that early_pays (a population of EARLY_MIN_POP to EARLY_MAX_POP at a low
+ *     density: built, not a soup, and not a methuselah, whose whole run is shorter than a
+ *     race), and starts over from the universe as it is (keeping HashLife's memo) when R_s
+ *     has doubled since it started (the pattern is settling).  A race lasts at most one
+ *     call (cells may be edited between calls); the next call's waits twice as long;
+ *   - no race with fewer than TRIAL_MIN_GENS generations to go: HashLife needs long leaps.
+ *     But the multi-state families (cells moved as a pattern) get one short trial in a run
+ *     of fewer: after the first timed chunk, when at least SHORT_MIN_GENS generations are
+ *     to go and at most SHORT_MAX_POP cells are alive (the move costs next to nothing),
+ *     HashLife is asked for the whole rest in one step with a budget of REST_SHARE of the
+ *     time the grow engine would need at its first chunk's rate, but at least SHORT_BUDGET
+ *     (a young pattern grows, so that estimate is low), and keeps the universe if it gets
+ *     there.  Golly's collection has many small, regular Generations patterns (spirals,
+ *     Sierpinski fronts, ships) that HashLife runs 5 to 50 times faster than any engine
+ *     that visits every cell, and people run them for a few thousand generations.
  *
- * Once on HashLife the universe stays there; a pattern that starts to churn again after
- * settling is left to HashLife (rare in practice, and not measured here).
+ * Races replaced trials (HashLife on a fresh copy for a budget of a quarter of the sparse
+ * time so far, its work thrown away when the budget ran out): a breeder's first leap did
+ * not fit such budgets, which doubled too slowly, and Golly's engineered patterns ran
+ * 5 to 50 times longer on `auto` than on HashLife.
  *
- * For tests, WL_HANDOVER=hashlife makes every trial succeed and WL_HANDOVER=back makes every
- * trial fail after HashLife's first leap, with a trial after every sparse chunk when
- * TRIAL_MIN_GENS generations are to go and no deadline: both paths run on any machine,
- * whatever the timings.
+ * For tests, WL_HANDOVER=hashlife makes HashLife win every race at its first leap (running
+ * level first), WL_HANDOVER=back brings its cells back to a fresh sparse engine after its
+ * first leap instead, and WL_HANDOVER=bounce makes it win, then treats its first watched
+ * leap as too slow (the way back), then lets it win again: with a race after every sparse
+ * chunk when TRIAL_MIN_GENS generations are to go, and no deadlines, every path runs on
+ * any machine, whatever the timings.
  */
 #include "internal.h"
 
+#include <math.h>
 #include <stdlib.h>
 #include <string.h>
 
 #define CHUNK_SECONDS 0.02    /* length of a timed chunk of the sparse engine */
-#define FIRST_TRIAL 0.05      /* sparse seconds before the first trial */
-#define TRIAL_SHARE 0.25      /* all trials together: at most this share of the sparse time */
+#define FIRST_RACE 0.05       /* sparse seconds before the first race (see early_pays) */
 #define REST_SHARE 0.25       /* one trial: at most this share of the sparse time left */
-#define TRIAL_MIN_SECONDS 0.01 /* the smallest trial; doubles after each failed one */
 #define TRIAL_MIN_GENS 2048   /* generations to go for a trial */
 #define TRIAL_FIRST_EXP 10    /* HashLife's first leap: 2^10 generations */
 #define SETTLING_MIN_SECONDS 0.02 /* sparse seconds before a trial for a doubled rate */
 #define SHORT_MAX_POP 65536   /* a short trial's largest population (multi-state) */
 #define SHORT_MIN_GENS 64     /* a short trial's fewest generations to go */
 #define SHORT_BUDGET 0.01     /* and its least budget in seconds */
+#define RACE_SHARE 0.25       /* a race: HashLife's first share of the time, */
+#define RACE_SHARE_MIN 0.03   /* its least (halved while its leaps are slow), */
+#define RACE_SHARE_MAX 0.9    /* its most (doubled while they are fast) */
+#define RACE_SLICE 0.001      /* the shortest time HashLife is given at once (seconds) */
+#define EARLY_MIN_POP 200     /* a race from the first chunk: population at least, */
+#define EARLY_MAX_POP 100000  /* at most, */
+#define EARLY_MAX_DENSITY 0.2 /* and live cells / bounding box at most (a soup is denser) */
+#define EARLY_FIRST_EXP 8     /* its first leap: 2^8 generations, */
+#define EARLY_CREDIT 0.003    /* and its first turn (seconds) */
+#define WATCH_SLACK 2.0       /* after a race, each leap of HashLife's gets twice the time
+                                 the sparse engine would have needed, */
+#define WATCH_MIN_SECONDS 0.005 /* but at least this, or the universe goes back */
 
 struct wl_handover {
     wl_config cfg;                  /* the universe's (its poll callback is the user's) */
@@ -75,23 +102,38 @@ struct wl_handover {
     const char *first_kernel;
     int by_pattern;                 /* cells move as a pattern (multi-state), not as tiles */
     int on_second;                  /* the universe is on HashLife for good */
-    int never;                      /* HashLife cannot take this universe: no more trials */
-    int force;                      /* WL_HANDOVER: 1 = trials succeed, 2 = they fail */
-    double since;                   /* sparse seconds since the last trial */
-    double sparse_total;            /* sparse seconds in all */
-    double trials_total;            /* seconds of trials in all */
-    double min_budget;              /* the next trial's budget must be at least this */
-    double next_trial;              /* trial when since reaches this */
+    int never;                      /* HashLife cannot take this universe: no more races */
+    int force;                      /* WL_HANDOVER (see the top): 1 hashlife, 2 back, 3 bounce */
+    int bounced;                    /* WL_HANDOVER=bounce: the universe came back once */
+    double since;                   /* sparse seconds since the last race started */
+    double next_race;               /* a race starts when since reaches this */
     double rate;                    /* the sparse engine's rate in its last chunk */
-    double trial_rate;              /* the sparse rate at the last failed trial (0: none) */
     uint64_t chunk;                 /* generations of the next timed chunk */
-    int tried;                      /* a trial was the last thing done (no second one yet) */
+    int tried;                      /* a turn or a trial was the last thing done: a sparse
+                                       chunk first (forced races: one turn a chunk) */
     int short_tried;                /* the short trial (multi-state, few generations) ran */
-    double deadline;                /* wl_clock() at which a trial gives up (0: none) */
+    double deadline;                /* wl_clock() at which HashLife stops (0: none) */
     int deadline_hit;
+    /* the race (within one wl_handover_step call): HashLife on a copy of the universe,
+     * `lag` generations behind it (ahead of it when negative) */
+    void *rc;                       /* HashLife's context (NULL: no race) */
+    int64_t lag;
+    int rexp;                       /* its next leap: 2^rexp generations */
+    double share;                   /* its share of the time */
+    double credit;                  /* seconds it may run now */
+    double race_rate;               /* the sparse rate when it started (settling: it starts
+                                       over from the universe as it is) */
+    double race_time;               /* seconds it ran */
+    int leaps;                      /* leaps it completed since it (re)started */
+    double leap_time;               /* seconds it spent on its current leap so far */
+    double slow_mark;               /* its share halves when leap_time passes this many times
+                                       twice the sparse engine's time for the leap */
+    int early_done;                 /* the first chunk's look for an early race was made */
+    int watching;                   /* on HashLife after a race: its leaps are timed */
+    double watch_rate;              /* the sparse rate they must keep up with */
 };
 
-/* HashLife's poll: the user's interruption, or the trial's deadline. */
+/* HashLife's poll: the user's interruption, or the deadline of its turn or leap. */
 static int ho_poll(void *user) {
     wl_handover *h = user;
     if (h->cfg.poll && h->cfg.poll(h->cfg.poll_user)) return 1;
@@ -128,20 +170,28 @@ wl_handover *wl_handover_new(const wl_config *cfg, const wl_engine_ops *first,
     h->first_kernel = first_kernel;
     h->by_pattern = !tiles;
     const char *force = getenv("WL_HANDOVER");
-    h->force = !force ? 0 : strcmp(force, "hashlife") == 0 ? 1 : strcmp(force, "back") == 0 ? 2 : 0;
+    h->force = !force                          ? 0
+               : strcmp(force, "hashlife") == 0 ? 1
+               : strcmp(force, "back") == 0     ? 2
+               : strcmp(force, "bounce") == 0   ? 3
+                                                : 0;
     wl_handover_reset(h);
     return h;
 }
 
-void wl_handover_free(wl_handover *h) { free(h); }
+static void race_end(wl_handover *h);
+
+void wl_handover_free(wl_handover *h) {
+    if (h) race_end(h);
+    free(h);
+}
 
 void wl_handover_reset(wl_handover *h) {
     h->on_second = h->never = 0;
-    h->since = h->rate = h->trial_rate = h->sparse_total = h->trials_total = 0;
-    h->min_budget = TRIAL_MIN_SECONDS;
-    h->next_trial = FIRST_TRIAL;
+    h->since = h->rate = 0;
+    h->next_race = FIRST_RACE;
     h->chunk = 64;
-    h->tried = h->short_tried = 0;
+    h->tried = h->short_tried = h->early_done = h->watching = h->bounced = 0;
     h->deadline = 0;
 }
 
@@ -180,24 +230,13 @@ static void *copy_into(const wl_handover *h, const wl_engine_ops *e, const wl_co
     return ctx;
 }
 
-/* HashLife steps n generations of a trial: *d done (added to *adv), *rate their rate. */
-static wl_status leap(const wl_handover *h, void *hc, uint64_t n, uint64_t *adv, uint64_t *d,
-                      double *rate) {
-    double t0 = wl_clock();
-    wl_status s = h->second->step(hc, n, d);
-    *adv += *d;
-    double dt = wl_clock() - t0;
-    *rate = (double)*d / (dt > 1e-9 ? dt : 1e-9);
-    return s;
-}
-
-/* One trial (see the top): advances *adv generations (of at most left) and leaves the
- * universe on HashLife (h->on_second) or on the sparse engine.  Fails only when the user
- * interrupted (the universe is then consistent at *adv). */
-static wl_status trial(wl_handover *h, const wl_engine_ops **ops, void **ctx, uint64_t left,
-                       uint64_t *adv, double budget) {
+/* The short trial (see the top): HashLife on a copy of the universe is asked for the whole
+ * rest, `left` generations, within `budget` seconds; it keeps the universe if it gets there.
+ * Fails only when the user interrupted (the universe is then consistent at *adv). */
+static wl_status short_trial(wl_handover *h, const wl_engine_ops **ops, void **ctx,
+                             uint64_t left, uint64_t *adv, double budget) {
     *adv = 0;
-    double t0 = wl_clock();
+    const double t0 = wl_clock();
     void *hc = copy_into(h, h->second, &h->second_cfg, "default", *ops, *ctx);
     if (!hc) { /* HashLife refuses the rule, the coordinates or the memory: stay */
         if (h->cfg.verbose)
@@ -209,37 +248,16 @@ static wl_status trial(wl_handover *h, const wl_engine_ops **ops, void **ctx, ui
     }
     h->deadline = h->force ? 0 : t0 + budget;
     h->deadline_hit = 0;
-    wl_status s = WL_OK;
-    double hrate = 0; /* the rate of HashLife's latest leap */
-    int win = 0;
-    if (left < TRIAL_MIN_GENS) { /* the short trial: the whole rest, or back */
-        uint64_t d = 0;
-        s = leap(h, hc, left, adv, &d, &hrate);
-        win = !s && (h->force ? h->force == 1 : d == left);
-    } else {
-        for (int b = TRIAL_FIRST_EXP; b < 63 && ((uint64_t)1 << b) <= left - *adv; b++) {
-            uint64_t d = 0;
-            s = leap(h, hc, (uint64_t)1 << b, adv, &d, &hrate);
-            if (s) break;
-            win = h->force ? h->force == 1 : b > TRIAL_FIRST_EXP && hrate >= h->rate;
-            if (win || h->force) break;
-        }
-    }
+    wl_status s = h->second->step(hc, left, adv);
     h->deadline = 0;
-    int interrupted = s == WL_ERR_INTERRUPTED && !h->deadline_hit;
-    if (s && !interrupted) wl_clear_error(); /* deadline, or HashLife out of memory */
-    if (!s && win) {
-        if (h->cfg.verbose)
-            fprintf(stderr, "warplife: auto: handing the pattern from %s to hashlife (%.3g "
-                            "against %.3g generations/s after a %.3f s trial)\n",
-                    h->first->name, hrate, h->rate, wl_clock() - t0);
-        (*ops)->destroy(*ctx);
-        *ops = h->second;
-        *ctx = hc;
-        h->on_second = 1;
-        return WL_OK;
-    }
-    if (interrupted && *adv) { /* HashLife holds the newest state: keep it */
+    const int interrupted = s == WL_ERR_INTERRUPTED && !h->deadline_hit;
+    if (s && !interrupted) wl_clear_error(); /* the deadline, or HashLife out of memory */
+    const int win = !s && (h->force ? h->force != 2 : *adv == left);
+    if (win || (interrupted && *adv)) { /* HashLife holds the newest state: it keeps it */
+        if (win && h->cfg.verbose)
+            fprintf(stderr, "warplife: auto: hashlife ran the last %llu generations (a %.3f s "
+                            "trial)\n",
+                    (unsigned long long)left, wl_clock() - t0);
         (*ops)->destroy(*ctx);
         *ops = h->second;
         *ctx = hc;
@@ -261,14 +279,10 @@ static wl_status trial(wl_handover *h, const wl_engine_ops **ops, void **ctx, ui
     }
     h->second->destroy(hc);
     if (h->cfg.verbose)
-        fprintf(stderr, "warplife: auto: %s stays (hashlife's last leap ran at %.3g "
-                        "generations/s in a %.3f s trial, %s at %.3g)\n",
-                h->first->name, hrate, wl_clock() - t0, h->first->name, h->rate);
-    h->trial_rate = h->rate;
-    h->since = 0;
-    h->next_trial *= 2;
-    h->min_budget = 2 * budget;
-    h->trials_total += wl_clock() - t0;
+        fprintf(stderr, "warplife: auto: %s stays (hashlife did %llu of the last %llu "
+                        "generations in a %.3f s trial)\n",
+                h->first->name, (unsigned long long)*adv, (unsigned long long)left,
+                wl_clock() - t0);
     return interrupted ? s : WL_OK;
 }
 
@@ -285,56 +299,306 @@ static int short_pays(const wl_engine_ops *ops, void *ctx, uint64_t left) {
     return wl_bigint_to_u64(&pop, &v) && v <= SHORT_MAX_POP;
 }
 
+/* Whether a two-state pattern races from the first chunk on (see the top): a population
+ * within EARLY_MIN_POP .. EARLY_MAX_POP, sparse in its bounding box. */
+static int early_pays(const wl_engine_ops *ops, void *ctx) {
+    wl_bigint pop, x0, y0, x1, y1, w, hh;
+    uint64_t v, bw, bh;
+    int empty = 1;
+    if (!ops->population || !ops->bounds || ops->population(ctx, &pop) ||
+        ops->bounds(ctx, &x0, &y0, &x1, &y1, &empty)) {
+        wl_clear_error();
+        return 0;
+    }
+    if (empty || !wl_bigint_to_u64(&pop, &v) || v < EARLY_MIN_POP || v > EARLY_MAX_POP) return 0;
+    wl_bigint_sub(&w, &x1, &x0);
+    wl_bigint_sub(&hh, &y1, &y0);
+    if (!wl_bigint_to_u64(&w, &bw) || !wl_bigint_to_u64(&hh, &bh) || bw >= (1u << 31) ||
+        bh >= (1u << 31))
+        return 1; /* (far-flung: sparse enough) */
+    return (double)v <= EARLY_MAX_DENSITY * (double)(bw + 1) * (double)(bh + 1);
+}
+
+static void race_end(wl_handover *h) {
+    if (h->rc) h->second->destroy(h->rc);
+    h->rc = NULL;
+}
+
+/* Starts a race with `credit` seconds for HashLife's first turn (or starts it over from the
+ * universe as it is, keeping HashLife's memo: the squares that did not change are found
+ * again); 0 when HashLife cannot take the universe (no more races then). */
+static int race_start(wl_handover *h, const wl_engine_ops *ops, void *ctx, int first_exp,
+                      double credit) {
+    const int fresh = !h->rc;
+    const double t0 = wl_clock();
+    if (h->rc) {
+        wl_pattern *e = wl_pattern_new();
+        if (!e || h->second->load_pattern(h->rc, e) ||
+            wl_handover_move(ops, ctx, h->second, h->rc, h->by_pattern)) {
+            wl_clear_error();
+            race_end(h);
+        }
+        wl_pattern_free(e);
+    }
+    if (!h->rc && !(h->rc = copy_into(h, h->second, &h->second_cfg, "default", ops, ctx))) {
+        if (h->cfg.verbose)
+            fprintf(stderr, "warplife: auto: staying on %s (hashlife: %s)\n", h->first->name,
+                    wl_last_error());
+        wl_clear_error();
+        h->never = 1;
+        return 0;
+    }
+    if (fresh) { /* (one starting over keeps its share, credit and time) */
+        h->share = RACE_SHARE;
+        h->credit = credit;
+        h->race_time = 0;
+    } else if (!h->leaps) { /* (not one leap done since it started: its share halves) */
+        h->share = h->share / 2 < RACE_SHARE_MIN ? RACE_SHARE_MIN : h->share / 2;
+    }
+    h->leaps = 0;
+    const double dt = wl_clock() - t0; /* (the move is HashLife's time too) */
+    h->credit -= dt;
+    h->race_time += dt;
+    h->lag = 0;
+    h->rexp = first_exp;
+    h->leap_time = 0;
+    h->slow_mark = 1;
+    h->race_rate = h->rate;
+    return 1;
+}
+
+/* HashLife's turn in the race: its next leap (2^rexp generations, or what is left of the
+ * way to the target), until the leap is done or its credit is spent.  An unfinished leap
+ * keeps what it computed in HashLife's memo, so the next turn goes through it quickly.
+ * When HashLife draws level with the universe, it takes the universe over (*won; *adv:
+ * the generations it got ahead, within `left`).  Fails only when the user interrupted. */
+static wl_status race_turn(wl_handover *h, const wl_engine_ops **ops, void **ctx,
+                           uint64_t left, uint64_t *adv, int *won) {
+    *adv = 0;
+    *won = 0;
+    const int64_t way = (int64_t)left + h->lag; /* HashLife's generations to the target */
+    uint64_t g = (uint64_t)1 << (h->rexp < 62 ? h->rexp : 62);
+    while ((int64_t)g > way && g > 1) g >>= 1;
+    uint64_t d = 0;
+    double dt = 0;
+    wl_status s = WL_OK;
+    if (way > 0) {
+        const double t0 = wl_clock();
+        h->deadline = h->force ? 0 : t0 + h->credit;
+        h->deadline_hit = 0;
+        s = h->second->step(h->rc, g, &d);
+        h->deadline = 0;
+        dt = wl_clock() - t0;
+    }
+    h->credit -= dt;
+    h->race_time += dt;
+    const int64_t behind = h->lag; /* (before the leap) */
+    h->lag -= (int64_t)d;
+    if (s == WL_ERR_INTERRUPTED && !h->deadline_hit) return s; /* the user's */
+    if (s && s != WL_ERR_INTERRUPTED) { /* HashLife out of memory: no more races */
+        wl_clear_error();
+        race_end(h);
+        h->never = 1;
+        return WL_OK;
+    }
+    h->leap_time += dt;
+    if (s) { /* cut short by its credit: its share halves once the leap has taken it twice
+              * what the sparse engine needs for as many generations, and again at each
+              * doubling of that */
+        wl_clear_error();
+        const double slow = 2 * (double)g / h->rate;
+        if (h->leap_time >= slow * h->slow_mark) {
+            h->share = h->share / 2 < RACE_SHARE_MIN ? RACE_SHARE_MIN : h->share / 2;
+            h->slow_mark *= 2;
+        }
+        return WL_OK;
+    }
+    /* a leap done (or none left to do: at the target already): its rate, over all its
+     * turns on the leap, against the sparse engine's; the share doubles or halves */
+    const double lt = h->leap_time;
+    const double r = way <= 0 ? INFINITY : (double)g / (lt > 1e-9 ? lt : 1e-9);
+    h->leap_time = 0;
+    h->slow_mark = 1;
+    h->leaps++;
+    if (way > 0 && h->rexp < 62) h->rexp++;
+    if (r >= h->rate) {
+        h->share = 2 * h->share > RACE_SHARE_MAX ? RACE_SHARE_MAX : 2 * h->share;
+        /* (and it may chase at once: the time the lag takes it at this rate, which is less
+         * than the sparse engine spent on those generations) */
+        const double chase = h->lag > 0 ? (double)h->lag / r : 0;
+        if (h->credit < chase) h->credit = chase;
+    } else if (2 * r < h->rate) {
+        h->share = h->share / 2 < RACE_SHARE_MIN ? RACE_SHARE_MIN : h->share / 2;
+    }
+    /* it takes the universe over when this leap took it from behind the universe to level
+     * with it or ahead (a leap made while the sparse engine waited wins nothing), at least
+     * as fast as the sparse engine, or to the target; under WL_HANDOVER=hashlife after its
+     * first leap, and under WL_HANDOVER=back its cells come back to a fresh sparse engine
+     * instead */
+    const int caught = behind > 0 && h->lag <= 0 && r >= h->rate;
+    if (!h->force && !caught && way > (int64_t)g) return WL_OK;
+    if (h->force != 2 && h->lag > 0) { /* (tests: it runs level first) */
+        uint64_t e = 0;
+        s = h->second->step(h->rc, (uint64_t)h->lag, &e);
+        if (s) return s;
+        h->lag = 0;
+    }
+    if (h->lag > 0) return WL_OK; /* (WL_HANDOVER=back: behind, nothing to bring back) */
+    const uint64_t ahead = (uint64_t)-h->lag;
+    if (h->force == 2) {
+        void *fc = copy_into(h, h->first, &h->cfg, h->first_kernel, h->second, h->rc);
+        if (!fc) return wl_error(WL_ERR_NOMEM, "auto: out of memory moving the cells back");
+        (*ops)->destroy(*ctx);
+        *ctx = fc;
+        race_end(h);
+        *adv = ahead;
+        return WL_OK;
+    }
+    if (h->cfg.verbose)
+        fprintf(stderr, "warplife: auto: handing the pattern from %s to hashlife (it drew "
+                        "level after %.3f s of a race, its last leap at %.3g against %.3g "
+                        "generations/s)\n",
+                h->first->name, h->race_time, r, h->rate);
+    (*ops)->destroy(*ctx);
+    *ops = h->second;
+    *ctx = h->rc;
+    h->rc = NULL;
+    h->on_second = 1;
+    h->watching = !h->force || h->force == 3;
+    h->watch_rate = h->rate > 0 ? h->rate : 1;
+    *adv = ahead;
+    *won = 1;
+    return WL_OK;
+}
+
+/* One leap of HashLife after it won a race, timed (see the top): it gets WATCH_SLACK times
+ * what the sparse engine would have needed; when it runs past that, the universe goes back
+ * to a fresh sparse engine, at the generation HashLife had reached (the leap that ran out of
+ * time is dropped), and the races start over, spaced as after one that did not win. */
+static wl_status watched_leap(wl_handover *h, const wl_engine_ops **ops, void **ctx,
+                              uint64_t left, uint64_t *d) {
+    uint64_t g = (uint64_t)1 << (h->rexp < 62 ? h->rexp : 62);
+    while (g > left) g >>= 1;
+    double budget = WATCH_SLACK * (double)g / h->watch_rate;
+    if (budget < WATCH_MIN_SECONDS) budget = WATCH_MIN_SECONDS;
+    const double t0 = wl_clock();
+    h->deadline = h->force ? 0 : t0 + budget;
+    h->deadline_hit = 0;
+    *d = 0;
+    wl_status s = (*ops)->step(*ctx, g, d);
+    h->deadline = 0;
+    if (!s) {
+        if (h->rexp < 62) h->rexp++;
+        if (h->force != 3 || h->bounced) return WL_OK;
+        h->bounced = 1; /* (WL_HANDOVER=bounce: this leap counts as too slow, done as it is) */
+        h->deadline_hit = 1;
+        s = WL_ERR_INTERRUPTED;
+    }
+    if (s != WL_ERR_INTERRUPTED || !h->deadline_hit) return s; /* the user's interruption */
+    wl_clear_error();
+    void *fc = copy_into(h, h->first, &h->cfg, h->first_kernel, *ops, *ctx);
+    if (!fc) { /* no memory for the way back: HashLife keeps the universe, unwatched */
+        wl_clear_error();
+        h->watching = 0;
+        return WL_OK;
+    }
+    if (h->cfg.verbose)
+        fprintf(stderr, "warplife: auto: back from hashlife to %s (a leap of %llu generations "
+                        "ran past %.3f s, twice %s's time)\n",
+                h->first->name, (unsigned long long)g, budget, h->first->name);
+    (*ops)->destroy(*ctx);
+    *ops = h->first;
+    *ctx = fc;
+    h->on_second = h->watching = 0;
+    h->since = 0;
+    h->next_race *= 2;
+    return WL_OK;
+}
+
 wl_status wl_handover_step(wl_handover *h, const wl_engine_ops **ops, void **ctx, uint64_t n,
                            uint64_t *done) {
     *done = 0;
-    while (*done < n) {
+    wl_status s = WL_OK;
+    while (*done < n && !s) {
         uint64_t left = n - *done, d = 0;
-        wl_status s;
+        if (h->on_second && h->watching) {
+            s = watched_leap(h, ops, ctx, left, &d);
+            *done += d;
+            continue;
+        }
         if (h->on_second || h->never) {
+            race_end(h);
             s = (*ops)->step(*ctx, left, &d);
             *done += d;
             return s;
         }
-        int settling = h->trial_rate > 0 && h->rate >= 2 * h->trial_rate &&
-                       h->since >= SETTLING_MIN_SECONDS;
-        /* what a trial may cost: the unspent share of the sparse time so far, and a share
-         * of the time the sparse engine would still need */
-        double budget = TRIAL_SHARE * h->sparse_total - h->trials_total;
-        if (h->rate > 0 && budget > REST_SHARE * (double)left / h->rate)
-            budget = REST_SHARE * (double)left / h->rate;
-        int short_trial = h->by_pattern && left < TRIAL_MIN_GENS && !h->short_tried &&
-                          !h->tried && h->rate > 0 && short_pays(*ops, *ctx, left);
-        if (short_trial ||
-            (left >= TRIAL_MIN_GENS && !h->tried &&
-             (h->force || ((h->since >= h->next_trial || settling) && budget >= h->min_budget)))) {
-            h->short_tried |= short_trial;
-            if (short_trial) {
-                budget = REST_SHARE * (double)left / h->rate;
-                if (budget < SHORT_BUDGET) budget = SHORT_BUDGET;
-            }
-            h->tried = 1;
-            s = trial(h, ops, ctx, left, &d, budget);
+        /* the short trial (multi-state, fewer than TRIAL_MIN_GENS to go) */
+        if (h->by_pattern && left < TRIAL_MIN_GENS && !h->short_tried && !h->tried &&
+            h->rate > 0 && short_pays(*ops, *ctx, left)) {
+            h->short_tried = h->tried = 1;
+            double budget = REST_SHARE * (double)left / h->rate;
+            if (budget < SHORT_BUDGET) budget = SHORT_BUDGET;
+            s = short_trial(h, ops, ctx, left, &d, budget);
             *done += d;
-            if (s) return s;
             continue;
         }
+        /* a race starts after FIRST_RACE sparse seconds (next_race after one that did not
+         * win), with a quarter of them as HashLife's first credit, or after the first chunk
+         * for a pattern that early_pays; and starts over from the universe as it is when
+         * the sparse rate has doubled (settling) */
+        if (left >= TRIAL_MIN_GENS && !h->tried) {
+            int early = 0;
+            if (!h->early_done && h->rate > 0) {
+                h->early_done = 1;
+                early = !h->by_pattern && !h->rc && early_pays(*ops, *ctx);
+            }
+            int again = h->rc && h->rate >= 2 * h->race_rate && h->since >= SETTLING_MIN_SECONDS &&
+                        h->credit >= RACE_SLICE;
+            if ((!h->rc && (h->force || early || h->since >= h->next_race)) || again) {
+                if (!race_start(h, *ops, *ctx, early ? EARLY_FIRST_EXP : TRIAL_FIRST_EXP,
+                                early ? EARLY_CREDIT : RACE_SHARE * h->since))
+                    continue;
+                h->since = 0;
+            }
+        }
+        /* HashLife's turn, when it has credit */
+        if (h->rc && (h->force ? !h->tried : h->credit >= RACE_SLICE)) {
+            int won = 0;
+            h->tried = 1;
+            s = race_turn(h, ops, ctx, left, &d, &won);
+            *done += d;
+            continue;
+        }
+        /* the sparse engine's chunk; the race's credit grows by HashLife's share of it */
         uint64_t c = left < h->chunk ? left : h->chunk;
         h->tried = 0;
         double t0 = wl_clock();
         s = (*ops)->step(*ctx, c, &d);
         double dt = wl_clock() - t0;
         *done += d;
-        if (s) return s;
+        if (s) break;
         h->since += dt;
-        h->sparse_total += dt;
         h->rate = (double)c / (dt > 1e-9 ? dt : 1e-9);
+        if (h->rc) {
+            h->lag += (int64_t)d;
+            h->credit += h->share / (1 - h->share) * dt;
+        }
         if (dt < CHUNK_SECONDS / 2 && h->chunk < ((uint64_t)1 << 40))
             h->chunk *= 2;
         else if (dt > 2 * CHUNK_SECONDS && h->chunk > 16)
             h->chunk /= 2;
     }
-    return WL_OK;
+    if (h->rc) { /* the race ends with the call: the next one waits twice as long */
+        if (h->cfg.verbose)
+            fprintf(stderr, "warplife: auto: %s stays (hashlife raced %.3f s and ended %lld "
+                            "generations behind; %s at %.3g generations/s)\n",
+                    h->first->name, h->race_time, (long long)h->lag, h->first->name,
+                    h->rate);
+        race_end(h);
+        h->next_race *= 2;
+        h->since = 0;
+    }
+    return s;
 }
 
 void wl_handover_stay(wl_handover *h) { h->never = 1; }
