@@ -22,14 +22,14 @@
  *     chunks.  Each chunk earns HashLife share / (1 - share) of its time as credit; a turn
  *     runs its current leap until the leap is done or the credit is spent (the deadline),
  *     and a leap cut short is taken up again at the next turn, through what it already
- *     computed in HashLife's memo.  The share
- *     starts at RACE_SHARE; it doubles (up to RACE_SHARE_MAX) after a leap that ran at least
- *     at R_s (and HashLife may then chase at once, for the time the lag takes it at that
- *     rate), and halves (down to RACE_SHARE_MIN) after one at less than half of it, once a
- *     leap has cost HashLife twice the time the sparse engine needs for as many
- *     generations (and at each doubling of that), and when a race starts over without a
- *     leap done, so a race that HashLife is losing costs a few percent, and one it is
- *     winning goes its way quickly;
+ *     computed in HashLife's memo.  The share starts at RACE_SHARE (EARLY_SHARE in an early
+ *     race); it doubles (up to RACE_SHARE_MAX) after a leap that ran at least at R_s (and
+ *     HashLife may then chase at once, for the time the lag takes it at that rate), and
+ *     halves (down to RACE_SHARE_MIN) after one at less than half of it, once a leap has
+ *     cost HashLife twice the time the sparse engine needs for as many generations (and at
+ *     each doubling of that), and when a race starts over without a leap done, so a race
+ *     that HashLife is losing costs a few percent, and one it is winning goes its way
+ *     quickly;
  *   - HashLife takes the universe over when a leap brings it from behind to level with
  *     the sparse engine or ahead of it, at a rate of at least R_s (a leap made while the
  *     sparse engine waited wins nothing), or to the target;
@@ -81,13 +81,15 @@
 #define SHORT_MAX_POP 65536   /* a short trial's largest population (multi-state) */
 #define SHORT_MIN_GENS 64     /* a short trial's fewest generations to go */
 #define SHORT_BUDGET 0.01     /* and its least budget in seconds */
-#define RACE_SHARE 0.25       /* a race: HashLife's first share of the time, */
+#define RACE_SHARE 0.2        /* a race: HashLife's first share of the time (an early one's:
+                                 EARLY_SHARE), */
 #define RACE_SHARE_MIN 0.03   /* its least (halved while its leaps are slow), */
 #define RACE_SHARE_MAX 0.9    /* its most (doubled while they are fast) */
 #define RACE_SLICE 0.001      /* the shortest time HashLife is given at once (seconds) */
 #define EARLY_MIN_POP 200     /* a race from the first chunk: population at least, */
 #define EARLY_MAX_POP 100000  /* at most, */
 #define EARLY_MAX_DENSITY 0.2 /* and live cells / bounding box at most (a soup is denser) */
+#define EARLY_SHARE 0.25      /* its first share (a built pattern is more likely HashLife's), */
 #define EARLY_FIRST_EXP 8     /* its first leap: 2^8 generations, */
 #define EARLY_CREDIT 0.003    /* and its first turn (seconds) */
 #define WATCH_SLACK 2.0       /* after a race, each leap of HashLife's gets twice the time
@@ -324,10 +326,11 @@ static void race_end(wl_handover *h) {
     h->rc = NULL;
 }
 
-/* Starts a race with `credit` seconds for HashLife's first turn (or starts it over from the
- * universe as it is, keeping HashLife's memo: the squares that did not change are found
- * again); 0 when HashLife cannot take the universe (no more races then). */
-static int race_start(wl_handover *h, const wl_engine_ops *ops, void *ctx, int first_exp,
+/* Starts a race (`early`: from the first chunk) with `credit` seconds for HashLife's first
+ * turn, or starts it over from the universe as it is, keeping HashLife's memo (the squares
+ * that did not change are found again); 0 when HashLife cannot take the universe (no more
+ * races then). */
+static int race_start(wl_handover *h, const wl_engine_ops *ops, void *ctx, int early,
                       double credit) {
     const int fresh = !h->rc;
     const double t0 = wl_clock();
@@ -349,7 +352,7 @@ static int race_start(wl_handover *h, const wl_engine_ops *ops, void *ctx, int f
         return 0;
     }
     if (fresh) { /* (one starting over keeps its share, credit and time) */
-        h->share = RACE_SHARE;
+        h->share = early ? EARLY_SHARE : RACE_SHARE;
         h->credit = credit;
         h->race_time = 0;
     } else if (!h->leaps) { /* (not one leap done since it started: its share halves) */
@@ -360,7 +363,7 @@ static int race_start(wl_handover *h, const wl_engine_ops *ops, void *ctx, int f
     h->credit -= dt;
     h->race_time += dt;
     h->lag = 0;
-    h->rexp = first_exp;
+    h->rexp = early ? EARLY_FIRST_EXP : TRIAL_FIRST_EXP;
     h->leap_time = 0;
     h->slow_mark = 1;
     h->race_rate = h->rate;
@@ -555,8 +558,7 @@ wl_status wl_handover_step(wl_handover *h, const wl_engine_ops **ops, void **ctx
             int again = h->rc && h->rate >= 2 * h->race_rate && h->since >= SETTLING_MIN_SECONDS &&
                         h->credit >= RACE_SLICE;
             if ((!h->rc && (h->force || early || h->since >= h->next_race)) || again) {
-                if (!race_start(h, *ops, *ctx, early ? EARLY_FIRST_EXP : TRIAL_FIRST_EXP,
-                                early ? EARLY_CREDIT : RACE_SHARE * h->since))
+                if (!race_start(h, *ops, *ctx, early, early ? EARLY_CREDIT : RACE_SHARE * h->since))
                     continue;
                 h->since = 0;
             }
