@@ -14,6 +14,7 @@
 #include "wltest.h"
 #include "../src/engine/sparse/sparse_internal.h" /* the ships' counters */
 
+#include <stdarg.h>
 #include <stdint.h>
 #include <stdlib.h>
 #include <string.h>
@@ -549,6 +550,21 @@ static void same_seen(wl_universe *u, wl_universe *hl, const char *what) {
     wl_pattern_free(pt);
 }
 
+/* Steps u and HashLife's hl by n and compares everything seen (same_seen), the case named
+ * by the printf-style what. */
+static void step_seen(wl_universe *u, wl_universe *hl, uint64_t n, const char *fmt, ...)
+    __attribute__((format(printf, 4, 5)));
+static void step_seen(wl_universe *u, wl_universe *hl, uint64_t n, const char *fmt, ...) {
+    WL_CHECK_OK(wl_universe_step(u, n));
+    WL_CHECK_OK(wl_universe_step(hl, n));
+    char what[128];
+    va_list ap;
+    va_start(ap, fmt);
+    vsnprintf(what, sizeof what, fmt, ap);
+    va_end(ap);
+    same_seen(u, hl, what);
+}
+
 /* Ships that land soon after they are taken out, again and again (gliders flying into
  * blocks a few hundred generations away, in waves, beside gliders that fly free): the
  * engine searches for ships less often then (sparse_ships.c), and stays exact. */
@@ -567,13 +583,8 @@ static void test_short_flights(uint64_t seed) {
     wl_universe *sp, *hl;
     if (pair("sparse", &life, p, &sp, &hl)) {
         static const uint64_t steps[] = {100, 333, 1024, 77, 3000};
-        for (int k = 0; k < (int)(sizeof steps / sizeof steps[0]); k++) {
-            WL_CHECK_OK(wl_universe_step(sp, steps[k]));
-            WL_CHECK_OK(wl_universe_step(hl, steps[k]));
-            char what[64];
-            snprintf(what, sizeof what, "short flights after step %d", k);
-            same_seen(sp, hl, what);
-        }
+        for (int k = 0; k < (int)(sizeof steps / sizeof steps[0]); k++)
+            step_seen(sp, hl, steps[k], "short flights after step %d", k);
         wl_universe_free(sp);
         wl_universe_free(hl);
     }
@@ -622,11 +633,7 @@ static void test_ships(uint64_t seed) {
         if (pair("sparse", &life, p, &sp, &hl)) {
             static const uint64_t steps[] = {1, 130, 1001, 2999, 7, 4000, 2045};
             for (int k = 0; k < (int)(sizeof steps / sizeof steps[0]); k++) {
-                WL_CHECK_OK(wl_universe_step(sp, steps[k]));
-                WL_CHECK_OK(wl_universe_step(hl, steps[k]));
-                char what[96];
-                snprintf(what, sizeof what, "ships: fleet %d after step %d", fl, k);
-                same_seen(sp, hl, what);
+                step_seen(sp, hl, steps[k], "ships: fleet %d after step %d", fl, k);
                 check_render(sp, mix(cs, 900 + (uint64_t)k), quick ? 10 : 30);
                 if (k == 3) /* edits while ships fly, some on their paths */
                     for (int e = 0; e < 30; e++) {
@@ -689,14 +696,9 @@ static void test_ships(uint64_t seed) {
         }
         wl_universe *sp, *hl;
         if (pair("sparse", &rule, p, &sp, &hl)) {
-            for (int j = 0; j < 3; j++) {
-                uint64_t n = 1000 + 333 * (uint64_t)j + (uint64_t)k;
-                WL_CHECK_OK(wl_universe_step(sp, n));
-                WL_CHECK_OK(wl_universe_step(hl, n));
-                char what[96];
-                snprintf(what, sizeof what, "ships: %s after step %d", rules[k], j);
-                same_seen(sp, hl, what);
-            }
+            for (int j = 0; j < 3; j++)
+                step_seen(sp, hl, 1000 + 333 * (uint64_t)j + (uint64_t)k, "ships: %s after step %d",
+                          rules[k], j);
         }
         wl_universe_free(sp);
         wl_universe_free(hl);
@@ -732,13 +734,8 @@ static void test_formation(uint64_t seed) {
         wl_universe *sp, *hl;
         if (pair("sparse", &life, p, &sp, &hl)) {
             static const uint64_t steps[] = {1, 300, 257, 700, 1500, 999};
-            for (int k = 0; k < (int)(sizeof steps / sizeof steps[0]); k++) {
-                WL_CHECK_OK(wl_universe_step(sp, steps[k]));
-                WL_CHECK_OK(wl_universe_step(hl, steps[k]));
-                char what[96];
-                snprintf(what, sizeof what, "ships: formation %d after step %d", f, k);
-                same_seen(sp, hl, what);
-            }
+            for (int k = 0; k < (int)(sizeof steps / sizeof steps[0]); k++)
+                step_seen(sp, hl, steps[k], "ships: formation %d after step %d", f, k);
             WL_CHECK(ships_found(sp) >= 10, "ships: formation %d: only %llu ships taken out", f,
                      (unsigned long long)ships_found(sp));
         }
