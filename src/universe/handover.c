@@ -38,9 +38,9 @@
  *     dropped and the universe goes back to a fresh sparse engine (line puffers, whose ash
  *     grows chaotic: HashLife's first leaps are quick, its later ones ever slower);
  *   - a race starts after FIRST_RACE seconds of sparse time, or after the first chunk for
- *     a pattern that early_pays (a population of EARLY_MIN_POP to EARLY_MAX_POP at a low
- *     density: built, not a soup, and not a methuselah, whose whole run is shorter than a
- *     race), and starts over from the universe as it is (keeping HashLife's memo) when R_s
+ *     a pattern that early_pays (a population of EARLY_MIN_POP to EARLY_MAX_POP, not packed
+ *     in its box: mostly built patterns, and not a methuselah, whose whole run is shorter
+ *     than a race, nor a large soup), and starts over from the universe as it is (keeping HashLife's memo) when R_s
  *     has doubled since it started (the pattern is settling).  A race lasts at most one
  *     call (cells may be edited between calls); the next call's waits twice as long;
  *   - no race with fewer than TRIAL_MIN_GENS generations to go: HashLife needs long leaps.
@@ -74,10 +74,10 @@
 
 #define CHUNK_SECONDS 0.02    /* length of a timed chunk of the sparse engine */
 #define FIRST_RACE 0.05       /* sparse seconds before the first race (see early_pays) */
-#define REST_SHARE 0.25       /* one trial: at most this share of the sparse time left */
-#define TRIAL_MIN_GENS 2048   /* generations to go for a trial */
-#define TRIAL_FIRST_EXP 10    /* HashLife's first leap: 2^10 generations */
-#define SETTLING_MIN_SECONDS 0.02 /* sparse seconds before a trial for a doubled rate */
+#define REST_SHARE 0.25       /* the short trial's budget: this share of grow's time left */
+#define TRIAL_MIN_GENS 2048   /* generations to go for a race (fewer: the short trial) */
+#define TRIAL_FIRST_EXP 10    /* a race's first leap: 2^10 generations */
+#define SETTLING_MIN_SECONDS 0.02 /* sparse seconds before a race starts over (settling) */
 #define SHORT_MAX_POP 65536   /* a short trial's largest population (multi-state) */
 #define SHORT_MIN_GENS 64     /* a short trial's fewest generations to go */
 #define SHORT_BUDGET 0.01     /* and its least budget in seconds */
@@ -88,7 +88,7 @@
 #define RACE_SLICE 0.001      /* the shortest time HashLife is given at once (seconds) */
 #define EARLY_MIN_POP 200     /* a race from the first chunk: population at least, */
 #define EARLY_MAX_POP 100000  /* at most, */
-#define EARLY_MAX_DENSITY 0.2 /* and live cells / bounding box at most (a soup is denser) */
+#define EARLY_MAX_DENSITY 0.2 /* and live cells / bounding box at most (a young blob) */
 #define EARLY_SHARE 0.25      /* its first share (a built pattern is more likely HashLife's), */
 #define EARLY_FIRST_EXP 8     /* its first leap: 2^8 generations, */
 #define EARLY_CREDIT 0.003    /* and its first turn (seconds) */
