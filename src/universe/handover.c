@@ -27,9 +27,9 @@
  *     HashLife may then chase at once, for the time the lag takes it at that rate), and
  *     halves (down to RACE_SHARE_MIN) after one at less than half of it, once a leap has
  *     cost HashLife twice the time the sparse engine needs for as many generations (and at
- *     each doubling of that), and when a race starts over without a leap done, so a race
- *     that HashLife is losing costs a few percent, and one it is winning goes its way
- *     quickly;
+ *     each doubling of that), and when a race starts over without a leap done since the
+ *     last start and its leap had been that slow, so a race that HashLife is losing costs
+ *     a few percent, and one it is winning goes its way quickly;
  *   - HashLife takes the universe over when a leap brings it from behind to level with
  *     the sparse engine or ahead of it, at a rate of at least R_s (a leap made while the
  *     sparse engine waited wins nothing), or to the target;
@@ -40,9 +40,10 @@
  *   - a race starts after FIRST_RACE seconds of sparse time, or after the first chunk for
  *     a pattern that early_pays (a population of EARLY_MIN_POP to EARLY_MAX_POP, not packed
  *     in its box: mostly built patterns, and not a methuselah, whose whole run is shorter
- *     than a race, nor a large soup), and starts over from the universe as it is (keeping HashLife's memo) when R_s
- *     has doubled since it started (the pattern is settling).  A race lasts at most one
- *     call (cells may be edited between calls); the next call's waits twice as long;
+ *     than a race, nor a large soup), and starts over from the universe as it is (keeping
+ *     HashLife's memo and its leaps' size) when R_s has doubled since it started (the
+ *     pattern is settling).  A race lasts at most one call (cells may be edited between
+ *     calls); the next call's waits twice as long;
  *   - no race with fewer than TRIAL_MIN_GENS generations to go: HashLife needs long leaps.
  *     But the multi-state families (cells moved as a pattern) get one short trial in a run
  *     of fewer: after the first timed chunk, when at least SHORT_MIN_GENS generations are
@@ -355,7 +356,8 @@ static int race_start(wl_handover *h, const wl_engine_ops *ops, void *ctx, int e
         h->share = early ? EARLY_SHARE : RACE_SHARE;
         h->credit = credit;
         h->race_time = 0;
-    } else if (!h->leaps) { /* (not one leap done since it started: its share halves) */
+    } else if (!h->leaps && h->slow_mark > 1) { /* (no leap done since it started, and the
+                                                  * one it was on had been slow) */
         h->share = h->share / 2 < RACE_SHARE_MIN ? RACE_SHARE_MIN : h->share / 2;
     }
     h->leaps = 0;
@@ -363,7 +365,7 @@ static int race_start(wl_handover *h, const wl_engine_ops *ops, void *ctx, int e
     h->credit -= dt;
     h->race_time += dt;
     h->lag = 0;
-    h->rexp = early ? EARLY_FIRST_EXP : TRIAL_FIRST_EXP;
+    if (fresh) h->rexp = early ? EARLY_FIRST_EXP : TRIAL_FIRST_EXP; /* (over: as it was) */
     h->leap_time = 0;
     h->slow_mark = 1;
     h->race_rate = h->rate;

@@ -363,7 +363,8 @@ static uint64_t horizon(sp_ctx *c, const sp_ship *self, int taking) {
         for (size_t i = 0; i < c->next.n; i++) {
             const sp_tile *t = c->next.t[i];
             const unsigned w = t->wake[c->par];
-            lb[i] = !w || (taking && t->ship) ? INFINITY : cone_lb(a, vmax, t->tx, t->ty, w, ox, oy);
+            lb[i] = !w || (taking && t->ship) ? INFINITY
+                                              : cone_lb(a, vmax, t->tx, t->ty, w, ox, oy);
             if (lb[i] < K && (best == SIZE_MAX || lb[i] < lb[best])) best = i;
         }
         if (best != SIZE_MAX) {
