@@ -233,6 +233,24 @@ static void *copy_into(const wl_handover *h, const wl_engine_ops *e, const wl_co
     return ctx;
 }
 
+/* The universe is now context c of engine e (the one it was on is freed); on HashLife,
+ * for good unless a race's watch sends it back. */
+static void switch_to(wl_handover *h, const wl_engine_ops **ops, void **ctx,
+                      const wl_engine_ops *e, void *c) {
+    (*ops)->destroy(*ctx);
+    *ops = e;
+    *ctx = c;
+    h->on_second = e == h->second;
+}
+
+/* The size of a leap of HashLife's: 2^exp generations, or the largest power of two within
+ * `way` (the generations it may still go). */
+static uint64_t leap_size(int exp, int64_t way) {
+    uint64_t g = (uint64_t)1 << (exp < 62 ? exp : 62);
+    while ((int64_t)g > way && g > 1) g >>= 1;
+    return g;
+}
+
 /* The short trial (see the top): HashLife on a copy of the universe is asked for the whole
  * rest, `left` generations, within `budget` seconds; it keeps the universe if it gets there.
  * Fails only when the user interrupted (the universe is then consistent at *adv). */
@@ -261,24 +279,17 @@ static wl_status short_trial(wl_handover *h, const wl_engine_ops **ops, void **c
             fprintf(stderr, "warplife: auto: hashlife ran the last %llu generations (a %.3f s "
                             "trial)\n",
                     (unsigned long long)left, wl_clock() - t0);
-        (*ops)->destroy(*ctx);
-        *ops = h->second;
-        *ctx = hc;
-        h->on_second = 1;
+        switch_to(h, ops, ctx, h->second, hc);
         return s;
     }
     if (*adv) { /* back to a fresh sparse engine, at the generation HashLife reached */
         void *fc = copy_into(h, h->first, &h->cfg, h->first_kernel, h->second, hc);
         if (!fc) { /* no memory for the way back: HashLife keeps the universe */
             wl_clear_error();
-            (*ops)->destroy(*ctx);
-            *ops = h->second;
-            *ctx = hc;
-            h->on_second = 1;
+            switch_to(h, ops, ctx, h->second, hc);
             return WL_OK;
         }
-        (*ops)->destroy(*ctx);
-        *ctx = fc;
+        switch_to(h, ops, ctx, h->first, fc);
     }
     h->second->destroy(hc);
     if (h->cfg.verbose)
@@ -289,31 +300,35 @@ static wl_status short_trial(wl_handover *h, const wl_engine_ops **ops, void **c
     return interrupted ? s : WL_OK;
 }
 
-/* Whether a multi-state run of fewer than TRIAL_MIN_GENS generations to go is worth a
- * short trial (see the top): enough generations, few cells. */
-static int short_pays(const wl_engine_ops *ops, void *ctx, uint64_t left) {
-    if (left < SHORT_MIN_GENS) return 0;
+/* The universe's population in *v; 0 when it cannot be had (or passes 64 bits). */
+static int population_u64(const wl_engine_ops *ops, void *ctx, uint64_t *v) {
     wl_bigint pop;
     if (!ops->population || ops->population(ctx, &pop)) {
         wl_clear_error();
         return 0;
     }
+    return wl_bigint_to_u64(&pop, v);
+}
+
+/* Whether a multi-state run of fewer than TRIAL_MIN_GENS generations to go is worth a
+ * short trial (see the top): enough generations, few cells. */
+static int short_pays(const wl_engine_ops *ops, void *ctx, uint64_t left) {
     uint64_t v;
-    return wl_bigint_to_u64(&pop, &v) && v <= SHORT_MAX_POP;
+    return left >= SHORT_MIN_GENS && population_u64(ops, ctx, &v) && v <= SHORT_MAX_POP;
 }
 
 /* Whether a two-state pattern races from the first chunk on (see the top): a population
  * within EARLY_MIN_POP .. EARLY_MAX_POP, sparse in its bounding box. */
 static int early_pays(const wl_engine_ops *ops, void *ctx) {
-    wl_bigint pop, x0, y0, x1, y1, w, hh;
+    wl_bigint x0, y0, x1, y1, w, hh;
     uint64_t v, bw, bh;
     int empty = 1;
-    if (!ops->population || !ops->bounds || ops->population(ctx, &pop) ||
-        ops->bounds(ctx, &x0, &y0, &x1, &y1, &empty)) {
+    if (!population_u64(ops, ctx, &v) || v < EARLY_MIN_POP || v > EARLY_MAX_POP) return 0;
+    if (!ops->bounds || ops->bounds(ctx, &x0, &y0, &x1, &y1, &empty)) {
         wl_clear_error();
         return 0;
     }
-    if (empty || !wl_bigint_to_u64(&pop, &v) || v < EARLY_MIN_POP || v > EARLY_MAX_POP) return 0;
+    if (empty) return 0;
     wl_bigint_sub(&w, &x1, &x0);
     wl_bigint_sub(&hh, &y1, &y0);
     if (!wl_bigint_to_u64(&w, &bw) || !wl_bigint_to_u64(&hh, &bh) || bw >= (1u << 31) ||
@@ -375,15 +390,13 @@ static int race_start(wl_handover *h, const wl_engine_ops *ops, void *ctx, int e
 /* HashLife's turn in the race: its next leap (2^rexp generations, or what is left of the
  * way to the target), until the leap is done or its credit is spent.  An unfinished leap
  * keeps what it computed in HashLife's memo, so the next turn goes through it quickly.
- * When HashLife draws level with the universe, it takes the universe over (*won; *adv:
- * the generations it got ahead, within `left`).  Fails only when the user interrupted. */
+ * When HashLife draws level with the universe, it takes the universe over (*adv: the
+ * generations it got ahead, within `left`).  Fails only when the user interrupted. */
 static wl_status race_turn(wl_handover *h, const wl_engine_ops **ops, void **ctx,
-                           uint64_t left, uint64_t *adv, int *won) {
+                           uint64_t left, uint64_t *adv) {
     *adv = 0;
-    *won = 0;
     const int64_t way = (int64_t)left + h->lag; /* HashLife's generations to the target */
-    uint64_t g = (uint64_t)1 << (h->rexp < 62 ? h->rexp : 62);
-    while ((int64_t)g > way && g > 1) g >>= 1;
+    const uint64_t g = leap_size(h->rexp, way);
     uint64_t d = 0;
     double dt = 0;
     wl_status s = WL_OK;
@@ -453,8 +466,7 @@ static wl_status race_turn(wl_handover *h, const wl_engine_ops **ops, void **ctx
     if (h->force == 2) {
         void *fc = copy_into(h, h->first, &h->cfg, h->first_kernel, h->second, h->rc);
         if (!fc) return wl_error(WL_ERR_NOMEM, "auto: out of memory moving the cells back");
-        (*ops)->destroy(*ctx);
-        *ctx = fc;
+        switch_to(h, ops, ctx, h->first, fc);
         race_end(h);
         *adv = ahead;
         return WL_OK;
@@ -464,15 +476,11 @@ static wl_status race_turn(wl_handover *h, const wl_engine_ops **ops, void **ctx
                         "level after %.3f s of a race, its last leap at %.3g against %.3g "
                         "generations/s)\n",
                 h->first->name, h->race_time, r, h->rate);
-    (*ops)->destroy(*ctx);
-    *ops = h->second;
-    *ctx = h->rc;
+    switch_to(h, ops, ctx, h->second, h->rc);
     h->rc = NULL;
-    h->on_second = 1;
     h->watching = !h->force || h->force == 3;
     h->watch_rate = h->rate > 0 ? h->rate : 1;
     *adv = ahead;
-    *won = 1;
     return WL_OK;
 }
 
@@ -482,8 +490,7 @@ static wl_status race_turn(wl_handover *h, const wl_engine_ops **ops, void **ctx
  * time is dropped), and the races start over, spaced as after one that did not win. */
 static wl_status watched_leap(wl_handover *h, const wl_engine_ops **ops, void **ctx,
                               uint64_t left, uint64_t *d) {
-    uint64_t g = (uint64_t)1 << (h->rexp < 62 ? h->rexp : 62);
-    while (g > left) g >>= 1;
+    const uint64_t g = leap_size(h->rexp, (int64_t)left);
     double budget = WATCH_SLACK * (double)g / h->watch_rate;
     if (budget < WATCH_MIN_SECONDS) budget = WATCH_MIN_SECONDS;
     const double t0 = wl_clock();
@@ -511,10 +518,8 @@ static wl_status watched_leap(wl_handover *h, const wl_engine_ops **ops, void **
         fprintf(stderr, "warplife: auto: back from hashlife to %s (a leap of %llu generations "
                         "ran past %.3f s, twice %s's time)\n",
                 h->first->name, (unsigned long long)g, budget, h->first->name);
-    (*ops)->destroy(*ctx);
-    *ops = h->first;
-    *ctx = fc;
-    h->on_second = h->watching = 0;
+    switch_to(h, ops, ctx, h->first, fc);
+    h->watching = 0;
     h->since = 0;
     h->next_race *= 2;
     return WL_OK;
@@ -567,9 +572,8 @@ wl_status wl_handover_step(wl_handover *h, const wl_engine_ops **ops, void **ctx
         }
         /* HashLife's turn, when it has credit */
         if (h->rc && (h->force ? !h->tried : h->credit >= RACE_SLICE)) {
-            int won = 0;
             h->tried = 1;
-            s = race_turn(h, ops, ctx, left, &d, &won);
+            s = race_turn(h, ops, ctx, left, &d);
             *done += d;
             continue;
         }
@@ -612,9 +616,7 @@ wl_status wl_handover_restart(wl_handover *h, const wl_engine_ops **ops, void **
         void *fc = NULL;
         wl_status s = h->first->create(&h->cfg, h->first_kernel, &fc);
         if (s) return s;
-        (*ops)->destroy(*ctx);
-        *ops = h->first;
-        *ctx = fc;
+        switch_to(h, ops, ctx, h->first, fc);
     }
     wl_handover_reset(h);
     return WL_OK;
@@ -630,10 +632,7 @@ wl_status wl_handover_load_file(wl_handover *h, const wl_engine_ops **ops, void 
         if (hc) h->second->destroy(hc);
         return s;
     }
-    (*ops)->destroy(*ctx);
-    *ops = h->second;
-    *ctx = hc;
-    h->on_second = 1;
+    switch_to(h, ops, ctx, h->second, hc);
     return WL_OK;
 }
 
