@@ -29,7 +29,12 @@
  *     cost HashLife twice the time the sparse engine needs for as many generations (and at
  *     each doubling of that), and when a race starts over without a leap done since the
  *     last start and its leap had been that slow, so a race that HashLife is losing costs
- *     a few percent, and one it is winning goes its way quickly;
+ *     a few percent, and one it is winning goes its way quickly.  An early race's first
+ *     leap is the exception: it keeps its share until it is done, and is not judged by its
+ *     rate.  That leap builds HashLife's squares of the whole pattern, which the later
+ *     leaps reuse: on the Turing machine it takes 60-90 ms for 256 generations, ten times
+ *     the sparse engine's time, and the next 16000 generations take HashLife less than
+ *     that again, so halving on its rate left the pattern on sparse at 4x HashLife's time;
  *   - HashLife takes the universe over when a leap brings it from behind to level with
  *     the sparse engine or ahead of it, at a rate of at least R_s (a leap made while the
  *     sparse engine waited wins nothing), or to the target;
@@ -42,8 +47,10 @@
  *     in its box: mostly built patterns, and not a methuselah, whose whole run is shorter
  *     than a race, nor a large soup), and starts over from the universe as it is (keeping
  *     HashLife's memo and its leaps' size) when R_s has doubled since it started (the
- *     pattern is settling).  A race lasts at most one call (cells may be edited between
- *     calls); the next call's waits twice as long;
+ *     pattern is settling; an early race counts from the chunk after its start, since the
+ *     first chunk runs cold, at a third to a fifth of the rate of the next).  A race lasts
+ *     at most one call (cells may be edited between calls); the next call's waits twice as
+ *     long;
  *   - no race with fewer than TRIAL_MIN_GENS generations to go: HashLife needs long leaps.
  *     But the multi-state families (cells moved as a pattern) get one short trial in a run
  *     of fewer: after the first timed chunk, when at least SHORT_MIN_GENS generations are
@@ -90,7 +97,7 @@
 #define EARLY_MIN_POP 200     /* a race from the first chunk: population at least, */
 #define EARLY_MAX_POP 100000  /* at most, */
 #define EARLY_MAX_DENSITY 0.2 /* and live cells / bounding box at most (a young blob) */
-#define EARLY_SHARE 0.25      /* its first share (a built pattern is more likely HashLife's), */
+#define EARLY_SHARE (1.0 / 3) /* its first share (a built pattern is more likely HashLife's), */
 #define EARLY_FIRST_EXP 8     /* its first leap: 2^8 generations, */
 #define EARLY_CREDIT 0.003    /* and its first turn (seconds) */
 #define WATCH_SLACK 2.0       /* after a race, each leap of HashLife's gets twice the time
@@ -128,6 +135,9 @@ struct wl_handover {
                                        over from the universe as it is) */
     double race_time;               /* seconds it ran */
     int leaps;                      /* leaps it completed since it (re)started */
+    int first_free;                 /* an early race before its first leap is done: the
+                                       share does not halve (that leap carries HashLife's
+                                       start, which later leaps reuse) */
     double leap_time;               /* seconds it spent on its current leap so far */
     double slow_mark;               /* its share halves when leap_time passes this many times
                                        twice the sparse engine's time for the leap */
@@ -369,10 +379,11 @@ static int race_start(wl_handover *h, const wl_engine_ops *ops, void *ctx, int e
     }
     if (fresh) { /* (one starting over keeps its share, credit and time) */
         h->share = early ? EARLY_SHARE : RACE_SHARE;
+        h->first_free = early;
         h->credit = credit;
         h->race_time = 0;
-    } else if (!h->leaps && h->slow_mark > 1) { /* (no leap done since it started, and the
-                                                  * one it was on had been slow) */
+    } else if (!h->leaps && h->slow_mark > 1 && !h->first_free) {
+        /* (no leap done since it started, and the one it was on had been slow) */
         h->share = h->share / 2 < RACE_SHARE_MIN ? RACE_SHARE_MIN : h->share / 2;
     }
     h->leaps = 0;
@@ -383,7 +394,7 @@ static int race_start(wl_handover *h, const wl_engine_ops *ops, void *ctx, int e
     if (fresh) h->rexp = early ? EARLY_FIRST_EXP : TRIAL_FIRST_EXP; /* (over: as it was) */
     h->leap_time = 0;
     h->slow_mark = 1;
-    h->race_rate = h->rate;
+    h->race_rate = early ? 0 : h->rate; /* (the first chunk ran cold: the next one's) */
     return 1;
 }
 
@@ -425,7 +436,7 @@ static wl_status race_turn(wl_handover *h, const wl_engine_ops **ops, void **ctx
               * doubling of that */
         wl_clear_error();
         const double slow = 2 * (double)g / h->rate;
-        if (h->leap_time >= slow * h->slow_mark) {
+        if (h->leap_time >= slow * h->slow_mark && !h->first_free) {
             h->share = h->share / 2 < RACE_SHARE_MIN ? RACE_SHARE_MIN : h->share / 2;
             h->slow_mark *= 2;
         }
@@ -438,6 +449,8 @@ static wl_status race_turn(wl_handover *h, const wl_engine_ops **ops, void **ctx
     h->leap_time = 0;
     h->slow_mark = 1;
     h->leaps++;
+    const int first = h->first_free;
+    h->first_free = 0;
     if (way > 0 && h->rexp < 62) h->rexp++;
     if (r >= h->rate) {
         h->share = 2 * h->share > RACE_SHARE_MAX ? RACE_SHARE_MAX : 2 * h->share;
@@ -445,7 +458,7 @@ static wl_status race_turn(wl_handover *h, const wl_engine_ops **ops, void **ctx
          * than the sparse engine spent on those generations) */
         const double chase = h->lag > 0 ? (double)h->lag / r : 0;
         if (h->credit < chase) h->credit = chase;
-    } else if (2 * r < h->rate) {
+    } else if (2 * r < h->rate && !first) {
         h->share = h->share / 2 < RACE_SHARE_MIN ? RACE_SHARE_MIN : h->share / 2;
     }
     /* it takes the universe over when this leap took it from behind the universe to level
@@ -562,8 +575,8 @@ wl_status wl_handover_step(wl_handover *h, const wl_engine_ops **ops, void **ctx
                 h->early_done = 1;
                 early = !h->by_pattern && !h->rc && early_pays(*ops, *ctx);
             }
-            int again = h->rc && h->rate >= 2 * h->race_rate && h->since >= SETTLING_MIN_SECONDS &&
-                        h->credit >= RACE_SLICE;
+            int again = h->rc && h->race_rate > 0 && h->rate >= 2 * h->race_rate &&
+                        h->since >= SETTLING_MIN_SECONDS && h->credit >= RACE_SLICE;
             if ((!h->rc && (h->force || early || h->since >= h->next_race)) || again) {
                 if (!race_start(h, *ops, *ctx, early, early ? EARLY_CREDIT : RACE_SHARE * h->since))
                     continue;
@@ -588,6 +601,7 @@ wl_status wl_handover_step(wl_handover *h, const wl_engine_ops **ops, void **ctx
         h->since += dt;
         h->rate = (double)c / (dt > 1e-9 ? dt : 1e-9);
         if (h->rc) {
+            if (h->race_rate == 0) h->race_rate = h->rate;
             h->lag += (int64_t)d;
             h->credit += h->share / (1 - h->share) * dt;
         }
