@@ -347,6 +347,57 @@ static void test_handover(uint64_t seed) {
     unsetenv("WL_HANDOVER");
 }
 
+/* The way back from HashLife after a race is for patterns the sparse engine still holds:
+ * once the population has grown more than WATCH_GROWTH times since HashLife took it (a
+ * breeder run far has 10^14 cells), HashLife keeps it.  A Gosper gun under
+ * WL_HANDOVER=bounce: HashLife wins at generation 1088 or so, its first watched leap counts
+ * as too slow, and its stream has grown meanwhile; with the growth allowed set to 1 it
+ * stays on HashLife, with the default (16) it goes back to the sparse engine, and both
+ * give HashLife's own answer. */
+static void test_handover_growth(void) {
+    static const char *const gun[] = {
+        "........................o...........",
+        "......................o.o...........",
+        "............oo......oo............oo",
+        "...........o...o....oo............oo",
+        "oo........o.....o...oo..............",
+        "oo........o...o.oo....o.o...........",
+        "..........o.....o.......o...........",
+        "...........o...o....................",
+        "............oo......................"};
+    wl_rule life;
+    wl_rule_life(&life);
+    wl_pattern *p = wl_pattern_new();
+    draw(p, 0, 0, gun, 9);
+    setenv("WL_HANDOVER", "bounce", 1);
+    for (int g = 0; g < 2; g++) {
+        if (g == 0) setenv("WL_HANDOVER_GROWTH", "1", 1);
+        else unsetenv("WL_HANDOVER_GROWTH");
+        wl_universe *au, *hl;
+        if (pair("auto", &life, p, &au, &hl)) {
+            WL_CHECK_OK(wl_universe_step(au, 3000));
+            WL_CHECK_OK(wl_universe_step(hl, 3000));
+            wl_test_same(au, hl, g ? "auto (bounce), the gun grown 2x" : "auto (bounce, growth "
+                                                                         "1), the gun grown 2x");
+            const char *expect = g ? "sparse" : "hashlife";
+            WL_CHECK(strcmp(wl_universe_engine(au), expect) == 0,
+                     "auto (bounce, growth %s): ends on %s, expected %s", g ? "16" : "1",
+                     wl_universe_engine(au), expect);
+            wl_bigint pop;
+            uint64_t pv = 0;
+            WL_CHECK_OK(wl_universe_population(au, &pop));
+            wl_bigint_to_u64(&pop, &pv);
+            WL_CHECK(pv == 36 + 5 * 100, "auto: the gun has %llu cells at generation 3000",
+                     (unsigned long long)pv);
+        }
+        wl_universe_free(au);
+        wl_universe_free(hl);
+    }
+    unsetenv("WL_HANDOVER_GROWTH");
+    unsetenv("WL_HANDOVER");
+    wl_pattern_free(p);
+}
+
 /* Gliders leaving in all four diagonal directions: each moves one cell diagonally every
  * four generations, so the bounds after 4n generations are known exactly. */
 static void test_growth(void) {
@@ -768,6 +819,7 @@ int main(int argc, char **argv) {
     test_dense_far(seed);
     test_render(seed);
     test_handover(seed);
+    test_handover_growth();
     test_growth();
     test_sleep_wake();
     test_edits(seed);

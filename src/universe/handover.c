@@ -23,12 +23,17 @@
  *     runs its current leap until the leap is done or the credit is spent (the deadline),
  *     and a leap cut short is taken up again at the next turn, through what it already
  *     computed in HashLife's memo.  The share starts at RACE_SHARE (EARLY_SHARE in an early
- *     race); it doubles (up to RACE_SHARE_MAX) after a leap that ran at least at R_s (and
- *     HashLife may then chase at once, for the time the lag takes it at that rate), and
- *     halves (down to RACE_SHARE_MIN) after one at less than half of it, once a leap has
- *     cost HashLife twice the time the sparse engine needs for as many generations (and at
- *     each doubling of that), and when a race starts over without a leap done since the
- *     last start and its leap had been that slow, so a race that HashLife is losing costs
+ *     race).  After each leap done, HashLife's time to the target is estimated as if the
+ *     cost of its leaps went on growing as it did from the leap before (hashlife_to_go: a
+ *     churning pattern's leaps cost twice the one before, a regular one's about the same),
+ *     against the sparse engine's, (target - now) / R_s.  The share doubles (up to
+ *     RACE_SHARE_MAX) after a leap that ran at least at R_s (HashLife may then chase at
+ *     once, for the time the lag takes it at that rate) or whose estimate is under half
+ *     the sparse engine's, and halves (down to RACE_SHARE_MIN) when it is over twice that.
+ *     It also halves once a leap under way has cost HashLife twice the time the sparse
+ *     engine needs for as many generations, and four times the leap before (and at each
+ *     doubling of that), and when a race starts over without a leap done since the last
+ *     start and its leap had been that slow, so a race that HashLife is losing costs
  *     a few percent, and one it is winning goes its way quickly.  An early race's first
  *     leap is the exception: it keeps its share until it is done, and is not judged by its
  *     rate.  That leap builds HashLife's squares of the whole pattern, which the later
@@ -41,7 +46,10 @@
  *   - after that its leaps are watched: each gets WATCH_SLACK times what the sparse engine
  *     would need for as many generations at its last R_s.  A leap that runs past that is
  *     dropped and the universe goes back to a fresh sparse engine (line puffers, whose ash
- *     grows chaotic: HashLife's first leaps are quick, its later ones ever slower);
+ *     grows chaotic: HashLife's first leaps are quick, its later ones ever slower), unless
+ *     the population has grown more than WATCH_GROWTH times since HashLife took it: R_s
+ *     was measured on a pattern that small, and a breeder run to 2^30 has 10^14 cells by
+ *     the time its last, short leaps come, more than any engine but HashLife can hold;
  *   - a race starts after FIRST_RACE seconds of sparse time, or after the first chunk for
  *     a pattern that early_pays (a population of EARLY_MIN_POP to EARLY_MAX_POP, not packed
  *     in its box: mostly built patterns, and not a methuselah, whose whole run is shorter
@@ -72,7 +80,7 @@
  * first leap instead, and WL_HANDOVER=bounce makes it win, then treats its first watched
  * leap as too slow (the way back), then lets it win again: with a race after every sparse
  * chunk when TRIAL_MIN_GENS generations are to go, and no deadlines, every path runs on
- * any machine, whatever the timings.
+ * any machine, whatever the timings; WL_HANDOVER_GROWTH=n sets WATCH_GROWTH.
  */
 #include "internal.h"
 
@@ -103,6 +111,8 @@
 #define WATCH_SLACK 2.0       /* after a race, each leap of HashLife's gets twice the time
                                  the sparse engine would have needed, */
 #define WATCH_MIN_SECONDS 0.005 /* but at least this, or the universe goes back */
+#define WATCH_GROWTH 16       /* and it goes back only while its population is at most this
+                                 many times what it was when HashLife took it */
 
 struct wl_handover {
     wl_config cfg;                  /* the universe's (its poll callback is the user's) */
@@ -139,11 +149,15 @@ struct wl_handover {
                                        share does not halve (that leap carries HashLife's
                                        start, which later leaps reuse) */
     double leap_time;               /* seconds it spent on its current leap so far */
+    double prev_leap;               /* seconds its last completed leap took (0: none yet) */
     double slow_mark;               /* its share halves when leap_time passes this many times
                                        twice the sparse engine's time for the leap */
     int early_done;                 /* the first chunk's look for an early race was made */
     int watching;                   /* on HashLife after a race: its leaps are timed */
     double watch_rate;              /* the sparse rate they must keep up with */
+    uint64_t watch_pop;             /* the population when HashLife took the universe (0:
+                                       unknown) */
+    uint64_t growth;                /* WATCH_GROWTH (WL_HANDOVER_GROWTH for tests) */
 };
 
 /* HashLife's poll: the user's interruption, or the deadline of its turn or leap. */
@@ -188,6 +202,8 @@ wl_handover *wl_handover_new(const wl_config *cfg, const wl_engine_ops *first,
                : strcmp(force, "back") == 0     ? 2
                : strcmp(force, "bounce") == 0   ? 3
                                                 : 0;
+    const char *growth = getenv("WL_HANDOVER_GROWTH");
+    h->growth = growth && atoi(growth) > 0 ? (uint64_t)atoi(growth) : WATCH_GROWTH;
     wl_handover_reset(h);
     return h;
 }
@@ -380,6 +396,7 @@ static int race_start(wl_handover *h, const wl_engine_ops *ops, void *ctx, int e
     if (fresh) { /* (one starting over keeps its share, credit and time) */
         h->share = early ? EARLY_SHARE : RACE_SHARE;
         h->first_free = early;
+        h->prev_leap = 0;
         h->credit = credit;
         h->race_time = 0;
     } else if (!h->leaps && h->slow_mark > 1 && !h->first_free) {
@@ -396,6 +413,27 @@ static int race_start(wl_handover *h, const wl_engine_ops *ops, void *ctx, int e
     h->slow_mark = 1;
     h->race_rate = early ? 0 : h->rate; /* (the first chunk ran cold: the next one's) */
     return 1;
+}
+
+/* HashLife's time to the target, way generations on, after a leap of g generations that
+ * took lt seconds: its leaps go on doubling, and each is taken to cost gamma times the one
+ * before, gamma being what this leap cost over the one before it (from 1 up to 4).  A
+ * churning pattern's leaps cost twice the one before (gamma 2: HashLife's rate stays what
+ * it is); a regular one's cost about the same as their size doubles, so its rate doubles
+ * with each leap, and a slow leap now says little of the time to the target.  Without a
+ * leap before (the race's first): the rate of this one, as for a churning pattern. */
+static double hashlife_to_go(const wl_handover *h, double lt, int64_t way, uint64_t g) {
+    if (way <= 0) return 0;
+    double gamma = h->prev_leap > 0 ? lt / h->prev_leap : 2;
+    gamma = gamma < 1 ? 1 : gamma > 4 ? 4 : gamma;
+    double t = 0, step = lt, size = (double)g, covered = 0;
+    for (int i = 0; i < 64 && covered < (double)way; i++) {
+        size *= 2;
+        step *= gamma;
+        covered += size;
+        t += step;
+    }
+    return t;
 }
 
 /* HashLife's turn in the race: its next leap (2^rexp generations, or what is left of the
@@ -435,7 +473,8 @@ static wl_status race_turn(wl_handover *h, const wl_engine_ops **ops, void **ctx
               * what the sparse engine needs for as many generations, and again at each
               * doubling of that */
         wl_clear_error();
-        const double slow = 2 * (double)g / h->rate;
+        double slow = 2 * (double)g / h->rate;
+        if (slow < 4 * h->prev_leap) slow = 4 * h->prev_leap; /* (twice a chaotic leap's) */
         if (h->leap_time >= slow * h->slow_mark && !h->first_free) {
             h->share = h->share / 2 < RACE_SHARE_MIN ? RACE_SHARE_MIN : h->share / 2;
             h->slow_mark *= 2;
@@ -451,14 +490,17 @@ static wl_status race_turn(wl_handover *h, const wl_engine_ops **ops, void **ctx
     h->leaps++;
     const int first = h->first_free;
     h->first_free = 0;
+    const double t_h = hashlife_to_go(h, lt, (int64_t)left + h->lag, g);
+    const double t_s = (double)left / h->rate;
+    h->prev_leap = lt;
     if (way > 0 && h->rexp < 62) h->rexp++;
-    if (r >= h->rate) {
+    if (r >= h->rate || 2 * t_h <= t_s) {
         h->share = 2 * h->share > RACE_SHARE_MAX ? RACE_SHARE_MAX : 2 * h->share;
         /* (and it may chase at once: the time the lag takes it at this rate, which is less
          * than the sparse engine spent on those generations) */
         const double chase = h->lag > 0 ? (double)h->lag / r : 0;
-        if (h->credit < chase) h->credit = chase;
-    } else if (2 * r < h->rate && !first) {
+        if (r >= h->rate && h->credit < chase) h->credit = chase;
+    } else if (t_h > 2 * t_s && !first) {
         h->share = h->share / 2 < RACE_SHARE_MIN ? RACE_SHARE_MIN : h->share / 2;
     }
     /* it takes the universe over when this leap took it from behind the universe to level
@@ -493,6 +535,7 @@ static wl_status race_turn(wl_handover *h, const wl_engine_ops **ops, void **ctx
     h->rc = NULL;
     h->watching = !h->force || h->force == 3;
     h->watch_rate = h->rate > 0 ? h->rate : 1;
+    if (!population_u64(*ops, *ctx, &h->watch_pop)) h->watch_pop = 0;
     *adv = ahead;
     return WL_OK;
 }
@@ -521,6 +564,20 @@ static wl_status watched_leap(wl_handover *h, const wl_engine_ops **ops, void **
     }
     if (s != WL_ERR_INTERRUPTED || !h->deadline_hit) return s; /* the user's interruption */
     wl_clear_error();
+    uint64_t pop;
+    if (!h->watch_pop || !population_u64(*ops, *ctx, &pop) ||
+        pop / h->growth > h->watch_pop) {
+        /* grown past what the sparse engine ran (a breeder: its leaps grow slower as its
+         * cells multiply, and 2^30 generations on there are 10^14 cells): HashLife keeps
+         * it, unwatched, since the sparse rate measured is no longer the sparse engine's */
+        if (h->cfg.verbose)
+            fprintf(stderr, "warplife: auto: hashlife keeps the pattern (a leap of %llu "
+                            "generations ran past %.3f s, but the pattern has grown more than "
+                            "%llux since the sparse engine ran it)\n",
+                    (unsigned long long)g, budget, (unsigned long long)h->growth);
+        h->watching = 0;
+        return WL_OK;
+    }
     void *fc = copy_into(h, h->first, &h->cfg, h->first_kernel, *ops, *ctx);
     if (!fc) { /* no memory for the way back: HashLife keeps the universe, unwatched */
         wl_clear_error();
