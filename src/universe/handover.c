@@ -17,10 +17,11 @@
  *   - the sparse engine runs in chunks of about CHUNK_SECONDS, each timed: its rate R_s in
  *     generations per second;
  *   - a race: the cells move to a fresh HashLife as 64x64 tiles (each_tile / put_tile: no
- *     dense copy of the bounding box), which then leaps 2^10, 2^11, ... generations (2^8,
- *     2^9, ... in an early race, below) from there, in turns between the sparse engine's
- *     chunks.  Each chunk earns HashLife share / (1 - share) of its time as credit; a turn
- *     runs its current leap until the leap is done or the credit is spent (the deadline),
+ *     dense copy of the bounding box), which then leaps 2^8, 2^9, ... generations from
+ *     there (a first leap of 2^10 made a soup's failed race cost 20 ms more), in turns
+ *     between the sparse engine's chunks.  Each chunk earns HashLife share / (1 - share) of
+ *     its time as credit; a turn runs its current leap until the leap is done or the
+ *     credit is spent (the deadline),
  *     and a leap cut short is taken up again at the next turn, through what it already
  *     computed in HashLife's memo.  The share starts at RACE_SHARE (EARLY_SHARE in an early
  *     race).  After each leap done, HashLife's time to the target is estimated as if the
@@ -92,7 +93,7 @@
 #define FIRST_RACE 0.05       /* sparse seconds before the first race (see early_pays) */
 #define REST_SHARE 0.25       /* the short trial's budget: this share of grow's time left */
 #define TRIAL_MIN_GENS 2048   /* generations to go for a race (fewer: the short trial) */
-#define TRIAL_FIRST_EXP 10    /* a race's first leap: 2^10 generations */
+#define FIRST_EXP 8           /* a race's first leap: 2^8 generations */
 #define SETTLING_MIN_SECONDS 0.02 /* sparse seconds before a race starts over (settling) */
 #define SHORT_MAX_POP 65536   /* a short trial's largest population (multi-state) */
 #define SHORT_MIN_GENS 64     /* a short trial's fewest generations to go */
@@ -106,7 +107,6 @@
 #define EARLY_MAX_POP 100000  /* at most, */
 #define EARLY_MAX_DENSITY 0.2 /* and live cells / bounding box at most (a young blob) */
 #define EARLY_SHARE (1.0 / 3) /* its first share (a built pattern is more likely HashLife's), */
-#define EARLY_FIRST_EXP 8     /* its first leap: 2^8 generations, */
 #define EARLY_CREDIT 0.003    /* and its first turn (seconds) */
 #define WATCH_SLACK 2.0       /* after a race, each leap of HashLife's gets twice the time
                                  the sparse engine would have needed, */
@@ -408,7 +408,7 @@ static int race_start(wl_handover *h, const wl_engine_ops *ops, void *ctx, int e
     h->credit -= dt;
     h->race_time += dt;
     h->lag = 0;
-    if (fresh) h->rexp = early ? EARLY_FIRST_EXP : TRIAL_FIRST_EXP; /* (over: as it was) */
+    if (fresh) h->rexp = FIRST_EXP; /* (over: as it was) */
     h->leap_time = 0;
     h->slow_mark = 1;
     h->race_rate = early ? 0 : h->rate; /* (the first chunk ran cold: the next one's) */
