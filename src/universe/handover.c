@@ -19,28 +19,28 @@
  *   - a race: the cells move to a fresh HashLife as 64x64 tiles (each_tile / put_tile: no
  *     dense copy of the bounding box), which then leaps 2^8, 2^9, ... generations from
  *     there (a first leap of 2^10 made a soup's failed race cost 20 ms more), in turns
- *     between the sparse engine's chunks.  Each chunk earns HashLife share / (1 - share) of
- *     its time as credit; a turn runs its current leap until the leap is done or the
- *     credit is spent (the deadline),
- *     and a leap cut short is taken up again at the next turn, through what it already
- *     computed in HashLife's memo.  The share starts at RACE_SHARE (EARLY_SHARE in an early
- *     race).  After each leap done, HashLife's time to the target is estimated as if the
- *     cost of its leaps went on growing as it did from the leap before (hashlife_to_go: a
- *     churning pattern's leaps cost twice the one before, a regular one's about the same),
- *     against the sparse engine's, (target - now) / R_s.  The share doubles (up to
- *     RACE_SHARE_MAX) after a leap that ran at least at R_s (HashLife may then chase at
- *     once, for the time the lag takes it at that rate) or whose estimate is under half
- *     the sparse engine's, and halves (down to RACE_SHARE_MIN) when it is over twice that.
- *     It also halves once a leap under way has cost HashLife twice the time the sparse
- *     engine needs for as many generations, and four times the leap before (and at each
- *     doubling of that), and when a race starts over without a leap done since the last
- *     start and its leap had been that slow, so a race that HashLife is losing costs
- *     a few percent, and one it is winning goes its way quickly.  An early race's first
- *     leap is the exception: it keeps its share until it is done, and is not judged by its
- *     rate.  That leap builds HashLife's squares of the whole pattern, which the later
- *     leaps reuse: on the Turing machine it takes 60-90 ms for 256 generations, ten times
- *     the sparse engine's time, and the next 16000 generations take HashLife less than
- *     that again, so halving on its rate left the pattern on sparse at 4x HashLife's time;
+ *     between the sparse engine's chunks.  Each chunk earns HashLife share / (1 - share)
+ *     of its time as credit; a turn runs its current leap until the leap is done or the
+ *     credit is spent (the deadline), and a leap cut short is taken up again at the next
+ *     turn, through what it already computed in HashLife's memo.  The share starts at
+ *     RACE_SHARE (EARLY_SHARE in an early race).  After each leap done, HashLife's time to
+ *     the target is estimated as if the cost of its leaps went on growing as it did from
+ *     the leap before (hashlife_to_go: a churning pattern's leaps cost twice the one
+ *     before, a regular one's about the same), against the sparse engine's time to it,
+ *     (target - now) / R_s.  The share doubles (up to RACE_SHARE_MAX) after a leap that
+ *     ran at least at R_s (HashLife may then chase at once, for the time the lag takes it
+ *     at that rate) or whose estimate is under half the sparse engine's, and halves (down
+ *     to RACE_SHARE_MIN) when it is over twice that.  It also halves once a leap under way has
+ *     cost HashLife twice the time the sparse engine needs for as many generations, and
+ *     four times the leap before (and at each doubling of that), and when a race starts
+ *     over without a leap done since the last start and its leap had been that slow, so a
+ *     race that HashLife is losing costs a few percent, and one it is winning goes its way
+ *     quickly.  An early race's first leap is the exception: it keeps its share until it
+ *     is done, and is not judged by its rate.  That leap builds HashLife's squares of the
+ *     whole pattern, which the later leaps reuse: on the Turing machine it takes 60-90 ms
+ *     for 256 generations, ten times the sparse engine's time, and the next 16000
+ *     generations take HashLife less than that again, so halving on its rate left the
+ *     pattern on sparse at 4x HashLife's time;
  *   - HashLife takes the universe over when a leap brings it from behind to level with
  *     the sparse engine or ahead of it, at a rate of at least R_s (a leap made while the
  *     sparse engine waited wins nothing), or to the target;
