@@ -92,6 +92,14 @@ static void draw(wl_pattern *p, int64_t x, int64_t y, const char *const *rows, i
             if (rows[j][i] == 'o') wl_pattern_set(p, x + i, y + j, 1);
 }
 
+/* The Gosper glider gun: 36 + 5n cells at generation 30n. */
+static const char *const gosper_gun[] = {
+    "........................o...........", "......................o.o...........",
+    "............oo......oo............oo", "...........o...o....oo............oo",
+    "oo........o.....o...oo..............", "oo........o...o.oo....o.o...........",
+    "..........o.....o.......o...........", "...........o...o....................",
+    "............oo......................"};
+
 /* Random soups under random rules, stepped in uneven chunks, against HashLife. */
 static void test_soups(uint64_t seed) {
     /* (every kernel meets every kind of rule: best and circuit compile the network of a
@@ -356,20 +364,10 @@ static void test_handover(uint64_t seed) {
  * with the default (16) it goes back to the sparse engine, which keeps it (fewer than the
  * 2048 generations a race needs are left), and both give HashLife's own answer. */
 static void test_handover_growth(void) {
-    static const char *const gun[] = {
-        "........................o...........",
-        "......................o.o...........",
-        "............oo......oo............oo",
-        "...........o...o....oo............oo",
-        "oo........o.....o...oo..............",
-        "oo........o...o.oo....o.o...........",
-        "..........o.....o.......o...........",
-        "...........o...o....................",
-        "............oo......................"};
     wl_rule life;
     wl_rule_life(&life);
     wl_pattern *p = wl_pattern_new();
-    draw(p, 0, 0, gun, 9);
+    draw(p, 0, 0, gosper_gun, 9);
     setenv("WL_HANDOVER", "bounce", 1);
     for (int g = 0; g < 2; g++) {
         if (g == 0) setenv("WL_HANDOVER_GROWTH", "1", 1);
@@ -727,12 +725,6 @@ static void test_ships(uint64_t seed) {
     }
     /* a gun's stream (its gliders fly 4 cells apart: they stay in the tiles, see
      * sparse_ships.c) */
-    static const char *const gun[] = {
-        "........................o...........", "......................o.o...........",
-        "............oo......oo............oo", "...........o...o....oo............oo",
-        "oo........o.....o...oo..............", "oo........o...o.oo....o.o...........",
-        "..........o.....o.......o...........", "...........o...o....................",
-        "............oo......................"};
     /* and soups under rules with ships of their own (HighLife, Day & Night, Morley, 3-4) */
     static const char *const rules[] = {"B3/S23", "B36/S23", "B3678/S34678", "B368/S245", "B34/S34"};
     for (int k = 0; k < (quick ? 2 : 5); k++) {
@@ -740,7 +732,7 @@ static void test_ships(uint64_t seed) {
         WL_CHECK_OK(wl_rule_parse(rules[k], &rule));
         wl_pattern *p = wl_pattern_new();
         if (k == 0) {
-            draw(p, 0, 0, gun, 9);
+            draw(p, 0, 0, gosper_gun, 9);
         } else {
             wl_rect r = {-100, -100, 200, 200};
             WL_CHECK_OK(wl_pattern_random(p, &r, 0.35, mix(seed, 800 + (uint64_t)k)));

@@ -368,6 +368,11 @@ static void race_end(wl_handover *h) {
     h->rc = NULL;
 }
 
+/* HashLife's share of the race's time halves, down to RACE_SHARE_MIN. */
+static void share_halve(wl_handover *h) {
+    h->share = h->share / 2 < RACE_SHARE_MIN ? RACE_SHARE_MIN : h->share / 2;
+}
+
 /* Starts a race (`early`: from the first chunk) with `credit` seconds for HashLife's first
  * turn, or starts it over from the universe as it is, keeping HashLife's memo (the squares
  * that did not change are found again); 0 when HashLife cannot take the universe (no more
@@ -401,7 +406,7 @@ static int race_start(wl_handover *h, const wl_engine_ops *ops, void *ctx, int e
         h->race_time = 0;
     } else if (!h->leaps && h->slow_mark > 1 && !h->first_free) {
         /* (no leap done since it started, and the one it was on had been slow) */
-        h->share = h->share / 2 < RACE_SHARE_MIN ? RACE_SHARE_MIN : h->share / 2;
+        share_halve(h);
     }
     h->leaps = 0;
     const double dt = wl_clock() - t0; /* (the move is HashLife's time too) */
@@ -470,13 +475,13 @@ static wl_status race_turn(wl_handover *h, const wl_engine_ops **ops, void **ctx
     }
     h->leap_time += dt;
     if (s) { /* cut short by its credit: its share halves once the leap has taken it twice
-              * what the sparse engine needs for as many generations, and again at each
-              * doubling of that */
+              * what the sparse engine needs for as many generations and four times the
+              * leap before, and again at each doubling of that */
         wl_clear_error();
         double slow = 2 * (double)g / h->rate;
         if (slow < 4 * h->prev_leap) slow = 4 * h->prev_leap; /* (twice a chaotic leap's) */
         if (h->leap_time >= slow * h->slow_mark && !h->first_free) {
-            h->share = h->share / 2 < RACE_SHARE_MIN ? RACE_SHARE_MIN : h->share / 2;
+            share_halve(h);
             h->slow_mark *= 2;
         }
         return WL_OK;
@@ -501,7 +506,7 @@ static wl_status race_turn(wl_handover *h, const wl_engine_ops **ops, void **ctx
         const double chase = h->lag > 0 ? (double)h->lag / r : 0;
         if (r >= h->rate && h->credit < chase) h->credit = chase;
     } else if (t_h > 2 * t_s && !first) {
-        h->share = h->share / 2 < RACE_SHARE_MIN ? RACE_SHARE_MIN : h->share / 2;
+        share_halve(h);
     }
     /* it takes the universe over when this leap took it from behind the universe to level
      * with it or ahead (a leap made while the sparse engine waited wins nothing), at least
@@ -564,22 +569,20 @@ static wl_status watched_leap(wl_handover *h, const wl_engine_ops **ops, void **
     }
     if (s != WL_ERR_INTERRUPTED || !h->deadline_hit) return s; /* the user's interruption */
     wl_clear_error();
+    /* grown past what the sparse engine ran (a breeder: its leaps grow slower as its cells
+     * multiply, and 2^30 generations on there are 10^14 cells), the sparse rate measured is
+     * no longer the sparse engine's; that, or no memory for the way back: HashLife keeps
+     * the universe, unwatched */
     uint64_t pop;
-    if (!h->watch_pop || !population_u64(*ops, *ctx, &pop) ||
-        pop / h->growth > h->watch_pop) {
-        /* grown past what the sparse engine ran (a breeder: its leaps grow slower as its
-         * cells multiply, and 2^30 generations on there are 10^14 cells): HashLife keeps
-         * it, unwatched, since the sparse rate measured is no longer the sparse engine's */
-        if (h->cfg.verbose)
+    const int grown = !h->watch_pop || !population_u64(*ops, *ctx, &pop) ||
+                      pop / h->growth > h->watch_pop;
+    void *fc = grown ? NULL : copy_into(h, h->first, &h->cfg, h->first_kernel, *ops, *ctx);
+    if (!fc) {
+        if (grown && h->cfg.verbose)
             fprintf(stderr, "warplife: auto: hashlife keeps the pattern (a leap of %llu "
                             "generations ran past %.3f s, but the pattern has grown more than "
                             "%llux since the sparse engine ran it)\n",
                     (unsigned long long)g, budget, (unsigned long long)h->growth);
-        h->watching = 0;
-        return WL_OK;
-    }
-    void *fc = copy_into(h, h->first, &h->cfg, h->first_kernel, *ops, *ctx);
-    if (!fc) { /* no memory for the way back: HashLife keeps the universe, unwatched */
         wl_clear_error();
         h->watching = 0;
         return WL_OK;
@@ -623,7 +626,7 @@ wl_status wl_handover_step(wl_handover *h, const wl_engine_ops **ops, void **ctx
             continue;
         }
         /* a race starts after FIRST_RACE sparse seconds (next_race after one that did not
-         * win), with a quarter of them as HashLife's first credit, or after the first chunk
+         * win), with RACE_SHARE of them as HashLife's first credit, or after the first chunk
          * for a pattern that early_pays; and starts over from the universe as it is when
          * the sparse rate has doubled (settling) */
         if (left >= TRIAL_MIN_GENS && !h->tried) {
