@@ -159,22 +159,26 @@ static void test_soups(uint64_t seed) {
 /* Rounds spread over threads (every round, through WL_SPARSE_PARALLEL=1, with more threads
  * than cores) against the cpu engine on a bounded grid wide enough that nothing reaches its
  * edge: a soup of some hundred tiles, so that threads race on neighbouring tiles' wake
- * marks and defer the making of new tiles. */
+ * marks and defer the making of new tiles.  Each thread computes its own band alone (the
+ * tiles inside a band woken without atomics), then, with WL_SPARSE_HELP=1, threads help
+ * with each other's bands (every wake atomic). */
 static void test_threads(uint64_t seed) {
     wl_rule rules[2];
     wl_rule_life(&rules[0]);
     random_rule(mix(seed, 77), 1, &rules[1]);
     uint64_t side = quick ? 300 : 640, gens = quick ? 60 : 150;
     setenv("WL_SPARSE_PARALLEL", "1", 1);
-    for (int k = 0; k < 2; k++) {
+    for (int k = 0; k < 4; k++) {
+        if (k == 2) setenv("WL_SPARSE_HELP", "1", 1);
         wl_pattern *soup = wl_pattern_new();
         wl_rect r = {-(int64_t)side / 2 + 5, -(int64_t)side / 2 - 7, side, side};
         WL_CHECK_OK(wl_pattern_random(soup, &r, 0.45, mix(seed, 78 + (uint64_t)k)));
+        const int odd = k & 1;
         wl_config cfg;
         wl_config_init(&cfg);
         cfg.engine = "sparse";
         cfg.topology = WL_TOPOLOGY_PLANE;
-        cfg.rule = rules[k];
+        cfg.rule = rules[odd];
         cfg.threads = 3;
         wl_universe *sp = NULL, *cpu = NULL;
         WL_CHECK_OK(wl_universe_create(&cfg, &sp));
@@ -188,12 +192,17 @@ static void test_threads(uint64_t seed) {
             WL_CHECK_OK(wl_universe_load(cpu, soup, NULL));
             WL_CHECK_OK(wl_universe_step(sp, gens));
             WL_CHECK_OK(wl_universe_step(cpu, gens));
-            wl_test_same(sp, cpu, k ? "threaded rounds, isotropic rule" : "threaded rounds, Life");
+            wl_test_same(sp, cpu,
+                         k == 0   ? "threaded rounds, Life"
+                         : k == 1 ? "threaded rounds, isotropic rule"
+                         : k == 2 ? "threaded rounds with help, Life"
+                                  : "threaded rounds with help, isotropic rule");
         }
         wl_universe_free(sp);
         wl_universe_free(cpu);
         wl_pattern_free(soup);
     }
+    unsetenv("WL_SPARSE_HELP");
     unsetenv("WL_SPARSE_PARALLEL");
 }
 

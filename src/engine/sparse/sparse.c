@@ -40,10 +40,16 @@
  * Each tile has an owner: the threads own bands of tile rows, cut so that each holds
  * about as many of a round's tiles (and cut again when a round finds them uneven).  A
  * threaded round's list is grouped by owner (each thread files the tiles it wakes under
- * their owners), and a thread computes its own tiles before helping with the others', so
- * that a tile, its neighbours and its marks stay in one core's cache from round to round:
- * on the dev VM's two cores a tile step cost 1.65x as much when neighbouring tile rows
- * belonged to different threads (stripes of two rows dealt round) as on one thread.
+ * their owners), and each thread computes its own tiles and no others, so that a tile, its
+ * neighbours and its marks stay in one core's cache from round to round: on the dev VM's
+ * two cores a tile step cost 1.65x as much when neighbouring tile rows belonged to
+ * different threads (stripes of two rows dealt round) as on one thread.  Then only the
+ * tiles of the rows next to another band (edges) can be woken by two threads at once, and
+ * only their wake marks are set by atomic operations: the 2048^2 soup's rounds from
+ * generation 1152 to 4000 took 8 ms less without any atomics, and 10 ms less without
+ * threads helping with each other's parts (WL_SPARSE_HELP=1 brings helping back, and
+ * atomics for every tile: the faster thread took batches from the back of the other's
+ * part, and those tiles changed cores).
  *
  * Ships and packing.  Objects that fly alone (a soup's gliders) are taken out of the tiles
  * and moved by arithmetic until something may come near them (sparse_ships.c), and tiles
@@ -134,6 +140,12 @@ static inline uint8_t owner_of(const sp_ctx *c, int64_t ty) {
     return (uint8_t)lo;
 }
 
+/* Gives tile t its owner, and says whether it is an edge (see sp_tile). */
+static inline void set_owner(const sp_ctx *c, sp_tile *t) {
+    t->owner = owner_of(c, t->ty);
+    t->edge = owner_of(c, t->ty - 1) != t->owner || owner_of(c, t->ty + 1) != t->owner;
+}
+
 /* The tile at (tx, ty), created (dead, linked to its neighbours) if missing; NULL with
  * c->fail set when out of memory or beyond the edge of the plane. */
 sp_tile *sp_tile_get(sp_ctx *c, int64_t tx, int64_t ty) {
@@ -146,7 +158,7 @@ sp_tile *sp_tile_get(sp_ctx *c, int64_t tx, int64_t ty) {
     sp_tile *t = sp_map_get(&c->map, tx, ty);
     if (!t) c->fail = WL_ERR_NOMEM;
     if (!t || c->map.count == before) return t;
-    t->owner = owner_of(c, ty);
+    set_owner(c, t);
     for (int d = 0; d < 8; d++) {
         sp_tile *n = sp_map_find(&c->map, tx + DX[d], ty + DY[d]);
         t->nb[d] = n ? n : &zero_tile;
@@ -193,18 +205,19 @@ static __attribute__((noinline)) wl_status note_packed(sp_worker *w, sp_tile *u)
     return any ? list_push(&w->unpack, u) : WL_OK;
 }
 
-/* Wakes bricks of tile u in the round of parity k.  `shared`: other threads may wake u at
- * the same time (a literal at every call, so the atomics fold away when it is 0).  A tile
- * newly listed beside packed cells goes on the worker's unpack list: a round reads only
- * unpacked tiles, and no tile beside a listed one is packed (pack_sleepers), so the round
- * unpacks just those (it used to look at every listed tile's neighbours first, a serial
- * pass over the round's headers). */
+/* Wakes bricks of tile u in the round of parity k.  `shared`: a threaded round, where other
+ * threads may wake u at the same time if it is an edge or threads help each other (a
+ * literal at every call, so the atomics fold away when it is 0).  A tile newly listed
+ * beside packed cells goes on the worker's unpack list: a round reads only unpacked tiles,
+ * and no tile beside a listed one is packed (pack_sleepers), so the round unpacks just
+ * those (it used to look at every listed tile's neighbours first, a serial pass over the
+ * round's headers). */
 static inline wl_status wake_tile(sp_ctx *c, sp_worker *w, sp_tile *u, unsigned k,
                                   unsigned bricks, int shared) {
     /* a tile is listed exactly when it has bricks to compute, so the wake that makes its
      * marks non-zero lists it: one atomic operation a new mark, a plain read for a mark
      * already made */
-    if (shared) {
+    if (shared && (u->edge || !c->exclusive)) {
         if ((__atomic_load_n(&u->wake[k], __ATOMIC_RELAXED) & bricks) == bricks) return WL_OK;
         if (__atomic_fetch_or(&u->wake[k], (uint8_t)bricks, __ATOMIC_RELAXED)) return WL_OK;
     } else {
@@ -380,15 +393,15 @@ static unsigned take_batch(sp_ctx *c, int o, int owner, size_t *first) {
     }
 }
 
-/* A threaded round: thread tid computes the tiles it owns, then helps with the others'
- * (see "Threads").  The list used to be dealt out in batches to whichever thread came:
- * tiles and their neighbours changed cores from round to round. */
+/* A threaded round: thread tid computes the tiles it owns (and, with WL_SPARSE_HELP=1,
+ * then helps with the others'; see "Threads").  The list used to be dealt out in batches
+ * to whichever thread came: tiles and their neighbours changed cores from round to round. */
 static void compute_task(void *arg, int tid, int nthreads) {
     (void)nthreads;
     sp_ctx *c = arg;
     sp_worker *w = &c->workers[tid];
     const int own = tid % c->nown;
-    for (int k = 0; k < c->nown; k++) {
+    for (int k = 0; k < (c->exclusive ? 1 : c->nown); k++) {
         const int o = own + k < c->nown ? own + k : own + k - c->nown;
         size_t i;
         for (unsigned n; (n = take_batch(c, o, k == 0 && tid < c->nown, &i)) != 0;)
@@ -449,7 +462,7 @@ static wl_status rebalance(sp_ctx *c) {
     qsort(ty, r->n, sizeof *ty, cmp_i64);
     for (int o = 0; o + 1 < c->nown; o++) c->cut[o] = ty[r->n * (size_t)(o + 1) / (size_t)c->nown];
     free(ty);
-    FOR_EACH_TILE(c, t) t->owner = owner_of(c, t->ty);
+    FOR_EACH_TILE(c, t) set_owner(c, t);
     c->rebalance_next = c->gen + REBALANCE_GENS;
     return group_round(c);
 }
@@ -1102,6 +1115,8 @@ static wl_status create(const wl_config *cfg, const char *kernel, void **out) {
     c->workers = wl_aligned_alloc((size_t)c->nthreads * sizeof *c->workers);
     if (c->workers) memset(c->workers, 0, (size_t)c->nthreads * sizeof *c->workers);
     c->nown = c->nthreads < SP_OWNERS_MAX ? c->nthreads : SP_OWNERS_MAX;
+    const char *help = getenv("WL_SPARSE_HELP"); /* threads help with others' parts (tests) */
+    c->exclusive = c->nown == c->nthreads && !(help && atoi(help) > 0);
     c->cursors = wl_aligned_alloc((size_t)c->nown * 8 * sizeof *c->cursors);
     /* (each worker's lists on cache lines of their own: it pushes onto them at every tile) */
     const size_t list_bytes = ((size_t)c->nown * sizeof(sp_list) + 63) / 64 * 64;

@@ -38,6 +38,7 @@ typedef struct sp_tile {
     uint8_t zero;   /* the shared all-dead tile that stands for missing neighbours */
     uint8_t ship;   /* during a search for ships: a ship is being taken from this tile */
     uint8_t owner;  /* the thread that computes it in threaded rounds (sparse.c, "Threads") */
+    uint8_t edge;   /* a row next to it has another owner: threads may wake it at once */
     uint32_t stepped; /* the generation (mod 2^32) at which it was last computed */
     uint8_t scan_skip, scan_miss; /* searches to skip, and log2 of that after each that
                                      found no ship here (an oscillator is not searched
@@ -224,6 +225,8 @@ typedef struct sp_ctx {
      * next_end[o]; 0 when something else added to or took from the list */
     int grouped;
     int by_owner;       /* wakes go on the workers' list of the tile's owner (else list 0) */
+    int exclusive;      /* each owner's part is computed by its own thread alone (no
+                           helping), so only edge tiles are woken by two threads at once */
     int64_t cut[SP_OWNERS_MAX]; /* owner o has the tile rows from cut[o - 1] to cut[o] - 1
                                    (see sparse.c, "Threads") */
     uint64_t rebalance_next;    /* the generation from which the bands may be cut again */
