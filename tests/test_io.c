@@ -344,19 +344,31 @@ static void test_round_trips(unsigned long long seed, int quick) {
 
 /* RLE bodies of random tokens (b, o, '.', 'A', counts of one and two digits, '$' with and
  * without counts, line breaks) against a decoder written here, cell by cell: the reader's
- * short paths for soup tokens must give what the general path gives. */
+ * short paths for soup tokens must give what the general path gives.  Odd rounds are
+ * soups: wide rows of alternating 'b' and 'o' with counts of one digit or none (a two-digit
+ * one now and then), on long lines, which the reader takes 64 bytes at a time. */
 static void test_rle_tokens(unsigned long long seed) {
-    enum { W = 150, H = 12 };
+    enum { W = 1000, H = 12 };
     uint64_t st = seed ^ 0x7e57;
-    for (int round = 0; round < 24; round++) {
+    for (int round = 0; round < 48; round++) {
+        const int soup = round & 1, w = soup ? W : 150;
         static unsigned char want[H][W];
         memset(want, 0, sizeof want);
-        char body[8192];
+        static char body[32768];
         size_t n = 0;
-        int x = 0, y = 0, line = 0;
+        int x = 0, y = 0, line = 0, brk = 60;
         while (y < H && n + 16 < sizeof body) {
             uint64_t r = wl_splitmix64(&st);
-            if (r % 23 == 0 || x >= W - 12) { /* end of row(s) */
+            if (soup && x < w - 32 && r % 97 != 0) {
+                int cnt = r / 7 % 2 ? 1 + (int)(r / 11 % 9) : r / 7 % 61 == 2 ? 10 + (int)(r / 13 % 20) : 1;
+                char t = (r >> 40 & 1) ? 'o' : 'b';
+                if (n && body[n - 1] == t) t = t == 'o' ? 'b' : 'o'; /* (as a writer alternates) */
+                if (cnt > 1 || r / 17 % 5 == 0) n += (size_t)snprintf(body + n, 4, "%d", cnt);
+                body[n++] = t;
+                for (int i = 0; i < cnt; i++)
+                    if (t == 'o') want[y][x + i] = 1;
+                x += cnt;
+            } else if (r % 23 == 0 || x >= w - 12) { /* end of row(s) */
                 int k = 1 + (int)(r % 5 == 0);
                 if (y + k > H) break;
                 n += (size_t)(k > 1 ? snprintf(body + n, 4, "%d$", k) : snprintf(body + n, 4, "$"));
@@ -372,20 +384,21 @@ static void test_rle_tokens(unsigned long long seed) {
                     if (t == 'o' || t == 'A') want[y][x + i] = 1;
                 x += cnt;
             }
-            if (n - (size_t)line > 60) { /* line breaks, inside tokens too */
+            if (n - (size_t)line > (size_t)brk) { /* line breaks, inside tokens too */
                 body[n++] = '\n';
                 line = (int)n;
+                if (soup) brk = 40 + (int)(wl_splitmix64(&st) % 400);
             }
         }
         body[n++] = '!';
         body[n] = 0;
-        char text[8300];
-        int len = snprintf(text, sizeof text, "x = %d, y = %d, rule = B3/S23\n%s\n", W, H, body);
+        static char text[33000];
+        int len = snprintf(text, sizeof text, "x = %d, y = %d, rule = B3/S23\n%s\n", w, H, body);
         wl_pattern *p = NULL;
         WL_CHECK_OK(wl_pattern_read_mem(text, (size_t)len, "tokens.rle", &p));
         uint64_t pop = 0, wrong = 0;
         for (int yy = 0; yy < H; yy++)
-            for (int xx = 0; xx < W; xx++) {
+            for (int xx = 0; xx < w; xx++) {
                 pop += want[yy][xx];
                 wrong += p && wl_pattern_get(p, xx, yy) != want[yy][xx];
             }
