@@ -35,7 +35,12 @@
  *     four times the leap before (and at each doubling of that), and when a race starts
  *     over without a leap done since the last start and its leap had been that slow, so a
  *     race that HashLife is losing costs a few percent, and one it is winning goes its way
- *     quickly.  An early race's first leap is the exception: it keeps its share until it
+ *     quickly.  A two-state race's first leap counts as slow only past FIRST_BUDGET of the
+ *     sparse engine's time to the target as well, (target - now) / R_s: like an early
+ *     race's, it builds HashLife's squares of the whole pattern (Golly's
+ *     high-bandwidth-telegraph, 133K cells: 0.35 s for its first 2^8 generations, then ever
+ *     faster leaps, against 10^4 generations a second on the sparse engine), and a long
+ *     run is worth that much; a young soup's budget shrinks as it settles.  An early race's first leap is the exception: it keeps its share until it
  *     is done, and is not judged by its rate.  That leap builds HashLife's squares of the
  *     whole pattern, which the later leaps reuse: on the Turing machine it takes 60-90 ms
  *     for 256 generations, ten times the sparse engine's time, and the next 16000
@@ -93,7 +98,9 @@
 #define FIRST_RACE 0.05       /* sparse seconds before the first race (see early_pays) */
 #define REST_SHARE 0.25       /* the short trial's budget: this share of grow's time left */
 #define TRIAL_MIN_GENS 2048   /* generations to go for a race (fewer: the short trial) */
-#define FIRST_EXP 8           /* a race's first leap: 2^8 generations */
+#define FIRST_EXP 8           /* a race's first leap: 2^8 generations, which may take */
+#define FIRST_BUDGET 0.1      /* this share of the sparse time to the target before it
+                                 counts as slow (two-state races) */
 #define SETTLING_MIN_SECONDS 0.02 /* sparse seconds before a race starts over (settling) */
 #define SHORT_MAX_POP 65536   /* a short trial's largest population (multi-state) */
 #define SHORT_MIN_GENS 64     /* a short trial's fewest generations to go */
@@ -480,6 +487,8 @@ static wl_status race_turn(wl_handover *h, const wl_engine_ops **ops, void **ctx
         wl_clear_error();
         double slow = 2 * (double)g / h->rate;
         if (slow < 4 * h->prev_leap) slow = 4 * h->prev_leap; /* (twice a chaotic leap's) */
+        if (!h->prev_leap && !h->by_pattern && slow < FIRST_BUDGET * (double)left / h->rate)
+            slow = FIRST_BUDGET * (double)left / h->rate; /* (the race's first leap) */
         if (h->leap_time >= slow * h->slow_mark && !h->first_free) {
             share_halve(h);
             h->slow_mark *= 2;
