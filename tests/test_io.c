@@ -360,7 +360,9 @@ static void test_rle_tokens(unsigned long long seed) {
         while (y < H && n + 16 < sizeof body) {
             uint64_t r = wl_splitmix64(&st);
             if (soup && x < w - 32 && r % 97 != 0) {
-                int cnt = r / 7 % 2 ? 1 + (int)(r / 11 % 9) : r / 7 % 61 == 2 ? 10 + (int)(r / 13 % 20) : 1;
+                int cnt = r / 7 % 2         ? 1 + (int)(r / 11 % 9)
+                          : r / 7 % 61 == 2 ? 10 + (int)(r / 13 % 20)
+                                            : 1;
                 char t = (r >> 40 & 1) ? 'o' : 'b';
                 if (n && body[n - 1] == t) t = t == 'o' ? 'b' : 'o'; /* (as a writer alternates) */
                 if (cnt > 1 || r / 17 % 5 == 0) n += (size_t)snprintf(body + n, 4, "%d", cnt);

@@ -36,12 +36,12 @@
  *     over without a leap done since the last start and its leap had been that slow, so a
  *     race that HashLife is losing costs a few percent, and one it is winning goes its way
  *     quickly.  A two-state race's first leap counts as slow only past FIRST_BUDGET of the
- *     sparse engine's time to the target as well, (target - now) / R_s: like an early
- *     race's, it builds HashLife's squares of the whole pattern (Golly's
- *     high-bandwidth-telegraph, 133K cells: 0.35 s for its first 2^8 generations, then ever
- *     faster leaps, against 10^4 generations a second on the sparse engine), and a long
- *     run is worth that much; a young soup's budget shrinks as it settles.  An early race's first leap is the exception: it keeps its share until it
- *     is done, and is not judged by its rate.  That leap builds HashLife's squares of the
+ *     sparse engine's time to the target as well, (target - now) / R_s: it builds
+ *     HashLife's squares of the whole pattern (Golly's high-bandwidth-telegraph, 133K
+ *     cells: 0.35 s for its first 2^8 generations, then ever faster leaps, against 10^4
+ *     generations a second on the sparse engine), and a long run is worth that much; a
+ *     young soup's budget shrinks as it settles.  An early race's first leap is exempt
+ *     altogether: it keeps its share until it is done, and is not judged by its rate.  That leap builds HashLife's squares of the
  *     whole pattern, which the later leaps reuse: on the Turing machine it takes 60-90 ms
  *     for 256 generations, ten times the sparse engine's time, and the next 16000
  *     generations take HashLife less than that again, so halving on its rate left the
