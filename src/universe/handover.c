@@ -35,17 +35,16 @@
  *     four times the leap before (and at each doubling of that), and when a race starts
  *     over without a leap done since the last start and its leap had been that slow, so a
  *     race that HashLife is losing costs a few percent, and one it is winning goes its way
- *     quickly.  A two-state race's first leap counts as slow only past FIRST_BUDGET of the
- *     sparse engine's time to the target as well, (target - now) / R_s: it builds
- *     HashLife's squares of the whole pattern (Golly's high-bandwidth-telegraph, 133K
- *     cells: 0.35 s for its first 2^8 generations, then ever faster leaps, against 10^4
- *     generations a second on the sparse engine), and a long run is worth that much; a
- *     young soup's budget shrinks as it settles.  An early race's first leap is exempt
- *     altogether: it keeps its share until it is done, and is not judged by its rate.  That leap builds HashLife's squares of the
- *     whole pattern, which the later leaps reuse: on the Turing machine it takes 60-90 ms
- *     for 256 generations, ten times the sparse engine's time, and the next 16000
- *     generations take HashLife less than that again, so halving on its rate left the
- *     pattern on sparse at 4x HashLife's time;
+ *     quickly.  A race's first leap builds HashLife's squares of the whole pattern, which
+ *     the later leaps reuse, so it is not judged like the others.  An early race's keeps
+ *     its share until it is done: on the Turing machine it takes 60-90 ms for 256
+ *     generations, ten times the sparse engine's time, and the next 16000 generations take
+ *     HashLife less than that again, so halving on its rate left the pattern on sparse at
+ *     4x HashLife's time.  Another two-state race's counts as slow only past FIRST_BUDGET
+ *     of the sparse engine's time to the target as well, (target - now) / R_s (Golly's
+ *     high-bandwidth-telegraph, 133K cells: 0.35 s for its first 2^8 generations, then
+ *     ever faster leaps, against 10^4 generations a second on the sparse engine): a long
+ *     run is worth that much, and a young soup's budget shrinks as it settles;
  *   - HashLife takes the universe over when a leap brings it from behind to level with
  *     the sparse engine or ahead of it, at a rate of at least R_s (a leap made while the
  *     sparse engine waited wins nothing), or to the target;
@@ -471,6 +470,7 @@ static wl_status race_turn(wl_handover *h, const wl_engine_ops **ops, void **ctx
     }
     h->credit -= dt;
     h->race_time += dt;
+    const double t_s = (double)left / h->rate; /* the sparse engine's time to the target */
     const int64_t behind = h->lag; /* (before the leap) */
     h->lag -= (int64_t)d;
     if (s == WL_ERR_INTERRUPTED && !h->deadline_hit) return s; /* the user's */
@@ -487,8 +487,8 @@ static wl_status race_turn(wl_handover *h, const wl_engine_ops **ops, void **ctx
         wl_clear_error();
         double slow = 2 * (double)g / h->rate;
         if (slow < 4 * h->prev_leap) slow = 4 * h->prev_leap; /* (twice a chaotic leap's) */
-        if (!h->prev_leap && !h->by_pattern && slow < FIRST_BUDGET * (double)left / h->rate)
-            slow = FIRST_BUDGET * (double)left / h->rate; /* (the race's first leap) */
+        if (!h->prev_leap && !h->by_pattern && slow < FIRST_BUDGET * t_s)
+            slow = FIRST_BUDGET * t_s; /* (the race's first leap) */
         if (h->leap_time >= slow * h->slow_mark && !h->first_free) {
             share_halve(h);
             h->slow_mark *= 2;
@@ -505,7 +505,6 @@ static wl_status race_turn(wl_handover *h, const wl_engine_ops **ops, void **ctx
     const int first = h->first_free;
     h->first_free = 0;
     const double t_h = hashlife_to_go(h, lt, (int64_t)left + h->lag, g);
-    const double t_s = (double)left / h->rate;
     h->prev_leap = lt;
     if (way > 0 && h->rexp < 62) h->rexp++;
     if (r >= h->rate || 2 * t_h <= t_s) {
