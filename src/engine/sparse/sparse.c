@@ -70,6 +70,15 @@
 #define PARALLEL_WAKE 256   /* rounds with this many tiles wake the threads (pick_threads) */
 #define THREAD_BATCH 16     /* tiles a thread takes at a time */
 #define REBALANCE_GENS 16   /* generations between two cuts of the owners' bands */
+#define UNEVEN_TIME 1.1     /* the bands are cut again when a part takes this times the mean */
+#define UNEVEN_MIN_TILES 1024 /* (judged on at least this many tiles) */
+#define SHARE_SPREAD 1.5    /* a band's share of the tiles: at most this times the even one,
+                               at least its inverse */
+#define PAY_SECONDS 0.002   /* threaded rounds' time between two judgements of the threads */
+#define PAY_SHARE 0.8       /* they pay if their wall time is under this share of their busy
+                               time */
+#define SOLO_MIN_GENS 64    /* generations on one thread when they do not pay, at first */
+#define SOLO_MAX_GENS 8192  /* and at most */
 #define PACK_GENS 256       /* generations between two packings of sleeping tiles */
 #define POLL_WORK 65536     /* tile steps (plus rounds) between two checks of the poll
                                callback: some milliseconds */
@@ -401,12 +410,14 @@ static void compute_task(void *arg, int tid, int nthreads) {
     sp_ctx *c = arg;
     sp_worker *w = &c->workers[tid];
     const int own = tid % c->nown;
+    const double t0 = wl_clock();
     for (int k = 0; k < (c->exclusive ? 1 : c->nown); k++) {
         const int o = own + k < c->nown ? own + k : own + k - c->nown;
         size_t i;
         for (unsigned n; (n = take_batch(c, o, k == 0 && tid < c->nown, &i)) != 0;)
             for (size_t end = i + n; i < end; i++) compute_tile(c, w, c->round.t[i], 1);
     }
+    w->busy = wl_clock() - t0;
 }
 
 /* Groups the round's list by owner (when something other than a round made it). */
@@ -441,8 +452,21 @@ static int cmp_i64(const void *a, const void *b) {
     return (x > y) - (x < y);
 }
 
-/* Whether the round's parts (grouped) are uneven enough to cut the bands again. */
+/* Whether the bands are uneven enough to cut them again: with each thread on its own part,
+ * when one owner's part took more than UNEVEN_TIME times the mean since the last cut (over
+ * at least UNEVEN_MIN_TILES tiles); else (threads help each other) when the round's largest
+ * part holds more than 5/4 of the mean. */
 static int uneven(const sp_ctx *c) {
+    if (c->exclusive) {
+        double most = 0, sum = 0;
+        uint64_t tiles = 0;
+        for (int o = 0; o < c->nown; o++) {
+            most = c->own_time[o] > most ? c->own_time[o] : most;
+            sum += c->own_time[o];
+            tiles += c->own_tiles[o];
+        }
+        return tiles >= UNEVEN_MIN_TILES && most > UNEVEN_TIME * sum / c->nown;
+    }
     size_t most = 0;
     for (int o = 0; o < c->nown; o++) {
         size_t n = c->round_end[o] - part_start(c, o);
@@ -451,20 +475,74 @@ static int uneven(const sp_ctx *c) {
     return most > c->round.n / (size_t)c->nown * 5 / 4 + THREAD_BATCH;
 }
 
-/* Cuts the owners' bands of tile rows so that each holds as many of the round's tiles,
- * and gives every tile its owner (a pass over the map: only when the parts grew uneven,
- * at most every REBALANCE_GENS generations). */
+/* Cuts the owners' bands of tile rows and gives every tile its owner (a pass over the map:
+ * only when the parts grew uneven, at most every REBALANCE_GENS generations).  Each band
+ * gets a share of the round's tiles inversely proportional to what a tile cost its thread
+ * since the last cut (equal shares when that is not known), within a factor SHARE_SPREAD
+ * of the even share: on the dev VM's two cores one thread took 5-50% longer a tile than
+ * the other, run after run, whichever band it had, and a round waits for the slower. */
 static wl_status rebalance(sp_ctx *c) {
     const sp_list *r = &c->round;
     int64_t *ty = malloc((r->n ? r->n : 1) * sizeof *ty);
     if (!ty) return wl_error(WL_ERR_NOMEM, "sparse engine: out of memory (%zu tiles)", r->n);
     for (size_t i = 0; i < r->n; i++) ty[i] = r->t[i]->ty;
     qsort(ty, r->n, sizeof *ty, cmp_i64);
-    for (int o = 0; o + 1 < c->nown; o++) c->cut[o] = ty[r->n * (size_t)(o + 1) / (size_t)c->nown];
+    double speed[SP_OWNERS_MAX], total = 0;
+    int known = c->exclusive;
+    for (int o = 0; o < c->nown; o++) known &= c->own_tiles[o] > 0 && c->own_time[o] > 0;
+    for (int o = 0; o < c->nown; o++) {
+        speed[o] = known ? (double)c->own_tiles[o] / c->own_time[o] : 1.0;
+        total += speed[o];
+    }
+    double at = 0;
+    for (int o = 0; o + 1 < c->nown; o++) {
+        double share = speed[o] / total * c->nown; /* (1: the even share) */
+        share = share > SHARE_SPREAD ? SHARE_SPREAD : share < 1 / SHARE_SPREAD ? 1 / SHARE_SPREAD : share;
+        at += share / c->nown;
+        size_t k = (size_t)(at * (double)r->n);
+        if (r->n) c->cut[o] = ty[k < r->n ? k : r->n - 1];
+    }
     free(ty);
     FOR_EACH_TILE(c, t) set_owner(c, t);
     c->rebalance_next = c->gen + REBALANCE_GENS;
+    memset(c->own_time, 0, sizeof c->own_time);
+    memset(c->own_tiles, 0, sizeof c->own_tiles);
     return group_round(c);
+}
+
+/* At most every REBALANCE_GENS generations: cuts the bands again if they are uneven; else,
+ * once the times measured since the last cut cover UNEVEN_MIN_TILES tiles, halves them, so
+ * that they follow a thread that becomes slower or faster. */
+static wl_status judge_bands(sp_ctx *c) {
+    if (uneven(c)) return rebalance(c);
+    uint64_t tiles = 0;
+    for (int o = 0; o < c->nown; o++) tiles += c->own_tiles[o];
+    if (c->exclusive && tiles >= UNEVEN_MIN_TILES) {
+        for (int o = 0; o < c->nown; o++) {
+            c->own_time[o] /= 2;
+            c->own_tiles[o] /= 2;
+        }
+        c->rebalance_next = c->gen + REBALANCE_GENS;
+    }
+    return WL_OK;
+}
+
+/* Whether the threads paid for themselves in the threaded rounds of the last PAY_SECONDS:
+ * if their wall time was more than PAY_SHARE of the time their threads were busy, about
+ * what one thread would have taken, the rounds run on one thread for solo_gens generations
+ * (doubling at each such judgement in a row, up to SOLO_MAX_GENS).  A round waits for its
+ * slowest thread, so a thread that shares its core with another program holds up every
+ * round for the other's time slices: on the dev VM, with a busy loop on one of the two
+ * cores, the 2048^2 soup to 20000 took 979 ms on two threads and 217 ms on one. */
+static void judge_pay(sp_ctx *c) {
+    if (c->pay_wall > PAY_SHARE * c->pay_busy) {
+        c->solo_gens = c->solo_gens ? 2 * c->solo_gens : SOLO_MIN_GENS;
+        if (c->solo_gens > SOLO_MAX_GENS) c->solo_gens = SOLO_MAX_GENS;
+        c->solo_until = c->gen + c->solo_gens;
+    } else {
+        c->solo_gens = 0;
+    }
+    c->pay_wall = c->pay_busy = 0;
 }
 
 /* How many threads a round of n tiles runs on: all for rounds of PARALLEL_WAKE tiles or
@@ -477,7 +555,8 @@ static wl_status rebalance(sp_ctx *c) {
  * choice of one thread, the costlier mistake, came too often; on the dev VM and on the
  * GPU machine's 16 cores the soups ran faster with all threads on every round of 32.) */
 static int pick_threads(sp_ctx *c, size_t n) {
-    if (c->nthreads == 1 || n < c->parallel_min) return 1;
+    if (c->nthreads == 1 || n < c->parallel_min || (c->gen < c->solo_until && !c->force_threads))
+        return 1;
     if (c->force_threads || n >= PARALLEL_WAKE || c->last_nw > 1) return c->nthreads;
     return 1;
 }
@@ -530,7 +609,7 @@ static wl_status one_round(sp_ctx *c) {
         wl_status s = WL_OK;
         if (grouped) memcpy(c->round_end, c->next_end, (size_t)c->nown * sizeof *c->round_end);
         else s = group_round(c);
-        if (!s && c->gen >= c->rebalance_next && uneven(c)) s = rebalance(c);
+        if (!s && c->gen >= c->rebalance_next) s = judge_bands(c);
         if (s) { /* (out of memory: the list goes back, nothing has changed) */
             sp_list t = c->next;
             c->next = c->round;
@@ -539,7 +618,15 @@ static wl_status one_round(sp_ctx *c) {
         }
         for (int o = 0; o < c->nown; o++) /* (every part's tiles left: [0, size)) */
             c->cursors[8 * o] = (uint64_t)(c->round_end[o] - part_start(c, o)) << 32;
+        const double t0 = wl_clock();
         wl_pool_run(c->pool, compute_task, c);
+        c->pay_wall += wl_clock() - t0;
+        for (int i = 0; i < nw; i++) c->pay_busy += c->workers[i].busy;
+        for (int o = 0; o < c->nown && c->exclusive; o++) {
+            c->own_time[o] += c->workers[o].busy;
+            c->own_tiles[o] += c->round_end[o] - part_start(c, o);
+        }
+        if (c->pay_wall >= PAY_SECONDS) judge_pay(c);
     } else {
         sp_worker *w = &c->workers[0];
         for (size_t i = 0; i < r->n; i++) compute_tile(c, w, r->t[i], 0);

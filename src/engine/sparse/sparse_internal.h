@@ -143,6 +143,7 @@ typedef struct __attribute__((aligned(64))) sp_worker {
     sp_defer *defer; /* missing neighbours to make (threaded rounds only) */
     size_t ndefer, defer_cap;
     wl_status fail;  /* first failure (out of memory, edge of the plane) */
+    double busy;     /* seconds it spent on its part of the last threaded round */
 } sp_worker;
 
 #define SP_COORD_MAX ((int64_t)1 << 56) /* tile coordinates stay within +-2^56 */
@@ -219,6 +220,11 @@ typedef struct sp_ctx {
     int force_threads;   /* WL_SPARSE_PARALLEL=n: rounds of n tiles or more always use the
                             threads (tests and tuning) */
     int last_nw;         /* threads of the last round (see pick_threads) */
+    /* whether the threads pay (see pick_threads): the threaded rounds' wall time and their
+     * threads' busy time since the last judgement, and rounds run on one thread until
+     * generation solo_until, for solo_gens at the next failure */
+    double pay_wall, pay_busy;
+    uint64_t solo_until, solo_gens;
     sp_worker *workers; /* one per thread */
     int nown;           /* owners of tiles: min(nthreads, SP_OWNERS_MAX) */
     /* c->next grouped by owner (as the rounds leave it): owner o's tiles end at
@@ -230,6 +236,10 @@ typedef struct sp_ctx {
     int64_t cut[SP_OWNERS_MAX]; /* owner o has the tile rows from cut[o - 1] to cut[o] - 1
                                    (see sparse.c, "Threads") */
     uint64_t rebalance_next;    /* the generation from which the bands may be cut again */
+    /* since the last cut, in threaded rounds where each owner's thread computed its own
+     * part alone: owner o's seconds and tiles (see rebalance) */
+    double own_time[SP_OWNERS_MAX];
+    uint64_t own_tiles[SP_OWNERS_MAX];
     size_t next_end[SP_OWNERS_MAX], round_end[SP_OWNERS_MAX];
     uint64_t *cursors;  /* threaded rounds: what is left of owner o's part of the round at
                            cursors[8 o] (each on a cache line of its own; see take_batch) */
