@@ -70,10 +70,6 @@
 #define PARALLEL_WAKE 256   /* rounds with this many tiles wake the threads (pick_threads) */
 #define THREAD_BATCH 16     /* tiles a thread takes at a time */
 #define REBALANCE_GENS 16   /* generations between two cuts of the owners' bands */
-#define UNEVEN_TIME 1.1     /* the bands are cut again when a part takes this times the mean */
-#define UNEVEN_MIN_TILES 1024 /* (judged on at least this many tiles) */
-#define SHARE_SPREAD 1.5    /* a band's share of the tiles: at most this times the even one,
-                               at least its inverse */
 #define PAY_SECONDS 0.002   /* threaded rounds' time between two judgements of the threads */
 #define PAY_SHARE 0.8       /* they pay if their wall time is under this share of their busy
                                time */
@@ -452,21 +448,8 @@ static int cmp_i64(const void *a, const void *b) {
     return (x > y) - (x < y);
 }
 
-/* Whether the bands are uneven enough to cut them again: with each thread on its own part,
- * when one owner's part took more than UNEVEN_TIME times the mean since the last cut (over
- * at least UNEVEN_MIN_TILES tiles); else (threads help each other) when the round's largest
- * part holds more than 5/4 of the mean. */
+/* Whether the round's parts (grouped) are uneven enough to cut the bands again. */
 static int uneven(const sp_ctx *c) {
-    if (c->exclusive) {
-        double most = 0, sum = 0;
-        uint64_t tiles = 0;
-        for (int o = 0; o < c->nown; o++) {
-            most = c->own_time[o] > most ? c->own_time[o] : most;
-            sum += c->own_time[o];
-            tiles += c->own_tiles[o];
-        }
-        return tiles >= UNEVEN_MIN_TILES && most > UNEVEN_TIME * sum / c->nown;
-    }
     size_t most = 0;
     for (int o = 0; o < c->nown; o++) {
         size_t n = c->round_end[o] - part_start(c, o);
@@ -475,56 +458,21 @@ static int uneven(const sp_ctx *c) {
     return most > c->round.n / (size_t)c->nown * 5 / 4 + THREAD_BATCH;
 }
 
-/* Cuts the owners' bands of tile rows and gives every tile its owner (a pass over the map:
- * only when the parts grew uneven, at most every REBALANCE_GENS generations).  Each band
- * gets a share of the round's tiles inversely proportional to what a tile cost its thread
- * since the last cut (equal shares when that is not known), within a factor SHARE_SPREAD
- * of the even share: on the dev VM's two cores one thread took 5-50% longer a tile than
- * the other, run after run, whichever band it had, and a round waits for the slower. */
+/* Cuts the owners' bands of tile rows so that each holds as many of the round's tiles,
+ * and gives every tile its owner (a pass over the map: only when the parts grew uneven,
+ * at most every REBALANCE_GENS generations).  (Cuts by each thread's measured time per
+ * tile were tried: on the GPU machine's 16 cores they made the soups 15-35% slower.) */
 static wl_status rebalance(sp_ctx *c) {
     const sp_list *r = &c->round;
     int64_t *ty = malloc((r->n ? r->n : 1) * sizeof *ty);
     if (!ty) return wl_error(WL_ERR_NOMEM, "sparse engine: out of memory (%zu tiles)", r->n);
     for (size_t i = 0; i < r->n; i++) ty[i] = r->t[i]->ty;
     qsort(ty, r->n, sizeof *ty, cmp_i64);
-    double speed[SP_OWNERS_MAX], total = 0;
-    int known = c->exclusive;
-    for (int o = 0; o < c->nown; o++) known &= c->own_tiles[o] > 0 && c->own_time[o] > 0;
-    for (int o = 0; o < c->nown; o++) {
-        speed[o] = known ? (double)c->own_tiles[o] / c->own_time[o] : 1.0;
-        total += speed[o];
-    }
-    double at = 0;
-    for (int o = 0; o + 1 < c->nown; o++) {
-        double share = speed[o] / total * c->nown; /* (1: the even share) */
-        share = share > SHARE_SPREAD ? SHARE_SPREAD : share < 1 / SHARE_SPREAD ? 1 / SHARE_SPREAD : share;
-        at += share / c->nown;
-        size_t k = (size_t)(at * (double)r->n);
-        if (r->n) c->cut[o] = ty[k < r->n ? k : r->n - 1];
-    }
+    for (int o = 0; o + 1 < c->nown; o++) c->cut[o] = ty[r->n * (size_t)(o + 1) / (size_t)c->nown];
     free(ty);
     FOR_EACH_TILE(c, t) set_owner(c, t);
     c->rebalance_next = c->gen + REBALANCE_GENS;
-    memset(c->own_time, 0, sizeof c->own_time);
-    memset(c->own_tiles, 0, sizeof c->own_tiles);
     return group_round(c);
-}
-
-/* At most every REBALANCE_GENS generations: cuts the bands again if they are uneven; else,
- * once the times measured since the last cut cover UNEVEN_MIN_TILES tiles, halves them, so
- * that they follow a thread that becomes slower or faster. */
-static wl_status judge_bands(sp_ctx *c) {
-    if (uneven(c)) return rebalance(c);
-    uint64_t tiles = 0;
-    for (int o = 0; o < c->nown; o++) tiles += c->own_tiles[o];
-    if (c->exclusive && tiles >= UNEVEN_MIN_TILES) {
-        for (int o = 0; o < c->nown; o++) {
-            c->own_time[o] /= 2;
-            c->own_tiles[o] /= 2;
-        }
-        c->rebalance_next = c->gen + REBALANCE_GENS;
-    }
-    return WL_OK;
 }
 
 /* Whether the threads paid for themselves in the threaded rounds of the last PAY_SECONDS:
@@ -609,7 +557,7 @@ static wl_status one_round(sp_ctx *c) {
         wl_status s = WL_OK;
         if (grouped) memcpy(c->round_end, c->next_end, (size_t)c->nown * sizeof *c->round_end);
         else s = group_round(c);
-        if (!s && c->gen >= c->rebalance_next) s = judge_bands(c);
+        if (!s && c->gen >= c->rebalance_next && uneven(c)) s = rebalance(c);
         if (s) { /* (out of memory: the list goes back, nothing has changed) */
             sp_list t = c->next;
             c->next = c->round;
@@ -622,10 +570,6 @@ static wl_status one_round(sp_ctx *c) {
         wl_pool_run(c->pool, compute_task, c);
         c->pay_wall += wl_clock() - t0;
         for (int i = 0; i < nw; i++) c->pay_busy += c->workers[i].busy;
-        for (int o = 0; o < c->nown && c->exclusive; o++) {
-            c->own_time[o] += c->workers[o].busy;
-            c->own_tiles[o] += c->round_end[o] - part_start(c, o);
-        }
         if (c->pay_wall >= PAY_SECONDS) judge_pay(c);
     } else {
         sp_worker *w = &c->workers[0];

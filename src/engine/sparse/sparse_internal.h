@@ -236,10 +236,6 @@ typedef struct sp_ctx {
     int64_t cut[SP_OWNERS_MAX]; /* owner o has the tile rows from cut[o - 1] to cut[o] - 1
                                    (see sparse.c, "Threads") */
     uint64_t rebalance_next;    /* the generation from which the bands may be cut again */
-    /* since the last cut, in threaded rounds where each owner's thread computed its own
-     * part alone: owner o's seconds and tiles (see rebalance) */
-    double own_time[SP_OWNERS_MAX];
-    uint64_t own_tiles[SP_OWNERS_MAX];
     size_t next_end[SP_OWNERS_MAX], round_end[SP_OWNERS_MAX];
     uint64_t *cursors;  /* threaded rounds: what is left of owner o's part of the round at
                            cursors[8 o] (each on a cache line of its own; see take_batch) */
