@@ -101,22 +101,11 @@ wl_status cpu_tiler_create(const cpu_tiler_config *tc, cpu_tiler **out) {
     size_t th = rows_fit > 4 * (size_t)k ? rows_fit - 2 * (size_t)k : 2 * (size_t)k;
     if (th < 1) th = 1;
     if (th > tc->h) th = (size_t)tc->h;
-    /* enough tiles for every thread, and as many for each: rows of tiles of equal height,
-     * their number (times the tiles across) a multiple of the threads.  The tiles are
-     * dealt out as threads come free, and a pass ends with its last tile: 4096^2 in 15
-     * tiles of 275 rows kept one of two threads waiting for a fifteenth of the pass, 2048^2
-     * in 480-row tiles (the last of 128) for a twentieth. */
+    /* enough tiles for every thread */
     size_t want_rows_tiles = ((size_t)t->nthreads + t->ntx - 1) / t->ntx;
     if (want_rows_tiles > 1) {
         size_t per = (size_t)((tc->h + want_rows_tiles - 1) / want_rows_tiles);
         if (per < th) th = per ? per : 1;
-    }
-    if (t->nthreads > 1 && th < tc->h) {
-        size_t rows_tiles = (size_t)((tc->h + th - 1) / th), n = rows_tiles * t->ntx;
-        size_t m = (n + (size_t)t->nthreads - 1) / (size_t)t->nthreads * (size_t)t->nthreads;
-        rows_tiles = (m + t->ntx - 1) / t->ntx;
-        size_t per = (size_t)((tc->h + rows_tiles - 1) / rows_tiles);
-        if (per >= 4 * (size_t)k || per >= th / 2) th = per;
     }
     /* Small tiles (a small grid split over many threads) would spend most of their work on
      * the halo: use a shallower depth there (at most 1/8 of the tile's rows, at least
