@@ -37,6 +37,9 @@
  * neighbours and writes only its own other half), so large rounds are spread over the
  * thread pool; the bookkeeping (waking, making and freeing tiles) runs on one thread.
  * Small rounds run on the calling thread alone: waking a thread costs more than a glider.
+ * So do all rounds for a while when the threads stop paying for themselves (a round waits
+ * for its slowest thread, and one that shares its core with another program makes every
+ * round wait out the other's time slices; see judge_pay).
  * Each tile has an owner: the threads own bands of tile rows, cut so that each holds
  * about as many of a round's tiles (and cut again when a round finds them uneven).  A
  * threaded round's list is grouped by owner (each thread files the tiles it wakes under
@@ -480,8 +483,10 @@ static wl_status rebalance(sp_ctx *c) {
  * what one thread would have taken, the rounds run on one thread for solo_gens generations
  * (doubling at each such judgement in a row, up to SOLO_MAX_GENS).  A round waits for its
  * slowest thread, so a thread that shares its core with another program holds up every
- * round for the other's time slices: on the dev VM, with a busy loop on one of the two
- * cores, the 2048^2 soup to 20000 took 979 ms on two threads and 217 ms on one. */
+ * round for the other's time slices: with a busy loop on one core, the 2048^2 soup to
+ * 20000 took 792 ms on the dev VM's two threads (217-320 ms on one), 1299 ms on the GPU
+ * machine's sixteen; 354 and 167 ms with this.  Unloaded, the ratio is 0.53-0.67 on two
+ * threads, and nothing changed. */
 static void judge_pay(sp_ctx *c) {
     if (c->pay_wall > PAY_SHARE * c->pay_busy) {
         c->solo_gens = c->solo_gens ? 2 * c->solo_gens : SOLO_MIN_GENS;
