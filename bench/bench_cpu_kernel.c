@@ -40,11 +40,10 @@ int main(int argc, char **argv) {
     }
     int totalistic = cpu_circuit_build(&rule, &kd.circ);
 #if defined(__x86_64__)
-    __builtin_cpu_init();
-    if (strcmp(kernel, "avx512") == 0 && __builtin_cpu_supports("avx512f") && totalistic) {
+    if (strcmp(kernel, "avx512") == 0 && wl_cpu_has(WL_CPU_AVX512F) && totalistic) {
         fn = cpu_gen_rows_avx512, vw = 8, wraps = 1;
         kd.vbmi2 = cpu_avx512_uses_vbmi2();
-    } else if (strcmp(kernel, "avx2") == 0 && __builtin_cpu_supports("avx2") && totalistic) {
+    } else if (strcmp(kernel, "avx2") == 0 && wl_cpu_has(WL_CPU_AVX2) && totalistic) {
         fn = cpu_gen_rows_avx2, vw = 4, wraps = 1;
     } else if (strcmp(kernel, "vpermb") == 0 && cpu_vpermb_available()) {
         fn = cpu_gen_rows_vpermb, vw = 8;

@@ -1,5 +1,5 @@
 /*
- * test_core.c - big integers, patterns and the grid placement rule.
+ * test_core.c - big integers, patterns, the grid placement rule, and the CPU's features.
  */
 #include "internal.h"
 #include "wltest.h"
@@ -277,8 +277,33 @@ static void test_pattern_model(unsigned long long seed) {
     }
 }
 
+/* wl_cpu_has (two cpuid leaves and xgetbv) against libgcc's table of features, which
+ * checks the same OS support: the kernels must not be chosen differently than before. */
+static void test_cpu_features(void) {
+#if defined(__x86_64__) || defined(__i386__)
+    __builtin_cpu_init();
+    const int f512 = __builtin_cpu_supports("avx512f") != 0;
+    WL_CHECK(wl_cpu_has(WL_CPU_AVX2) == (__builtin_cpu_supports("avx2") != 0), "avx2");
+    WL_CHECK(wl_cpu_has(WL_CPU_AVX512F) == f512, "avx512f");
+    WL_CHECK(wl_cpu_has(WL_CPU_AVX512BW) == (f512 && __builtin_cpu_supports("avx512bw")),
+             "avx512bw");
+    WL_CHECK(wl_cpu_has(WL_CPU_AVX512VBMI) == (f512 && __builtin_cpu_supports("avx512vbmi")),
+             "avx512vbmi");
+    WL_CHECK(wl_cpu_has(WL_CPU_AVX512VBMI2) == (f512 && __builtin_cpu_supports("avx512vbmi2")),
+             "avx512vbmi2");
+    WL_CHECK(wl_cpu_has(WL_CPU_GFNI512) == (f512 && __builtin_cpu_supports("gfni")), "gfni");
+    WL_CHECK(wl_cpu_has(WL_CPU_AVX512BW | WL_CPU_AVX512F) ==
+                 (wl_cpu_has(WL_CPU_AVX512BW) && wl_cpu_has(WL_CPU_AVX512F)),
+             "features together");
+    WL_CHECK(!f512 || wl_cpu_has(WL_CPU_AVX2), "AVX-512 without AVX2");
+#else
+    WL_CHECK(!wl_cpu_has(WL_CPU_AVX2), "no x86 features off x86");
+#endif
+}
+
 int main(void) {
     unsigned long long seed = wl_test_seed();
+    test_cpu_features();
     test_bigint();
     test_pattern(seed);
     test_pattern_model(seed);

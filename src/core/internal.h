@@ -42,6 +42,17 @@ uint64_t wl_physical_memory(void);
 const char *wl_bytes_text(uint64_t bytes, char *buf);
 /* Number of online CPU cores (at least 1). */
 int wl_cpu_count(void);
+/* The x86-64 extensions the CPU kernels use, each only where the OS saves the registers
+ * it needs (0 on other CPUs): found once, by two cpuid leaves and xgetbv. */
+enum {
+    WL_CPU_AVX2 = 1,
+    WL_CPU_AVX512F = 2,
+    WL_CPU_AVX512BW = 4,
+    WL_CPU_AVX512VBMI = 8,
+    WL_CPU_AVX512VBMI2 = 16,
+    WL_CPU_GFNI512 = 32 /* GFNI with AVX-512 (its EVEX forms) */
+};
+int wl_cpu_has(unsigned features);
 /* dlopen (RTLD_NOW | RTLD_LOCAL) of the module `file` in the running executable's folder
  * (the viewer, the mpi engine: parts whose libraries would slow every command's start);
  * `path` (cap bytes) receives its path.  NULL (error set, the path in it) on failure. */

@@ -123,8 +123,7 @@ typedef struct cpu_ctx {
 
 static int have_avx2(void) {
 #if defined(WL_CPU_X86_SIMD)
-    __builtin_cpu_init();
-    return __builtin_cpu_supports("avx2");
+    return wl_cpu_has(WL_CPU_AVX2);
 #else
     return 0;
 #endif
@@ -132,8 +131,7 @@ static int have_avx2(void) {
 
 static int have_avx512(void) {
 #if defined(WL_CPU_X86_SIMD)
-    __builtin_cpu_init();
-    return __builtin_cpu_supports("avx512f");
+    return wl_cpu_has(WL_CPU_AVX512F);
 #else
     return 0;
 #endif

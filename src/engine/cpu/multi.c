@@ -128,11 +128,9 @@ static void add_run(void *user, int dy, int x0, int x1) {
  * does not ask for the portable kernels (WL_CPU_MULTI_PORTABLE=1: the tests run them so). */
 static int have(const char *feature) {
 #if defined(WL_CPU_X86_SIMD)
-    __builtin_cpu_init();
     const char *off = getenv("WL_CPU_MULTI_PORTABLE");
     if (off && *off && *off != '0') return 0;
-    return !strcmp(feature, "avx512bw") ? __builtin_cpu_supports("avx512bw")
-                                        : __builtin_cpu_supports("avx512f");
+    return wl_cpu_has(!strcmp(feature, "avx512bw") ? WL_CPU_AVX512BW : WL_CPU_AVX512F);
 #else
     (void)feature;
     return 0;

@@ -1,7 +1,7 @@
 /*
  * simd_avx2.c - the bit-sliced generation on 256-bit vectors (kernel `avx2`, and the inner
  * loop of `best` on CPUs with AVX2 but not AVX-512).  Compiled with -mavx2; called only
- * after the engine has checked __builtin_cpu_supports("avx2").
+ * after the engine has checked wl_cpu_has(WL_CPU_AVX2).
  *
  * Layout: a vector is 4 consecutive words of one tile row (256 cells).  The word before
  * (after) each word comes from an unaligned load one word to the left (right); with the

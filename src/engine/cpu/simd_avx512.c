@@ -1,7 +1,7 @@
 /*
  * simd_avx512.c - the bit-sliced generation on 512-bit vectors (kernel `avx512`, and the
  * inner loop of `best` on CPUs with AVX-512F).  Compiled with -mavx512f; called only after
- * the engine has checked __builtin_cpu_supports("avx512f").  A second copy of the loop,
+ * the engine has checked wl_cpu_has(WL_CPU_AVX512F).  A second copy of the loop,
  * compiled for AVX-512 VBMI2 through a target attribute, is chosen at run time when the CPU
  * has it (Zen 4, Ice Lake and later).
  *
@@ -349,8 +349,7 @@ static const tile_fn tile_popular_vbmi2[] = {CPU_POPULAR_RULES(TILE_POPULAR_VBMI
 int cpu_avx512_uses_vbmi2(void) {
     const char *off = getenv("WL_CPU_NO_VBMI2"); /* tests run the plain loops this way */
     if (off && *off && *off != '0') return 0;
-    __builtin_cpu_init();
-    return __builtin_cpu_supports("avx512vbmi2") ? 1 : 0;
+    return wl_cpu_has(WL_CPU_AVX512VBMI2);
 }
 
 void cpu_gen_rows_avx512(const uint64_t *in, uint64_t *out, size_t pitch, size_t bw,

@@ -26,9 +26,7 @@
 #include <stdlib.h>
 
 int cpu_vpermb_available(void) {
-    __builtin_cpu_init();
-    return __builtin_cpu_supports("avx512bw") && __builtin_cpu_supports("avx512vbmi") &&
-           __builtin_cpu_supports("gfni");
+    return wl_cpu_has(WL_CPU_AVX512BW | WL_CPU_AVX512VBMI | WL_CPU_GFNI512);
 }
 
 uint8_t *cpu_vpermb_table_build(const wl_rule *r) {
