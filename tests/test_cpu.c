@@ -283,6 +283,20 @@ int main(void) {
         unsetenv("WL_CPU_NO_VBMI2");
     }
 
+    /* a pool whose workers could not all start: the calling thread runs their shares
+     * (WL_POOL_START=n starts n - 1 of them) */
+    {
+        wl_rule life;
+        wl_rule_life(&life);
+        static const char *const starts[] = {"1", "2", "3"};
+        for (int i = 0; i < 3; i++) {
+            setenv("WL_POOL_START", starts[i], 1);
+            check_one("best", 1024, 300, i & 1, &life, "B3/S23 (workers missing)", 37, 4);
+            check_one("best", 200, 90, 0, &life, "B3/S23 (workers missing)", 21, 3);
+        }
+        unsetenv("WL_POOL_START");
+    }
+
     /* interruption: poll stops after the second check; `done` is consistent */
     {
         wl_config cfg;

@@ -161,15 +161,23 @@ static void test_soups(uint64_t seed) {
  * edge: a soup of some hundred tiles, so that threads race on neighbouring tiles' wake
  * marks and defer the making of new tiles.  Each thread computes its own band alone (the
  * tiles inside a band woken without atomics), then, with WL_SPARSE_HELP=1, threads help
- * with each other's bands (every wake atomic). */
+ * with each other's bands (every wake atomic), then with a worker that did not start
+ * (WL_POOL_START=2: the calling thread computes its band after its own) and no dense
+ * passes. */
 static void test_threads(uint64_t seed) {
     wl_rule rules[2];
     wl_rule_life(&rules[0]);
     random_rule(mix(seed, 77), 1, &rules[1]);
     uint64_t side = quick ? 300 : 640, gens = quick ? 60 : 150;
     setenv("WL_SPARSE_PARALLEL", "1", 1);
-    for (int k = 0; k < 4; k++) {
+    for (int k = 0; k < 6; k++) {
         if (k == 2) setenv("WL_SPARSE_HELP", "1", 1);
+        /* and with one worker of two not started: the calling thread runs its share */
+        if (k == 4) {
+            unsetenv("WL_SPARSE_HELP");
+            setenv("WL_POOL_START", "2", 1);
+            setenv("WL_SPARSE_DENSE", "off", 1); /* (every generation a round) */
+        }
         wl_pattern *soup = wl_pattern_new();
         wl_rect r = {-(int64_t)side / 2 + 5, -(int64_t)side / 2 - 7, side, side};
         WL_CHECK_OK(wl_pattern_random(soup, &r, 0.45, mix(seed, 78 + (uint64_t)k)));
@@ -196,13 +204,16 @@ static void test_threads(uint64_t seed) {
                          k == 0   ? "threaded rounds, Life"
                          : k == 1 ? "threaded rounds, isotropic rule"
                          : k == 2 ? "threaded rounds with help, Life"
-                                  : "threaded rounds with help, isotropic rule");
+                         : k == 3 ? "threaded rounds with help, isotropic rule"
+                         : k == 4 ? "threaded rounds, a worker missing, Life"
+                                  : "threaded rounds, a worker missing, isotropic rule");
         }
         wl_universe_free(sp);
         wl_universe_free(cpu);
         wl_pattern_free(soup);
     }
-    unsetenv("WL_SPARSE_HELP");
+    unsetenv("WL_POOL_START");
+    unsetenv("WL_SPARSE_DENSE");
     unsetenv("WL_SPARSE_PARALLEL");
 }
 
