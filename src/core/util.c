@@ -80,8 +80,8 @@ int wl_cpu_count(void) {
 }
 
 /* (libgcc's __builtin_cpu_supports fills a table of every feature and model at start-up,
- * a dozen cpuid instructions; in a virtual machine each traps to the host, 17 us apiece on
- * the dev VM, about 0.3 ms of every command's start.  Two leaves are all the kernels ask.) */
+ * a dozen cpuid instructions; in a virtual machine each traps to the host, 9-17 us apiece
+ * on the dev VM.  Two leaves are all the kernels ask.) */
 static unsigned cpu_features(void) {
     unsigned f = 0;
 #if defined(__x86_64__) || defined(__i386__)
