@@ -18,15 +18,17 @@ trap cleanup EXIT
 command -v taskset >/dev/null || { echo "busy_core.sh: taskset (util-linux) is needed" >&2; exit 1; }
 [ "$(nproc)" -ge 2 ] || { echo "busy_core.sh: needs two cores or more" >&2; exit 1; }
 
-# median wall time in milliseconds of a command (its output discarded)
+# median wall time in milliseconds of a command (its output discarded), or "fail"
 wall() {
+    : > "$TMP/times"
     for _ in $(seq "$REPEAT"); do
         local t0 t1
         t0=$(date +%s%N)
         "$@" > /dev/null 2>&1 || { echo fail; return; }
         t1=$(date +%s%N)
-        echo $(((t1 - t0) / 1000))
-    done | sort -n | awk '{a[NR]=$1} END {printf "%.1f", a[int((NR+1)/2)] / 1000}'
+        echo $(((t1 - t0) / 1000)) >> "$TMP/times"
+    done
+    sort -n "$TMP/times" | awk '{a[NR]=$1} END {printf "%.1f", a[int((NR+1)/2)] / 1000}'
 }
 
 "$WL" soup 2048x2048 --density 0.5 --seed 1 -o "$TMP/soup.rle" -q || exit 1

@@ -124,13 +124,13 @@ static void add_run(void *user, int dy, int x0, int x1) {
     if (dy > a->reach_y) a->reach_y = dy;
 }
 
-/* Whether the CPU has an AVX-512 extension ("avx512f", "avx512bw") and the environment
+/* Whether the CPU has the AVX-512 extensions `features` (WL_CPU_...) and the environment
  * does not ask for the portable kernels (WL_CPU_MULTI_PORTABLE=1: the tests run them so). */
-static int have(const char *feature) {
+static int have(unsigned features) {
 #if defined(WL_CPU_X86_SIMD)
     const char *off = getenv("WL_CPU_MULTI_PORTABLE");
     if (off && *off && *off != '0') return 0;
-    return wl_cpu_has(!strcmp(feature, "avx512bw") ? WL_CPU_AVX512BW : WL_CPU_AVX512F);
+    return wl_cpu_has(features);
 #else
     (void)feature;
     return 0;
@@ -157,7 +157,7 @@ static wl_status ltl_create(cpu_multi *m, const wl_ltl *l, wl_pool *pool) {
     v->torus = m->torus;
     v->moore = l->nh == 'M';
     v->diamond = l->nh == 'N';
-    v->simd_dia = have("avx512bw");
+    v->simd_dia = have(WL_CPU_AVX512BW);
     v->middle = l->middle;
     m->ltl = *l; /* cfg is the caller's: keep the intervals here */
     v->birth = m->ltl.birth;
@@ -168,7 +168,7 @@ static wl_status ltl_create(cpu_multi *m, const wl_ltl *l, wl_pool *pool) {
     v->skip = !m->torus && !(l->nbirth && l->birth[0][0] == 0);
     /* 16-bit counts hold every count below 2^16 - 1 (the cell itself and M1 included);
      * larger neighbourhoods count in 32-bit lanes (WL_CPU_LTL_WIDE=1 forces that: tests) */
-    m->simd = have("avx512bw");
+    m->simd = have(WL_CPU_AVX512BW);
     const char *wide = getenv("WL_CPU_LTL_WIDE");
     v->wide = size + 2 >= 65535 || (wide && *wide && *wide != '0');
     size_t ring = v->moore ? 1 : 2 * (size_t)v->Ry + 1;
@@ -224,7 +224,7 @@ wl_status cpu_multi_create(const wl_config *cfg, wl_pool *pool, cpu_multi **out)
     m->states = wl_rule_states(&cfg->rule);
     m->P = wl_grid_planes_for(&cfg->rule) - 1;
     m->pool = pool;
-    m->avx512 = have("avx512f");
+    m->avx512 = have(WL_CPU_AVX512F);
     m->work = UINT64_MAX;
     wl_status s = WL_OK;
     if (m->P) {
