@@ -577,7 +577,7 @@ static wl_status step(void *v, uint64_t generations, uint64_t *done) {
             if (c->tiler) { /* Generations: the table, each tile decaying (tc.post) */
                 cpu_tiler_pass(c->tiler, c->cur, c->nxt, 1);
             } else { /* Larger than Life: the counts, then the decay */
-                cpu_multi_ltl(c->multi, c->cur, c->nxt);
+                cpu_multi_ltl(c->multi, c->cur, c->nxt, n > 0); /* (n > 0: cur is its own) */
                 cpu_multi_decay(c->multi, c->cur, c->nxt);
             }
             uint64_t *t = c->cur;

@@ -263,6 +263,9 @@ typedef struct cpu_ltl_view {
                           firing cell are dead without counting */
     int wide;          /* counts reach 2^16 - 1 (Moore from range 128, the circle from 144):
                           simd_ltl.c sums them in 32-bit lanes */
+    int64_t fy0, fy1;  /* skip: rows outside [fy0, fy1] hold no firing cell (the last
+                          generation's rows out of every firing cell's reach; 0 and h - 1
+                          when that is not known) */
 } cpu_ltl_view;
 typedef struct cpu_ltl_buffers {
     uint64_t *bits;    /* two extended bit rows */
@@ -272,6 +275,8 @@ typedef struct cpu_ltl_buffers {
     int32_t *win;      /* skip: those of the windows of 2 Ry + 1 rows around each row, and
                           room to compute them (4 times as many entries as lo) */
     uint8_t *zero;     /* ring slots known to hold an empty row's prefix sums (skip) */
+    int64_t busy0, busy1; /* out (skip): the first and last row of the band within reach of
+                             a firing cell (busy1 < busy0: none) */
 } cpu_ltl_buffers;
 /* Row y (any integer) of the view's firing cells: wrapped on a torus, NULL outside a
  * bounded grid. */
@@ -292,7 +297,8 @@ static inline uint32_t cpu_ltl_bit(const cpu_ltl_view *v, const uint64_t *row, i
 }
 /* Rows y0 - Ry .. y1 + Ry of a bounded grid: the first and last word with firing cells of
  * each (lo > hi for none), so that rows and columns out of every live cell's reach are
- * skipped (rules without B0: dead cells there stay dead). */
+ * skipped (rules without B0: dead cells there stay dead); rows outside [fy0, fy1] are not
+ * read. */
 void cpu_ltl_row_extents(const cpu_ltl_view *v, uint64_t y0, uint64_t y1, int32_t *lo,
                          int32_t *hi);
 /* simd_ltl.c (AVX-512BW; counts in 16-bit lanes, or 32-bit ones when wide): rows [y0, y1)
@@ -310,8 +316,9 @@ void cpu_decay_avx512(unsigned P, uint64_t last, const uint64_t *f, uint64_t *fn
  * (64-byte aligned; lo, hi and zero are allocated apart). */
 size_t cpu_ltl_buffer_bytes(const cpu_ltl_view *v);
 void cpu_ltl_buffers_place(const cpu_ltl_view *v, void *block, cpu_ltl_buffers *b);
-/* Larger than Life: what the rule makes of the firing cells f, into fn. */
-void cpu_multi_ltl(cpu_multi *m, const uint64_t *f, uint64_t *fn);
+/* Larger than Life: what the rule makes of the firing cells f, into fn; `follows`: f is
+ * the fn of the call before (its firing cells, after the decay), nothing else changed. */
+void cpu_multi_ltl(cpu_multi *m, const uint64_t *f, uint64_t *fn, int follows);
 /* The decay of the other states: fn holds what the rule makes of f (T) on entry, the
  * next firing cells on exit; the planes advance a generation.  The whole grid, or (as the
  * tile driver's post callback, arg the cpu_multi) one tile's region. */

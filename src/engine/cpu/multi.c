@@ -52,6 +52,8 @@ typedef struct ltl_scratch {
     void *block;
     cpu_ltl_buffers simd;
     uint64_t work; /* cells its last band counted */
+    int64_t busy0, busy1; /* its last band's rows within reach of a firing cell (skip;
+                             busy1 < busy0: none) */
 } ltl_scratch;
 
 struct cpu_multi {
@@ -72,6 +74,8 @@ struct cpu_multi {
     ltl_scratch *scratch; /* one per thread */
     int nscratch;
     uint64_t work;        /* cells counted in the last generation (UINT64_MAX: not known) */
+    int64_t busy0, busy1; /* skip: its rows within reach of a firing cell (busy1 < busy0:
+                             none), which hold the next generation's firing cells */
     /* the current step */
     const uint64_t *f;
     uint64_t *fn;
@@ -331,10 +335,19 @@ void cpu_multi_decay_tile(void *arg, const uint64_t *f, uint64_t *fn, uint64_t y
 /* ... and grids up to this many that counted at most that many cells */
 #define MULTI_SCAN_CELLS ((uint64_t)1 << 24)
 
-/* Rows [y0, y1) of the thread's share. */
+/* Rows [y0, y1) of the thread's share: even parts of the rows within reach of a firing
+ * cell when those are known (view.fy0 .. fy1 widened by the reach; the rows outside are
+ * dead without counting, and go to the first and the last share), else of all rows. */
 static void share(const cpu_multi *m, int tid, int n, uint64_t *y0, uint64_t *y1) {
-    *y0 = m->h * (uint64_t)tid / (uint64_t)n;
-    *y1 = m->h * (uint64_t)(tid + 1) / (uint64_t)n;
+    uint64_t a = 0, b = m->h;
+    if (m->view.skip && m->view.fy0 <= m->view.fy1) {
+        const int64_t ry = m->view.Ry, lo = m->view.fy0 - ry, hi = m->view.fy1 + ry + 1;
+        a = lo > 0 ? (uint64_t)lo : 0;
+        b = hi < (int64_t)m->h ? (uint64_t)hi : m->h;
+        if (b < a) b = a;
+    }
+    *y0 = tid ? a + (b - a) * (uint64_t)tid / (uint64_t)n : 0;
+    *y1 = tid + 1 < n ? a + (b - a) * (uint64_t)(tid + 1) / (uint64_t)n : m->h;
 }
 
 /* Whether row y has nothing to decay: no cell firing now or next, none decaying. */
@@ -421,7 +434,7 @@ void cpu_ltl_row_extents(const cpu_ltl_view *v, uint64_t y0, uint64_t y1, int32_
         size_t k = (size_t)(y - ((int64_t)y0 - v->Ry));
         lo[k] = INT32_MAX;
         hi[k] = -1;
-        if (y < 0 || y >= (int64_t)v->h) continue;
+        if (y < v->fy0 || y > v->fy1 || y < 0 || y >= (int64_t)v->h) continue;
         const uint64_t *row = v->f + (size_t)y * v->S;
         size_t i = wl_first_word(row, v->S), S = v->S;
         if (i == S) continue;
@@ -603,8 +616,11 @@ static void ltl_task(void *arg, int tid, int n) {
     cpu_multi *m = arg;
     uint64_t y0, y1;
     share(m, tid, n, &y0, &y1);
+    ltl_scratch *sc = &m->scratch[tid];
+    sc->busy0 = (int64_t)y0; /* (kernels other than simd_ltl.c's: all) */
+    sc->busy1 = (int64_t)y1 - 1;
     if (y0 >= y1) return;
-    m->scratch[tid].work = (y1 - y0) * m->w; /* (kernels other than simd_ltl.c's: all) */
+    sc->work = (y1 - y0) * m->w;
     if (m->view.diamond) {
 #if defined(WL_CPU_X86_SIMD)
         if (m->view.simd_dia) {
@@ -617,20 +633,33 @@ static void ltl_task(void *arg, int tid, int n) {
     }
 #if defined(WL_CPU_X86_SIMD)
     if (m->simd) {
-        m->scratch[tid].work = cpu_ltl_band_avx512(&m->view, y0, y1, &m->scratch[tid].simd);
+        sc->work = cpu_ltl_band_avx512(&m->view, y0, y1, &sc->simd);
+        if (m->view.skip) {
+            sc->busy0 = sc->simd.busy0;
+            sc->busy1 = sc->simd.busy1;
+        }
         return;
     }
 #endif
     ltl_band(&m->view, y0, y1, &m->scratch[tid]);
 }
 
-void cpu_multi_ltl(cpu_multi *m, const uint64_t *f, uint64_t *fn) {
+void cpu_multi_ltl(cpu_multi *m, const uint64_t *f, uint64_t *fn, int follows) {
     m->view.f = f;
     m->view.fn = fn;
+    /* the rows that may hold firing cells: after a generation of this engine's, those
+     * within reach of its firing cells (the rule's births and survivals, and the decay,
+     * stay there); else all */
+    m->view.fy0 = follows ? m->busy0 : 0;
+    m->view.fy1 = follows ? m->busy1 : (int64_t)m->h - 1;
     /* a small grid's generation takes microseconds: handing it to the threads and
      * waiting for them costs more than it saves (Golly's small Larger than Life patterns
      * on the grow engine ran 5 to 10 times slower on two threads than on one) */
-    for (int t = 0; t < m->nscratch; t++) m->scratch[t].work = 0;
+    for (int t = 0; t < m->nscratch; t++) {
+        m->scratch[t].work = 0;
+        m->scratch[t].busy0 = 0; /* (none: a band not run) */
+        m->scratch[t].busy1 = -1;
+    }
     /* ... and so does a grid that counted few cells in its last generation (a grow
      * engine's grid around a small pattern: its empty rows cost a scan), unless scanning
      * it is itself a load for the threads */
@@ -640,5 +669,13 @@ void cpu_multi_ltl(cpu_multi *m, const uint64_t *f, uint64_t *fn) {
     else
         wl_pool_run(m->pool, ltl_task, m);
     m->work = 0;
-    for (int t = 0; t < m->nscratch; t++) m->work += m->scratch[t].work;
+    m->busy0 = (int64_t)m->h;
+    m->busy1 = -1;
+    for (int t = 0; t < m->nscratch; t++) {
+        const ltl_scratch *sc = &m->scratch[t];
+        m->work += sc->work;
+        if (sc->busy1 < sc->busy0) continue;
+        if (sc->busy0 < m->busy0) m->busy0 = sc->busy0;
+        if (sc->busy1 > m->busy1) m->busy1 = sc->busy1;
+    }
 }

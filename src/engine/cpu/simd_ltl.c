@@ -368,6 +368,8 @@ uint64_t cpu_ltl_band_avx512(const cpu_ltl_view *v, uint64_t y0, uint64_t y1, cp
     int parity_shape = v->nruns[1] != v->nruns[0] ||
                        memcmp(v->runs[0], v->runs[1], v->nruns[0] * sizeof *v->runs[0]) != 0;
     uint64_t work = 0; /* cells counted */
+    b->busy0 = 0;
+    b->busy1 = -1;
     /* skip: each row's extent, and each output row's window's (wlo, whi) */
     size_t nrows = (size_t)(y1 - y0) + 2 * (size_t)Ry + 1;
     int32_t *wlo = b->win, *whi = b->win + nrows;
@@ -403,6 +405,10 @@ uint64_t cpu_ltl_band_avx512(const cpu_ltl_view *v, uint64_t y0, uint64_t y1, cp
         }
         const int idle = c0 >= c1; /* no firing cell within reach: a dead row */
         work += idle ? 0 : (c1 - c0) * 32;
+        if (!idle) {
+            if (b->busy1 < b->busy0) b->busy0 = (int64_t)y;
+            b->busy1 = (int64_t)y;
+        }
         if (!idle) {
             memcpy(self, frow, v->S * 8);
             self[v->S] = 0;
