@@ -176,7 +176,9 @@ static wl_status ltl_create(cpu_multi *m, const wl_ltl *l, wl_pool *pool) {
     const char *wide = getenv("WL_CPU_LTL_WIDE");
     v->wide = size + 2 >= 65535 || (wide && *wide && *wide != '0');
     size_t ring = v->moore ? 1 : 2 * (size_t)v->Ry + 1;
-    if ((uint64_t)ring * v->ext > wl_physical_memory() / 16 / (uint64_t)wl_pool_size(pool))
+    /* (rows of ext entries each thread keeps; Moore's extended bit rows count an eighth) */
+    const uint64_t rows = v->moore ? (2 * (uint64_t)v->Ry + 2) / 8 + 1 : ring;
+    if (rows * v->ext > wl_physical_memory() / 16 / (uint64_t)wl_pool_size(pool))
         return wl_error(WL_ERR_TOO_BIG, "cpu engine: a %llu-cell-wide grid of range %d needs "
                         "too much memory for its row sums", (unsigned long long)m->w, v->R);
     if (v->diamond && (uint64_t)cpu_ltl_diamond_words(v) * sizeof(uint32_t) >

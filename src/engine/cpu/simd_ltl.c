@@ -53,9 +53,13 @@ static void init_tables(void) {
     done = 1;
 }
 
+/* bits64 where the columns wrap around a torus (out of line). */
+static __attribute__((noinline)) uint64_t bits64_wrap(const cpu_ltl_view *v, const uint64_t *row,
+                                                      int64_t x);
+
 /* 64 firing bits of a row from column x on (any integer): wrapped on a torus, dead past a
  * bounded grid's edges (a row's bits past W are zero, so only whole words need care). */
-static uint64_t bits64(const cpu_ltl_view *v, const uint64_t *row, int64_t x) {
+static inline uint64_t bits64(const cpu_ltl_view *v, const uint64_t *row, int64_t x) {
     int64_t W = (int64_t)v->w;
     if (!v->torus || (x >= 0 && x + 64 <= W)) {
         int64_t q = x >= 0 ? x / 64 : -((-x + 63) / 64);
@@ -64,6 +68,11 @@ static uint64_t bits64(const cpu_ltl_view *v, const uint64_t *row, int64_t x) {
         uint64_t b = q + 1 >= 0 && (size_t)(q + 1) < v->S ? row[q + 1] : 0;
         return sh ? a >> sh | b << (64 - sh) : a;
     }
+    return bits64_wrap(v, row, x);
+}
+
+static uint64_t bits64_wrap(const cpu_ltl_view *v, const uint64_t *row, int64_t x) {
+    int64_t W = (int64_t)v->w;
     /* a torus: the 64 columns from x, wrapped, as runs that stay inside the row */
     uint64_t out = 0;
     for (int k = 0; k < 64;) {
@@ -159,6 +168,22 @@ static inline __mmask32 alive32(const cpu_ltl_view *v, __m512i c, __mmask32 s) {
     return (s & stays) | (~s & born);
 }
 
+/* The sums of L consecutive 16-bit values from each of c[0 .. 31] (L >= 2), in four
+ * chains of adds (one chain of L made the loop wait on each add's latency). */
+static inline __m512i sum_window(const uint16_t *c, size_t L) {
+    __m512i a0 = _mm512_loadu_si512(c), a1 = _mm512_loadu_si512(c + 1);
+    __m512i a2 = _mm512_setzero_si512(), a3 = _mm512_setzero_si512();
+    size_t d = 2;
+    for (; d + 4 <= L; d += 4) {
+        a0 = _mm512_add_epi16(a0, _mm512_loadu_si512(c + d));
+        a1 = _mm512_add_epi16(a1, _mm512_loadu_si512(c + d + 1));
+        a2 = _mm512_add_epi16(a2, _mm512_loadu_si512(c + d + 2));
+        a3 = _mm512_add_epi16(a3, _mm512_loadu_si512(c + d + 3));
+    }
+    for (; d < L; d++) a0 = _mm512_add_epi16(a0, _mm512_loadu_si512(c + d));
+    return _mm512_add_epi16(_mm512_add_epi16(a0, a1), _mm512_add_epi16(a2, a3));
+}
+
 /* The next firing bits of a row of a Moore rule of one birth and one survival interval
  * (Golly's rules have no others; 16-bit counts), for the 32-cell chunks [c0, c1), counted
  * as they are tested (no counts stored and read again), the intervals in registers: from
@@ -181,8 +206,7 @@ static void test_row_moore1(const cpu_ltl_view *v, const uint16_t *col, const ui
         if (q) {
             c = _mm512_sub_epi16(_mm512_loadu_si512(q + x - x0 + L), _mm512_loadu_si512(q + x - x0));
         } else {
-            c = _mm512_loadu_si512(col + x);
-            for (size_t d = 1; d < L; d++) c = _mm512_add_epi16(c, _mm512_loadu_si512(col + x + d));
+            c = sum_window(col + x, L);
         }
         const __mmask32 sb = bits32(self, x);
         c = _mm512_mask_sub_epi16(c, sb, c, one); /* not the cell itself */
@@ -336,11 +360,13 @@ static void slide(const cpu_ltl_view *v, const uint64_t *bits, uint16_t *col, in
 
 /* Adds (sign 1) or takes off (-1) row y's cells to the Moore column sums; on a bounded
  * grid (skip) only the extended words within its firing cells' extent k (an index of
- * b->lo and b->hi) are made and added, nothing when it has none. */
+ * b->lo and b->hi) are made and added, nothing when it has none.  `fresh`: the row's
+ * extended bits are made into bits; else bits holds them already (made when the row
+ * entered the column sums, 2 Ry + 1 rows before it leaves them, with the same extent). */
 static void slide_row(const cpu_ltl_view *v, int64_t y, size_t k, uint64_t *bits, uint16_t *col,
-                      int sign, const cpu_ltl_buffers *b) {
+                      int sign, int fresh, const cpu_ltl_buffers *b) {
     if (!v->skip) {
-        extend(v, y, bits);
+        if (fresh) extend(v, y, bits);
         slide(v, bits, col, sign);
         return;
     }
@@ -349,9 +375,11 @@ static void slide_row(const cpu_ltl_view *v, int64_t y, size_t k, uint64_t *bits
     size_t e0 = ((size_t)b->lo[k] * 64 + (size_t)v->R) & ~(size_t)63;
     size_t e1 = (size_t)b->hi[k] * 64 + 63 + (size_t)v->R + 1, words = (v->ext + 63) / 64;
     if (e1 > words * 64) e1 = words * 64;
-    const uint64_t *row = v->f + (size_t)y * v->S;
-    for (size_t i = e0 / 64; i < (e1 + 63) / 64; i++) bits[i] = bits64(v, row, (int64_t)i * 64 - v->R);
-    if (v->ext % 64 && (e1 + 63) / 64 == words) bits[words - 1] &= ~(uint64_t)0 >> (64 - v->ext % 64);
+    if (fresh) {
+        const uint64_t *row = v->f + (size_t)y * v->S;
+        for (size_t i = e0 / 64; i < (e1 + 63) / 64; i++) bits[i] = bits64(v, row, (int64_t)i * 64 - v->R);
+        if (v->ext % 64 && (e1 + 63) / 64 == words) bits[words - 1] &= ~(uint64_t)0 >> (64 - v->ext % 64);
+    }
     const __m512i one = _mm512_set1_epi16(1);
     for (size_t i = e0; i < e1; i += 32) {
         uint32_t m = bits32(bits, i);
@@ -403,6 +431,8 @@ uint64_t cpu_ltl_band_avx512(const cpu_ltl_view *v, uint64_t y0, uint64_t y1, cp
     int Ry = v->Ry;
     size_t nring = 2 * (size_t)Ry + 1, chunks = (v->w + 31) / 32;
     uint64_t *bits = b->bits, *self = b->bits + words;
+    /* Moore: the extended bit rows in the column sums, row y in slot y mod (2 Ry + 2) */
+#define XROW(y) (b->xring + (size_t)wl_mod((y), 2 * (int64_t)Ry + 2) * words)
     uint16_t *col = b->col, *cnt = b->cnt, *cnt1 = b->cnt + v->w + 64, *ring = b->ring;
     int parity_shape = v->nruns[1] != v->nruns[0] ||
                        memcmp(v->runs[0], v->runs[1], v->nruns[0] * sizeof *v->runs[0]) != 0;
@@ -423,7 +453,7 @@ uint64_t cpu_ltl_band_avx512(const cpu_ltl_view *v, uint64_t y0, uint64_t y1, cp
     if (v->moore) {
         memset(col, 0, rowlen * sizeof *col);
         for (int dy = -Ry; dy <= Ry; dy++)
-            slide_row(v, (int64_t)y0 + dy, (size_t)(dy + Ry), bits, col, 1, b);
+            slide_row(v, (int64_t)y0 + dy, (size_t)(dy + Ry), XROW((int64_t)y0 + dy), col, 1, 1, b);
     } else {
         memset(b->zero, 0, nring); /* (another band's, or another generation's) */
         for (int dy = -Ry; dy < Ry; dy++)
@@ -467,11 +497,8 @@ uint64_t cpu_ltl_band_avx512(const cpu_ltl_view *v, uint64_t y0, uint64_t y1, cp
                 test_row_moore1(v, col, q, self, c0, c1, out);
             } else {
                 if (v->R <= DIRECT_MAX && !v->wide) {
-                    for (size_t x = c0 * 32; x < c1 * 32; x += 32) {
-                        __m512i c = _mm512_loadu_si512(col + x);
-                        for (size_t d = 1; d < L; d++) c = _mm512_add_epi16(c, _mm512_loadu_si512(col + x + d));
-                        _mm512_storeu_si512(cnt + x, c);
-                    }
+                    for (size_t x = c0 * 32; x < c1 * 32; x += 32)
+                        _mm512_storeu_si512(cnt + x, sum_window(col + x, L));
                 } else if (v->wide) {
                     uint32_t *q = b->q32; /* the column sums' prefix sums, from chunk c0 on */
                     size_t x0 = c0 * 32;
@@ -491,8 +518,9 @@ uint64_t cpu_ltl_band_avx512(const cpu_ltl_view *v, uint64_t y0, uint64_t y1, cp
                          c1, out);
             }
             /* slide the column sums down a row */
-            slide_row(v, (int64_t)y - Ry, (size_t)(y - y0), bits, col, -1, b);
-            slide_row(v, (int64_t)y + Ry + 1, (size_t)(y - y0) + 2 * (size_t)Ry + 1, bits, col, 1, b);
+            slide_row(v, (int64_t)y - Ry, (size_t)(y - y0), XROW((int64_t)y - Ry), col, -1, 0, b);
+            slide_row(v, (int64_t)y + Ry + 1, (size_t)(y - y0) + 2 * (size_t)Ry + 1,
+                      XROW((int64_t)y + Ry + 1), col, 1, 1, b);
         } else {
             ring_row(v, (int64_t)y + Ry, (int64_t)y0, bits, ring, rowlen, b);
             if (idle) {
@@ -507,10 +535,12 @@ uint64_t cpu_ltl_band_avx512(const cpu_ltl_view *v, uint64_t y0, uint64_t y1, cp
         }
     }
     return work;
+#undef XROW
 }
 
-/* The buffers' sizes in bytes, each rounded up to 64: bits, col, cnt, ring, cnt32, q32. */
-static void buffer_sizes(const cpu_ltl_view *v, size_t sz[6]) {
+/* The buffers' sizes in bytes, each rounded up to 64: bits, col, cnt, ring, cnt32, q32,
+ * xring. */
+static void buffer_sizes(const cpu_ltl_view *v, size_t sz[7]) {
     size_t rowlen = v->ext + 64, words = (v->ext + 63) / 64 + 1;
     size_t nring = v->moore ? 1 : 2 * (size_t)v->Ry + 1;
     sz[0] = 2 * words * 8;
@@ -519,26 +549,31 @@ static void buffer_sizes(const cpu_ltl_view *v, size_t sz[6]) {
     sz[3] = nring * rowlen * 2;
     sz[4] = v->wide ? 2 * (v->w + 64) * 4 : 0;
     sz[5] = v->wide && v->moore ? (rowlen + 64) * 4 : 0;
-    for (int k = 0; k < 6; k++) sz[k] = (sz[k] + 63) & ~(size_t)63;
+    sz[6] = v->moore ? (2 * (size_t)v->Ry + 2) * words * 8 : 0;
+    for (int k = 0; k < 7; k++) sz[k] = (sz[k] + 63) & ~(size_t)63;
 }
 
 size_t cpu_ltl_buffer_bytes(const cpu_ltl_view *v) {
-    size_t sz[6], n = 4096;
+    size_t sz[7], n = 4096;
     buffer_sizes(v, sz);
-    for (int k = 0; k < 6; k++) n += sz[k];
+    for (int k = 0; k < 7; k++) n += sz[k];
     return n;
 }
 
 void cpu_ltl_buffers_place(const cpu_ltl_view *v, void *block, cpu_ltl_buffers *b) {
-    size_t sz[6];
+    size_t sz[7];
     buffer_sizes(v, sz);
     char *p = block;
     b->bits = (uint64_t *)(void *)p;
     b->col = (uint16_t *)(void *)(p += sz[0]);
     b->cnt = (uint16_t *)(void *)(p += sz[1]);
     b->ring = (uint16_t *)(void *)(p += sz[2]);
-    b->cnt32 = sz[4] ? (uint32_t *)(void *)(p += sz[3]) : NULL;
-    b->q32 = sz[5] ? (uint32_t *)(void *)(p + sz[4]) : NULL;
+    p += sz[3];
+    b->cnt32 = sz[4] ? (uint32_t *)(void *)p : NULL;
+    p += sz[4];
+    b->q32 = sz[5] ? (uint32_t *)(void *)p : NULL;
+    p += sz[5];
+    b->xring = sz[6] ? (uint64_t *)(void *)p : NULL;
 }
 
 /* The von Neumann diamond (diamond.h), built for AVX-512. */
