@@ -295,11 +295,14 @@ static void run_counts(const cpu_ltl_view *v, const uint16_t *ring, size_t rowle
     uint16_t *c16 = cnt;
     uint32_t *c32 = cnt;
     memset((char *)cnt + c0 * 32 * lane, 0, (c1 - c0) * 32 * lane);
+    const size_t top = (size_t)wl_mod(y - v->Ry, (int64_t)nring); /* row y - Ry's slot */
     for (size_t k = 0; k < v->nruns[parity]; k++) {
         const cpu_ltl_run *r = &v->runs[parity][k];
         int64_t yy = y + r->dy;
         if (!v->torus && (yy < 0 || yy >= (int64_t)v->h)) continue;
-        const uint16_t *p = ring + (size_t)wl_mod(yy, (int64_t)nring) * rowlen;
+        size_t slot = top + (size_t)(r->dy + v->Ry); /* (no division a run) */
+        if (slot >= nring) slot -= nring;
+        const uint16_t *p = ring + slot * rowlen;
         const uint16_t *hi = p + v->R + r->x1 + 1, *lo = p + v->R + r->x0;
         for (size_t x = c0 * 32; x < c1 * 32; x += 32) {
             __m512i d = _mm512_sub_epi16(_mm512_loadu_si512(hi + x), _mm512_loadu_si512(lo + x));
@@ -447,8 +450,11 @@ uint64_t cpu_ltl_band_avx512(const cpu_ltl_view *v, uint64_t y0, uint64_t y1, cp
     int Ry = v->Ry;
     size_t nring = 2 * (size_t)Ry + 1, chunks = (v->w + 31) / 32;
     uint64_t *bits = b->bits, *self = b->bits + words;
-    /* Moore: the extended bit rows in the column sums, row y in slot y mod (2 Ry + 2) */
-#define XROW(y) (b->xring + (size_t)wl_mod((y), 2 * (int64_t)Ry + 2) * words)
+    /* Moore: the extended bit rows in the column sums, in a ring of nx slots: row
+     * y - Ry in slot xs while row y is made (kept as the rows go, with no division) */
+    const size_t nx = 2 * (size_t)Ry + 2;
+    size_t xs = v->moore ? (size_t)wl_mod((int64_t)y0 - Ry, (int64_t)nx) : 0;
+#define XROW(slot) (b->xring + (slot) * words)
     uint16_t *col = b->col, *cnt = b->cnt, *cnt1 = b->cnt + v->w + 64, *ring = b->ring;
     int parity_shape = v->nruns[1] != v->nruns[0] ||
                        memcmp(v->runs[0], v->runs[1], v->nruns[0] * sizeof *v->runs[0]) != 0;
@@ -468,8 +474,11 @@ uint64_t cpu_ltl_band_avx512(const cpu_ltl_view *v, uint64_t y0, uint64_t y1, cp
     }
     if (v->moore) {
         memset(col, 0, rowlen * sizeof *col);
-        for (int dy = -Ry; dy <= Ry; dy++)
-            slide_row(v, (int64_t)y0 + dy, (size_t)(dy + Ry), XROW((int64_t)y0 + dy), col, 1, 1, b);
+        for (int dy = -Ry; dy <= Ry; dy++) {
+            size_t slot = xs + (size_t)(dy + Ry);
+            slide_row(v, (int64_t)y0 + dy, (size_t)(dy + Ry), XROW(slot < nx ? slot : slot - nx),
+                      col, 1, 1, b);
+        }
     } else {
         memset(b->zero, 0, nring); /* (another band's, or another generation's) */
         for (int dy = -Ry; dy < Ry; dy++)
@@ -534,14 +543,16 @@ uint64_t cpu_ltl_band_avx512(const cpu_ltl_view *v, uint64_t y0, uint64_t y1, cp
                          c1, out);
             }
             /* slide the column sums down a row */
+            const size_t in = xs ? xs - 1 : nx - 1; /* row y + Ry + 1's slot */
             if (v->skip) { /* (each row over its own extent) */
-                slide_row(v, (int64_t)y - Ry, (size_t)(y - y0), XROW((int64_t)y - Ry), col, -1, 0, b);
-                slide_row(v, (int64_t)y + Ry + 1, (size_t)(y - y0) + 2 * (size_t)Ry + 1,
-                          XROW((int64_t)y + Ry + 1), col, 1, 1, b);
+                slide_row(v, (int64_t)y - Ry, (size_t)(y - y0), XROW(xs), col, -1, 0, b);
+                slide_row(v, (int64_t)y + Ry + 1, (size_t)(y - y0) + 2 * (size_t)Ry + 1, XROW(in),
+                          col, 1, 1, b);
             } else {
-                extend(v, (int64_t)y + Ry + 1, XROW((int64_t)y + Ry + 1));
-                slide2(v, XROW((int64_t)y + Ry + 1), XROW((int64_t)y - Ry), col);
+                extend(v, (int64_t)y + Ry + 1, XROW(in));
+                slide2(v, XROW(in), XROW(xs), col);
             }
+            xs = xs + 1 < nx ? xs + 1 : 0;
         } else {
             ring_row(v, (int64_t)y + Ry, (int64_t)y0, bits, ring, rowlen, b);
             if (idle) {
