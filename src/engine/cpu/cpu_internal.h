@@ -307,9 +307,10 @@ void cpu_ltl_row_extents(const cpu_ltl_view *v, uint64_t y0, uint64_t y1, int32_
  * every firing cell are not). */
 uint64_t cpu_ltl_band_avx512(const cpu_ltl_view *v, uint64_t y0, uint64_t y1, cpu_ltl_buffers *b);
 /* The von Neumann diamond (diamond.h): words of one band's buffers; rows [y0, y1) of fn,
- * built for AVX-512 (simd_ltl.c). */
+ * built for AVX-512 (simd_ltl.c), and in busy the first and last row it counted. */
 size_t cpu_ltl_diamond_words(const cpu_ltl_view *v);
-void cpu_ltl_band_diamond_avx512(const cpu_ltl_view *v, uint64_t y0, uint64_t y1, uint32_t *buf);
+void cpu_ltl_band_diamond_avx512(const cpu_ltl_view *v, uint64_t y0, uint64_t y1, uint32_t *buf,
+                                 int64_t busy[2]);
 /* decay.h built for AVX-512F (simd_decay.c). */
 void cpu_decay_avx512(unsigned P, uint64_t last, const uint64_t *f, uint64_t *fn, uint64_t *ep,
                       size_t plane, size_t a, size_t b);

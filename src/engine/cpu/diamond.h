@@ -35,19 +35,23 @@ static inline uint32_t dia_cell(const cpu_ltl_view *v, int64_t x, int64_t y) {
     return row ? cpu_ltl_bit(v, row, x) : 0;
 }
 
-/* out[i] = cell(i - R, y) for i < ext - 1: the extended row, whole words bit by bit. */
-static void dia_unpack(const cpu_ltl_view *v, int64_t y, uint32_t *out) {
-    size_t n = v->ext - 1, R = (size_t)v->R, W = (size_t)v->w;
+/* out[i] = cell(i - R, y) for i in [lo, hi) (within ext - 1): the extended row, whole words
+ * bit by bit (a word may be written whole past hi). */
+static void dia_unpack(const cpu_ltl_view *v, int64_t y, uint32_t *out, size_t lo, size_t hi) {
+    size_t R = (size_t)v->R, W = (size_t)v->w;
     const uint64_t *row = cpu_ltl_row(v, y);
     if (!row) {
-        memset(out, 0, n * sizeof *out);
+        memset(out + lo, 0, (hi - lo) * sizeof *out);
         return;
     }
-    for (size_t i = 0; i < R; i++) out[i] = cpu_ltl_bit(v, row, (int64_t)i - v->R);
+    for (size_t i = lo; i < hi && i < R; i++) out[i] = cpu_ltl_bit(v, row, (int64_t)i - v->R);
+    size_t x0 = lo > R ? lo - R : 0, x1 = hi > R ? hi - R : 0; /* grid columns [x0, x1) */
+    if (x1 > W) x1 = W;
     size_t whole = W / 64;
-    for (size_t q = 0; q < whole; q++) DIA_EXPAND64(row[q], out + R + q * 64);
-    for (size_t x = whole * 64; x < W; x++) out[R + x] = (uint32_t)(row[whole] >> (x & 63) & 1u);
-    for (size_t i = R + W; i < n; i++) out[i] = cpu_ltl_bit(v, row, (int64_t)i - v->R);
+    for (size_t q = x0 / 64; q < whole && q * 64 < x1; q++) DIA_EXPAND64(row[q], out + R + q * 64);
+    for (size_t x = whole * 64 > x0 ? whole * 64 : x0; x < x1; x++)
+        out[R + x] = (uint32_t)(row[whole] >> (x & 63) & 1u);
+    for (size_t i = R + W > lo ? R + W : lo; i < hi; i++) out[i] = cpu_ltl_bit(v, row, (int64_t)i - v->R);
 }
 
 /* Row y of A and B from row y - 1's (pa, pb) over the extended columns [a, b); c: row y's
@@ -109,8 +113,12 @@ static inline size_t dia_words(const cpu_ltl_view *v) {
     return (2 * ((size_t)v->R + 2) + 2 * (size_t)v->R + 2 + 3) * v->ext + 16;
 }
 
-/* Rows [y0, y1) of fn; buf: dia_words(v) words. */
-static void DIA_BAND(const cpu_ltl_view *v, uint64_t y0, uint64_t y1, uint32_t *buf) {
+/* Rows [y0, y1) of fn; buf: dia_words(v) words; busy: the first and last row counted (the
+ * others are dead; busy[1] < busy[0]: none). */
+static void DIA_BAND(const cpu_ltl_view *v, uint64_t y0, uint64_t y1, uint32_t *buf,
+                     int64_t busy[2]) {
+    busy[0] = 0;
+    busy[1] = -1;
     const size_t ext = v->ext, n = ext - 1, W = (size_t)v->w, R = (size_t)v->R, ring = R + 2,
                  cring = 2 * R + 2;
     uint32_t *Ar = buf, *Br = Ar + ring * ext, *Cr = Br + ring * ext, *D = Cr + cring * ext,
@@ -130,18 +138,22 @@ static void DIA_BAND(const cpu_ltl_view *v, uint64_t y0, uint64_t y1, uint32_t *
         y1 = yb;
         if (y0 >= y1) return;
     }
-    /* the windows read: extended columns [a, b) */
+    busy[0] = (int64_t)y0;
+    busy[1] = (int64_t)y1 - 1;
+    /* the windows read: extended columns [a, b); the cell rows: [ua, ub) (the windows
+     * take off cells R + 1 columns to each side) */
     const size_t a = xa, b = xb + 2 * R + 1 < n ? xb + 2 * R + 1 : n;
+    const size_t ua = a > R + 1 ? a - R - 1 : 0, ub = b + R + 1 < n ? b + R + 1 : n;
 #define DIA_ROW(base, y) ((base) + (size_t)wl_mod((int64_t)(y), (int64_t)ring) * ext)
 #define DIA_CELLS(y) (Cr + (size_t)wl_mod((int64_t)(y), (int64_t)cring) * ext)
     /* the windows of rows y0 .. y0 + R: filled from row y0 - R (windows of one cell) down
      * to y0, then slid; the cell rows y0 - R .. y0 + R stay in their ring */
-    dia_unpack(v, (int64_t)y0 - iR, DIA_CELLS((int64_t)y0 - iR));
-    memcpy(DIA_ROW(Ar, (int64_t)y0 - iR), DIA_CELLS((int64_t)y0 - iR), n * sizeof *Ar);
-    memcpy(DIA_ROW(Br, (int64_t)y0 - iR), DIA_CELLS((int64_t)y0 - iR), n * sizeof *Br);
-    /* (outside [a, b) the first row holds the cells, which nothing reads) */
+    dia_unpack(v, (int64_t)y0 - iR, DIA_CELLS((int64_t)y0 - iR), ua, ub);
+    memcpy(DIA_ROW(Ar, (int64_t)y0 - iR) + a, DIA_CELLS((int64_t)y0 - iR) + a, (b - a) * sizeof *Ar);
+    memcpy(DIA_ROW(Br, (int64_t)y0 - iR) + a, DIA_CELLS((int64_t)y0 - iR) + a, (b - a) * sizeof *Br);
+    /* (the windows are read in [a, b) only) */
     for (int64_t y = (int64_t)y0 - iR + 1; y <= (int64_t)y0 + iR; y++) {
-        dia_unpack(v, y, DIA_CELLS(y));
+        dia_unpack(v, y, DIA_CELLS(y), ua, ub);
         dia_slide(v, y, DIA_ROW(Ar, y - 1), DIA_ROW(Br, y - 1), DIA_CELLS(y),
                   y > (int64_t)y0 ? DIA_CELLS(y - iR - 1) : NULL, DIA_ROW(Ar, y), DIA_ROW(Br, y),
                   a, b);
@@ -150,9 +162,9 @@ static void DIA_BAND(const cpu_ltl_view *v, uint64_t y0, uint64_t y1, uint32_t *
     memset(D, 0, W * sizeof *D);
     for (int64_t dy = -iR; dy <= iR; dy++) {
         const uint32_t *c = DIA_CELLS((int64_t)y0 + dy);
-        uint32_t acc = 0;
-        pre[0] = 0;
-        for (size_t i = 0; i < n; i++) pre[i + 1] = acc += c[i];
+        uint32_t acc = 0; /* (from column a: only differences within [a, b] are read) */
+        pre[a] = 0;
+        for (size_t i = a; i < b; i++) pre[i + 1] = acc += c[i];
         size_t half = R - (size_t)(dy < 0 ? -dy : dy); /* columns x - half .. x + half */
         for (size_t x = xa; x <= xb; x++) D[x] += pre[x + R + half + 1] - pre[x + R - half];
     }
@@ -164,7 +176,7 @@ static void DIA_BAND(const cpu_ltl_view *v, uint64_t y0, uint64_t y1, uint32_t *
         /* row y + R + 1 of the windows, then the counts a row down */
         int64_t yn = y + iR + 1;
         uint32_t *cin = DIA_CELLS(yn), *An = DIA_ROW(Ar, yn), *Bn = DIA_ROW(Br, yn);
-        dia_unpack(v, yn, cin);
+        dia_unpack(v, yn, cin, ua, ub);
         dia_slide(v, yn, DIA_ROW(Ar, yn - 1), DIA_ROW(Br, yn - 1), cin, DIA_CELLS(y), An, Bn, a, b);
         const uint32_t *Ao = DIA_ROW(Ar, y), *Bo = DIA_ROW(Br, y), *ctop = DIA_CELLS(y - iR);
         for (size_t x = xa; x <= xb; x++)

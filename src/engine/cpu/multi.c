@@ -624,13 +624,17 @@ static void ltl_task(void *arg, int tid, int n) {
     if (y0 >= y1) return;
     sc->work = (y1 - y0) * m->w;
     if (m->view.diamond) {
+        int64_t busy[2];
 #if defined(WL_CPU_X86_SIMD)
-        if (m->view.simd_dia) {
-            cpu_ltl_band_diamond_avx512(&m->view, y0, y1, m->scratch[tid].dia);
-            return;
-        }
+        if (m->view.simd_dia)
+            cpu_ltl_band_diamond_avx512(&m->view, y0, y1, sc->dia, busy);
+        else
 #endif
-        ltl_band_diamond_portable(&m->view, y0, y1, m->scratch[tid].dia);
+            ltl_band_diamond_portable(&m->view, y0, y1, sc->dia, busy);
+        if (m->view.skip) {
+            sc->busy0 = busy[0];
+            sc->busy1 = busy[1];
+        }
         return;
     }
 #if defined(WL_CPU_X86_SIMD)

@@ -620,6 +620,7 @@ void cpu_ltl_buffers_place(const cpu_ltl_view *v, void *block, cpu_ltl_buffers *
     } while (0)
 #include "diamond.h"
 
-void cpu_ltl_band_diamond_avx512(const cpu_ltl_view *v, uint64_t y0, uint64_t y1, uint32_t *buf) {
-    dia_band_avx512(v, y0, y1, buf);
+void cpu_ltl_band_diamond_avx512(const cpu_ltl_view *v, uint64_t y0, uint64_t y1, uint32_t *buf,
+                                 int64_t busy[2]) {
+    dia_band_avx512(v, y0, y1, buf, busy);
 }
