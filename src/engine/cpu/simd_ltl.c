@@ -12,7 +12,8 @@
  *   Moore (the square of side 2R + 1): column sums over the 2Ry + 1 rows around the output
  *   row, one 16-bit lane per extended column, slide down a row by a masked add of the
  *   entering row's bits and a masked subtract of the leaving row's (two instructions per
- *   32 columns).  A cell's count is the sum of the 2R + 1 column sums around it: for
+ *   32 columns; each row is extended once as it enters and kept in a ring of 2Ry + 2
+ *   until it leaves).  A cell's count is the sum of the 2R + 1 column sums around it: for
  *   R <= DIRECT_MAX the sum of 2R + 1 unaligned loads, beyond that the difference of two
  *   entries of the column sums' prefix sums (one pass of vector scans per row).
  *   Other shapes: each row's prefix sums (built 8 cells at a time from a table of the
@@ -150,7 +151,8 @@ static void prefix16(const uint16_t *restrict c, uint16_t *restrict q, size_t n)
 
 /* 32 bits of a bit row from bit x (x a multiple of 32). */
 static inline uint32_t bits32(const uint64_t *bits, size_t x) {
-    uint32_t b; /* (one load: a variable shift of the word costs the slides 10%) */
+    uint32_t b; /* (one load of the little-endian word's half: a shift of the word by a
+                   variable count took most of the slides' time) */
     memcpy(&b, (const char *)bits + x / 8, sizeof b);
     return b;
 }
@@ -504,8 +506,6 @@ uint64_t cpu_ltl_band_avx512(const cpu_ltl_view *v, uint64_t y0, uint64_t y1, cp
         if (!idle) {
             if (b->busy1 < b->busy0) b->busy0 = (int64_t)y;
             b->busy1 = (int64_t)y;
-        }
-        if (!idle) {
             memcpy(self, frow, v->S * 8);
             self[v->S] = 0;
         }
