@@ -276,6 +276,7 @@ typedef struct cpu_ltl_buffers {
                           room to compute them (4 times as many entries as lo) */
     uint8_t *zero;     /* ring slots known to hold an empty row's prefix sums (skip) */
     uint64_t *xring;   /* Moore: the extended bit rows in the column sums (2 Ry + 2) */
+    const uint16_t **rp; /* other shapes: a row's runs as pointers into the prefix rows */
     int64_t busy0, busy1; /* out (skip): the first and last row of the band within reach of
                              a firing cell (busy1 < busy0: none) */
 } cpu_ltl_buffers;

@@ -16,8 +16,8 @@
  *   until it leaves).  A cell's count is the sum of the 2R + 1 column sums around it: for
  *   R <= DIRECT_MAX the sum of 2R + 1 unaligned loads, beyond that the difference of two
  *   entries of the column sums' prefix sums (one pass of vector scans per row).
- *   Other shapes: each row's prefix sums (built 8 cells at a time from a table of the
- *   cumulative bit counts of a byte) stay in a ring of 2Ry + 1 rows; each horizontal run
+ *   Other shapes: each row's prefix sums (vector scans, 32 cells at a time) stay in a
+ *   ring of 2Ry + 1 rows; each horizontal run
  *   of the neighbourhood adds hi - lo to the counts of 32 cells per vector.
  *
  * Sums wrap modulo 2^16 on the way, which is harmless: every count that matters, a
@@ -38,22 +38,6 @@
 #define DIRECT_MAX 5 /* Moore ranges summed from 2R + 1 loads (in four chains of adds: on
                         par with the prefix sums at R = 5, 1.35x them at R = 2, 0.7x at
                         R = 10 on 4096^2 soups); larger: from prefix sums */
-
-/* bit_prefix[b][k]: how many of the bits 0..k of byte b are set. */
-static uint16_t bit_prefix[256][8];
-
-static void init_tables(void) {
-    static int done;
-    if (done) return;
-    for (int b = 0; b < 256; b++) {
-        uint16_t n = 0;
-        for (int k = 0; k < 8; k++) {
-            n += (uint16_t)(b >> k & 1);
-            bit_prefix[b][k] = n;
-        }
-    }
-    done = 1;
-}
 
 /* bits64 where the columns wrap around a torus (out of line). */
 static __attribute__((noinline)) uint64_t bits64_wrap(const cpu_ltl_view *v, const uint64_t *row,
@@ -108,17 +92,6 @@ static void extend(const cpu_ltl_view *v, int64_t y, uint64_t *out) {
     if (v->ext % 64) out[words - 1] &= ~(uint64_t)0 >> (64 - v->ext % 64);
 }
 
-/* Prefix sums of an extended bit row: p[i] = firing cells among extended columns < i. */
-static void prefix_bits(const cpu_ltl_view *v, const uint64_t *bits, uint16_t *p) {
-    const uint8_t *b = (const uint8_t *)bits;
-    uint16_t base = 0;
-    p[0] = 0;
-    for (size_t j = 0; j * 8 < v->ext; j++) {
-        for (int k = 0; k < 8; k++) p[8 * j + 1 + k] = (uint16_t)(base + bit_prefix[b[j]][k]);
-        base = p[8 * j + 8];
-    }
-}
-
 /* The permutes of scan_epi16: lane i takes lane i - 2^k (five of them). */
 static void scan_shifts(__m512i shift[5]) {
     static const uint16_t lanes[32] = {0,  1,  2,  3,  4,  5,  6,  7,  8,  9,  10,
@@ -157,12 +130,32 @@ static inline uint32_t bits32(const uint64_t *bits, size_t x) {
     return b;
 }
 
+/* Prefix sums of an extended bit row: p[i] = firing cells among extended columns < i (for
+ * i up to ext rounded up to 32), 32 at a time as prefix16's. */
+static void prefix_bits(const cpu_ltl_view *v, const uint64_t *bits, uint16_t *p) {
+    const __m512i one = _mm512_set1_epi16(1), last = _mm512_set1_epi16(31);
+    __m512i shift[5], carry = _mm512_setzero_si512();
+    scan_shifts(shift);
+    p[0] = 0;
+    for (size_t i = 0; i < v->ext; i += 32) {
+        __m512i x = _mm512_maskz_mov_epi16(bits32(bits, i), one);
+        x = _mm512_add_epi16(scan_epi16(x, shift), carry);
+        _mm512_storeu_si512(p + i + 1, x);
+        carry = _mm512_permutexvar_epi16(last, x);
+    }
+}
+
 /* The next firing bits of 32 cells from their 16-bit counts c (the cell itself included)
  * and their own firing bits s. */
+static inline __mmask32 alive32_ex(const cpu_ltl_view *v, __m512i c, __mmask32 s);
 static inline __mmask32 alive32(const cpu_ltl_view *v, __m512i c, __mmask32 s) {
-    const __m512i one = _mm512_set1_epi16(1), mid = _mm512_set1_epi16((short)v->middle);
+    return alive32_ex(v, _mm512_mask_sub_epi16(c, s, c, _mm512_set1_epi16(1)), s);
+}
+
+/* alive32 of counts c that leave the cell itself out. */
+static inline __mmask32 alive32_ex(const cpu_ltl_view *v, __m512i c, __mmask32 s) {
+    const __m512i mid = _mm512_set1_epi16((short)v->middle);
     __mmask32 born = 0, stays = 0;
-    c = _mm512_mask_sub_epi16(c, s, c, one); /* not the cell itself */
     __m512i cs = _mm512_add_epi16(c, mid);
     for (unsigned k = 0; k < v->nbirth; k++)
         born |= _mm512_cmpge_epu16_mask(c, _mm512_set1_epi16((short)v->birth[k][0])) &
@@ -219,6 +212,47 @@ static void test_row_moore1(const cpu_ltl_view *v, const uint16_t *col, const ui
         const __mmask32 born = _mm512_cmpge_epu16_mask(c, b0) & _mm512_cmple_epu16_mask(c, b1);
         const __mmask32 stays = _mm512_cmpge_epu16_mask(cs, s0) & _mm512_cmple_epu16_mask(cs, s1);
         uint32_t alive = (sb & stays) | (~sb & born);
+        if (x / 32 + 1 == chunks && v->w % 32) alive &= (1u << (v->w % 32)) - 1;
+        o[x >> 5] = alive;
+    }
+}
+
+/* The sum over runs k < n of the window [lo_k, hi_k) of prefix rows, for 32 cells from
+ * x: rp holds lo_0, hi_0, lo_1, hi_1, ... (two chains of adds). */
+static inline __m512i sum_runs(const uint16_t *const *rp, size_t n, size_t x) {
+    __m512i a = _mm512_setzero_si512(), b = _mm512_setzero_si512();
+    size_t k = 0;
+    for (; k + 2 <= n; k += 2) {
+        a = _mm512_add_epi16(a, _mm512_sub_epi16(_mm512_loadu_si512(rp[2 * k + 1] + x),
+                                                 _mm512_loadu_si512(rp[2 * k] + x)));
+        b = _mm512_add_epi16(b, _mm512_sub_epi16(_mm512_loadu_si512(rp[2 * k + 3] + x),
+                                                 _mm512_loadu_si512(rp[2 * k + 2] + x)));
+    }
+    if (k < n)
+        a = _mm512_add_epi16(a, _mm512_sub_epi16(_mm512_loadu_si512(rp[2 * k + 1] + x),
+                                                 _mm512_loadu_si512(rp[2 * k] + x)));
+    return _mm512_add_epi16(a, b);
+}
+
+/* The next firing bits of a row of a shape given by runs (16-bit counts), for the 32-cell
+ * chunks [c0, c1), counted as they are tested: rp the n0 runs of cells of parity 0 (see
+ * sum_runs; the runs leave the cell itself out), then, when the shape depends on the
+ * parity of x + y (n1 > 0), the n1 of parity 1.  The other chunks are dead.  (run_counts
+ * and test_row stored each run's sums into the counts and read them back: a load and a
+ * store more per run and chunk.) */
+static void test_row_runs(const cpu_ltl_view *v, const uint16_t *const *rp, size_t n0,
+                          size_t n1, int y, const uint64_t *self, size_t c0, size_t c1,
+                          uint64_t *out) {
+    uint32_t *o = (uint32_t *)out;
+    const uint32_t par1 = (y & 1) ? 0x55555555u : 0xAAAAAAAAu; /* cells of parity 1 */
+    const size_t chunks = (v->w + 31) / 32;
+    for (size_t k = 0; k < c0; k++) o[k] = 0;
+    for (size_t k = c1; k < 2 * v->S; k++) o[k] = 0;
+    for (size_t x = c0 * 32; x < c1 * 32; x += 32) {
+        const __mmask32 sb = bits32(self, x);
+        uint32_t alive = alive32_ex(v, sum_runs(rp, n0, x), sb);
+        if (n1)
+            alive = (alive & ~par1) | (alive32_ex(v, sum_runs(rp + 2 * n0, n1, x), sb) & par1);
         if (x / 32 + 1 == chunks && v->w % 32) alive &= (1u << (v->w % 32)) - 1;
         o[x >> 5] = alive;
     }
@@ -287,17 +321,15 @@ static void test_row32(const cpu_ltl_view *v, const uint32_t *count, const uint6
     }
 }
 
-/* The counts of one row of a shape given by runs (the cell itself included, its firing bit
- * from self), from the ring of prefix rows, for the 32-cell chunks [c0, c1): into 16-bit
- * counts, or (wide neighbourhoods) 32-bit ones, where a run's sum, hi - lo, stays below
- * 2^16 (a run is at most 2R + 1 cells), so it is taken mod 2^16 and widened. */
-static void run_counts(const cpu_ltl_view *v, const uint16_t *ring, size_t rowlen, int64_t y,
-                       int parity, size_t c0, size_t c1, const uint64_t *self, void *cnt) {
-    size_t nring = 2 * (size_t)v->Ry + 1, lane = v->wide ? 4 : 2;
-    uint16_t *c16 = cnt;
-    uint32_t *c32 = cnt;
-    memset((char *)cnt + c0 * 32 * lane, 0, (c1 - c0) * 32 * lane);
+/* The runs of parity `parity` of the neighbourhood of row y's cells, as pointers into the
+ * ring of prefix rows: rp[2 k] and rp[2 k + 1] are the window's ends for run k, its count
+ * for the cell at extended column x + R being rp[2 k + 1][x] - rp[2 k][x] (runs on rows
+ * outside a bounded grid left out).  Returns how many runs. */
+static size_t run_ptrs(const cpu_ltl_view *v, const uint16_t *ring, size_t rowlen, int64_t y,
+                       int parity, const uint16_t **rp) {
+    const size_t nring = 2 * (size_t)v->Ry + 1;
     const size_t top = (size_t)wl_mod(y - v->Ry, (int64_t)nring); /* row y - Ry's slot */
+    size_t n = 0;
     for (size_t k = 0; k < v->nruns[parity]; k++) {
         const cpu_ltl_run *r = &v->runs[parity][k];
         int64_t yy = y + r->dy;
@@ -305,13 +337,26 @@ static void run_counts(const cpu_ltl_view *v, const uint16_t *ring, size_t rowle
         size_t slot = top + (size_t)(r->dy + v->Ry); /* (no division a run) */
         if (slot >= nring) slot -= nring;
         const uint16_t *p = ring + slot * rowlen;
-        const uint16_t *hi = p + v->R + r->x1 + 1, *lo = p + v->R + r->x0;
+        rp[2 * n] = p + v->R + r->x0;
+        rp[2 * n + 1] = p + v->R + r->x1 + 1;
+        n++;
+    }
+    return n;
+}
+
+/* The 32-bit counts of one row of a wide shape given by runs (the cell itself included,
+ * its firing bit from self), for the 32-cell chunks [c0, c1): a run's sum, hi - lo, stays
+ * below 2^16 (a run is at most 2R + 1 cells), so it is taken mod 2^16 and widened.  rp:
+ * room for run_ptrs. */
+static void run_counts32(const cpu_ltl_view *v, const uint16_t *ring, size_t rowlen, int64_t y,
+                         int parity, size_t c0, size_t c1, const uint64_t *self, uint32_t *c32,
+                         const uint16_t **rp) {
+    const size_t n = run_ptrs(v, ring, rowlen, y, parity, rp);
+    memset(c32 + c0 * 32, 0, (c1 - c0) * 32 * sizeof *c32);
+    for (size_t k = 0; k < n; k++) {
+        const uint16_t *lo = rp[2 * k], *hi = rp[2 * k + 1];
         for (size_t x = c0 * 32; x < c1 * 32; x += 32) {
             __m512i d = _mm512_sub_epi16(_mm512_loadu_si512(hi + x), _mm512_loadu_si512(lo + x));
-            if (!v->wide) {
-                _mm512_storeu_si512(c16 + x, _mm512_add_epi16(_mm512_loadu_si512(c16 + x), d));
-                continue;
-            }
             __m512i a = _mm512_cvtepu16_epi32(_mm512_castsi512_si256(d));
             __m512i z = _mm512_cvtepu16_epi32(_mm512_extracti64x4_epi64(d, 1));
             _mm512_storeu_si512(c32 + x, _mm512_add_epi32(_mm512_loadu_si512(c32 + x), a));
@@ -321,11 +366,6 @@ static void run_counts(const cpu_ltl_view *v, const uint16_t *ring, size_t rowle
     /* the runs leave out the centre: put it in (test_row takes it off again) */
     for (size_t x = c0 * 32; x < c1 * 32; x += 32) {
         uint32_t s = bits32(self, x);
-        if (!v->wide) {
-            __m512i c = _mm512_loadu_si512(c16 + x);
-            _mm512_storeu_si512(c16 + x, _mm512_mask_add_epi16(c, s, c, _mm512_set1_epi16(1)));
-            continue;
-        }
         for (int h = 0; h < 2; h++) {
             __m512i c = _mm512_loadu_si512(c32 + x + 16 * h);
             c = _mm512_mask_add_epi32(c, (__mmask16)(s >> (16 * h)), c, _mm512_set1_epi32(1));
@@ -333,6 +373,7 @@ static void run_counts(const cpu_ltl_view *v, const uint16_t *ring, size_t rowle
         }
     }
 }
+
 
 /* Prefix sums of the Moore column sums into 32-bit ones, q[0] = 0, q[i + 1] = c[0] + ...
  * + c[i], 32 at a time: prefix16's five steps within each block of 32 (a column sum is at
@@ -446,7 +487,6 @@ static void ring_row(const cpu_ltl_view *v, int64_t y, int64_t y0, uint64_t *bit
 }
 
 uint64_t cpu_ltl_band_avx512(const cpu_ltl_view *v, uint64_t y0, uint64_t y1, cpu_ltl_buffers *b) {
-    init_tables();
     size_t ext = v->ext, words = (ext + 63) / 64 + 1;
     size_t rowlen = ext + 64; /* uint16 entries of a prefix row, with room for vector reads */
     int Ry = v->Ry;
@@ -457,7 +497,7 @@ uint64_t cpu_ltl_band_avx512(const cpu_ltl_view *v, uint64_t y0, uint64_t y1, cp
     const size_t nx = 2 * (size_t)Ry + 2;
     size_t xs = v->moore ? (size_t)wl_mod((int64_t)y0 - Ry, (int64_t)nx) : 0;
 #define XROW(slot) (b->xring + (slot) * words)
-    uint16_t *col = b->col, *cnt = b->cnt, *cnt1 = b->cnt + v->w + 64, *ring = b->ring;
+    uint16_t *col = b->col, *cnt = b->cnt, *ring = b->ring;
     int parity_shape = v->nruns[1] != v->nruns[0] ||
                        memcmp(v->runs[0], v->runs[1], v->nruns[0] * sizeof *v->runs[0]) != 0;
     /* Moore rules of one birth and one survival interval in 16-bit counts: test_row_moore1 */
@@ -559,10 +599,15 @@ uint64_t cpu_ltl_band_avx512(const cpu_ltl_view *v, uint64_t y0, uint64_t y1, cp
                 memset(out, 0, v->S * 8);
                 continue;
             }
-            void *k0 = v->wide ? (void *)b->cnt32 : (void *)cnt;
-            void *k1 = v->wide ? (void *)(b->cnt32 + v->w + 64) : (void *)cnt1;
-            run_counts(v, ring, rowlen, (int64_t)y, 0, c0, c1, self, k0);
-            if (parity_shape) run_counts(v, ring, rowlen, (int64_t)y, 1, c0, c1, self, k1);
+            if (!v->wide) { /* counted as tested */
+                size_t n0 = run_ptrs(v, ring, rowlen, (int64_t)y, 0, b->rp);
+                size_t n1 = parity_shape ? run_ptrs(v, ring, rowlen, (int64_t)y, 1, b->rp + 2 * n0) : 0;
+                test_row_runs(v, b->rp, n0, n1, (int)(y & 1), self, c0, c1, out);
+                continue;
+            }
+            uint32_t *k0 = b->cnt32, *k1 = b->cnt32 + v->w + 64;
+            run_counts32(v, ring, rowlen, (int64_t)y, 0, c0, c1, self, k0, b->rp);
+            if (parity_shape) run_counts32(v, ring, rowlen, (int64_t)y, 1, c0, c1, self, k1, b->rp);
             test_row(v, k0, parity_shape ? k1 : NULL, self, (int)(y & 1), c0, c1, out);
         }
     }
@@ -571,8 +616,8 @@ uint64_t cpu_ltl_band_avx512(const cpu_ltl_view *v, uint64_t y0, uint64_t y1, cp
 }
 
 /* The buffers' sizes in bytes, each rounded up to 64: bits, col, cnt, ring, cnt32, q32,
- * xring. */
-static void buffer_sizes(const cpu_ltl_view *v, size_t sz[7]) {
+ * xring, rp. */
+static void buffer_sizes(const cpu_ltl_view *v, size_t sz[8]) {
     size_t rowlen = v->ext + 64, words = (v->ext + 63) / 64 + 1;
     size_t nring = v->moore ? 1 : 2 * (size_t)v->Ry + 1;
     sz[0] = 2 * words * 8;
@@ -582,18 +627,19 @@ static void buffer_sizes(const cpu_ltl_view *v, size_t sz[7]) {
     sz[4] = v->wide ? 2 * (v->w + 64) * 4 : 0;
     sz[5] = v->wide && v->moore ? (rowlen + 64) * 4 : 0;
     sz[6] = v->moore ? (2 * (size_t)v->Ry + 2) * words * 8 : 0;
-    for (int k = 0; k < 7; k++) sz[k] = (sz[k] + 63) & ~(size_t)63;
+    sz[7] = v->moore ? 0 : 2 * (v->nruns[0] + v->nruns[1]) * sizeof(const uint16_t *);
+    for (int k = 0; k < 8; k++) sz[k] = (sz[k] + 63) & ~(size_t)63;
 }
 
 size_t cpu_ltl_buffer_bytes(const cpu_ltl_view *v) {
-    size_t sz[7], n = 4096;
+    size_t sz[8], n = 4096;
     buffer_sizes(v, sz);
-    for (int k = 0; k < 7; k++) n += sz[k];
+    for (int k = 0; k < 8; k++) n += sz[k];
     return n;
 }
 
 void cpu_ltl_buffers_place(const cpu_ltl_view *v, void *block, cpu_ltl_buffers *b) {
-    size_t sz[7];
+    size_t sz[8];
     buffer_sizes(v, sz);
     char *p = block;
     b->bits = (uint64_t *)(void *)p;
@@ -606,6 +652,8 @@ void cpu_ltl_buffers_place(const cpu_ltl_view *v, void *block, cpu_ltl_buffers *
     b->q32 = sz[5] ? (uint32_t *)(void *)p : NULL;
     p += sz[5];
     b->xring = sz[6] ? (uint64_t *)(void *)p : NULL;
+    p += sz[6];
+    b->rp = sz[7] ? (const uint16_t **)(void *)p : NULL;
 }
 
 /* The von Neumann diamond (diamond.h), built for AVX-512. */
