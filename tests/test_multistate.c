@@ -16,6 +16,7 @@
  *      grids, on every engine that runs them.
  */
 #define _POSIX_C_SOURCE 200809L /* setenv */
+#include "internal.h"
 #include "wltest.h"
 
 #include <stdlib.h>
@@ -201,6 +202,57 @@ static void test_diamond(int quick) {
                      (unsigned long long)w, (unsigned long long)h, (unsigned long long)gens);
             wl_pattern_free(got);
         }
+        wl_pattern_free(want);
+        wl_pattern_free(soup);
+    }
+}
+
+/* Larger than Life rules of range 1 and two states on the square or the diamond, which the
+ * cpu engine runs as their two-state tables (wl_ltl_two_state): the tables against the
+ * B/S rules they are, and the cpu engine against ref's counts on random rules of them (M0
+ * and M1, any intervals without B0), on tori and bounded grids. */
+static void test_ltl_table(int quick) {
+    static const char *const same[][2] = {
+        {"R1,C0,M0,S2..3,B3..3,NM", "B3/S23"},  {"R1,C0,M1,S3..4,B3..3,NM", "B3/S23"},
+        {"R1,C2,S0,B1,NN", "B1/S0V"},          {"R1,C2,M1,S1..2,B2..4,NN", "B234/S01V"},
+        {"R1,C0,M0,S1..8,B5..8,NM", "B5678/S12345678"},
+    };
+    for (size_t k = 0; k < sizeof same / sizeof same[0]; k++) {
+        wl_rule ltl, two, want;
+        WL_CHECK_OK(wl_rule_parse(same[k][0], &ltl));
+        WL_CHECK_OK(wl_rule_parse(same[k][1], &want));
+        WL_CHECK(wl_ltl_two_state(&ltl, &two) && wl_rule_equal(&two, &want),
+                 "%s is not taken for %s", same[k][0], same[k][1]);
+    }
+    static const char *const not_two[] = {"R1,C0,M0,S2..3,B0..3,NM", "R2,C0,M0,S2..3,B3..3,NM",
+                                          "R1,C3,M0,S2..3,B3..3,NM", "R1,C0,M0,S2..3,B3..3,NC",
+                                          "B3/S23"};
+    for (size_t k = 0; k < sizeof not_two / sizeof not_two[0]; k++) {
+        wl_rule r, two;
+        WL_CHECK_OK(wl_rule_parse(not_two[k], &r));
+        WL_CHECK(!wl_ltl_two_state(&r, &two), "%s taken for a two-state table", not_two[k]);
+    }
+    for (int round = 0; round < (quick ? 24 : 72); round++) {
+        const int moore = (int)rnd(2);
+        const unsigned n = moore ? 8 : 4, middle = (unsigned)rnd(2); /* neighbours, M */
+        unsigned b0 = 1 + (unsigned)rnd(n), b1 = b0 + (unsigned)rnd(n + 1 - b0);
+        unsigned s0 = middle + (unsigned)rnd(n + 1), s1 = s0 + (unsigned)rnd(n + middle + 1 - s0);
+        char text[96];
+        snprintf(text, sizeof text, "R1,C%d,M%u,S%u..%u,B%u..%u,N%c", rnd(2) ? 0 : 2, middle,
+                 s0, s1, b0, b1, moore ? 'M' : 'N');
+        wl_rule rule;
+        WL_CHECK_OK(wl_rule_parse(text, &rule));
+        uint64_t w = 1 + rnd(90), h = 1 + rnd(70);
+        wl_shape sh = {rnd(2) ? WL_TOPOLOGY_TORUS : WL_TOPOLOGY_BOUNDED, w, h, {0, 0, 0, 0}};
+        wl_pattern *soup = state_soup(&rule, w, h);
+        uint64_t gens = 1 + rnd(9);
+        wl_pattern *want = run("ref", NULL, &sh, &rule, soup, gens, 0, NULL);
+        wl_pattern *got = run("cpu", NULL, &sh, &rule, soup, gens, 1, NULL);
+        WL_CHECK(got && want && wl_pattern_equal_cells(got, want),
+                 "cpu, rule %s, %s %llux%llu, %llu generations: differs from ref", text,
+                 wl_topology_name(sh.topology), (unsigned long long)w, (unsigned long long)h,
+                 (unsigned long long)gens);
+        wl_pattern_free(got);
         wl_pattern_free(want);
         wl_pattern_free(soup);
     }
@@ -723,6 +775,7 @@ int main(void) {
     int quick = q && *q && strcmp(q, "0") != 0;
     test_engines(quick);
     test_diamond(quick);
+    test_ltl_table(quick);
     test_wide(quick);
     test_plane_long(quick);
     test_glued(quick);

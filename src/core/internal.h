@@ -199,6 +199,15 @@ wl_status wl_pattern_each_row(const wl_pattern *p, wl_row_fn fn, void *ctx);
  * bounded plane).  Range-1 rules only. */
 int wl_shape_ring(const wl_shape *s, int64_t i, int64_t j, uint64_t *si, uint64_t *sj);
 
+/* ---- Larger than Life (ltl.c) --------------------------------------------------------- */
+
+/* A Larger than Life rule of range 1 and two states on the square ('M') or the diamond
+ * ('N') is a two-state rule of Moore's or von Neumann's neighbourhood: sets *out to that
+ * rule (its table; "B1/S0V" for Golly's gnarl, R1,C2,S0,B1,NN) and returns 1.  Returns 0
+ * for every other rule and for those that give birth on 0 neighbours.  Engines run the
+ * table where it is faster than counting; the universe keeps the rule as written. */
+int wl_ltl_two_state(const wl_rule *r, wl_rule *out);
+
 /* ---- History and Super (marks.c) --------------------------------------------------------- */
 
 /* The next state of a cell of state c under History (super = 0) or Super (super = 1):

@@ -389,6 +389,44 @@ static void outer_sets(const wl_ltl *l, uint32_t b[][2], uint8_t *nb, uint32_t s
     }
 }
 
+int wl_ltl_two_state(const wl_rule *r, wl_rule *out) {
+    const wl_ltl *l = &r->ltl;
+    if (r->family != WL_FAMILY_LTL || wl_rule_states(r) != 2 || l->range != 1 ||
+        (l->nh != 'M' && l->nh != 'N'))
+        return 0;
+    const uint32_t n = l->nh == 'M' ? 8 : 4; /* neighbours */
+    uint32_t b[WL_LTL_INTERVALS_MAX][2], s[WL_LTL_INTERVALS_MAX][2];
+    uint8_t nb, ns;
+    outer_sets(l, b, &nb, s, &ns);
+    char text[32];
+    size_t at = 0;
+    text[at++] = 'B';
+    for (uint32_t c = 0; c <= n; c++)
+        for (unsigned k = 0; k < nb; k++)
+            if (c >= b[k][0] && c <= b[k][1]) {
+                if (c == 0) return 0; /* (B0: the engines' own ways) */
+                text[at++] = (char)('0' + c);
+                break;
+            }
+    text[at++] = '/';
+    text[at++] = 'S';
+    for (uint32_t c = 0; c <= n; c++)
+        for (unsigned k = 0; k < ns; k++)
+            if (c >= s[k][0] && c <= s[k][1]) {
+                text[at++] = (char)('0' + c);
+                break;
+            }
+    if (l->nh == 'N') text[at++] = 'V';
+    text[at] = '\0';
+    wl_rule two;
+    if (wl_rule_parse(text, &two) != WL_OK) { /* (cannot happen: digits 0..8) */
+        wl_clear_error();
+        return 0;
+    }
+    *out = two;
+    return 1;
+}
+
 int wl_ltl_equal(const wl_ltl *a, const wl_ltl *b) {
     if (a->range != b->range || a->nh != b->nh) return 0;
     uint32_t ab[WL_LTL_INTERVALS_MAX][2], as[WL_LTL_INTERVALS_MAX][2];
