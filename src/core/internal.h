@@ -207,6 +207,9 @@ int wl_shape_ring(const wl_shape *s, int64_t i, int64_t j, uint64_t *si, uint64_
  * for every other rule and for those that give birth on 0 neighbours.  Engines run the
  * table where it is faster than counting; the universe keeps the rule as written. */
 int wl_ltl_two_state(const wl_rule *r, wl_rule *out);
+/* cfg, or when its rule has such a table, *tmp: a copy of cfg with that rule (what the cpu
+ * and cuda engines create from). */
+const wl_config *wl_ltl_as_table(const wl_config *cfg, wl_config *tmp);
 
 /* ---- History and Super (marks.c) --------------------------------------------------------- */
 

@@ -427,6 +427,14 @@ int wl_ltl_two_state(const wl_rule *r, wl_rule *out) {
     return 1;
 }
 
+const wl_config *wl_ltl_as_table(const wl_config *cfg, wl_config *tmp) {
+    wl_rule two;
+    if (!wl_ltl_two_state(&cfg->rule, &two)) return cfg;
+    *tmp = *cfg;
+    tmp->rule = two;
+    return tmp;
+}
+
 int wl_ltl_equal(const wl_ltl *a, const wl_ltl *b) {
     if (a->range != b->range || a->nh != b->nh) return 0;
     uint32_t ab[WL_LTL_INTERVALS_MAX][2], as[WL_LTL_INTERVALS_MAX][2];

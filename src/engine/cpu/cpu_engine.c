@@ -316,12 +316,7 @@ static wl_status create(const wl_config *cfg, const char *kernel, void **out) {
     /* a Larger than Life rule of range 1 and two states runs as its two-state table (the
      * bit-sliced kernels: Golly's gnarl to generation 1000 765 -> 32 ms) */
     wl_config as_table;
-    if (wl_ltl_two_state(&cfg->rule, &as_table.rule)) {
-        const wl_rule two = as_table.rule;
-        as_table = *cfg;
-        as_table.rule = two;
-        cfg = &as_table;
-    }
+    cfg = wl_ltl_as_table(cfg, &as_table);
     const cpu_kernel *k = kernel_named(kernel);
     if (!k) return WL_ERR_NOT_FOUND;
     if (cfg->topology == WL_TOPOLOGY_PLANE)

@@ -88,12 +88,7 @@ static wl_status cuda_create(const wl_config *cfg, const char *kernel, void **ct
     /* a Larger than Life rule of range 1 and two states runs as its two-state table (the
      * bit-sliced kernels, as on the cpu engine) */
     wl_config as_table;
-    if (wl_ltl_two_state(&cfg->rule, &as_table.rule)) {
-        const wl_rule two = as_table.rule;
-        as_table = *cfg;
-        as_table.rule = two;
-        cfg = &as_table;
-    }
+    cfg = wl_ltl_as_table(cfg, &as_table);
     int id = WLCU_K_LOP3; /* (unknown names do not reach here: the registry checks them) */
     for (int i = 0; i < WLCU_K_COUNT; i++)
         if (strcmp(wlcu_kernels[i].name, kernel) == 0) id = i;
