@@ -398,32 +398,15 @@ int wl_ltl_two_state(const wl_rule *r, wl_rule *out) {
     uint32_t b[WL_LTL_INTERVALS_MAX][2], s[WL_LTL_INTERVALS_MAX][2];
     uint8_t nb, ns;
     outer_sets(l, b, &nb, s, &ns);
-    char text[32];
-    size_t at = 0;
-    text[at++] = 'B';
-    for (uint32_t c = 0; c <= n; c++)
+    uint16_t birth = 0, survive = 0; /* bit c: c neighbours */
+    for (uint32_t c = 0; c <= n; c++) {
         for (unsigned k = 0; k < nb; k++)
-            if (c >= b[k][0] && c <= b[k][1]) {
-                if (c == 0) return 0; /* (B0: the engines' own ways) */
-                text[at++] = (char)('0' + c);
-                break;
-            }
-    text[at++] = '/';
-    text[at++] = 'S';
-    for (uint32_t c = 0; c <= n; c++)
+            if (c >= b[k][0] && c <= b[k][1]) birth |= (uint16_t)(1u << c);
         for (unsigned k = 0; k < ns; k++)
-            if (c >= s[k][0] && c <= s[k][1]) {
-                text[at++] = (char)('0' + c);
-                break;
-            }
-    if (l->nh == 'N') text[at++] = 'V';
-    text[at] = '\0';
-    wl_rule two;
-    if (wl_rule_parse(text, &two) != WL_OK) { /* (cannot happen: digits 0..8) */
-        wl_clear_error();
-        return 0;
+            if (c >= s[k][0] && c <= s[k][1]) survive |= (uint16_t)(1u << c);
     }
-    *out = two;
+    if (birth & 1u) return 0; /* (B0: the engines' own ways) */
+    wl_rule_from_counts(out, birth, survive, l->nh == 'N' ? 'V' : 0);
     return 1;
 }
 

@@ -133,7 +133,7 @@ wl_pool *wl_pool_create(int n) {
 static void start_workers(wl_pool *p) {
     p->running = 1;
     const char *lim = getenv("WL_POOL_START"); /* tests: start at most n - 1 workers */
-    const int most = lim && atoi(lim) >= 1 && atoi(lim) < p->n ? atoi(lim) : p->n;
+    const int want = lim ? atoi(lim) : 0, most = want >= 1 && want < p->n ? want : p->n;
     for (int i = 1; i < most; i++) {
         worker_arg *wa = malloc(sizeof *wa);
         if (!wa) break;

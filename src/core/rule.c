@@ -122,6 +122,11 @@ static void from_masks(wl_rule *r, uint16_t birth, uint16_t survive) {
     from_masks_nh(r, birth, survive, NH_MOORE);
 }
 
+void wl_rule_from_counts(wl_rule *r, uint16_t birth, uint16_t survive, char nh) {
+    from_masks_nh(r, birth, survive, nh == 'H' ? NH_HEX : nh == 'V' ? NH_VN : NH_MOORE);
+    r->nh = nh == 'H' || nh == 'V' ? nh : 0;
+}
+
 /* 1 if r is outer-totalistic on neighbourhood nh (its masks in *birth, *survive). */
 static int totalistic_nh(const wl_rule *r, int nh, uint16_t *birth, uint16_t *survive) {
     uint16_t b = 0, s = 0;
@@ -468,8 +473,7 @@ static wl_status parse_bs(rule_parser *p, const hensel_map *m, wl_rule *out) {
             masks[half] |= (uint16_t)(1u << n);
         }
     }
-    from_masks_nh(out, masks[0], masks[1], nh);
-    out->nh = nh == NH_HEX ? 'H' : 'V';
+    wl_rule_from_counts(out, masks[0], masks[1], NH_SUFFIX[nh]);
     return WL_OK;
 }
 

@@ -43,6 +43,11 @@ void wl_rt_put(text_buf *b, char c);
  * error. */
 int wl_rt_format_two_state(text_buf *b, const wl_rule *r, int gen, char *nh);
 
+/* Sets *r to the outer-totalistic two-state rule of neighbourhood nh (0 Moore, 'H'
+ * hexagonal, 'V' von Neumann): bit n of birth (survive) set means a dead (live) cell with
+ * n live neighbours in it is alive next. */
+void wl_rule_from_counts(wl_rule *r, uint16_t birth, uint16_t survive, char nh);
+
 /* 1 if the two rules' tables are equal. */
 int wl_rule_table_equal(const wl_rule *a, const wl_rule *b);
 

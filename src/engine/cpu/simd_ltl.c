@@ -166,6 +166,17 @@ static inline __mmask32 alive32_ex(const cpu_ltl_view *v, __m512i c, __mmask32 s
     return (s & stays) | (~s & born);
 }
 
+/* An output row's 32-bit chunks outside [c0, c1), which no firing cell reaches: dead. */
+static inline void clear_outside(const cpu_ltl_view *v, uint32_t *o, size_t c0, size_t c1) {
+    for (size_t k = 0; k < c0; k++) o[k] = 0;
+    for (size_t k = c1; k < 2 * v->S; k++) o[k] = 0;
+}
+
+/* The bits of the chunk of cells from x (a multiple of 32) that lie within the row's w. */
+static inline uint32_t in_row(const cpu_ltl_view *v, size_t x) {
+    return x + 32 > v->w ? (1u << (v->w % 32)) - 1 : ~0u;
+}
+
 /* The sums of L consecutive 16-bit values from each of c[0 .. 31] (L >= 2), in four
  * chains of adds (one chain of L made the loop wait on each add's latency). */
 static inline __m512i sum_window(const uint16_t *c, size_t L) {
@@ -191,14 +202,13 @@ static inline __m512i sum_window(const uint16_t *c, size_t L) {
 static void test_row_moore1(const cpu_ltl_view *v, const uint16_t *col, const uint16_t *q,
                             const uint64_t *self, size_t c0, size_t c1, uint64_t *out) {
     uint32_t *o = (uint32_t *)out;
-    const size_t chunks = (v->w + 31) / 32, x0 = c0 * 32, L = 2 * (size_t)v->R + 1;
+    const size_t x0 = c0 * 32, L = 2 * (size_t)v->R + 1;
     const __m512i one = _mm512_set1_epi16(1), mid = _mm512_set1_epi16((short)v->middle);
     const __m512i b0 = _mm512_set1_epi16((short)v->birth[0][0]);
     const __m512i b1 = _mm512_set1_epi16((short)v->birth[0][1]);
     const __m512i s0 = _mm512_set1_epi16((short)v->survive[0][0]);
     const __m512i s1 = _mm512_set1_epi16((short)v->survive[0][1]);
-    for (size_t k = 0; k < c0; k++) o[k] = 0;
-    for (size_t k = c1; k < 2 * v->S; k++) o[k] = 0;
+    clear_outside(v, o, c0, c1);
     for (size_t x = x0; x < c1 * 32; x += 32) {
         __m512i c;
         if (q) {
@@ -212,7 +222,7 @@ static void test_row_moore1(const cpu_ltl_view *v, const uint16_t *col, const ui
         const __mmask32 born = _mm512_cmpge_epu16_mask(c, b0) & _mm512_cmple_epu16_mask(c, b1);
         const __mmask32 stays = _mm512_cmpge_epu16_mask(cs, s0) & _mm512_cmple_epu16_mask(cs, s1);
         uint32_t alive = (sb & stays) | (~sb & born);
-        if (x / 32 + 1 == chunks && v->w % 32) alive &= (1u << (v->w % 32)) - 1;
+        alive &= in_row(v, x);
         o[x >> 5] = alive;
     }
 }
@@ -237,23 +247,21 @@ static inline __m512i sum_runs(const uint16_t *const *rp, size_t n, size_t x) {
 /* The next firing bits of a row of a shape given by runs (16-bit counts), for the 32-cell
  * chunks [c0, c1), counted as they are tested: rp the n0 runs of cells of parity 0 (see
  * sum_runs; the runs leave the cell itself out), then, when the shape depends on the
- * parity of x + y (n1 > 0), the n1 of parity 1.  The other chunks are dead.  (run_counts
- * and test_row stored each run's sums into the counts and read them back: a load and a
- * store more per run and chunk.) */
+ * parity of x + y (n1 > 0), the n1 of parity 1.  The other chunks are dead.  (Storing
+ * each run's sums into the counts and reading them back cost a load and a store more per
+ * run and chunk.) */
 static void test_row_runs(const cpu_ltl_view *v, const uint16_t *const *rp, size_t n0,
                           size_t n1, int y, const uint64_t *self, size_t c0, size_t c1,
                           uint64_t *out) {
     uint32_t *o = (uint32_t *)out;
     const uint32_t par1 = (y & 1) ? 0x55555555u : 0xAAAAAAAAu; /* cells of parity 1 */
-    const size_t chunks = (v->w + 31) / 32;
-    for (size_t k = 0; k < c0; k++) o[k] = 0;
-    for (size_t k = c1; k < 2 * v->S; k++) o[k] = 0;
+    clear_outside(v, o, c0, c1);
     for (size_t x = c0 * 32; x < c1 * 32; x += 32) {
         const __mmask32 sb = bits32(self, x);
         uint32_t alive = alive32_ex(v, sum_runs(rp, n0, x), sb);
         if (n1)
             alive = (alive & ~par1) | (alive32_ex(v, sum_runs(rp + 2 * n0, n1, x), sb) & par1);
-        if (x / 32 + 1 == chunks && v->w % 32) alive &= (1u << (v->w % 32)) - 1;
+        alive &= in_row(v, x);
         o[x >> 5] = alive;
     }
 }
@@ -281,9 +289,7 @@ static void test_row(const cpu_ltl_view *v, const void *cnt, const void *cnt1,
     uint32_t *o = (uint32_t *)out;
     /* cells of parity 1 ((x + y) odd) take cnt1 when the shape depends on parity */
     uint32_t par1 = (y & 1) ? 0x55555555u : 0xAAAAAAAAu;
-    size_t chunks = (v->w + 31) / 32;
-    for (size_t k = 0; k < c0; k++) o[k] = 0;
-    for (size_t k = c1; k < 2 * v->S; k++) o[k] = 0;
+    clear_outside(v, o, c0, c1);
     for (size_t x = c0 * 32; x < c1 * 32; x += 32) {
         uint32_t s = bits32(self, x), alive = 0;
         for (int pass = 0; pass < (cnt1 ? 2 : 1); pass++) {
@@ -299,7 +305,7 @@ static void test_row(const cpu_ltl_view *v, const void *cnt, const void *cnt1,
             if (cnt1) a &= pass ? par1 : ~par1;
             alive |= a;
         }
-        if (x / 32 + 1 == chunks && v->w % 32) alive &= (1u << (v->w % 32)) - 1;
+        alive &= in_row(v, x);
         o[x >> 5] = alive;
     }
 }
@@ -395,15 +401,14 @@ static void prefix16to32(const uint16_t *restrict c, uint32_t *restrict q, size_
     }
 }
 
-/* Adds (sign 1) or takes off (sign -1) an extended bit row's cells to the column sums. */
-static void slide(const cpu_ltl_view *v, const uint64_t *bits, uint16_t *col, int sign) {
+/* Adds an extended bit row's cells to the column sums (a band's first rows, on tori). */
+static void slide_in(const cpu_ltl_view *v, const uint64_t *bits, uint16_t *col) {
     const __m512i one = _mm512_set1_epi16(1);
     for (size_t i = 0; i < v->ext; i += 32) {
         uint32_t b = bits32(bits, i);
         if (!b) continue;
         __m512i c = _mm512_loadu_si512(col + i);
-        c = sign > 0 ? _mm512_mask_add_epi16(c, b, c, one) : _mm512_mask_sub_epi16(c, b, c, one);
-        _mm512_storeu_si512(col + i, c);
+        _mm512_storeu_si512(col + i, _mm512_mask_add_epi16(c, b, c, one));
     }
 }
 
@@ -424,12 +429,13 @@ static void slide2(const cpu_ltl_view *v, const uint64_t *in, const uint64_t *ou
  * grid (skip) only the extended words within its firing cells' extent k (an index of
  * b->lo and b->hi) are made and added, nothing when it has none.  `fresh`: the row's
  * extended bits are made into bits; else bits holds them already (made when the row
- * entered the column sums, 2 Ry + 1 rows before it leaves them, with the same extent). */
+ * entered the column sums, 2 Ry + 1 rows before it leaves them, with the same extent).
+ * On tori only a band's first rows come here (fresh, added): slide2 moves the sums down. */
 static void slide_row(const cpu_ltl_view *v, int64_t y, size_t k, uint64_t *bits, uint16_t *col,
                       int sign, int fresh, const cpu_ltl_buffers *b) {
     if (!v->skip) {
-        if (fresh) extend(v, y, bits);
-        slide(v, bits, col, sign);
+        extend(v, y, bits);
+        slide_in(v, bits, col);
         return;
     }
     if (b->hi[k] < 0) return;
