@@ -301,9 +301,47 @@ static void test_cpu_features(void) {
 #endif
 }
 
+/* The thread pool on fewer of its threads (wl_pool_set_active): each job runs once on
+ * each of threads 0 .. n - 1 and on no other, with n what was set last, through every
+ * change up and down (a worker parked while the jobs left it out must take part again
+ * from the first job that includes it: a lost one would hang the test). */
+typedef struct pool_probe {
+    int runs[8];
+    int n_seen[8];
+} pool_probe;
+
+static void pool_probe_task(void *arg, int tid, int n) {
+    pool_probe *p = arg;
+    __atomic_add_fetch(&p->runs[tid], 1, __ATOMIC_RELAXED);
+    p->n_seen[tid] = n;
+}
+
+static void test_pool_active(unsigned long long seed) {
+    wl_pool *pool = wl_pool_create(5);
+    WL_CHECK(pool != NULL, "pool of 5");
+    if (!pool) return;
+    unsigned long long x = seed | 1;
+    int bad = 0;
+    for (int job = 0; job < 3000 && !bad; job++) {
+        if (job % 7 == 0) { /* (a new count every few jobs, 0 and 9 meaning all) */
+            x ^= x << 13, x ^= x >> 7, x ^= x << 17;
+            wl_pool_set_active(pool, (int)(x % 10));
+        }
+        const int n = wl_pool_active(pool);
+        pool_probe p = {{0}, {0}};
+        wl_pool_run(pool, pool_probe_task, &p);
+        for (int t = 0; t < 8; t++)
+            if (p.runs[t] != (t < n) || (t < n && p.n_seen[t] != n)) bad = 1;
+        WL_CHECK(n >= 1 && n <= 5, "pool: %d active of 5", n);
+    }
+    WL_CHECK(!bad, "pool: a job did not run once on each of its threads");
+    wl_pool_destroy(pool);
+}
+
 int main(void) {
     unsigned long long seed = wl_test_seed();
     test_cpu_features();
+    test_pool_active(seed);
     test_bigint();
     test_pattern(seed);
     test_pattern_model(seed);

@@ -332,8 +332,9 @@ static void test_handover(uint64_t seed) {
     static const char *const modes[] = {"hashlife", "back", "bounce"};
     wl_rule life;
     wl_rule_life(&life);
-    for (int m = 0; m < 3; m++) {
-        setenv("WL_HANDOVER", modes[m], 1);
+    for (int m = 0; m < 6; m++) { /* (each mode with the race in turns, then on two cores) */
+        setenv("WL_HANDOVER", modes[m % 3], 1);
+        setenv("WL_HANDOVER_CONCURRENT", m < 3 ? "0" : "1", 1);
         wl_pattern *soup = wl_pattern_new();
         wl_rect r = {-90, 30, 180, 150};
         WL_CHECK_OK(wl_pattern_random(soup, &r, 0.35, mix(seed, 900 + (uint64_t)m)));
@@ -346,33 +347,34 @@ static void test_handover(uint64_t seed) {
                 WL_CHECK_OK(wl_universe_step(au, steps[k]));
                 WL_CHECK_OK(wl_universe_step(hl, steps[k]));
                 char what[96];
-                snprintf(what, sizeof what, "auto (%s) after step %d", modes[m], k);
+                snprintf(what, sizeof what, "auto (%s%s) after step %d", modes[m % 3], m < 3 ? "" : ", two cores", k);
                 wl_test_same(au, hl, what);
                 wl_bigint g;
                 wl_universe_generation(au, &g);
                 uint64_t gv = 0, want = 0;
                 for (int i = 0; i <= k; i++) want += steps[i];
                 wl_bigint_to_u64(&g, &gv);
-                WL_CHECK(gv == want, "auto (%s): generation %llu, expected %llu", modes[m],
+                WL_CHECK(gv == want, "auto (%s): generation %llu, expected %llu", modes[m % 3],
                          (unsigned long long)gv, (unsigned long long)want);
             }
-            const char *expect = m == 1 ? "sparse" : "hashlife";
+            const char *expect = m % 3 == 1 ? "sparse" : "hashlife";
             WL_CHECK(strcmp(wl_universe_engine(au), expect) == 0, "auto (%s) ends on %s",
-                     modes[m], wl_universe_engine(au));
+                     modes[m % 3], wl_universe_engine(au));
             /* a new pattern starts over on the sparse engine */
             WL_CHECK_OK(wl_universe_load(au, soup, NULL));
             WL_CHECK(strcmp(wl_universe_engine(au), "sparse") == 0, "auto (%s): a load goes "
-                     "back to %s", modes[m], wl_universe_engine(au));
+                     "back to %s", modes[m % 3], wl_universe_engine(au));
             WL_CHECK_OK(wl_universe_set_cell(au, 5, 5, 1));
             int alive = 0;
             WL_CHECK_OK(wl_universe_get_cell(au, 5, 5, &alive));
-            WL_CHECK(alive == 1, "auto (%s): set cell after a reload", modes[m]);
+            WL_CHECK(alive == 1, "auto (%s): set cell after a reload", modes[m % 3]);
         }
         wl_universe_free(au);
         wl_universe_free(hl);
         wl_pattern_free(soup);
     }
     unsetenv("WL_HANDOVER");
+    unsetenv("WL_HANDOVER_CONCURRENT");
 }
 
 /* The way back from HashLife after a race is for patterns the sparse engine still holds:
@@ -389,17 +391,18 @@ static void test_handover_growth(void) {
     wl_pattern *p = wl_pattern_new();
     draw(p, 0, 0, gosper_gun, 9);
     setenv("WL_HANDOVER", "bounce", 1);
-    for (int g = 0; g < 2; g++) {
-        if (g == 0) setenv("WL_HANDOVER_GROWTH", "1", 1);
+    for (int g = 0; g < 4; g++) { /* (g >= 2: the race on two cores) */
+        setenv("WL_HANDOVER_CONCURRENT", g < 2 ? "0" : "1", 1);
+        if (g % 2 == 0) setenv("WL_HANDOVER_GROWTH", "1", 1);
         else unsetenv("WL_HANDOVER_GROWTH");
         wl_universe *au, *hl;
         if (pair("auto", &life, p, &au, &hl)) {
             WL_CHECK_OK(wl_universe_step(au, 2190));
             WL_CHECK_OK(wl_universe_step(hl, 2190));
-            wl_test_same(au, hl, g ? "auto (bounce), a gun" : "auto (bounce, growth 1), a gun");
-            const char *expect = g ? "sparse" : "hashlife";
+            wl_test_same(au, hl, g % 2 ? "auto (bounce), a gun" : "auto (bounce, growth 1), a gun");
+            const char *expect = g % 2 ? "sparse" : "hashlife";
             WL_CHECK(strcmp(wl_universe_engine(au), expect) == 0,
-                     "auto (bounce, growth %s): ends on %s, expected %s", g ? "16" : "1",
+                     "auto (bounce, growth %s): ends on %s, expected %s", g % 2 ? "16" : "1",
                      wl_universe_engine(au), expect);
             wl_bigint pop;
             uint64_t pv = 0;
@@ -413,6 +416,7 @@ static void test_handover_growth(void) {
     }
     unsetenv("WL_HANDOVER_GROWTH");
     unsetenv("WL_HANDOVER");
+    unsetenv("WL_HANDOVER_CONCURRENT");
     wl_pattern_free(p);
 }
 

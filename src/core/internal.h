@@ -8,6 +8,7 @@
 
 #include "warplife.h"
 
+#include <pthread.h>
 #include <stdarg.h>
 #include <stdbool.h>
 
@@ -59,6 +60,11 @@ int wl_cpu_has(unsigned features);
 void *wl_module_open(const char *file, char *path, size_t cap);
 /* Seconds on a monotonic clock (for measurements: the plane's engine handover). */
 double wl_clock(void);
+/* Seconds of CPU time the calling thread, and the whole process, have used. */
+double wl_thread_clock(void);
+double wl_process_clock(void);
+/* Seconds of CPU time thread t has used (0 when that cannot be had). */
+double wl_thread_clock_of(pthread_t t);
 
 /* ---- gzip (src/io/gzip.c) ----------------------------------------------------------- */
 
@@ -341,6 +347,10 @@ wl_pool *wl_pool_create(int n);
 /* Runs fn(arg, tid, n) on all n threads and returns when every call has returned. */
 void wl_pool_run(wl_pool *p, wl_task_fn fn, void *arg);
 int wl_pool_size(const wl_pool *p);
+/* Jobs run on the first n threads from now on (n outside 1 .. size: all of them); the
+ * others sleep without spinning.  Between jobs only, from the thread that runs them. */
+void wl_pool_set_active(wl_pool *p, int n);
+int wl_pool_active(const wl_pool *p);
 void wl_pool_destroy(wl_pool *p);
 
 /* ---- tile kernels (what the sparse engine borrows from the cpu engine) ------------- */
@@ -526,6 +536,11 @@ typedef struct wl_engine_ops {
     wl_status (*each_tile)(void *ctx, wl_tile_fn fn, void *arg);
     /* Replaces the cells of tile (tx, ty) with rows[0..63] (layout of wl_tile_fn). */
     wl_status (*put_tile)(void *ctx, int64_t tx, int64_t ty, const uint64_t *rows);
+
+    /* -- threads (optional) -- */
+    /* Runs on at most n of the threads it was made with from now on (n < 1: all of them);
+     * between steps.  The "auto" engine's race on the plane leaves a core to HashLife. */
+    void (*set_threads)(void *ctx, int n);
 } wl_engine_ops;
 
 /* A universe's engine, for wrapper engines (mpi, stream) that drive an inner universe, and

@@ -17,6 +17,11 @@
  * SPIN_SECONDS and costs nothing.  Sleeping is announced under the mutex (sleepers, waiting)
  * before the re-check, so no wake-up is lost.
  *
+ * A pool may be told to use fewer of its threads for a while (wl_pool_set_active: the
+ * "auto" engine's race leaves a core to HashLife): the workers beyond that number take no
+ * part in jobs and sleep on a condition variable of their own, without spinning, until
+ * they are needed again, so that they leave their cores alone.
+ *
  * The workers start with the first job, not with the pool: most runs of small patterns
  * never give the pool a job, and starting and joining fifteen threads cost each command
  * about 1.9 ms on the GPU machine's sixteen cores (a run to generation 0: 4.3 ms against
@@ -36,8 +41,11 @@ struct wl_pool {
     int running;  /* workers 1 .. running - 1 have threads (0: none started yet) */
     pthread_t *threads;
     pthread_mutex_t lock;
-    pthread_cond_t wake, done;
-    unsigned long epoch; /* atomic: the job number */
+    pthread_cond_t wake, done, park;
+    unsigned long epoch; /* atomic: the job's number << 16 | its number of threads */
+    int active;          /* threads that take part in jobs (wl_pool_set_active: atomic,
+                            written under lock between jobs) */
+    unsigned long park_epoch; /* the epoch when `active` last grew (under lock) */
     int pending;         /* atomic: workers still running the current job */
     int sleepers;        /* workers asleep on `wake` (under lock) */
     int waiting;         /* the caller is asleep on `done` (under lock) */
@@ -92,6 +100,14 @@ static void *worker(void *v) {
     free(wa);
     unsigned long seen = 0;
     for (;;) {
+        if (tid >= __atomic_load_n(&p->active, __ATOMIC_ACQUIRE)) { /* parked (see the top) */
+            pthread_mutex_lock(&p->lock);
+            while (!p->quit && tid >= p->active) pthread_cond_wait(&p->park, &p->lock);
+            seen = p->park_epoch; /* (jobs from then on include it) */
+            pthread_mutex_unlock(&p->lock);
+            if (__atomic_load_n(&p->quit, __ATOMIC_ACQUIRE)) break;
+            continue;
+        }
         if (!spin_ulong(&p->epoch, seen)) {
             pthread_mutex_lock(&p->lock);
             p->sleepers++;
@@ -102,7 +118,9 @@ static void *worker(void *v) {
         }
         if (__atomic_load_n(&p->quit, __ATOMIC_ACQUIRE)) break;
         seen = __atomic_load_n(&p->epoch, __ATOMIC_ACQUIRE);
-        p->fn(p->arg, tid, p->n);
+        const int n = (int)(seen & 0xFFFF);
+        if (tid >= n) continue; /* a job without it (it parks at the top) */
+        p->fn(p->arg, tid, n);
         if (__atomic_sub_fetch(&p->pending, 1, __ATOMIC_ACQ_REL) == 0) {
             pthread_mutex_lock(&p->lock);
             if (p->waiting) pthread_cond_signal(&p->done);
@@ -114,12 +132,14 @@ static void *worker(void *v) {
 
 wl_pool *wl_pool_create(int n) {
     if (n < 1) n = 1;
+    if (n > 0xFFFF) n = 0xFFFF; /* (the epoch's low bits hold a job's threads) */
     wl_pool *p = wl_calloc(1, sizeof *p);
     if (!p) return NULL;
-    p->n = n;
+    p->n = p->active = n;
     pthread_mutex_init(&p->lock, NULL);
     pthread_cond_init(&p->wake, NULL);
     pthread_cond_init(&p->done, NULL);
+    pthread_cond_init(&p->park, NULL);
     p->threads = wl_calloc((size_t)n, sizeof *p->threads);
     if (!p->threads) {
         wl_pool_destroy(p);
@@ -149,21 +169,36 @@ static void start_workers(wl_pool *p) {
 
 int wl_pool_size(const wl_pool *p) { return p->n; }
 
+int wl_pool_active(const wl_pool *p) { return p->active; }
+
+void wl_pool_set_active(wl_pool *p, int n) {
+    if (n < 1 || n > p->n) n = p->n;
+    pthread_mutex_lock(&p->lock);
+    if (n > p->active) {
+        p->park_epoch = __atomic_load_n(&p->epoch, __ATOMIC_ACQUIRE);
+        pthread_cond_broadcast(&p->park);
+    }
+    __atomic_store_n(&p->active, n, __ATOMIC_RELEASE);
+    pthread_mutex_unlock(&p->lock);
+}
+
 void wl_pool_run(wl_pool *p, wl_task_fn fn, void *arg) {
-    if (p->n == 1) {
+    const int n = p->active;
+    if (n == 1) {
         fn(arg, 0, 1);
         return;
     }
     if (!p->running) start_workers(p);
     p->fn = fn;
     p->arg = arg;
-    __atomic_store_n(&p->pending, p->running - 1, __ATOMIC_RELAXED);
-    __atomic_add_fetch(&p->epoch, 1, __ATOMIC_RELEASE);
+    __atomic_store_n(&p->pending, (p->running < n ? p->running : n) - 1, __ATOMIC_RELAXED);
+    const unsigned long e = __atomic_load_n(&p->epoch, __ATOMIC_RELAXED);
+    __atomic_store_n(&p->epoch, ((e >> 16) + 1) << 16 | (unsigned long)n, __ATOMIC_RELEASE);
     pthread_mutex_lock(&p->lock);
     if (p->sleepers) pthread_cond_broadcast(&p->wake);
     pthread_mutex_unlock(&p->lock);
-    fn(arg, 0, p->n);
-    for (int i = p->running; i < p->n; i++) fn(arg, i, p->n); /* (workers that did not start) */
+    fn(arg, 0, n);
+    for (int i = p->running; i < n; i++) fn(arg, i, n); /* (workers that did not start) */
     if (spin_zero(&p->pending)) return;
     pthread_mutex_lock(&p->lock);
     p->waiting = 1;
@@ -177,8 +212,9 @@ void wl_pool_destroy(wl_pool *p) {
     if (p->threads) {
         pthread_mutex_lock(&p->lock);
         __atomic_store_n(&p->quit, 1, __ATOMIC_RELEASE);
-        __atomic_add_fetch(&p->epoch, 1, __ATOMIC_RELEASE);
+        __atomic_add_fetch(&p->epoch, (unsigned long)1 << 16, __ATOMIC_RELEASE);
         pthread_cond_broadcast(&p->wake);
+        pthread_cond_broadcast(&p->park);
         pthread_mutex_unlock(&p->lock);
         for (int i = 1; i < p->running; i++) pthread_join(p->threads[i], NULL);
         free(p->threads);
@@ -186,5 +222,6 @@ void wl_pool_destroy(wl_pool *p) {
     pthread_mutex_destroy(&p->lock);
     pthread_cond_destroy(&p->wake);
     pthread_cond_destroy(&p->done);
+    pthread_cond_destroy(&p->park);
     free(p);
 }

@@ -90,10 +90,14 @@
 #include "internal.h"
 
 #include <math.h>
+#include <pthread.h>
 #include <stdlib.h>
 #include <string.h>
 
 #define CHUNK_SECONDS 0.02    /* length of a timed chunk of the sparse engine */
+#define RACE_CHUNK_SECONDS 0.004 /* and while HashLife races on a core of its own */
+#define CONC_THREADED 1.3     /* a sparse engine busier than this many threads pays for
+                                 HashLife's core */
 #define FIRST_RACE 0.05       /* sparse seconds before the first race (see early_pays) */
 #define REST_SHARE 0.25       /* the short trial's budget: this share of grow's time left */
 #define TRIAL_MIN_GENS 2048   /* generations to go for a race (fewer: the short trial) */
@@ -164,11 +168,47 @@ struct wl_handover {
     uint64_t watch_pop;             /* the population when HashLife took the universe (0:
                                        unknown) */
     uint64_t growth;                /* WATCH_GROWTH (WL_HANDOVER_GROWTH for tests) */
+    /* a race on two cores (see "Two cores"): HashLife's leaps on a thread of their own */
+    int conc;                       /* races run so */
+    int sparse_threads;             /* the sparse engine's threads meanwhile */
+    int racer_up;                   /* the racer thread runs */
+    pthread_t racer;
+    pthread_mutex_t mu;
+    pthread_cond_t cv;
+    /* under mu: the racer's job (see racer_main) */
+    int job;                        /* JOB_IDLE, _ASKED, _RUNNING, _DONE */
+    int64_t job_way;                /* generations to go */
+    int job_one;                    /* one leap only */
+    int job_exp;                    /* the next leap: 2^job_exp generations */
+    uint64_t job_total;             /* generations done */
+    double job_cpu;                 /* the racer's CPU seconds on them */
+    wl_status job_s;                /* how the last leap ended */
+    int quit;                       /* the racer ends */
+    int stop;                       /* atomic: the leap under way stops */
+    /* the main thread's */
+    int asked;                      /* the racer was set going and not yet seen stopped */
+    uint64_t seen;                  /* job_total at the last look */
+    double race_base;               /* race_time when it was set going */
+    double go_cpu;                  /* the racer's CPU clock then */
+    int paused;                     /* the racer waits (its core back to the sparse engine)
+                                       until the race starts over, memo kept */
+    double cpu_ratio;               /* the sparse engine's CPU seconds a second in its last
+                                       chunk outside a race: the threads it keeps busy */
+    double conc_budget;             /* HashLife's progress is judged once its seconds pass
+                                       this many times FIRST_BUDGET of the sparse engine's
+                                       time to the target (a sparse engine that lost a busy
+                                       thread to it; INFINITY: never) */
 };
+
+enum { JOB_IDLE, JOB_ASKED, JOB_RUNNING, JOB_DONE };
+
+/* Set on the racer thread: HashLife's poll there answers only the racer's stop. */
+static _Thread_local int in_racer;
 
 /* HashLife's poll: the user's interruption, or the deadline of its turn or leap. */
 static int ho_poll(void *user) {
     wl_handover *h = user;
+    if (in_racer) return __atomic_load_n(&h->stop, __ATOMIC_RELAXED);
     if (h->cfg.poll && h->cfg.poll(h->cfg.poll_user)) return 1;
     if (h->deadline > 0 && wl_clock() >= h->deadline) {
         h->deadline_hit = 1;
@@ -210,6 +250,15 @@ wl_handover *wl_handover_new(const wl_config *cfg, const wl_engine_ops *first,
                                                 : 0;
     const char *growth = getenv("WL_HANDOVER_GROWTH");
     h->growth = growth && atoi(growth) > 0 ? (uint64_t)atoi(growth) : WATCH_GROWTH;
+    /* two cores: the threads the universe may use, one of them left to HashLife */
+    const int n = cfg->threads > 0 ? cfg->threads : wl_cpu_count();
+    const char *conc = getenv("WL_HANDOVER_CONCURRENT"); /* 0 / 1: tests and tuning */
+    h->conc = conc ? atoi(conc) > 0 : n >= 2;
+    h->sparse_threads = n > 1 ? n - 1 : 1;
+    if (h->conc && (pthread_mutex_init(&h->mu, NULL) || pthread_cond_init(&h->cv, NULL))) {
+        free(h);
+        return NULL;
+    }
     wl_handover_reset(h);
     return h;
 }
@@ -217,7 +266,12 @@ wl_handover *wl_handover_new(const wl_config *cfg, const wl_engine_ops *first,
 static void race_end(wl_handover *h);
 
 void wl_handover_free(wl_handover *h) {
-    if (h) race_end(h);
+    if (!h) return;
+    race_end(h);
+    if (h->conc) {
+        pthread_mutex_destroy(&h->mu);
+        pthread_cond_destroy(&h->cv);
+    }
     free(h);
 }
 
@@ -369,9 +423,128 @@ static int early_pays(const wl_engine_ops *ops, void *ctx) {
     return (double)v <= EARLY_MAX_DENSITY * (double)(bw + 1) * (double)(bh + 1);
 }
 
+/* ---- two cores: HashLife's leaps on a thread of their own ---------------------------- */
+
+/* The racer: leaps on h->rc from 2^job_exp generations on, each twice the one before,
+ * until HashLife has gone job_way generations, or after one leap (job_one: tests), or when
+ * stopped or a leap fails.  After each leap it publishes what it did: job_total
+ * generations, job_cpu seconds of its own CPU time (what the leaps cost HashLife), the
+ * next leap's exponent. */
+static void *racer_main(void *v) {
+    wl_handover *h = v;
+    in_racer = 1;
+    pthread_mutex_lock(&h->mu);
+    for (;;) {
+        while (!h->quit && h->job != JOB_ASKED) pthread_cond_wait(&h->cv, &h->mu);
+        if (h->quit) break;
+        h->job = JOB_RUNNING;
+        int64_t way = h->job_way;
+        for (;;) {
+            const uint64_t g = leap_size(h->job_exp, way);
+            pthread_mutex_unlock(&h->mu);
+            const double t0 = wl_thread_clock();
+            uint64_t d = 0;
+            const wl_status s = h->second->step(h->rc, g, &d);
+            const double dt = wl_thread_clock() - t0;
+            wl_clear_error(); /* (a message stays on its thread: the status says enough) */
+            pthread_mutex_lock(&h->mu);
+            h->job_total += d;
+            h->job_cpu += dt;
+            h->job_s = s;
+            way -= (int64_t)d;
+            if (s) break;
+            if (h->job_exp < 62) h->job_exp++;
+            if (h->job_one || way <= 0 || __atomic_load_n(&h->stop, __ATOMIC_RELAXED)) break;
+        }
+        h->job = JOB_DONE;
+        pthread_cond_broadcast(&h->cv);
+    }
+    pthread_mutex_unlock(&h->mu);
+    return NULL;
+}
+
+/* Sets the racer (started first if need be) on HashLife's leaps from 2^rexp on, `way` > 0
+ * generations to go (one leap only when `one`); 0 when the thread cannot be started. */
+static int racer_go(wl_handover *h, int64_t way, int one) {
+    if (!h->racer_up) {
+        h->quit = 0;
+        h->job = JOB_IDLE;
+        if (pthread_create(&h->racer, NULL, racer_main, h) != 0) return 0;
+        h->racer_up = 1;
+    }
+    pthread_mutex_lock(&h->mu);
+    __atomic_store_n(&h->stop, 0, __ATOMIC_RELAXED);
+    h->job_way = way;
+    h->job_one = one;
+    h->job_exp = h->rexp;
+    h->job_total = h->seen = 0;
+    h->job_cpu = 0;
+    h->job_s = WL_OK;
+    h->job = JOB_ASKED;
+    pthread_cond_broadcast(&h->cv);
+    pthread_mutex_unlock(&h->mu);
+    h->asked = 1;
+    h->race_base = h->race_time;
+    h->go_cpu = wl_thread_clock_of(h->racer);
+    return 1;
+}
+
+/* Takes in what the racer did since the last look (HashLife's generations come off the lag,
+ * its time goes to race_time), waiting until it has stopped when `wait`; its status in *s;
+ * returns whether it has stopped (its way gone, its one leap done, halted, or failed). */
+static int racer_look(wl_handover *h, int wait, wl_status *s) {
+    pthread_mutex_lock(&h->mu);
+    while (wait && (h->job == JOB_ASKED || h->job == JOB_RUNNING)) pthread_cond_wait(&h->cv, &h->mu);
+    h->lag -= (int64_t)(h->job_total - h->seen);
+    h->seen = h->job_total;
+    h->race_time = h->race_base + h->job_cpu;
+    h->rexp = h->job_exp;
+    *s = h->job_s;
+    const int stopped = h->job == JOB_DONE;
+    if (stopped) {
+        h->job = JOB_IDLE;
+        h->asked = 0;
+    }
+    pthread_mutex_unlock(&h->mu);
+    return stopped;
+}
+
+/* Stops the racer's leaps (the one under way ends where it is, HashLife exact there) and
+ * takes in what it did; its status (WL_ERR_INTERRUPTED when it was stopped). */
+static wl_status racer_halt(wl_handover *h) {
+    if (!h->racer_up || !h->asked) return WL_OK;
+    pthread_mutex_lock(&h->mu);
+    if (h->job == JOB_ASKED) h->job = JOB_DONE; /* (not started: nothing done) */
+    __atomic_store_n(&h->stop, 1, __ATOMIC_RELAXED);
+    pthread_mutex_unlock(&h->mu);
+    wl_status s;
+    racer_look(h, 1, &s);
+    return s;
+}
+
+/* Ends the racer thread (its leap stopped). */
+static void racer_quit(wl_handover *h) {
+    if (!h->racer_up) return;
+    racer_halt(h);
+    pthread_mutex_lock(&h->mu);
+    h->quit = 1;
+    pthread_cond_broadcast(&h->cv);
+    pthread_mutex_unlock(&h->mu);
+    pthread_join(h->racer, NULL);
+    h->racer_up = 0;
+}
+
 static void race_end(wl_handover *h) {
+    racer_quit(h);
+    h->paused = 0;
     if (h->rc) h->second->destroy(h->rc);
     h->rc = NULL;
+}
+
+/* The race ends; the sparse engine, if it holds the universe, has all its threads again. */
+static void race_over(wl_handover *h, const wl_engine_ops *ops, void *ctx) {
+    race_end(h);
+    if (h->conc && ops == h->first && ops->set_threads) ops->set_threads(ctx, 0);
 }
 
 /* HashLife's share of the race's time halves, down to RACE_SHARE_MIN. */
@@ -452,6 +625,10 @@ static double hashlife_to_go(const wl_handover *h, double lt, int64_t way, uint6
  * keeps what it computed in HashLife's memo, so the next turn goes through it quickly.
  * When HashLife draws level with the universe, it takes the universe over (*adv: the
  * generations it got ahead, within `left`).  Fails only when the user interrupted. */
+static wl_status leap_end(wl_handover *h, const wl_engine_ops **ops, void **ctx,
+                          uint64_t left, uint64_t g, uint64_t d, wl_status s, double dt,
+                          uint64_t *adv);
+
 static wl_status race_turn(wl_handover *h, const wl_engine_ops **ops, void **ctx,
                            uint64_t left, uint64_t *adv) {
     *adv = 0;
@@ -469,6 +646,21 @@ static wl_status race_turn(wl_handover *h, const wl_engine_ops **ops, void **ctx
         dt = wl_clock() - t0;
     }
     h->credit -= dt;
+    return leap_end(h, ops, ctx, left, g, d, s, dt, adv);
+}
+
+static wl_status take_over(wl_handover *h, const wl_engine_ops **ops, void **ctx, double r,
+                           uint64_t *adv);
+
+/* What a leap of HashLife's turn (g generations asked, d done, status s, dt seconds) says:
+ * its share grows or shrinks, and when it has drawn level with the universe it takes the
+ * universe over (*adv: the generations it got ahead, within `left`).  Fails only when the
+ * user interrupted. */
+static wl_status leap_end(wl_handover *h, const wl_engine_ops **ops, void **ctx,
+                          uint64_t left, uint64_t g, uint64_t d, wl_status s, double dt,
+                          uint64_t *adv) {
+    *adv = 0;
+    const int64_t way = (int64_t)left + h->lag; /* (before the leap) */
     h->race_time += dt;
     const double t_s = (double)left / h->rate; /* the sparse engine's time to the target */
     const int64_t behind = h->lag; /* (before the leap) */
@@ -476,7 +668,7 @@ static wl_status race_turn(wl_handover *h, const wl_engine_ops **ops, void **ctx
     if (s == WL_ERR_INTERRUPTED && !h->deadline_hit) return s; /* the user's */
     if (s && s != WL_ERR_INTERRUPTED) { /* HashLife out of memory: no more races */
         wl_clear_error();
-        race_end(h);
+        race_over(h, *ops, *ctx);
         h->never = 1;
         return WL_OK;
     }
@@ -523,6 +715,18 @@ static wl_status race_turn(wl_handover *h, const wl_engine_ops **ops, void **ctx
      * instead */
     const int caught = behind > 0 && h->lag <= 0 && r >= h->rate;
     if (!h->force && !caught && way > (int64_t)g) return WL_OK;
+    return take_over(h, ops, ctx, r, adv);
+}
+
+/* HashLife takes the universe over from the race, its last leap having run at r
+ * generations a second: at the generation it reached (*adv: the generations it is ahead);
+ * under WL_HANDOVER=hashlife it runs level first, and under WL_HANDOVER=back its cells go
+ * back to a fresh sparse engine instead.  Fails only when the user interrupted. */
+static wl_status take_over(wl_handover *h, const wl_engine_ops **ops, void **ctx, double r,
+                           uint64_t *adv) {
+    *adv = 0;
+    racer_quit(h); /* (two cores: HashLife is ours now) */
+    wl_status s;
     if (h->force != 2 && h->lag > 0) { /* (tests: it runs level first) */
         uint64_t e = 0;
         s = h->second->step(h->rc, (uint64_t)h->lag, &e);
@@ -541,9 +745,11 @@ static wl_status race_turn(wl_handover *h, const wl_engine_ops **ops, void **ctx
     }
     if (h->cfg.verbose)
         fprintf(stderr, "warplife: auto: handing the pattern from %s to hashlife (it drew "
-                        "level after %.3f s of a race, its last leap at %.3g against %.3g "
+                        "level after %.3f s of a race%s, its last leap at %.3g against %.3g "
                         "generations/s)\n",
-                h->first->name, h->race_time, r, h->rate);
+                h->first->name, h->race_time, h->conc ? " on a core of its own" : "", r,
+                h->rate);
+    if (h->conc && h->second->set_threads) h->second->set_threads(h->rc, 0);
     switch_to(h, ops, ctx, h->second, h->rc);
     h->rc = NULL;
     h->watching = !h->force || h->force == 3;
@@ -618,7 +824,7 @@ wl_status wl_handover_step(wl_handover *h, const wl_engine_ops **ops, void **ctx
             continue;
         }
         if (h->on_second || h->never) {
-            race_end(h);
+            race_over(h, *ops, *ctx);
             s = (*ops)->step(*ctx, left, &d);
             *done += d;
             return s;
@@ -643,16 +849,81 @@ wl_status wl_handover_step(wl_handover *h, const wl_engine_ops **ops, void **ctx
                 h->early_done = 1;
                 early = !h->by_pattern && !h->rc && early_pays(*ops, *ctx);
             }
-            int again = h->rc && h->race_rate > 0 && h->rate >= 2 * h->race_rate &&
-                        h->since >= SETTLING_MIN_SECONDS && h->credit >= RACE_SLICE;
+            int again = h->rc && !h->paused && h->race_rate > 0 && h->rate >= 2 * h->race_rate &&
+                        h->since >= SETTLING_MIN_SECONDS && (h->conc || h->credit >= RACE_SLICE);
+            again |= h->paused && h->since >= h->next_race; /* (two cores: it resumes) */
             if ((!h->rc && (h->force || early || h->since >= h->next_race)) || again) {
+                if (h->rc && h->conc) { /* (starting over: the racer's leap stops first) */
+                    const wl_status hs = racer_halt(h);
+                    if (hs && hs != WL_ERR_INTERRUPTED) { /* (it failed) */
+                        race_over(h, *ops, *ctx);
+                        h->never = 1;
+                        continue;
+                    }
+                }
+                const int fresh = !h->rc;
                 if (!race_start(h, *ops, *ctx, early, early ? EARLY_CREDIT : RACE_SHARE * h->since))
                     continue;
                 h->since = 0;
+                h->paused = 0;
+                if (h->conc && fresh) h->conc_budget = h->cpu_ratio > CONC_THREADED ? 1 : INFINITY;
+                if (h->conc) { /* a core for HashLife's thread, HashLife on one */
+                    if ((*ops)->set_threads) (*ops)->set_threads(*ctx, h->sparse_threads);
+                    if (h->second->set_threads) h->second->set_threads(h->rc, 1);
+                }
+            }
+        }
+        /* two cores: what the racer did since the last look; HashLife takes the universe
+         * over once it is level with it or ahead (tests: after its first leap, waited for);
+         * an idle racer is set going; then the sparse engine's chunk, at the same time */
+        if (h->rc && h->conc && !h->paused) {
+            wl_status ls = WL_OK;
+            const int going = h->asked;
+            const int stopped = going && racer_look(h, h->force && !h->tried, &ls);
+            if (ls && ls != WL_ERR_INTERRUPTED) { /* (HashLife out of memory) */
+                race_over(h, *ops, *ctx);
+                h->never = 1;
+                continue;
+            }
+            const double spent = h->race_base + wl_thread_clock_of(h->racer) - h->go_cpu;
+            if (!h->force && going &&
+                spent > h->conc_budget * FIRST_BUDGET * (double)left / h->rate) {
+                /* the sparse engine lost a busy thread to it: it goes on while its time to
+                 * the target at its rate so far is within twice the sparse engine's, else
+                 * it waits, its memo kept, until the race starts over after twice the
+                 * sparse time of the last wait, with twice the budget */
+                const double rh = (double)h->seen / (h->job_cpu > 1e-9 ? h->job_cpu : 1e-9);
+                h->conc_budget *= 2;
+                if ((double)((int64_t)left + h->lag) / rh > 2 * (double)left / h->rate) {
+                    if (h->cfg.verbose)
+                        fprintf(stderr, "warplife: auto: hashlife pauses (it raced %.3f s on a "
+                                        "core of its own at %.3g against %.3g generations/s)\n",
+                                spent, rh, h->rate);
+                    racer_halt(h);
+                    if ((*ops)->set_threads) (*ops)->set_threads(*ctx, 0);
+                    h->paused = 1;
+                    h->next_race *= 2;
+                    h->since = 0;
+                    continue;
+                }
+            }
+            if ((h->force && stopped) || (!h->force && going && h->seen && h->lag <= 0)) {
+                racer_halt(h); /* (its leap under way stops where it is: ahead still) */
+                h->tried = 1;
+                const double r = (double)h->seen / (h->job_cpu > 1e-9 ? h->job_cpu : 1e-9);
+                s = take_over(h, ops, ctx, r, &d);
+                *done += d;
+                continue;
+            }
+            const int64_t way = (int64_t)left + h->lag;
+            if (!h->asked && way > 0 && !racer_go(h, way, h->force != 0)) {
+                race_over(h, *ops, *ctx); /* (no thread: no more races) */
+                h->never = 1;
+                continue;
             }
         }
         /* HashLife's turn, when it has credit */
-        if (h->rc && (h->force ? !h->tried : h->credit >= RACE_SLICE)) {
+        if (h->rc && !h->conc && (h->force ? !h->tried : h->credit >= RACE_SLICE)) {
             h->tried = 1;
             s = race_turn(h, ops, ctx, left, &d);
             *done += d;
@@ -660,10 +931,13 @@ wl_status wl_handover_step(wl_handover *h, const wl_engine_ops **ops, void **ctx
         }
         /* the sparse engine's chunk; the race's credit grows by HashLife's share of it */
         uint64_t c = left < h->chunk ? left : h->chunk;
+        if (h->force && h->rc && h->conc && c > left / 2) /* (tests: a forced race's leap */
+            c = left / 2 ? left / 2 : 1;                   /* ends before the step does) */
         h->tried = 0;
-        double t0 = wl_clock();
+        const double t0 = wl_clock(), p0 = h->conc && !h->rc ? wl_process_clock() : 0;
         s = (*ops)->step(*ctx, c, &d);
-        double dt = wl_clock() - t0;
+        const double dt = wl_clock() - t0;
+        if (h->conc && !h->rc) h->cpu_ratio = (wl_process_clock() - p0) / (dt > 1e-9 ? dt : 1e-9);
         *done += d;
         if (s) break;
         h->since += dt;
@@ -673,9 +947,11 @@ wl_status wl_handover_step(wl_handover *h, const wl_engine_ops **ops, void **ctx
             h->lag += (int64_t)d;
             h->credit += h->share / (1 - h->share) * dt;
         }
-        if (dt < CHUNK_SECONDS / 2 && h->chunk < ((uint64_t)1 << 40))
+        /* (a two-core race looks at the racer after each chunk: shorter ones) */
+        const double cs = h->rc && h->conc ? RACE_CHUNK_SECONDS : CHUNK_SECONDS;
+        if (dt < cs / 2 && h->chunk < ((uint64_t)1 << 40))
             h->chunk *= 2;
-        else if (dt > 2 * CHUNK_SECONDS && h->chunk > 16)
+        else if (dt > 2 * cs && h->chunk > 16)
             h->chunk /= 2;
     }
     if (h->rc) { /* the race ends with the call: the next one waits twice as long */
@@ -684,7 +960,7 @@ wl_status wl_handover_step(wl_handover *h, const wl_engine_ops **ops, void **ctx
                             "generations behind; %s at %.3g generations/s)\n",
                     h->first->name, h->race_time, (long long)h->lag, h->first->name,
                     h->rate);
-        race_end(h);
+        race_over(h, *ops, *ctx);
         h->next_race *= 2;
         h->since = 0;
     }

@@ -793,6 +793,11 @@ static void tile_kernel_free(wl_tile_kernel *k) {
     memset(k, 0, sizeof *k);
 }
 
+static void set_threads(void *v, int n) {
+    cpu_ctx *c = v;
+    wl_pool_set_active(c->pool, n);
+}
+
 const wl_engine_ops wl_engine_cpu = {
     .name = "cpu",
     .description = "multi-threaded CPU engine: bit-sliced SIMD (AVX-512/AVX2) with temporal "
@@ -814,4 +819,5 @@ const wl_engine_ops wl_engine_cpu = {
     .step_tail = step_tail,
     .tile_kernel = tile_kernel,
     .tile_kernel_free = tile_kernel_free,
+    .set_threads = set_threads,
 };

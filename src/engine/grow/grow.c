@@ -51,6 +51,7 @@ typedef struct grow_ctx {
     /* grids of the current size kept for measuring and moving the pattern (a large
      * range's pattern moves every few generations: fresh grids cost their page faults) */
     wl_grid scratch[2];
+    int threads; /* set_threads: the inner grids' (0: all) */
 } grow_ctx;
 
 static void grow_destroy(void *v) {
@@ -86,7 +87,9 @@ static wl_status open_inner(grow_ctx *c, uint64_t w, uint64_t h, void **ictx) {
     ic.kernel = NULL;
     if (c->inner) {
         ic.engine = c->inner->name;
-        return wl_engine_open(c->inner, &ic, ictx, NULL);
+        wl_status s = wl_engine_open(c->inner, &ic, ictx, NULL);
+        if (!s && c->threads && c->inner->set_threads) c->inner->set_threads(*ictx, c->threads);
+        return s;
     }
     static const char *const order[] = {"cuda", "cpu", "ref"};
     wl_status last = WL_ERR_UNSUPPORTED;
@@ -99,6 +102,7 @@ static wl_status open_inner(grow_ctx *c, uint64_t w, uint64_t h, void **ictx) {
         last = wl_engine_open(e, &ic, ictx, NULL);
         if (last == WL_OK) {
             c->inner = e;
+            if (c->threads && e->set_threads) e->set_threads(*ictx, c->threads);
             return WL_OK;
         }
         snprintf(why, sizeof why, "%s", wl_last_error());
@@ -435,6 +439,13 @@ static wl_status grow_bounds(void *v, wl_bigint *xmin, wl_bigint *ymin, wl_bigin
     return WL_OK;
 }
 
+/* The inner grid's threads, now and on every grid it grows into. */
+static void grow_set_threads(void *v, int n) {
+    grow_ctx *c = v;
+    c->threads = n;
+    if (c->ictx && c->inner->set_threads) c->inner->set_threads(c->ictx, n);
+}
+
 const wl_engine_ops wl_engine_grow = {
     .name = "grow",
     .description = "the plane on a grid engine (kernel: which one) whose bounded grid grows "
@@ -449,4 +460,5 @@ const wl_engine_ops wl_engine_grow = {
     .step = grow_step,
     .population = grow_population,
     .bounds = grow_bounds,
+    .set_threads = grow_set_threads,
 };

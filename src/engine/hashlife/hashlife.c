@@ -887,7 +887,7 @@ static uint32_t par_result(hl_ctx *m) {
  * to pay for waking them, else on this one. */
 static uint32_t root_result(hl_ctx *h) {
     const uint64_t ticks0 = h->ticks;
-    int par = h->nthreads > 1 &&
+    int par = h->nthreads > 1 && wl_pool_active(h->pool) > 1 &&
               (h->step_exp >= HL_PAR_MIN_EXP || h->last_ticks >= HL_PAR_MIN_TICKS);
     uint32_t r;
     for (;;) {
@@ -1105,6 +1105,11 @@ static wl_status hl_create(const wl_config *cfg, const char *kernel, void **out)
 
 static const char *const hl_kernels[] = {"default", NULL};
 
+static void hl_set_threads(void *v, int n) {
+    hl_ctx *h = v;
+    if (h->pool) wl_pool_set_active(h->pool, n);
+}
+
 const wl_engine_ops wl_engine_hashlife = {
     .name = "hashlife",
     .description = "Gosper's HashLife: quadtree with hash-consing and memoised results on the "
@@ -1126,4 +1131,5 @@ const wl_engine_ops wl_engine_hashlife = {
     .render = hl_render,
     .each_tile = hl_each_tile,
     .put_tile = hl_put_tile,
+    .set_threads = hl_set_threads,
 };

@@ -508,9 +508,9 @@ static void judge_pay(sp_ctx *c) {
  * choice of one thread, the costlier mistake, came too often; on the dev VM and on the
  * GPU machine's 16 cores the soups ran faster with all threads on every round of 32.) */
 static int pick_threads(sp_ctx *c, size_t n) {
-    if (c->nthreads == 1 || n < c->parallel_min || (c->gen < c->solo_until && !c->force_threads))
+    if (c->active == 1 || n < c->parallel_min || (c->gen < c->solo_until && !c->force_threads))
         return 1;
-    if (c->force_threads || n >= PARALLEL_WAKE || c->last_nw > 1) return c->nthreads;
+    if (c->force_threads || n >= PARALLEL_WAKE || c->last_nw > 1) return c->active;
     return 1;
 }
 
@@ -743,6 +743,8 @@ static wl_status dense_grid(sp_ctx *c, int64_t nx, int64_t ny) {
     /* (a step of the empty grid makes the engine's buffers for step_tail, so that a pass
      * cannot fail half way) */
     if (!s) s = c->inner->step_tail(c->grid_ctx, 1, NULL, NULL);
+    if (!s && c->active < c->nthreads && c->inner->set_threads)
+        c->inner->set_threads(c->grid_ctx, c->active);
     if (s) {
         if (c->grid_ctx) c->inner->destroy(c->grid_ctx);
         c->grid_ctx = NULL;
@@ -1152,7 +1154,9 @@ static wl_status create(const wl_config *cfg, const char *kernel, void **out) {
     if (c->workers) memset(c->workers, 0, (size_t)c->nthreads * sizeof *c->workers);
     c->nown = c->nthreads < SP_OWNERS_MAX ? c->nthreads : SP_OWNERS_MAX;
     const char *help = getenv("WL_SPARSE_HELP"); /* threads help with others' parts (tests) */
-    c->exclusive = c->nown == c->nthreads && !(help && atoi(help) > 0);
+    c->help = help && atoi(help) > 0;
+    c->active = c->nthreads;
+    c->exclusive = c->nown == c->nthreads && !c->help;
     c->cursors = wl_aligned_alloc((size_t)c->nown * 8 * sizeof *c->cursors);
     /* (each worker's lists on cache lines of their own: it pushes onto them at every tile) */
     const size_t list_bytes = ((size_t)c->nown * sizeof(sp_list) + 63) / 64 * 64;
@@ -1468,6 +1472,16 @@ static wl_status render(void *v, const wl_view *view, uint32_t *rgba) {
     return WL_OK;
 }
 
+/* Rounds and dense passes on the first n threads (n < 1: all); with fewer threads than
+ * owners of bands, the threads help with the parts whose owners do not run. */
+static void set_threads(void *v, int n) {
+    sp_ctx *c = v;
+    c->active = n < 1 || n > c->nthreads ? c->nthreads : n;
+    wl_pool_set_active(c->pool, c->active);
+    c->exclusive = c->nown == c->active && !c->help;
+    if (c->grid_ctx && c->inner->set_threads) c->inner->set_threads(c->grid_ctx, c->active);
+}
+
 const wl_engine_ops wl_engine_sparse = {
     .name = "sparse",
     .description = "the unbounded plane as 64x64 bit-packed tiles; only the parts that change "
@@ -1486,4 +1500,5 @@ const wl_engine_ops wl_engine_sparse = {
     .render = render,
     .each_tile = each_tile,
     .put_tile = put_tile,
+    .set_threads = set_threads,
 };

@@ -216,6 +216,9 @@ typedef struct sp_ctx {
     uint64_t upgrade_work; /* UPGRADE_WORK, or WL_SPARSE_UPGRADE (tests) */
     wl_pool *pool;
     int nthreads;
+    int active;          /* the threads rounds may use now (set_threads: the race of the
+                            "auto" engine leaves a core to HashLife) */
+    int help;            /* WL_SPARSE_HELP=1 (tests) */
     size_t parallel_min; /* rounds of fewer tiles stay on one thread */
     int force_threads;   /* WL_SPARSE_PARALLEL=n: rounds of n tiles or more always use the
                             threads (tests and tuning) */
@@ -232,7 +235,8 @@ typedef struct sp_ctx {
     int grouped;
     int by_owner;       /* wakes go on the workers' list of the tile's owner (else list 0) */
     int exclusive;      /* each owner's part is computed by its own thread alone (no
-                           helping), so only edge tiles are woken by two threads at once */
+                           helping), so only edge tiles are woken by two threads at once;
+                           while fewer threads than owners run (set_threads), they help */
     int64_t cut[SP_OWNERS_MAX]; /* owner o has the tile rows from cut[o - 1] to cut[o] - 1
                                    (see sparse.c, "Threads") */
     uint64_t rebalance_next;    /* the generation from which the bands may be cut again */
