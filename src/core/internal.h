@@ -8,7 +8,6 @@
 
 #include "warplife.h"
 
-#include <pthread.h>
 #include <stdarg.h>
 #include <stdbool.h>
 
@@ -60,11 +59,8 @@ int wl_cpu_has(unsigned features);
 void *wl_module_open(const char *file, char *path, size_t cap);
 /* Seconds on a monotonic clock (for measurements: the plane's engine handover). */
 double wl_clock(void);
-/* Seconds of CPU time the calling thread, and the whole process, have used. */
-double wl_thread_clock(void);
+/* Seconds of CPU time the process has used (all its threads). */
 double wl_process_clock(void);
-/* Seconds of CPU time thread t has used (0 when that cannot be had). */
-double wl_thread_clock_of(pthread_t t);
 
 /* ---- gzip (src/io/gzip.c) ----------------------------------------------------------- */
 

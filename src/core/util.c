@@ -127,18 +127,6 @@ double wl_process_clock(void) {
     return (double)t.tv_sec + 1e-9 * (double)t.tv_nsec;
 }
 
-double wl_thread_clock_of(pthread_t t) {
-    clockid_t id;
-    struct timespec ts;
-    if (pthread_getcpuclockid(t, &id) != 0 || clock_gettime(id, &ts) != 0) return 0;
-    return (double)ts.tv_sec + 1e-9 * (double)ts.tv_nsec;
-}
-
-double wl_thread_clock(void) {
-    struct timespec t;
-    clock_gettime(CLOCK_THREAD_CPUTIME_ID, &t);
-    return (double)t.tv_sec + 1e-9 * (double)t.tv_nsec;
-}
 
 void *wl_module_open(const char *file, char *path, size_t cap) {
     /* the executable's folder, from /proc/self/exe */

@@ -86,6 +86,29 @@
  * leap as too slow (the way back), then lets it win again: with a race after every sparse
  * chunk when TRIAL_MIN_GENS generations are to go, and no deadlines, every path runs on
  * any machine, whatever the timings; WL_HANDOVER_GROWTH=n sets WATCH_GROWTH.
+ *
+ * Two cores.  Everything above takes turns on one core.  Where the universe may use two
+ * threads or more (WL_HANDOVER_CONCURRENT=0 / 1 turns this off / on), a race runs HashLife
+ * beside the sparse engine instead: each engine gets half the threads (set_threads; the
+ * sparse engine cuts its bands again for its share, HashLife steps on its share), and a
+ * thread of the handover's own, the racer, leaps on HashLife's copy from 2^rexp on, each
+ * leap twice the one before, to the target, while the sparse engine's chunks go on (of
+ * RACE_CHUNK_SECONDS, so that the racer is looked at often).  After each chunk the
+ * handover takes in what the racer did; when HashLife has drawn level with the sparse
+ * engine or got ahead of it, its leap under way stops where it is and it takes the universe
+ * over, with all the threads.  No shares and no credit: a pattern that is HashLife's wins
+ * at the speed of HashLife on its cores (Golly's guns and rakes to 20000 on the dev VM's
+ * two cores: 1.5-2.6x faster than the turns, docs/BENCHMARKS.md), and one that is not
+ * costs the sparse engine the threads it gave away, which is nothing where it runs on one
+ * thread (a methuselah, most built patterns).  Where it keeps more than CONC_THREADED
+ * threads busy (measured before the race, in CPU time a second: a soup, a big pattern),
+ * HashLife's time is judged after conc_budget x FIRST_BUDGET of the sparse engine's time to
+ * the target: while its own time to the target, at its rate so far, is over twice the
+ * sparse engine's, it pauses (its memo kept, the threads back to the sparse engine) and
+ * starts over, from the universe as it is, after twice the sparse time of the last pause,
+ * with twice the budget.  Forced races (WL_HANDOVER) take one leap of the racer at a time,
+ * waited for, and the sparse chunk beside it stops halfway to the step's end, so that the
+ * same paths run on two cores, whatever the timings.
  */
 #include "internal.h"
 
@@ -95,9 +118,9 @@
 #include <string.h>
 
 #define CHUNK_SECONDS 0.02    /* length of a timed chunk of the sparse engine */
-#define RACE_CHUNK_SECONDS 0.004 /* and while HashLife races on a core of its own */
+#define RACE_CHUNK_SECONDS 0.004 /* and while HashLife races beside it (two cores) */
 #define CONC_THREADED 1.3     /* a sparse engine busier than this many threads pays for
-                                 HashLife's core */
+                                 HashLife's threads (two cores) */
 #define FIRST_RACE 0.05       /* sparse seconds before the first race (see early_pays) */
 #define REST_SHARE 0.25       /* the short trial's budget: this share of grow's time left */
 #define TRIAL_MIN_GENS 2048   /* generations to go for a race (fewer: the short trial) */
@@ -170,7 +193,8 @@ struct wl_handover {
     uint64_t growth;                /* WATCH_GROWTH (WL_HANDOVER_GROWTH for tests) */
     /* a race on two cores (see "Two cores"): HashLife's leaps on a thread of their own */
     int conc;                       /* races run so */
-    int sparse_threads;             /* the sparse engine's threads meanwhile */
+    int sparse_threads;             /* the sparse engine's threads meanwhile, */
+    int hl_threads;                 /* and HashLife's (half of the universe's each) */
     int racer_up;                   /* the racer thread runs */
     pthread_t racer;
     pthread_mutex_t mu;
@@ -181,7 +205,7 @@ struct wl_handover {
     int job_one;                    /* one leap only */
     int job_exp;                    /* the next leap: 2^job_exp generations */
     uint64_t job_total;             /* generations done */
-    double job_cpu;                 /* the racer's CPU seconds on them */
+    double job_time;                /* the seconds they took */
     wl_status job_s;                /* how the last leap ended */
     int quit;                       /* the racer ends */
     int stop;                       /* atomic: the leap under way stops */
@@ -189,7 +213,7 @@ struct wl_handover {
     int asked;                      /* the racer was set going and not yet seen stopped */
     uint64_t seen;                  /* job_total at the last look */
     double race_base;               /* race_time when it was set going */
-    double go_cpu;                  /* the racer's CPU clock then */
+    double go_time;                 /* wl_clock() then */
     int paused;                     /* the racer waits (its core back to the sparse engine)
                                        until the race starts over, memo kept */
     double cpu_ratio;               /* the sparse engine's CPU seconds a second in its last
@@ -250,11 +274,12 @@ wl_handover *wl_handover_new(const wl_config *cfg, const wl_engine_ops *first,
                                                 : 0;
     const char *growth = getenv("WL_HANDOVER_GROWTH");
     h->growth = growth && atoi(growth) > 0 ? (uint64_t)atoi(growth) : WATCH_GROWTH;
-    /* two cores: the threads the universe may use, one of them left to HashLife */
+    /* two cores or more: the threads the universe may use, half of them HashLife's */
     const int n = cfg->threads > 0 ? cfg->threads : wl_cpu_count();
     const char *conc = getenv("WL_HANDOVER_CONCURRENT"); /* 0 / 1: tests and tuning */
     h->conc = conc ? atoi(conc) > 0 : n >= 2;
-    h->sparse_threads = n > 1 ? n - 1 : 1;
+    h->hl_threads = n / 2 > 1 ? n / 2 : 1;
+    h->sparse_threads = n - h->hl_threads > 1 ? n - h->hl_threads : 1;
     if (h->conc && (pthread_mutex_init(&h->mu, NULL) || pthread_cond_init(&h->cv, NULL))) {
         free(h);
         return NULL;
@@ -428,8 +453,8 @@ static int early_pays(const wl_engine_ops *ops, void *ctx) {
 /* The racer: leaps on h->rc from 2^job_exp generations on, each twice the one before,
  * until HashLife has gone job_way generations, or after one leap (job_one: tests), or when
  * stopped or a leap fails.  After each leap it publishes what it did: job_total
- * generations, job_cpu seconds of its own CPU time (what the leaps cost HashLife), the
- * next leap's exponent. */
+ * generations in job_time seconds (HashLife's threads have cores of their own), the next
+ * leap's exponent. */
 static void *racer_main(void *v) {
     wl_handover *h = v;
     in_racer = 1;
@@ -442,14 +467,14 @@ static void *racer_main(void *v) {
         for (;;) {
             const uint64_t g = leap_size(h->job_exp, way);
             pthread_mutex_unlock(&h->mu);
-            const double t0 = wl_thread_clock();
+            const double t0 = wl_clock();
             uint64_t d = 0;
             const wl_status s = h->second->step(h->rc, g, &d);
-            const double dt = wl_thread_clock() - t0;
+            const double dt = wl_clock() - t0;
             wl_clear_error(); /* (a message stays on its thread: the status says enough) */
             pthread_mutex_lock(&h->mu);
             h->job_total += d;
-            h->job_cpu += dt;
+            h->job_time += dt;
             h->job_s = s;
             way -= (int64_t)d;
             if (s) break;
@@ -478,14 +503,14 @@ static int racer_go(wl_handover *h, int64_t way, int one) {
     h->job_one = one;
     h->job_exp = h->rexp;
     h->job_total = h->seen = 0;
-    h->job_cpu = 0;
+    h->job_time = 0;
     h->job_s = WL_OK;
     h->job = JOB_ASKED;
     pthread_cond_broadcast(&h->cv);
     pthread_mutex_unlock(&h->mu);
     h->asked = 1;
     h->race_base = h->race_time;
-    h->go_cpu = wl_thread_clock_of(h->racer);
+    h->go_time = wl_clock();
     return 1;
 }
 
@@ -497,7 +522,7 @@ static int racer_look(wl_handover *h, int wait, wl_status *s) {
     while (wait && (h->job == JOB_ASKED || h->job == JOB_RUNNING)) pthread_cond_wait(&h->cv, &h->mu);
     h->lag -= (int64_t)(h->job_total - h->seen);
     h->seen = h->job_total;
-    h->race_time = h->race_base + h->job_cpu;
+    h->race_time = h->race_base + h->job_time;
     h->rexp = h->job_exp;
     *s = h->job_s;
     const int stopped = h->job == JOB_DONE;
@@ -747,7 +772,7 @@ static wl_status take_over(wl_handover *h, const wl_engine_ops **ops, void **ctx
         fprintf(stderr, "warplife: auto: handing the pattern from %s to hashlife (it drew "
                         "level after %.3f s of a race%s, its last leap at %.3g against %.3g "
                         "generations/s)\n",
-                h->first->name, h->race_time, h->conc ? " on a core of its own" : "", r,
+                h->first->name, h->race_time, h->conc ? " beside it" : "", r,
                 h->rate);
     if (h->conc && h->second->set_threads) h->second->set_threads(h->rc, 0);
     switch_to(h, ops, ctx, h->second, h->rc);
@@ -866,10 +891,11 @@ wl_status wl_handover_step(wl_handover *h, const wl_engine_ops **ops, void **ctx
                     continue;
                 h->since = 0;
                 h->paused = 0;
-                if (h->conc && fresh) h->conc_budget = h->cpu_ratio > CONC_THREADED ? 1 : INFINITY;
-                if (h->conc) { /* a core for HashLife's thread, HashLife on one */
+                if (h->conc && fresh)
+                    h->conc_budget = h->cpu_ratio > CONC_THREADED ? 1 : INFINITY;
+                if (h->conc) { /* the threads shared out */
                     if ((*ops)->set_threads) (*ops)->set_threads(*ctx, h->sparse_threads);
-                    if (h->second->set_threads) h->second->set_threads(h->rc, 1);
+                    if (h->second->set_threads) h->second->set_threads(h->rc, h->hl_threads);
                 }
             }
         }
@@ -885,20 +911,20 @@ wl_status wl_handover_step(wl_handover *h, const wl_engine_ops **ops, void **ctx
                 h->never = 1;
                 continue;
             }
-            const double spent = h->race_base + wl_thread_clock_of(h->racer) - h->go_cpu;
+            const double spent = h->race_base + wl_clock() - h->go_time;
             if (!h->force && going &&
                 spent > h->conc_budget * FIRST_BUDGET * (double)left / h->rate) {
                 /* the sparse engine lost a busy thread to it: it goes on while its time to
                  * the target at its rate so far is within twice the sparse engine's, else
                  * it waits, its memo kept, until the race starts over after twice the
                  * sparse time of the last wait, with twice the budget */
-                const double rh = (double)h->seen / (h->job_cpu > 1e-9 ? h->job_cpu : 1e-9);
+                const double rh = (double)h->seen / (h->job_time > 1e-9 ? h->job_time : 1e-9);
                 h->conc_budget *= 2;
                 if ((double)((int64_t)left + h->lag) / rh > 2 * (double)left / h->rate) {
                     if (h->cfg.verbose)
-                        fprintf(stderr, "warplife: auto: hashlife pauses (it raced %.3f s on a "
-                                        "core of its own at %.3g against %.3g generations/s)\n",
-                                spent, rh, h->rate);
+                        fprintf(stderr, "warplife: auto: hashlife pauses (it raced %.3f s beside "
+                                        "%s at %.3g against %.3g generations/s)\n",
+                                spent, h->first->name, rh, h->rate);
                     racer_halt(h);
                     if ((*ops)->set_threads) (*ops)->set_threads(*ctx, 0);
                     h->paused = 1;
@@ -910,7 +936,7 @@ wl_status wl_handover_step(wl_handover *h, const wl_engine_ops **ops, void **ctx
             if ((h->force && stopped) || (!h->force && going && h->seen && h->lag <= 0)) {
                 racer_halt(h); /* (its leap under way stops where it is: ahead still) */
                 h->tried = 1;
-                const double r = (double)h->seen / (h->job_cpu > 1e-9 ? h->job_cpu : 1e-9);
+                const double r = (double)h->seen / (h->job_time > 1e-9 ? h->job_time : 1e-9);
                 s = take_over(h, ops, ctx, r, &d);
                 *done += d;
                 continue;

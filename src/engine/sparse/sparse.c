@@ -465,17 +465,22 @@ static int uneven(const sp_ctx *c) {
  * and gives every tile its owner (a pass over the map: only when the parts grew uneven,
  * at most every REBALANCE_GENS generations).  (Cuts by each thread's measured time per
  * tile were tried: on the GPU machine's 16 cores they made the soups 15-35% slower.) */
-static wl_status rebalance(sp_ctx *c) {
-    const sp_list *r = &c->round;
+static wl_status cut_bands(sp_ctx *c, const sp_list *r) {
     int64_t *ty = malloc((r->n ? r->n : 1) * sizeof *ty);
     if (!ty) return wl_error(WL_ERR_NOMEM, "sparse engine: out of memory (%zu tiles)", r->n);
     for (size_t i = 0; i < r->n; i++) ty[i] = r->t[i]->ty;
     qsort(ty, r->n, sizeof *ty, cmp_i64);
-    for (int o = 0; o + 1 < c->nown; o++) c->cut[o] = ty[r->n * (size_t)(o + 1) / (size_t)c->nown];
+    for (int o = 0; o + 1 < c->nown; o++)
+        c->cut[o] = r->n ? ty[r->n * (size_t)(o + 1) / (size_t)c->nown] : o;
     free(ty);
     FOR_EACH_TILE(c, t) set_owner(c, t);
     c->rebalance_next = c->gen + REBALANCE_GENS;
-    return group_round(c);
+    return WL_OK;
+}
+
+static wl_status rebalance(sp_ctx *c) {
+    wl_status s = cut_bands(c, &c->round);
+    return s ? s : group_round(c);
 }
 
 /* Whether the threads paid for themselves in the threaded rounds of the last PAY_SECONDS:
@@ -1472,14 +1477,25 @@ static wl_status render(void *v, const wl_view *view, uint32_t *rgba) {
     return WL_OK;
 }
 
-/* Rounds and dense passes on the first n threads (n < 1: all); with fewer threads than
- * owners of bands, the threads help with the parts whose owners do not run. */
+/* Rounds and dense passes on the first n threads (n < 1: all): the bands of tile rows are
+ * cut again for that many owners (when that fails, the threads help with the parts of the
+ * owners that do not run). */
 static void set_threads(void *v, int n) {
     sp_ctx *c = v;
-    c->active = n < 1 || n > c->nthreads ? c->nthreads : n;
-    wl_pool_set_active(c->pool, c->active);
-    c->exclusive = c->nown == c->active && !c->help;
-    if (c->grid_ctx && c->inner->set_threads) c->inner->set_threads(c->grid_ctx, c->active);
+    n = n < 1 || n > c->nthreads ? c->nthreads : n;
+    if (n == c->active) return;
+    c->active = n;
+    wl_pool_set_active(c->pool, n);
+    if (c->grid_ctx && c->inner->set_threads) c->inner->set_threads(c->grid_ctx, n);
+    /* a band for each thread (cut by the next round's tiles), the list grouped again */
+    const int nown = n < SP_OWNERS_MAX ? n : SP_OWNERS_MAX, was = c->nown;
+    c->nown = nown;
+    if (nown != was && cut_bands(c, &c->next)) { /* (no memory: they help each other) */
+        wl_clear_error();
+        c->nown = was;
+    }
+    c->grouped = 0;
+    c->exclusive = c->nown == n && !c->help;
 }
 
 const wl_engine_ops wl_engine_sparse = {
