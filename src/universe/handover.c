@@ -854,8 +854,11 @@ wl_status wl_handover_step(wl_handover *h, const wl_engine_ops **ops, void **ctx
             *done += d;
             return s;
         }
-        /* the short trial (multi-state, fewer than TRIAL_MIN_GENS to go) */
-        if (h->by_pattern && left < TRIAL_MIN_GENS && !h->short_tried && !h->tried &&
+        /* the short trial (multi-state, fewer than TRIAL_MIN_GENS to go), not during a race
+         * (which would not know of the generations the trial did: HashLife took the
+         * universe over that many generations off, and Golly's meteor-guns to 5000 came out
+         * with 112930 or 99594 cells instead of 124530) */
+        if (h->by_pattern && left < TRIAL_MIN_GENS && !h->short_tried && !h->tried && !h->rc &&
             h->rate > 0 && short_pays(*ops, *ctx, left)) {
             h->short_tried = h->tried = 1;
             double budget = REST_SHARE * (double)left / h->rate;
@@ -893,9 +896,12 @@ wl_status wl_handover_step(wl_handover *h, const wl_engine_ops **ops, void **ctx
                 h->paused = 0;
                 if (h->conc && fresh)
                     h->conc_budget = h->cpu_ratio > CONC_THREADED ? 1 : INFINITY;
-                if (h->conc) { /* the threads shared out */
+                if (h->conc) { /* the threads shared out, and chunks of RACE_CHUNK_SECONDS at
+                                  once (a growing pattern's last chunk may have been long) */
                     if ((*ops)->set_threads) (*ops)->set_threads(*ctx, h->sparse_threads);
                     if (h->second->set_threads) h->second->set_threads(h->rc, h->hl_threads);
+                    const double want = h->rate * RACE_CHUNK_SECONDS / 2;
+                    if ((double)h->chunk > want) h->chunk = want > 16 ? (uint64_t)want : 16;
                 }
             }
         }
