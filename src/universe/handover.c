@@ -896,12 +896,9 @@ wl_status wl_handover_step(wl_handover *h, const wl_engine_ops **ops, void **ctx
                 h->paused = 0;
                 if (h->conc && fresh)
                     h->conc_budget = h->cpu_ratio > CONC_THREADED ? 1 : INFINITY;
-                if (h->conc) { /* the threads shared out, and chunks of RACE_CHUNK_SECONDS at
-                                  once (a growing pattern's last chunk may have been long) */
+                if (h->conc) { /* the threads shared out */
                     if ((*ops)->set_threads) (*ops)->set_threads(*ctx, h->sparse_threads);
                     if (h->second->set_threads) h->second->set_threads(h->rc, h->hl_threads);
-                    const double want = h->rate * RACE_CHUNK_SECONDS / 2;
-                    if ((double)h->chunk > want) h->chunk = want > 16 ? (uint64_t)want : 16;
                 }
             }
         }

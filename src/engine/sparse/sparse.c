@@ -1103,9 +1103,11 @@ static void destroy(void *v) {
     free(c->strip);
     free(c->dense_out);
     wl_pool_destroy(c->pool);
+    /* (one list per owner the engine was made for: set_threads may have cut fewer bands) */
+    const int lists = c->nthreads < SP_OWNERS_MAX ? c->nthreads : SP_OWNERS_MAX;
     if (c->workers)
         for (int i = 0; i < c->nthreads; i++) {
-            for (int o = 0; o < c->nown && c->workers[i].next; o++) free(c->workers[i].next[o].t);
+            for (int o = 0; o < lists && c->workers[i].next; o++) free(c->workers[i].next[o].t);
             wl_aligned_free(c->workers[i].next);
             free(c->workers[i].quiet.t);
             free(c->workers[i].unpack.t);
