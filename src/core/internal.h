@@ -535,7 +535,7 @@ typedef struct wl_engine_ops {
 
     /* -- threads (optional) -- */
     /* Runs on at most n of the threads it was made with from now on (n < 1: all of them);
-     * between steps.  The "auto" engine's race on the plane leaves a core to HashLife. */
+     * between steps.  The "auto" engine's race on the plane shares the cores with HashLife. */
     void (*set_threads)(void *ctx, int n);
 } wl_engine_ops;
 

@@ -18,7 +18,7 @@
  * before the re-check, so no wake-up is lost.
  *
  * A pool may be told to use fewer of its threads for a while (wl_pool_set_active: the
- * "auto" engine's race leaves a core to HashLife): the workers beyond that number take no
+ * "auto" engine's race shares the cores with HashLife): the workers beyond that number take no
  * part in jobs and sleep on a condition variable of their own, without spinning, until
  * they are needed again, so that they leave their cores alone.
  *

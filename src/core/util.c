@@ -127,7 +127,6 @@ double wl_process_clock(void) {
     return (double)t.tv_sec + 1e-9 * (double)t.tv_nsec;
 }
 
-
 void *wl_module_open(const char *file, char *path, size_t cap) {
     /* the executable's folder, from /proc/self/exe */
     ssize_t n = readlink("/proc/self/exe", path, cap > 1 ? cap - 1 : 0);

@@ -92,23 +92,24 @@
  * beside the sparse engine instead: each engine gets half the threads (set_threads; the
  * sparse engine cuts its bands again for its share, HashLife steps on its share), and a
  * thread of the handover's own, the racer, leaps on HashLife's copy from 2^rexp on, each
- * leap twice the one before, to the target, while the sparse engine's chunks go on (of
- * RACE_CHUNK_SECONDS, so that the racer is looked at often).  After each chunk the
- * handover takes in what the racer did; when HashLife has drawn level with the sparse
- * engine or got ahead of it, its leap under way stops where it is and it takes the universe
- * over, with all the threads.  No shares and no credit: a pattern that is HashLife's wins
- * at the speed of HashLife on its cores (Golly's guns and rakes to 20000 on the dev VM's
- * two cores: 1.5-2.6x faster than the turns, docs/BENCHMARKS.md), and one that is not
- * costs the sparse engine the threads it gave away, which is nothing where it runs on one
- * thread (a methuselah, most built patterns).  Where it keeps more than CONC_THREADED
- * threads busy (measured before the race, in CPU time a second: a soup, a big pattern),
- * HashLife's time is judged after conc_budget x FIRST_BUDGET of the sparse engine's time to
- * the target: while its own time to the target, at its rate so far, is over twice the
- * sparse engine's, it pauses (its memo kept, the threads back to the sparse engine) and
- * starts over, from the universe as it is, after twice the sparse time of the last pause,
- * with twice the budget.  Forced races (WL_HANDOVER) take one leap of the racer at a time,
- * waited for, and the sparse chunk beside it stops halfway to the step's end, so that the
- * same paths run on two cores, whatever the timings.
+ * leap twice the one before, to the target, while the sparse engine's chunks go on (their
+ * length drawn to RACE_CHUNK_SECONDS, so that the racer is looked at often).  After each
+ * chunk the handover takes in what the racer did; when HashLife has drawn level with the
+ * sparse engine or got ahead of it, its leap under way stops where it is and it takes the
+ * universe over, with all the threads.  No shares and no credit: a pattern that is
+ * HashLife's wins at the speed of HashLife on its cores (Golly's guns and rakes to 20000:
+ * 1.4-2.6x faster than the turns on the dev VM's two cores, 1.6-2.2x on 16,
+ * docs/BENCHMARKS.md), and one that is not costs the sparse engine the threads it gave
+ * away, which is nothing where it runs on one thread (a methuselah, most built patterns).
+ * Where it keeps more than CONC_THREADED threads busy (measured before the race, in CPU
+ * time a second: a soup, a big pattern), HashLife's time is judged after conc_budget x
+ * FIRST_BUDGET of the sparse engine's time to the target: while its own time to the target,
+ * at its rate so far, is over twice the sparse engine's, it pauses (its memo kept, the
+ * threads back to the sparse engine) and starts over, from the universe as it is, after
+ * twice the sparse time of the last pause, with twice the budget.  Forced races
+ * (WL_HANDOVER) take one leap of the racer at a time, waited for, and the sparse chunk
+ * beside it stops halfway to the step's end, so that the same paths run on two cores,
+ * whatever the timings.
  */
 #include "internal.h"
 
@@ -519,7 +520,8 @@ static int racer_go(wl_handover *h, int64_t way, int one) {
  * returns whether it has stopped (its way gone, its one leap done, halted, or failed). */
 static int racer_look(wl_handover *h, int wait, wl_status *s) {
     pthread_mutex_lock(&h->mu);
-    while (wait && (h->job == JOB_ASKED || h->job == JOB_RUNNING)) pthread_cond_wait(&h->cv, &h->mu);
+    while (wait && (h->job == JOB_ASKED || h->job == JOB_RUNNING))
+        pthread_cond_wait(&h->cv, &h->mu);
     h->lag -= (int64_t)(h->job_total - h->seen);
     h->seen = h->job_total;
     h->race_time = h->race_base + h->job_time;

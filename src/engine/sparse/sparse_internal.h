@@ -217,7 +217,7 @@ typedef struct sp_ctx {
     wl_pool *pool;
     int nthreads;
     int active;          /* the threads rounds may use now (set_threads: the race of the
-                            "auto" engine leaves a core to HashLife) */
+                            "auto" engine shares the cores with HashLife) */
     int help;            /* WL_SPARSE_HELP=1 (tests) */
     size_t parallel_min; /* rounds of fewer tiles stay on one thread */
     int force_threads;   /* WL_SPARSE_PARALLEL=n: rounds of n tiles or more always use the
