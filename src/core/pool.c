@@ -169,7 +169,7 @@ static void start_workers(wl_pool *p) {
 
 int wl_pool_size(const wl_pool *p) { return p->n; }
 
-int wl_pool_active(const wl_pool *p) { return p->active; }
+int wl_pool_active(const wl_pool *p) { return __atomic_load_n(&p->active, __ATOMIC_RELAXED); }
 
 void wl_pool_set_active(wl_pool *p, int n) {
     if (n < 1 || n > p->n) n = p->n;
@@ -183,7 +183,7 @@ void wl_pool_set_active(wl_pool *p, int n) {
 }
 
 void wl_pool_run(wl_pool *p, wl_task_fn fn, void *arg) {
-    const int n = p->active;
+    const int n = wl_pool_active(p);
     if (n == 1) {
         fn(arg, 0, 1);
         return;

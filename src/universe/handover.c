@@ -212,7 +212,8 @@ struct wl_handover {
     int stop;                       /* atomic: the leap under way stops */
     /* the main thread's */
     int asked;                      /* the racer was set going and not yet seen stopped */
-    uint64_t seen;                  /* job_total at the last look */
+    uint64_t seen;                  /* job_total at the last look, */
+    double seen_time;               /* and job_time */
     double race_base;               /* race_time when it was set going */
     double go_time;                 /* wl_clock() then */
     int paused;                     /* the racer waits (its core back to the sparse engine)
@@ -504,7 +505,7 @@ static int racer_go(wl_handover *h, int64_t way, int one) {
     h->job_one = one;
     h->job_exp = h->rexp;
     h->job_total = h->seen = 0;
-    h->job_time = 0;
+    h->job_time = h->seen_time = 0;
     h->job_s = WL_OK;
     h->job = JOB_ASKED;
     pthread_cond_broadcast(&h->cv);
@@ -524,6 +525,7 @@ static int racer_look(wl_handover *h, int wait, wl_status *s) {
         pthread_cond_wait(&h->cv, &h->mu);
     h->lag -= (int64_t)(h->job_total - h->seen);
     h->seen = h->job_total;
+    h->seen_time = h->job_time;
     h->race_time = h->race_base + h->job_time;
     h->rexp = h->job_exp;
     *s = h->job_s;
@@ -534,6 +536,12 @@ static int racer_look(wl_handover *h, int wait, wl_status *s) {
     }
     pthread_mutex_unlock(&h->mu);
     return stopped;
+}
+
+/* HashLife's rate on the racer since it was last set going, at the last look, in
+ * generations a second. */
+static double racer_rate(const wl_handover *h) {
+    return (double)h->seen / (h->seen_time > 1e-9 ? h->seen_time : 1e-9);
 }
 
 /* Stops the racer's leaps (the one under way ends where it is, HashLife exact there) and
@@ -923,7 +931,7 @@ wl_status wl_handover_step(wl_handover *h, const wl_engine_ops **ops, void **ctx
                  * the target at its rate so far is within twice the sparse engine's, else
                  * it waits, its memo kept, until the race starts over after twice the
                  * sparse time of the last wait, with twice the budget */
-                const double rh = (double)h->seen / (h->job_time > 1e-9 ? h->job_time : 1e-9);
+                const double rh = racer_rate(h);
                 h->conc_budget *= 2;
                 if ((double)((int64_t)left + h->lag) / rh > 2 * (double)left / h->rate) {
                     if (h->cfg.verbose)
@@ -941,8 +949,7 @@ wl_status wl_handover_step(wl_handover *h, const wl_engine_ops **ops, void **ctx
             if ((h->force && stopped) || (!h->force && going && h->seen && h->lag <= 0)) {
                 racer_halt(h); /* (its leap under way stops where it is: ahead still) */
                 h->tried = 1;
-                const double r = (double)h->seen / (h->job_time > 1e-9 ? h->job_time : 1e-9);
-                s = take_over(h, ops, ctx, r, &d);
+                s = take_over(h, ops, ctx, racer_rate(h), &d);
                 *done += d;
                 continue;
             }

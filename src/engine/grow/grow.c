@@ -78,7 +78,7 @@ static void note_run(void *user, int dy, int x0, int x1) {
 
 /* Opens the inner engine on a w x h bounded grid (the kernel's engine, or for "auto" the
  * first that runs the rule). */
-static wl_status open_inner(grow_ctx *c, uint64_t w, uint64_t h, void **ictx) {
+static wl_status open_grid(grow_ctx *c, uint64_t w, uint64_t h, void **ictx) {
     wl_config ic = c->cfg;
     ic.topology = WL_TOPOLOGY_BOUNDED;
     ic.width = w;
@@ -87,9 +87,7 @@ static wl_status open_inner(grow_ctx *c, uint64_t w, uint64_t h, void **ictx) {
     ic.kernel = NULL;
     if (c->inner) {
         ic.engine = c->inner->name;
-        wl_status s = wl_engine_open(c->inner, &ic, ictx, NULL);
-        if (!s && c->threads && c->inner->set_threads) c->inner->set_threads(*ictx, c->threads);
-        return s;
+        return wl_engine_open(c->inner, &ic, ictx, NULL);
     }
     static const char *const order[] = {"cuda", "cpu", "ref"};
     wl_status last = WL_ERR_UNSUPPORTED;
@@ -102,13 +100,19 @@ static wl_status open_inner(grow_ctx *c, uint64_t w, uint64_t h, void **ictx) {
         last = wl_engine_open(e, &ic, ictx, NULL);
         if (last == WL_OK) {
             c->inner = e;
-            if (c->threads && e->set_threads) e->set_threads(*ictx, c->threads);
             return WL_OK;
         }
         snprintf(why, sizeof why, "%s", wl_last_error());
     }
     if (!why[0]) snprintf(why, sizeof why, "engine '%s' is not built", c->inner_name);
     return wl_error(last, "engine 'grow': no grid engine to grow on (%s)", why);
+}
+
+/* open_grid, on the threads set_threads left it (grow_set_threads). */
+static wl_status open_inner(grow_ctx *c, uint64_t w, uint64_t h, void **ictx) {
+    wl_status s = open_grid(c, w, h, ictx);
+    if (!s && c->threads && c->inner->set_threads) c->inner->set_threads(*ictx, c->threads);
+    return s;
 }
 
 static wl_status grow_create(const wl_config *cfg, const char *kernel, void **out) {
