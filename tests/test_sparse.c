@@ -262,6 +262,69 @@ static void test_dense_far(uint64_t seed) {
     wl_pattern_free(p);
 }
 
+/* Chains of dense passes (sparse.c, "Chains"): a soup large enough for them under the
+ * default thresholds, with gliders that leave it (a change that strays from the core ends
+ * a chain) and gliders that fly at it from far (a listed tile near the box ends one), run
+ * in steps that nothing looks at in between (a chain goes on from one step to the next),
+ * then looked at (the tiles settle), edited and run on; against the cpu engine on a
+ * bounded grid wide enough that nothing reaches its edge.  Then the same under
+ * WL_SPARSE_DENSE=always, where every step of 16 generations or more is a chain. */
+static void test_chains(uint64_t seed) {
+    static const char *const out_se[] = {".o.", "..o", "ooo"}; /* moves +x +y */
+    static const char *const out_nw[] = {"ooo", "o..", ".o."}; /* moves -x -y */
+    wl_rule life;
+    wl_rule_life(&life);
+    const uint64_t side = quick ? 520 : 600, gens = 150 + 77 + 300 + 200;
+    for (int mode = 0; mode < 2; mode++) {
+        if (mode) setenv("WL_SPARSE_DENSE", "always", 1);
+        wl_pattern *p = wl_pattern_new();
+        wl_rect r = {0, 0, side, side};
+        WL_CHECK_OK(wl_pattern_random(p, &r, 0.5, mix(seed, 40 + (uint64_t)mode)));
+        draw(p, (int64_t)side + 20, (int64_t)side + 20, out_se, 3);
+        draw(p, -30, -30, out_nw, 3);
+        draw(p, -700, -700, out_se, 3);
+        draw(p, (int64_t)side + 650, (int64_t)side + 650, out_nw, 3);
+        wl_config cfg;
+        wl_config_init(&cfg);
+        cfg.engine = "sparse";
+        cfg.topology = WL_TOPOLOGY_PLANE;
+        cfg.rule = life;
+        wl_universe *sp = NULL, *cpu = NULL;
+        WL_CHECK_OK(wl_universe_create(&cfg, &sp));
+        cfg.engine = "cpu";
+        cfg.topology = WL_TOPOLOGY_BOUNDED;
+        cfg.width = cfg.height = 2 * (700 + side + gens + 64);
+        WL_CHECK_OK(wl_universe_create(&cfg, &cpu));
+        if (sp && cpu) {
+            WL_CHECK_OK(wl_universe_load(sp, p, NULL));
+            WL_CHECK_OK(wl_universe_load(cpu, p, NULL));
+            static const uint64_t unseen[] = {150, 77, 300};
+            for (int k = 0; k < 3; k++) WL_CHECK_OK(wl_universe_step(sp, unseen[k]));
+            WL_CHECK_OK(wl_universe_step(cpu, 150 + 77 + 300));
+            wl_test_same(sp, cpu, mode ? "chains (always) over unseen steps"
+                                       : "chains over unseen steps");
+            WL_CHECK_OK(wl_universe_step(sp, 40));
+            WL_CHECK_OK(wl_universe_step(cpu, 40));
+            for (int e = 0; e < 30; e++) { /* (edits in the soup, mid-chain) */
+                const uint64_t m = mix(seed, 500 + (uint64_t)e);
+                const int64_t x = (int64_t)(m % side), y = (int64_t)((m >> 20) % side);
+                WL_CHECK_OK(wl_universe_set_cell(sp, x, y, (int)((m >> 40) & 1)));
+                WL_CHECK_OK(wl_universe_set_cell(cpu, x, y, (int)((m >> 40) & 1)));
+            }
+            WL_CHECK_OK(wl_universe_step(sp, 160));
+            WL_CHECK_OK(wl_universe_step(cpu, 160));
+            wl_test_same(sp, cpu, mode ? "chains (always) after edits" : "chains after edits");
+            const sp_ctx *c = wl_universe_ctx(sp);
+            WL_CHECK(c->st_chained > 0, "chains: no pass went on from a chain (%llu passes)",
+                     (unsigned long long)c->st_dense);
+        }
+        wl_universe_free(sp);
+        wl_universe_free(cpu);
+        wl_pattern_free(p);
+    }
+    unsetenv("WL_SPARSE_DENSE");
+}
+
 /* The engine's own rendering (what the viewer uses when a pattern is too wide for a
  * snapshot) against the snapshot renderer of src/render on the stored pattern: random
  * views, zoomed in and out, at origins on no pixel grid, near the origin and 2^44 away. */
@@ -833,6 +896,7 @@ int main(int argc, char **argv) {
     unsetenv("WL_SPARSE_UPGRADE");
     test_threads(seed);
     test_dense_far(seed);
+    test_chains(seed);
     test_render(seed);
     test_handover(seed);
     test_handover_growth();

@@ -200,11 +200,10 @@ typedef struct sp_ships {
     uint64_t st_found, st_landed, st_checks, st_tried;
 } sp_ships;
 
-/* A tile of a dense pass's interior and its change records (sparse.c). */
-typedef struct sp_dense_out {
-    sp_tile *t;
-    uint64_t chg, chg_w, chg_e;
-} sp_dense_out;
+/* A box of tiles, inclusive. */
+typedef struct sp_box {
+    int64_t x0, y0, x1, y1;
+} sp_box;
 
 typedef struct sp_ctx {
     wl_config cfg;
@@ -259,15 +258,22 @@ typedef struct sp_ctx {
     /* dense passes: the cpu engine on a bounded grid (its size) */
     int dense_mode;     /* 0 off, 1 by the thresholds, 2 always (WL_SPARSE_DENSE, tests) */
     uint64_t dense_next; /* the generation of the next look for a dense core */
+    unsigned dense_ends; /* chains that ended because the pattern thinned out */
     void *grid_ctx;
     uint64_t grid_w, grid_h;
     uint64_t *strip;      /* 64 rows of the grid: how the box goes in */
     int64_t live_t0, live_t1; /* the grid's tile rows that may hold live cells */
-    struct sp_dense_out *dense_out; /* a pass's interior tiles and their change records */
-    size_t dense_cap;
+    uint64_t *gchg;       /* per grid tile: the last pass's change records (dense_chg_strip) */
+    uint8_t *gwake;       /* per grid tile: the marks they make (chain_next) */
+    int64_t gx0, gy0;     /* the plane's tile at grid tile (0, 0) */
+    int chain;            /* a chain is on (sparse.c, "Chains"): the grid, not the tiles, holds
+                             the interior of cbox at the current generation */
+    sp_box cbox;          /* the box of the chain's last pass */
     /* statistics (WL_SPARSE_STATS=1 prints them when the universe is freed) */
     int stats;
     uint64_t st_rounds, st_tiles, st_bricks, st_parallel, st_dense, st_dense_gens;
+    uint64_t st_chained, st_moved; /* passes that went on from a chain, and that moved the
+                                      grid under it (kept always: the tests read them) */
 } sp_ctx;
 
 
