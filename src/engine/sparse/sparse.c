@@ -860,6 +860,35 @@ static void dense_chg_strip(void *arg, uint64_t y0, size_t rows, size_t w0, size
     }
 }
 
+/* Writes the grid's tile rows lo to hi - 1 for a pass on box b (dense_pass), through a
+ * strip of 64 rows: the box's tiles from the map except in `keep`, where the grid holds
+ * them right already, and dead cells everywhere else. */
+static wl_status dense_in_rows(sp_ctx *c, const sp_box *b, const sp_box *keep, int64_t lo,
+                               int64_t hi) {
+    const wl_engine_ops *e = c->inner;
+    const size_t S = (size_t)(c->grid_w / 64);
+    const int64_t gnx = (int64_t)(c->grid_w / WL_TILE);
+    const unsigned p = c->par;
+    wl_status s = WL_OK;
+    for (int64_t j = lo; j < hi && !s; j++) {
+        const int64_t y = c->gy0 + j;
+        const int kept = y >= keep->y0 && y <= keep->y1;
+        if (kept) s = e->store_rows(c->grid_ctx, (uint64_t)j * WL_TILE, WL_TILE, c->strip, S);
+        else memset(c->strip, 0, WL_TILE * S * sizeof *c->strip);
+        for (int64_t i = 0; i < gnx && !s; i++) {
+            const int64_t x = c->gx0 + i;
+            const sp_tile *t = NULL;
+            if (in_box(keep, x, y, 0)) continue;
+            if (in_box(b, x, y, 0)) t = sp_map_find(&c->map, x, y);
+            else if (!kept) continue; /* (cleared) */
+            uint64_t *dst = c->strip + i;
+            for (int r = 0; r < WL_TILE; r++) dst[(size_t)r * S] = t ? sp_row(t, p, r) : 0;
+        }
+        if (!s) s = e->load_rows(c->grid_ctx, (uint64_t)j * WL_TILE, WL_TILE, c->strip, S);
+    }
+    return s;
+}
+
 /* Advances up to k generations (DENSE_MIN_GENS <= k <= DENSE_GENS; *adv says how many):
  * the box b (a core and its margin of two tiles) through the cpu engine's grid, the listed
  * tiles outside it in rounds (see above), and leaves a chain on that box.  With a chain on,
@@ -915,7 +944,6 @@ static wl_status dense_pass(sp_ctx *c, unsigned k, const sp_box *b, uint64_t *ad
      * through a strip of 64 rows: its tiles from the map except where the grid holds them
      * right, dead everywhere else.  The rows written are those of the box and those the
      * last pass may have left live (a chain's: its box and one tile around it). */
-    const size_t S = (size_t)(c->grid_w / 64);
     const unsigned p = c->par;
     const int64_t r0 = b->y0 - c->gy0, r1 = r0 + ny; /* the box's tile rows in the grid */
     int64_t lo = r0, hi = r1;
@@ -927,22 +955,7 @@ static wl_status dense_pass(sp_ctx *c, unsigned k, const sp_box *b, uint64_t *ad
         if (c->live_t0 < lo) lo = c->live_t0 > 0 ? c->live_t0 : 0;
         if (c->live_t1 > hi) hi = c->live_t1 < gny ? c->live_t1 : gny;
     }
-    for (int64_t j = lo; j < hi && !s; j++) {
-        const int64_t y = c->gy0 + j;
-        const int kept = y >= keep.y0 && y <= keep.y1;
-        if (kept) s = e->store_rows(c->grid_ctx, (uint64_t)j * WL_TILE, WL_TILE, c->strip, S);
-        else memset(c->strip, 0, WL_TILE * S * sizeof *c->strip);
-        for (int64_t i = 0; i < gnx && !s; i++) {
-            const int64_t x = c->gx0 + i;
-            const sp_tile *t = NULL;
-            if (in_box(&keep, x, y, 0)) continue;
-            if (in_box(b, x, y, 0)) t = sp_map_find(&c->map, x, y);
-            else if (!kept) continue; /* (cleared) */
-            uint64_t *dst = c->strip + i;
-            for (int r = 0; r < WL_TILE; r++) dst[(size_t)r * S] = t ? sp_row(t, p, r) : 0;
-        }
-        if (!s) s = e->load_rows(c->grid_ctx, (uint64_t)j * WL_TILE, WL_TILE, c->strip, S);
-    }
+    s = dense_in_rows(c, b, &keep, lo, hi);
     if (s) return s; /* (cannot happen: rows of the grid) */
     /* the box's tiles leave the list (a fresh box's core holds them all; a chain's box
      * holds none, see chain_next); the others go on in rounds */
@@ -1079,16 +1092,10 @@ static int chain_next(sp_ctx *c, sp_box *next) {
     return 1;
 }
 
-/* Ends a chain (see above): the interior of its box goes back into the tiles, generation
- * t.  The tiles that the last pass's changes mark are marked edited; in the others nothing
- * changes near them, so generation t + 1 is t - 1 there (the premise of the rounds), and
- * one step of the tile kernel makes it.  On failure (out of memory marking them) the cells
- * are right and c->resync is set. */
-static wl_status chain_flush(sp_ctx *c) {
-    if (!c->chain) return WL_OK;
-    c->chain = 0;
-    chain_marks(c);
-    const sp_box *b = &c->cbox;
+/* chain_flush's two passes over the box's interior: its cells from the grid into the
+ * tiles' buffers of parity t, through a strip of 64 rows; then, in the tiles that the last
+ * changes do not mark, generation t + 1 into the others. */
+static wl_status flush_rows(sp_ctx *c, const sp_box *b) {
     const size_t S = (size_t)(c->grid_w / 64);
     const unsigned p = c->par;
     wl_status s = WL_OK;
@@ -1101,21 +1108,40 @@ static wl_status chain_flush(sp_ctx *c) {
             for (int r = 0; r < WL_TILE; r++) t->rows[p][r] = src[(size_t)r * S];
         }
     }
+    return s;
+}
+
+static void flush_step(sp_ctx *c, const sp_box *b) {
+    const unsigned p = c->par;
     uint64_t tmp[8][WL_TILE] __attribute__((aligned(64)));
-    for (int64_t y = b->y0 + 1; y < b->y1 && !s; y++)
-        for (int64_t x = b->x0 + 1; x < b->x1 && !s; x++) {
+    for (int64_t y = b->y0 + 1; y < b->y1; y++)
+        for (int64_t x = b->x0 + 1; x < b->x1; x++) {
+            if (c->gwake[grid_at(c, x, y)]) continue;
             sp_tile *t = sp_map_find(&c->map, x, y);
-            if (c->gwake[grid_at(c, x, y)]) {
-                s = sp_edited(c, t);
-                continue;
-            }
-            wl_tile_job j;
-            for (int d = 0; d < 8; d++) j.in[d] = sp_rows(t->nb[d], p, tmp[d]);
-            j.in[WL_NB_C] = t->rows[p];
-            j.out = t->rows[p ^ 1];
-            j.bricks = 0xFF;
-            c->tk.step(&j, c->tk.data);
+            wl_tile_job tj;
+            for (int d = 0; d < 8; d++) tj.in[d] = sp_rows(t->nb[d], p, tmp[d]);
+            tj.in[WL_NB_C] = t->rows[p];
+            tj.out = t->rows[p ^ 1];
+            tj.bricks = 0xFF;
+            c->tk.step(&tj, c->tk.data);
         }
+}
+
+/* Ends a chain (see above): the interior of its box goes back into the tiles, generation
+ * t.  The tiles that the last pass's changes mark are marked edited; in the others nothing
+ * changes near them, so generation t + 1 is t - 1 there (the premise of the rounds), and
+ * one step of the tile kernel makes it.  On failure (out of memory marking them) the cells
+ * are right and c->resync is set. */
+static wl_status chain_flush(sp_ctx *c) {
+    if (!c->chain) return WL_OK;
+    c->chain = 0;
+    chain_marks(c);
+    const sp_box *b = &c->cbox;
+    wl_status s = flush_rows(c, b); /* (cannot fail: rows of the grid) */
+    if (!s) flush_step(c, b);
+    for (int64_t y = b->y0 + 1; y < b->y1 && !s; y++)
+        for (int64_t x = b->x0 + 1; x < b->x1 && !s; x++)
+            if (c->gwake[grid_at(c, x, y)]) s = sp_edited(c, sp_map_find(&c->map, x, y));
     if (s) c->resync = 1;
     return s;
 }
