@@ -14,6 +14,8 @@
  *   3. step the engine 1..3 generations and compare with ref stepping the same modified
  *      grid: the engine's private halos (byte and nibble halo columns, device padding) must
  *      follow load_rows.
+ *   4. load_words (the sparse engine's patches of a box's rim) of random words of random
+ *      rows: the grid must be the old one with those words replaced.
  * Also: an out-of-range strip is WL_ERR_INVALID, not a crash; and the translate and bounds
  * ops where an engine has them, on every state of two- and multi-state rules.
  *
@@ -138,6 +140,34 @@ static void one_case(const char *engine, const char *kernel, const char *rule, w
              "%s:%s %s %s %llux%llu: %llu generations after load_rows differ from ref", engine,
              kernel, rule, wl_topology_name(topo), (unsigned long long)w, (unsigned long long)h,
              (unsigned long long)gens);
+    /* 4. load_words (where the engine has it) of random words of random rows: the grid must
+     * be the stepped one with those words replaced, the rest of the rows kept */
+    WL_CHECK(ops->load_words || strcmp(engine, "cpu") != 0, "the cpu engine has no load_words");
+    if (ops->load_words && ops->store_grid(ctx, &r) == WL_OK) {
+        const size_t w0 = (size_t)rnd(S), nw = 1 + (size_t)rnd(S - w0);
+        y0 = rnd(h);
+        n = 1 + rnd(h - y0);
+        for (size_t i = 0; i < (size_t)n * stride; i++) buf[i] = wl_splitmix64(&rng);
+        wl_status ws = ops->load_words(ctx, y0, n, w0, nw, buf, stride);
+        if (ws == WL_ERR_UNSUPPORTED) { /* (kernels that hold no bit rows) */
+            wl_clear_error();
+        } else {
+            WL_CHECK_OK(ws);
+            for (uint64_t i = 0; i < n; i++) {
+                memcpy(r.words + (y0 + i) * S + w0, buf + i * stride, nw * 8);
+                r.words[(y0 + i) * S + S - 1] &= tail;
+            }
+            memset(a.words, 0, (size_t)h * S * 8);
+            WL_CHECK_OK(ops->store_grid(ctx, &a));
+            WL_CHECK(rows_equal(a.words, S, r.words, S, S, h),
+                     "%s:%s %s %s %llux%llu: load_words(%llu, %llu, %zu, %zu) then store_grid "
+                     "differs", engine, kernel, rule, wl_topology_name(topo),
+                     (unsigned long long)w, (unsigned long long)h, (unsigned long long)y0,
+                     (unsigned long long)n, w0, nw);
+            WL_CHECK(ops->load_words(ctx, 0, 1, S, 1, buf, stride) == WL_ERR_INVALID,
+                     "a word past the row accepted");
+        }
+    }
     /* out of range */
     WL_CHECK(ops->store_rows(ctx, h, 1, buf, stride) == WL_ERR_INVALID, "row h accepted");
     WL_CHECK(ops->load_rows(ctx, 0, h + 1, buf, stride) == WL_ERR_INVALID, "h+1 rows accepted");

@@ -480,6 +480,11 @@ typedef struct wl_engine_ops {
     /* Replaces rows y0 .. y0+n-1 with rows[] (same layout; bits past the width ignored). */
     wl_status (*load_rows)(void *ctx, uint64_t y0, uint64_t n, const uint64_t *rows,
                            size_t stride);
+    /* (optional) Replaces words w0 .. w0+nw-1 (columns 64 w0 .. 64 (w0 + nw) - 1) of rows
+     * y0 .. y0+n-1 with rows[i * stride + k], k < nw, and leaves the rest of the rows as
+     * they are (the sparse engine's chains patch the rim of a box in a grid). */
+    wl_status (*load_words)(void *ctx, uint64_t y0, uint64_t n, size_t w0, size_t nw,
+                            const uint64_t *rows, size_t stride);
     /* (optional: grid engines on a bounded grid) Moves every cell, all states, from
      * (x + dx, y + dy) to (x, y); cells from outside the grid are dead, and what is moved
      * past its edges is lost (the grow engine moves only dead cells out). */

@@ -567,6 +567,25 @@ static wl_status load_rows(void *v, uint64_t y0, uint64_t n, const uint64_t *row
     return WL_OK;
 }
 
+static wl_status load_words(void *v, uint64_t y0, uint64_t n, size_t w0, size_t nw,
+                           const uint64_t *rows, size_t stride) {
+    cpu_ctx *c = v;
+    if (c->multi || c->byte || c->nibble)
+        return wl_error(WL_ERR_UNSUPPORTED, "cpu engine: no word patches on this kernel");
+    if (y0 > c->h || n > c->h - y0 || w0 > c->S || nw > c->S - w0 || (n > 1 && stride < nw))
+        return wl_error(WL_ERR_INVALID, "cpu engine: words %zu+%zu of rows %llu+%llu (stride "
+                        "%zu) outside a grid of %zu words x %llu rows", w0, nw,
+                        (unsigned long long)y0, (unsigned long long)n, stride, c->S,
+                        (unsigned long long)c->h);
+    uint64_t tail = (c->w & 63) ? (((uint64_t)1 << (c->w & 63)) - 1) : ~(uint64_t)0;
+    for (uint64_t i = 0; i < n; i++) {
+        uint64_t *row = c->cur + (size_t)(y0 + i) * c->S;
+        memcpy(row + w0, rows + (size_t)i * stride, nw * 8);
+        row[c->S - 1] &= tail;
+    }
+    return WL_OK;
+}
+
 static wl_status step(void *v, uint64_t generations, uint64_t *done) {
     cpu_ctx *c = v;
     uint64_t n = 0;
@@ -814,6 +833,7 @@ const wl_engine_ops wl_engine_cpu = {
     .randomize = randomize,
     .store_rows = store_rows,
     .load_rows = load_rows,
+    .load_words = load_words,
     .translate = translate,
     .bounds = bounds,
     .step_tail = step_tail,

@@ -860,31 +860,50 @@ static void dense_chg_strip(void *arg, uint64_t y0, size_t rows, size_t w0, size
     }
 }
 
+/* Fills the strip's columns of tiles x0 .. x1 (plane coordinates) of tile row y: the
+ * map's tiles where they lie in box b, dead elsewhere. */
+static void strip_fill(sp_ctx *c, const sp_box *b, int64_t y, int64_t x0, int64_t x1) {
+    const size_t S = (size_t)(c->grid_w / 64);
+    const unsigned p = c->par;
+    for (int64_t x = x0; x <= x1; x++) {
+        const sp_tile *t = in_box(b, x, y, 0) ? sp_map_find(&c->map, x, y) : NULL;
+        uint64_t *dst = c->strip + (x - c->gx0);
+        for (int r = 0; r < WL_TILE; r++) dst[(size_t)r * S] = t ? sp_row(t, p, r) : 0;
+    }
+}
+
 /* Writes the grid's tile rows lo to hi - 1 for a pass on box b (dense_pass), through a
- * strip of 64 rows: the box's tiles from the map except in `keep`, where the grid holds
- * them right already, and dead cells everywhere else. */
-static wl_status dense_in_rows(sp_ctx *c, const sp_box *b, const sp_box *keep, int64_t lo,
-                               int64_t hi) {
+ * strip of 64 rows: the box's tiles from the map, dead cells everywhere else, except in
+ * `keep` (the last box's interior, in a chain), where the grid holds them right already:
+ * beside it only the tiles between it and the edge of the last box's ring of corruption,
+ * `old` widened by a tile, are written (the grid is dead beyond). */
+static wl_status dense_in_rows(sp_ctx *c, const sp_box *b, const sp_box *keep,
+                               const sp_box *old, int64_t lo, int64_t hi) {
     const wl_engine_ops *e = c->inner;
     const size_t S = (size_t)(c->grid_w / 64);
-    const int64_t gnx = (int64_t)(c->grid_w / WL_TILE);
-    const unsigned p = c->par;
+    const int64_t gx1 = c->gx0 + (int64_t)(c->grid_w / WL_TILE) - 1;
     wl_status s = WL_OK;
     for (int64_t j = lo; j < hi && !s; j++) {
         const int64_t y = c->gy0 + j;
-        const int kept = y >= keep->y0 && y <= keep->y1;
-        if (kept) s = e->store_rows(c->grid_ctx, (uint64_t)j * WL_TILE, WL_TILE, c->strip, S);
-        else memset(c->strip, 0, WL_TILE * S * sizeof *c->strip);
-        for (int64_t i = 0; i < gnx && !s; i++) {
-            const int64_t x = c->gx0 + i;
-            const sp_tile *t = NULL;
-            if (in_box(keep, x, y, 0)) continue;
-            if (in_box(b, x, y, 0)) t = sp_map_find(&c->map, x, y);
-            else if (!kept) continue; /* (cleared) */
-            uint64_t *dst = c->strip + i;
-            for (int r = 0; r < WL_TILE; r++) dst[(size_t)r * S] = t ? sp_row(t, p, r) : 0;
+        const uint64_t y0 = (uint64_t)j * WL_TILE;
+        if (y < keep->y0 || y > keep->y1) { /* the whole row */
+            memset(c->strip, 0, WL_TILE * S * sizeof *c->strip);
+            strip_fill(c, b, y, b->x0 > c->gx0 ? b->x0 : c->gx0, b->x1 < gx1 ? b->x1 : gx1);
+            s = e->load_rows(c->grid_ctx, y0, WL_TILE, c->strip, S);
+            continue;
         }
-        if (!s) s = e->load_rows(c->grid_ctx, (uint64_t)j * WL_TILE, WL_TILE, c->strip, S);
+        int64_t xl = b->x0 < old->x0 - 1 ? b->x0 : old->x0 - 1;
+        int64_t xr = b->x1 > old->x1 + 1 ? b->x1 : old->x1 + 1;
+        if (xl < c->gx0) xl = c->gx0;
+        if (xr > gx1) xr = gx1;
+        const int64_t part[2][2] = {{xl, keep->x0 - 1}, {keep->x1 + 1, xr}};
+        for (int k = 0; k < 2 && !s; k++) {
+            if (part[k][0] > part[k][1]) continue;
+            strip_fill(c, b, y, part[k][0], part[k][1]);
+            const size_t w0 = (size_t)(part[k][0] - c->gx0);
+            s = e->load_words(c->grid_ctx, y0, WL_TILE, w0, (size_t)(part[k][1] - part[k][0] + 1),
+                              c->strip + w0, S);
+        }
     }
     return s;
 }
@@ -955,7 +974,7 @@ static wl_status dense_pass(sp_ctx *c, unsigned k, const sp_box *b, uint64_t *ad
         if (c->live_t0 < lo) lo = c->live_t0 > 0 ? c->live_t0 : 0;
         if (c->live_t1 > hi) hi = c->live_t1 < gny ? c->live_t1 : gny;
     }
-    s = dense_in_rows(c, b, &keep, lo, hi);
+    s = dense_in_rows(c, b, &keep, &old, lo, hi);
     if (s) return s; /* (cannot happen: rows of the grid) */
     /* the box's tiles leave the list (a fresh box's core holds them all; a chain's box
      * holds none, see chain_next); the others go on in rounds */
@@ -1375,7 +1394,7 @@ static wl_status create(const wl_config *cfg, const char *kernel, void **out) {
                         "sparse engine: rules with B0 (birth on zero neighbours) fill the "
                         "whole plane at once; run them on a torus or bounded grid");
     const wl_engine_ops *inner = wl_engine_find("cpu");
-    if (!inner || !inner->tile_kernel)
+    if (!inner || !inner->tile_kernel || !inner->step_tail || !inner->load_words || !inner->translate)
         return wl_error(WL_ERR_UNAVAILABLE, "sparse engine: needs the cpu engine's kernels");
     sp_ctx *c = wl_aligned_alloc(sizeof *c);
     if (!c) return WL_ERR_NOMEM;
