@@ -92,14 +92,13 @@
  * beside the sparse engine instead: each engine gets half the threads (set_threads; the
  * sparse engine cuts its bands again for its share, HashLife steps on its share), and a
  * thread of the handover's own, the racer, moves the cells into HashLife (from a copy of
- * the tiles made at the start: a 2048^2 soup's took the sparse engine 4 to 14 ms on the
- * dev VM when it waited for HashLife to take them) and leaps on HashLife's copy from
- * 2^rexp on, each
- * leap twice the one before, to the target, while the sparse engine's chunks go on (their
- * length drawn to RACE_CHUNK_SECONDS, so that the racer is looked at often).  After each
- * chunk the handover takes in what the racer did; when HashLife has drawn level with the
- * sparse engine or got ahead of it, its leap under way stops where it is and it takes the
- * universe over, with all the threads.  No shares and no credit: a pattern that is
+ * the tiles made at the start: a 2048^2 soup's took the sparse engine 4 to 14 ms on the dev
+ * VM when it waited for HashLife to take them) and leaps on HashLife's copy from 2^rexp on,
+ * each leap twice the one before, to the target, while the sparse engine's chunks go on
+ * (their length drawn to RACE_CHUNK_SECONDS, so that the racer is looked at often).  After
+ * each chunk the handover takes in what the racer did; when HashLife has drawn level with
+ * the sparse engine or got ahead of it, its leap under way stops where it is and it takes
+ * the universe over, with all the threads.  No shares and no credit: a pattern that is
  * HashLife's wins at the speed of HashLife on its cores (Golly's guns and rakes to 20000:
  * 1.4-2.6x faster than the turns on the dev VM's two cores, 1.6-2.2x on 16,
  * docs/BENCHMARKS.md), and one that is not costs the sparse engine the threads it gave
