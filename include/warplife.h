@@ -383,7 +383,8 @@ enum {
                                      sphere, shifted tori */
     WL_CAN_GENERATIONS = 1u << 13, /* runs the multi-state families (wl_family); engines */
     WL_CAN_LTL = 1u << 14,         /* without these bits run two-state rules only */
-    WL_CAN_HISTORY = 1u << 15      /* History and Super */
+    WL_CAN_HISTORY = 1u << 15,     /* History */
+    WL_CAN_SUPER = 1u << 16        /* Super */
 };
 /* The capability bits of an engine by name; 0 for an unknown name. */
 unsigned wl_engine_caps(const char *engine);

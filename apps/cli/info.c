@@ -48,7 +48,7 @@ static void list_engines(void) {
                      {WL_CAN_GLUED, "klein bottle, cross-surface, sphere, shifted torus"},
                      {WL_CAN_PLANE, "plane"}},
               F[] = {{WL_CAN_GENERATIONS, "generations"}, {WL_CAN_LTL, "larger than life"},
-                     {WL_CAN_HISTORY, "history, super"}};
+                     {WL_CAN_HISTORY, "history"}, {WL_CAN_SUPER, "super"}};
             for (size_t t = 0; t < sizeof T / sizeof T[0]; t++)
                 if (caps & T[t].bit)
                     snprintf(topo + strlen(topo), sizeof topo - strlen(topo), "%s%s",

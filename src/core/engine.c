@@ -21,8 +21,8 @@ unsigned wl_family_cap(wl_family f) {
     switch (f) {
     case WL_FAMILY_GENERATIONS: return WL_CAP_GENERATIONS;
     case WL_FAMILY_LTL: return WL_CAP_LTL;
-    case WL_FAMILY_HISTORY:
-    case WL_FAMILY_SUPER: return WL_CAP_HISTORY;
+    case WL_FAMILY_HISTORY: return WL_CAP_HISTORY;
+    case WL_FAMILY_SUPER: return WL_CAP_SUPER;
     default: return 0;
     }
 }

@@ -411,7 +411,8 @@ enum {
                                   and (with WL_CAP_TORUS) shifted tori */
     WL_CAP_GENERATIONS = 1u << 6, /* rule families beyond two states (wl_family) */
     WL_CAP_LTL = 1u << 7,
-    WL_CAP_HISTORY = 1u << 8   /* History and Super */
+    WL_CAP_HISTORY = 1u << 8,  /* History */
+    WL_CAP_SUPER = 1u << 9     /* Super */
 };
 
 /* An engine: a table of functions plus a context pointer made by create().  Slots marked

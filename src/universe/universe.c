@@ -36,11 +36,14 @@ void wl_config_init(wl_config *cfg) {
  * topology and rule.  Order of preference: cuda, cpu, ref for grids; for the plane sparse
  * (handing over to hashlife, see handover.c), then hashlife; for Generations and Larger
  * than Life on the plane grow (on cuda or cpu, handing Generations over to hashlife too);
- * for History and Super, whose grids run on ref only, hashlife. */
+ * for History cpu on grids and hashlife on the plane (grow on cpu is 50-80x faster on a
+ * chaotic History soup, but Golly's engineered History patterns - replicators, syntheses -
+ * are HashLife's, up to 50x slower on grow: `-e grow` chooses it); for Super, whose grids
+ * run on ref only, hashlife. */
 static const wl_engine_ops *resolve_auto(const wl_config *cfg) {
     static const char *const two[] = {"cuda", "cpu", "sparse", "hashlife", "grow", "ref"};
     static const char *const multi[] = {"cuda", "cpu", "grow", "hashlife", "ref"};
-    static const char *const marks[] = {"hashlife", "grow", "ref"};
+    static const char *const marks[] = {"cpu", "hashlife", "grow", "ref"};
     wl_family f = wl_rule_family(&cfg->rule);
     const char *const *order = f == WL_FAMILY_LIFE ? two
                                : f == WL_FAMILY_HISTORY || f == WL_FAMILY_SUPER ? marks
@@ -199,6 +202,7 @@ static unsigned caps_of(const wl_engine_ops *e) {
     if (e->caps & WL_CAP_GENERATIONS) c |= WL_CAN_GENERATIONS;
     if (e->caps & WL_CAP_LTL) c |= WL_CAN_LTL;
     if (e->caps & WL_CAP_HISTORY) c |= WL_CAN_HISTORY;
+    if (e->caps & WL_CAP_SUPER) c |= WL_CAN_SUPER;
     return c;
 }
 

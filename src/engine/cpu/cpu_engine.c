@@ -387,6 +387,22 @@ static wl_status create(const wl_config *cfg, const char *kernel, void **out) {
                            .cache_bytes = TILE_CACHE_BYTES, .pool = c->pool, .vw = 1};
     const char *env = getenv("WL_CPU_TILE_KB"); /* for tuning experiments */
     if (env && atoi(env) > 0) tc.cache_bytes = (size_t)atoi(env) << 10;
+    /* History: the marks around the two-state table, which is the rule's own or, for a
+     * rule with B0 (and S8), its dual (wl_marks_table): a two-state rule without B0 */
+    wl_rule table_rule = cfg->rule;
+    if (family == WL_FAMILY_SUPER) {
+        s = wl_error(WL_ERR_UNSUPPORTED, "cpu engine: Super rules run on ref and hashlife");
+        goto fail;
+    }
+    if (family == WL_FAMILY_HISTORY) {
+        uint8_t t[512];
+        wl_marks_table(&cfg->rule, t);
+        memset(&table_rule, 0, sizeof table_rule);
+        table_rule.family = WL_FAMILY_LIFE;
+        table_rule.states = 2;
+        for (unsigned i = 0; i < 512; i++)
+            if (t[i]) table_rule.table[i >> 6] |= (uint64_t)1 << (i & 63);
+    }
     if (family != WL_FAMILY_LIFE) {
         s = cpu_multi_create(cfg, c->pool, &c->multi);
         if (s) goto fail;
@@ -396,12 +412,13 @@ static wl_status create(const wl_config *cfg, const char *kernel, void **out) {
             return WL_OK;
         }
     }
-    s = select_rows(k, &cfg->rule, cfg->verbose, &c->rows, &tc.gen_rows, &tc.vw, &tc.wraps,
+    s = select_rows(k, &table_rule, cfg->verbose, &c->rows, &tc.gen_rows, &tc.vw, &tc.wraps,
                     NULL);
     if (s) goto fail;
     tc.kd = &c->rows.kd;
-    tc.dead_stays_dead = !wl_rule_has_b0(&cfg->rule);
-    if (c->multi) { /* Generations: each tile decays as soon as it is written */
+    tc.dead_stays_dead = !wl_rule_has_b0(&table_rule);
+    if (c->multi) { /* Generations and History: each tile decays (or marks) as soon as it is
+                       written */
         tc.post = cpu_multi_decay_tile;
         tc.post_arg = c->multi;
     }
@@ -518,6 +535,7 @@ static wl_status translate(void *v, int64_t dx, int64_t dy) {
     translate_rows(c->cur, c->S, c->w, c->h, dx, dy, tmp, empty);
     for (unsigned k = 0; k < P; k++)
         translate_rows(e + (size_t)k * c->S * c->h, c->S, c->w, c->h, dx, dy, tmp, empty);
+    if (c->multi) cpu_multi_changed(c->multi);
     free(tmp);
     return WL_OK;
 }
@@ -822,7 +840,8 @@ const wl_engine_ops wl_engine_cpu = {
     .description = "multi-threaded CPU engine: bit-sliced SIMD (AVX-512/AVX2) with temporal "
                    "blocking, plus byte, table and SWAR kernels for comparison; Generations "
                    "and Larger than Life on kernel best",
-    .caps = WL_CAP_TORUS | WL_CAP_BOUNDED | WL_CAP_ANY_RULE | WL_CAP_GENERATIONS | WL_CAP_LTL,
+    .caps = WL_CAP_TORUS | WL_CAP_BOUNDED | WL_CAP_ANY_RULE | WL_CAP_GENERATIONS | WL_CAP_LTL |
+            WL_CAP_HISTORY,
     .kernels = kernel_names,
     .create = create,
     .destroy = destroy,

@@ -239,6 +239,8 @@ void cpu_multi_store(const cpu_multi *m, const uint64_t *f, wl_grid *g);
 uint64_t cpu_multi_population(const cpu_multi *m, const uint64_t *f);
 /* The decay planes (P of them, one grid's words apart; NULL when P is 0). */
 uint64_t *cpu_multi_planes(const cpu_multi *m, unsigned *P);
+/* The planes were changed in place (translate): what is made from them is made again. */
+void cpu_multi_changed(cpu_multi *m);
 /* Larger than Life's counts, as multi.c hands a band of rows to a kernel. */
 typedef struct cpu_ltl_run {
     int dy, x0, x1; /* offsets dx in [x0, x1] of row dy */

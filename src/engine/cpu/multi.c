@@ -33,6 +33,16 @@
  * column + row.  Counts are tested against the rule's intervals (survival with the cell's
  * own count added for LtL's M1), the results packed into F', and the decay applied as
  * above.  Rows are split into bands, one per thread.
+ *
+ * History (Golly's LifeHistory and its kin: src/core/marks.c says what the states do).  F
+ * holds the on cells (states 1, 3 and 5), and four planes the marks: H, the cells that
+ * were ever on (state 2 when off and unmarked), M the marked cells (3 and 4), S the cells
+ * on from the start (5), W the walls (6, which never change).  The two-state table runs
+ * on F (its dual for a rule with B0, see wl_marks_table), and after it, word by word:
+ *   F' = T & ~W & ~(F & A)   (A: the cells with a wall among the rule's neighbours: an on
+ *                             cell beside a wall goes off),
+ *   M' = M | (S & ~F'),  S' = S & F',  H' = H | F.
+ * A is made once from W (walls never change) when cells are loaded or moved.
  */
 #include "cpu_internal.h"
 #include "decay.h"
@@ -62,8 +72,10 @@ struct cpu_multi {
     int torus;
     wl_family family;
     unsigned states;
-    unsigned P;          /* planes of E */
+    unsigned P;          /* planes of E (History: H, M, S, W) */
     uint64_t *e;         /* P planes of S * h words */
+    uint64_t *wa;        /* History: A, the cells beside a wall (S * h words) */
+    unsigned marks_nbrs; /* History: the neighbours that see a wall (wl_marks_neighbours) */
     wl_pool *pool;
     /* Larger than Life */
     cpu_ltl_run *runs[2]; /* the neighbourhood's runs for parity 0 and 1 */
@@ -99,6 +111,7 @@ void cpu_multi_destroy(cpu_multi *m) {
     }
     free(m->scratch);
     wl_aligned_free(m->e);
+    wl_aligned_free(m->wa);
     free(m->runs[0]);
     free(m->runs[1]);
     free(m);
@@ -229,6 +242,15 @@ wl_status cpu_multi_create(const wl_config *cfg, wl_pool *pool, cpu_multi **out)
     m->family = wl_rule_family(&cfg->rule);
     m->states = wl_rule_states(&cfg->rule);
     m->P = wl_grid_planes_for(&cfg->rule) - 1;
+    if (m->family == WL_FAMILY_HISTORY) {
+        m->P = 4;
+        m->marks_nbrs = wl_marks_neighbours(&cfg->rule);
+        if (!(m->wa = wl_aligned_alloc(m->S * (size_t)m->h * 8))) {
+            free(m);
+            return WL_ERR_NOMEM;
+        }
+        memset(m->wa, 0, m->S * (size_t)m->h * 8);
+    }
     m->pool = pool;
     m->avx512 = have(WL_CPU_AVX512F);
     m->work = UINT64_MAX;
@@ -253,7 +275,117 @@ static inline uint64_t *plane(const cpu_multi *m, unsigned k) {
     return m->e + (size_t)k * m->S * (size_t)m->h;
 }
 
+enum { H_EVER, H_MARK, H_START, H_WALL }; /* History's planes */
+
+/* Row y + dy, word i + dx of plane p (dx, dy in -1 .. 1, bit-shifted by dx cells): a
+ * torus wraps, a bounded grid is dead outside. */
+static uint64_t shifted(const cpu_multi *m, const uint64_t *p, int64_t y, size_t i, int dx) {
+    if (y < 0 || y >= (int64_t)m->h) {
+        if (!m->torus) return 0;
+        y = (y + (int64_t)m->h) % (int64_t)m->h;
+    }
+    const uint64_t *row = p + (size_t)y * m->S;
+    /* the cells x + dx for the 64 x of word i: a row shifted by -dx */
+    uint64_t out = 0;
+    for (int b = 0; b < 64; b++) {
+        int64_t x = (int64_t)i * 64 + b + dx;
+        if (x < 0 || x >= (int64_t)m->w) {
+            if (!m->torus) continue;
+            x = (x + (int64_t)m->w) % (int64_t)m->w;
+        }
+        if ((uint64_t)(i * 64 + (size_t)b) >= m->w) break;
+        out |= (row[x / 64] >> (x % 64) & 1) << b;
+    }
+    return out;
+}
+
+/* History: A from W, the cells with a wall among the rule's neighbours. */
+static void history_walls(cpu_multi *m) {
+    const uint64_t *w = plane(m, H_WALL);
+    size_t n = m->S * (size_t)m->h;
+    if (wl_first_word(w, n) == n) { /* no walls (most patterns) */
+        memset(m->wa, 0, n * 8);
+        return;
+    }
+    /* index bits of the neighbours: NW N NE W . E SW S SE = bits 8 7 6 5 . 3 2 1 0 */
+    for (uint64_t y = 0; y < m->h; y++)
+        for (size_t i = 0; i < m->S; i++) {
+            uint64_t a = 0;
+            for (int k = 0; k < 9; k++)
+                if (k != 4 && (m->marks_nbrs >> (8 - k) & 1))
+                    a |= shifted(m, w, (int64_t)y + k / 3 - 1, i, k % 3 - 1);
+            m->wa[(size_t)y * m->S + i] = a;
+        }
+}
+
+void cpu_multi_changed(cpu_multi *m) {
+    if (m->family == WL_FAMILY_HISTORY) history_walls(m);
+}
+
+/* History: the states of wl_grid's planes (the live plane, then state - 1 in bits) into F
+ * and the marks, and back. */
+static void history_load(cpu_multi *m, const wl_grid *g, uint64_t *f) {
+    size_t gp = g->h * g->stride;
+    uint64_t tail = (m->w & 63) ? (((uint64_t)1 << (m->w & 63)) - 1) : ~(uint64_t)0;
+    for (uint64_t y = 0; y < m->h; y++)
+        for (size_t i = 0; i < m->S; i++) {
+            size_t at = (size_t)y * m->S + i, gat = (size_t)y * g->stride + i;
+            uint64_t live = g->words[gat] & (i + 1 == m->S ? tail : ~(uint64_t)0);
+            uint64_t b[3];
+            for (unsigned k = 0; k < 3; k++) b[k] = k + 1 < g->planes ? g->words[gat + (k + 1) * gp] : 0;
+            /* state - 1 = b2 b1 b0: 0 -> 1, 1 -> 2, 2 -> 3, 3 -> 4, 4 -> 5, 5 -> 6 */
+            const uint64_t s1 = live & ~b[2] & ~b[1] & ~b[0], s2 = live & ~b[2] & ~b[1] & b[0];
+            const uint64_t s3 = live & ~b[2] & b[1] & ~b[0], s4 = live & ~b[2] & b[1] & b[0];
+            const uint64_t s5 = live & b[2] & ~b[1] & ~b[0], s6 = live & b[2] & ~b[1] & b[0];
+            f[at] = s1 | s3 | s5;
+            plane(m, H_EVER)[at] = s2;
+            plane(m, H_MARK)[at] = s3 | s4;
+            plane(m, H_START)[at] = s5;
+            plane(m, H_WALL)[at] = s6;
+        }
+    history_walls(m);
+}
+
+static void history_store(const cpu_multi *m, const uint64_t *f, wl_grid *g) {
+    size_t gp = g->h * g->stride;
+    unsigned planes = g->planes ? g->planes : 1;
+    memset(g->words, 0, gp * planes * 8);
+    for (uint64_t y = 0; y < m->h; y++)
+        for (size_t i = 0; i < m->S; i++) {
+            size_t at = (size_t)y * m->S + i, gat = (size_t)y * g->stride + i;
+            const uint64_t on = f[at], wall = plane(m, H_WALL)[at], mark = plane(m, H_MARK)[at];
+            const uint64_t s5 = on & plane(m, H_START)[at], s3 = on & mark & ~s5;
+            const uint64_t s4 = ~on & mark, s2 = ~on & ~mark & plane(m, H_EVER)[at] & ~wall;
+            const uint64_t s6 = wall & ~on;
+            /* state - 1: 2 -> 1, 3 -> 2, 4 -> 3, 5 -> 4, 6 -> 5 */
+            const uint64_t b0 = s2 | s4 | s6, b1 = s3 | s4, b2 = s5 | s6;
+            g->words[gat] = on | s2 | s4 | s6;
+            if (planes > 1) g->words[gat + gp] = b0;
+            if (planes > 2) g->words[gat + 2 * gp] = b1;
+            if (planes > 3) g->words[gat + 3 * gp] = b2;
+        }
+}
+
+/* History after the table, words [a, b) (see the top). */
+static void history_words(const cpu_multi *m, const uint64_t *f, uint64_t *fn, size_t a,
+                          size_t b) {
+    const size_t pl = m->S * (size_t)m->h;
+    uint64_t *ever = m->e + H_EVER * pl, *mark = m->e + H_MARK * pl, *start = m->e + H_START * pl;
+    const uint64_t *wall = m->e + H_WALL * pl, *wa = m->wa;
+    for (size_t i = a; i < b; i++) {
+        const uint64_t old = f[i], nf = fn[i] & ~wall[i] & ~(old & wa[i]);
+        mark[i] |= start[i] & ~nf;
+        start[i] &= nf;
+        ever[i] |= old;
+        fn[i] = nf;
+    }
+}
+
 void cpu_multi_load(cpu_multi *m, const wl_grid *g, uint64_t *f) {
+    if (m->family == WL_FAMILY_HISTORY) {
+        history_load(m, g, f);
+        return;
+    }
     size_t n = m->S * (size_t)m->h, gp = g->h * g->stride;
     uint64_t tail = (m->w & 63) ? (((uint64_t)1 << (m->w & 63)) - 1) : ~(uint64_t)0;
     for (uint64_t y = 0; y < m->h; y++) {
@@ -272,6 +404,10 @@ void cpu_multi_load(cpu_multi *m, const wl_grid *g, uint64_t *f) {
 }
 
 void cpu_multi_store(const cpu_multi *m, const uint64_t *f, wl_grid *g) {
+    if (m->family == WL_FAMILY_HISTORY) {
+        history_store(m, f, g);
+        return;
+    }
     size_t gp = g->h * g->stride;
     unsigned planes = g->planes ? g->planes : 1;
     memset(g->words, 0, gp * planes * 8);
@@ -307,6 +443,10 @@ uint64_t cpu_multi_population(const cpu_multi *m, const uint64_t *f) {
 
 /* The decay of words [a, b) (decay.h), with AVX-512 where the CPU has it. */
 static void decay_words(const cpu_multi *m, const uint64_t *f, uint64_t *fn, size_t a, size_t b) {
+    if (m->family == WL_FAMILY_HISTORY) {
+        history_words(m, f, fn, a, b);
+        return;
+    }
     size_t plane = m->S * (size_t)m->h;
 #if defined(WL_CPU_X86_SIMD)
     if (m->avx512) {

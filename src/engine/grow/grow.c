@@ -455,7 +455,7 @@ const wl_engine_ops wl_engine_grow = {
     .description = "the plane on a grid engine (kernel: which one) whose bounded grid grows "
                    "with the pattern: Generations, Larger than Life, History and Super on "
                    "the plane",
-    .caps = WL_CAP_PLANE | WL_CAP_GENERATIONS | WL_CAP_LTL | WL_CAP_HISTORY,
+    .caps = WL_CAP_PLANE | WL_CAP_GENERATIONS | WL_CAP_LTL | WL_CAP_HISTORY | WL_CAP_SUPER,
     .kernels = kernels,
     .create = grow_create,
     .destroy = grow_destroy,

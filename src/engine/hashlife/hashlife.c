@@ -1115,7 +1115,7 @@ const wl_engine_ops wl_engine_hashlife = {
     .description = "Gosper's HashLife: quadtree with hash-consing and memoised results on the "
                    "unbounded plane; leaps of 2^k generations; native macrocell; Generations, "
                    "History and Super with the states' bits hung off the leaves",
-    .caps = WL_CAP_PLANE | WL_CAP_GENERATIONS | WL_CAP_HISTORY,
+    .caps = WL_CAP_PLANE | WL_CAP_GENERATIONS | WL_CAP_HISTORY | WL_CAP_SUPER,
     .kernels = hl_kernels,
     .create = hl_create,
     .destroy = hl_destroy,

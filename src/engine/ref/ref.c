@@ -424,7 +424,7 @@ const wl_engine_ops wl_engine_ref = {
     .description = "reference: one byte per cell, every rule family and Golly topology, "
                    "computed the obvious way",
     .caps = WL_CAP_TORUS | WL_CAP_BOUNDED | WL_CAP_ANY_RULE | WL_CAP_GLUED |
-            WL_CAP_GENERATIONS | WL_CAP_LTL | WL_CAP_HISTORY,
+            WL_CAP_GENERATIONS | WL_CAP_LTL | WL_CAP_HISTORY | WL_CAP_SUPER,
     .kernels = NULL, /* one kernel, "default" */
     .create = ref_create,
     .destroy = ref_destroy,
