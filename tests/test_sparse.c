@@ -217,6 +217,27 @@ static void test_threads(uint64_t seed) {
     unsetenv("WL_SPARSE_PARALLEL");
 }
 
+/* The sparse engine on the plane and the cpu engine on a bounded grid of side x side cells
+ * around the origin, under Life, both loaded with p; 0 (a failed check says why) when
+ * either could not be made. */
+static int sparse_and_cpu(const wl_pattern *p, uint64_t side, wl_universe **sp,
+                          wl_universe **cpu) {
+    wl_config cfg;
+    wl_config_init(&cfg);
+    cfg.engine = "sparse";
+    cfg.topology = WL_TOPOLOGY_PLANE;
+    *sp = *cpu = NULL;
+    WL_CHECK_OK(wl_universe_create(&cfg, sp));
+    cfg.engine = "cpu";
+    cfg.topology = WL_TOPOLOGY_BOUNDED;
+    cfg.width = cfg.height = side;
+    WL_CHECK_OK(wl_universe_create(&cfg, cpu));
+    if (!*sp || !*cpu) return 0;
+    WL_CHECK_OK(wl_universe_load(*sp, p, NULL));
+    WL_CHECK_OK(wl_universe_load(*cpu, p, NULL));
+    return 1;
+}
+
 /* Dense passes next to activity elsewhere: a soup large enough for dense passes (the
  * default thresholds) with gliders and blinkers around it at distances that put them in
  * the core's box (near it), and in rounds beside the pass (far from it), against the cpu
@@ -224,8 +245,6 @@ static void test_threads(uint64_t seed) {
 static void test_dense_far(uint64_t seed) {
     static const char *const glider[] = {".o.", "..o", "ooo"}; /* moves +x +y */
     static const char *const blinker[] = {"ooo"};
-    wl_rule life;
-    wl_rule_life(&life);
     uint64_t side = quick ? 560 : 640, gens = quick ? 200 : 300;
     wl_pattern *p = wl_pattern_new();
     wl_rect r = {0, 0, side, side};
@@ -237,20 +256,8 @@ static void test_dense_far(uint64_t seed) {
         draw(p, at[i][0], at[i][1], glider, 3);
         draw(p, at[i][0] + 40, at[i][1] - 30, blinker, 1);
     }
-    wl_config cfg;
-    wl_config_init(&cfg);
-    cfg.engine = "sparse";
-    cfg.topology = WL_TOPOLOGY_PLANE;
-    cfg.rule = life;
     wl_universe *sp = NULL, *cpu = NULL;
-    WL_CHECK_OK(wl_universe_create(&cfg, &sp));
-    cfg.engine = "cpu";
-    cfg.topology = WL_TOPOLOGY_BOUNDED;
-    cfg.width = cfg.height = 2 * (1500 + side + gens + 64);
-    WL_CHECK_OK(wl_universe_create(&cfg, &cpu));
-    if (sp && cpu) {
-        WL_CHECK_OK(wl_universe_load(sp, p, NULL));
-        WL_CHECK_OK(wl_universe_load(cpu, p, NULL));
+    if (sparse_and_cpu(p, 2 * (1500 + side + gens + 64), &sp, &cpu)) {
         for (int k = 0; k < 3; k++) {
             WL_CHECK_OK(wl_universe_step(sp, gens / 3 + (uint64_t)k));
             WL_CHECK_OK(wl_universe_step(cpu, gens / 3 + (uint64_t)k));
@@ -272,8 +279,6 @@ static void test_dense_far(uint64_t seed) {
 static void test_chains(uint64_t seed) {
     static const char *const out_se[] = {".o.", "..o", "ooo"}; /* moves +x +y */
     static const char *const out_nw[] = {"ooo", "o..", ".o."}; /* moves -x -y */
-    wl_rule life;
-    wl_rule_life(&life);
     const uint64_t side = quick ? 520 : 600, gens = 150 + 77 + 300 + 200;
     for (int mode = 0; mode < 2; mode++) {
         if (mode) setenv("WL_SPARSE_DENSE", "always", 1);
@@ -284,20 +289,8 @@ static void test_chains(uint64_t seed) {
         draw(p, -30, -30, out_nw, 3);
         draw(p, -700, -700, out_se, 3);
         draw(p, (int64_t)side + 650, (int64_t)side + 650, out_nw, 3);
-        wl_config cfg;
-        wl_config_init(&cfg);
-        cfg.engine = "sparse";
-        cfg.topology = WL_TOPOLOGY_PLANE;
-        cfg.rule = life;
         wl_universe *sp = NULL, *cpu = NULL;
-        WL_CHECK_OK(wl_universe_create(&cfg, &sp));
-        cfg.engine = "cpu";
-        cfg.topology = WL_TOPOLOGY_BOUNDED;
-        cfg.width = cfg.height = 2 * (700 + side + gens + 64);
-        WL_CHECK_OK(wl_universe_create(&cfg, &cpu));
-        if (sp && cpu) {
-            WL_CHECK_OK(wl_universe_load(sp, p, NULL));
-            WL_CHECK_OK(wl_universe_load(cpu, p, NULL));
+        if (sparse_and_cpu(p, 2 * (700 + side + gens + 64), &sp, &cpu)) {
             static const uint64_t unseen[] = {150, 77, 300};
             for (int k = 0; k < 3; k++) WL_CHECK_OK(wl_universe_step(sp, unseen[k]));
             WL_CHECK_OK(wl_universe_step(cpu, 150 + 77 + 300));

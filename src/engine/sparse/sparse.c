@@ -705,37 +705,67 @@ static int dense_fills(double nx, double ny, size_t in, uint64_t bricks) {
     return (double)in >= DENSE_FILL * nx * ny && (double)bricks >= DENSE_BRICKS * 8.0 * (double)in;
 }
 
-/* The core box of a dense pass, if one pays now.  left: generations to go. */
-static int dense_box(const sp_ctx *c, uint64_t left, sp_box *core) {
-    if (!c->dense_mode || left < DENSE_MIN_GENS || c->next.n == 0) return 0;
-    if (c->dense_mode == 1 && c->next.n < DENSE_MIN_TILES) return 0;
-    const unsigned p = c->par;
+/* The marked tiles that a core is sought among (a round's list, or a chain's box). */
+typedef struct sp_mark {
+    int64_t x, y;
+    unsigned bricks; /* the woken ones */
+} sp_mark;
+
+/* Makes room for n marks in c->marks (0 when there is no memory: no pass then). */
+static int marks_room(sp_ctx *c, size_t n) {
+    if (n <= c->marks_cap) return 1;
+    sp_mark *m = realloc(c->marks, n * sizeof *m);
+    if (!m) {
+        wl_clear_error();
+        return 0;
+    }
+    c->marks = m;
+    c->marks_cap = n;
+    return 1;
+}
+
+/* The core of a dense pass among the n marked tiles of c->marks: the box of those with
+ * most of their bricks woken, grown by the marked tiles near it until none is near; with
+ * in and bricks the marked tiles in it and their woken bricks.  0 when there are too few
+ * such tiles. */
+static int core_of(const sp_ctx *c, size_t n, sp_box *core, size_t *in, uint64_t *bricks) {
+    const sp_mark *m = c->marks;
     size_t ndense = 0;
-    for (size_t i = 0; i < c->next.n; i++) {
-        const sp_tile *t = c->next.t[i];
-        if (c->dense_mode == 1 && wl_popcount64(t->wake[p]) < 4) continue;
-        if (!ndense++) *core = (sp_box){t->tx, t->ty, t->tx, t->ty};
-        box_add(core, t->tx, t->ty);
+    for (size_t i = 0; i < n; i++) {
+        if (c->dense_mode == 1 && wl_popcount64(m[i].bricks) < 4) continue;
+        if (!ndense++) *core = (sp_box){m[i].x, m[i].y, m[i].x, m[i].y};
+        box_add(core, m[i].x, m[i].y);
     }
     if (!ndense || (c->dense_mode == 1 && ndense < DENSE_MIN_TILES)) return 0;
-    /* listed tiles near the core join it, until none is near */
-    size_t in = 0;
-    uint64_t bricks = 0;
     for (int grown = 1; grown;) {
         grown = 0;
-        in = 0;
-        bricks = 0;
-        for (size_t i = 0; i < c->next.n; i++) {
-            const sp_tile *t = c->next.t[i];
-            if (!box_near(core, t, DENSE_GAP)) continue;
-            if (!box_near(core, t, 0)) {
-                box_add(core, t->tx, t->ty);
+        *in = 0;
+        *bricks = 0;
+        for (size_t i = 0; i < n; i++) {
+            if (!in_box(core, m[i].x, m[i].y, DENSE_GAP)) continue;
+            if (!in_box(core, m[i].x, m[i].y, 0)) {
+                box_add(core, m[i].x, m[i].y);
                 grown = 1;
             }
-            in++;
-            bricks += (uint64_t)wl_popcount64(t->wake[p]);
+            (*in)++;
+            *bricks += (uint64_t)wl_popcount64(m[i].bricks);
         }
     }
+    return 1;
+}
+
+/* The core box of a dense pass, if one pays now.  left: generations to go. */
+static int dense_box(sp_ctx *c, uint64_t left, sp_box *core) {
+    if (!c->dense_mode || left < DENSE_MIN_GENS || c->next.n == 0) return 0;
+    if (c->dense_mode == 1 && c->next.n < DENSE_MIN_TILES) return 0;
+    if (!marks_room(c, c->next.n)) return 0;
+    for (size_t i = 0; i < c->next.n; i++) {
+        const sp_tile *t = c->next.t[i];
+        c->marks[i] = (sp_mark){t->tx, t->ty, t->wake[c->par]};
+    }
+    size_t in = 0;
+    uint64_t bricks = 0;
+    if (!core_of(c, c->next.n, core, &in, &bricks)) return 0;
     if (core->x0 - 2 < -SP_COORD_MAX || core->x1 + 2 > SP_COORD_MAX || core->y0 - 2 < -SP_COORD_MAX ||
         core->y1 + 2 > SP_COORD_MAX)
         return 0;
@@ -1062,36 +1092,17 @@ static int chain_next(sp_ctx *c, sp_box *next) {
     const sp_box *b = &c->cbox;
     const uint8_t *wk = c->gwake;
     chain_marks(c);
-    /* the core: the tiles with most of their bricks woken, and the woken ones near them */
-    sp_box core = {0, 0, -1, -1};
-    size_t ndense = 0, nwoken = 0;
+    /* the core, among the tiles the marks wake, as dense_box finds it */
+    const size_t area = (size_t)(b->x1 - b->x0 + 1) * (size_t)(b->y1 - b->y0 + 1);
+    if (!marks_room(c, area)) return 0;
+    size_t nwoken = 0;
     for (int64_t y = b->y0; y <= b->y1; y++)
-        for (int64_t x = b->x0; x <= b->x1; x++) {
-            const unsigned w = wk[grid_at(c, x, y)];
-            nwoken += w != 0;
-            if (!w || (c->dense_mode == 1 && wl_popcount64(w) < 4)) continue;
-            if (!ndense++) core = (sp_box){x, y, x, y};
-            box_add(&core, x, y);
-        }
-    if (!ndense || (c->dense_mode == 1 && ndense < DENSE_MIN_TILES)) return 0;
+        for (int64_t x = b->x0; x <= b->x1; x++)
+            if (wk[grid_at(c, x, y)]) c->marks[nwoken++] = (sp_mark){x, y, wk[grid_at(c, x, y)]};
+    sp_box core;
     size_t in = 0;
     uint64_t bricks = 0;
-    for (int grown = 1; grown;) {
-        grown = 0;
-        in = 0;
-        bricks = 0;
-        for (int64_t y = b->y0; y <= b->y1; y++)
-            for (int64_t x = b->x0; x <= b->x1; x++) {
-                const unsigned w = wk[grid_at(c, x, y)];
-                if (!w || !in_box(&core, x, y, DENSE_GAP)) continue;
-                if (!in_box(&core, x, y, 0)) {
-                    box_add(&core, x, y);
-                    grown = 1;
-                }
-                in++;
-                bricks += (uint64_t)wl_popcount64(w);
-            }
-    }
+    if (!core_of(c, nwoken, &core, &in, &bricks)) return 0;
     /* (a woken tile apart from the core: a glider that left, for rounds) */
     if (in < nwoken) return 0;
     const double nx = (double)(core.x1 - core.x0 + 1), ny = (double)(core.y1 - core.y0 + 1);
@@ -1365,6 +1376,7 @@ static void destroy(void *v) {
     free(c->strip);
     free(c->gchg);
     free(c->gwake);
+    free(c->marks);
     wl_pool_destroy(c->pool);
     /* (one list per owner the engine was made for: set_threads may have cut fewer bands) */
     const int lists = c->nthreads < SP_OWNERS_MAX ? c->nthreads : SP_OWNERS_MAX;

@@ -265,6 +265,8 @@ typedef struct sp_ctx {
     int64_t live_t0, live_t1; /* the grid's tile rows that may hold live cells */
     uint64_t *gchg;       /* per grid tile: the last pass's change records (dense_chg_strip) */
     uint8_t *gwake;       /* per grid tile: the marks they make (chain_next) */
+    struct sp_mark *marks; /* scratch: the tiles a dense core is sought among */
+    size_t marks_cap;
     int64_t gx0, gy0;     /* the plane's tile at grid tile (0, 0) */
     int chain;            /* a chain is on (sparse.c, "Chains"): the grid, not the tiles, holds
                              the interior of cbox at the current generation */
