@@ -668,9 +668,9 @@ static wl_status one_round(sp_ctx *c) {
  * outer ring, which the dead border corrupted, and whatever the box gained are copied in
  * again from the tiles (asleep there, so exact), and the grid tiles just outside the box,
  * where the corruption may have spread, are cleared.  A chain goes on from one step to
- * the next; it ends when it fails those tests, when a step ends less than DENSE_MIN_GENS
- * generations later, before ships are looked at, and when anything else looks at the
- * tiles (settle).  Then the interior goes back into its tiles, generation t only: the
+ * the next; it ends when it fails those tests, when fewer than DENSE_MIN_GENS generations
+ * are left to a step's end or a ship's horizon, before ships are looked at, and when
+ * anything else looks at the tiles (settle).  Then the interior goes back into its tiles, generation t only: the
  * marked tiles are marked edited, so that the next two rounds compute them whole (as after
  * a load), and in the others nothing changed near them, so generation t + 1 equals t - 1
  * there, and one step of the tile kernel makes their other buffer (chain_flush).  A chain
