@@ -238,8 +238,10 @@ static void fit(const grow_ctx *c, const wl_rect *r, uint64_t *w, uint64_t *h, i
     /* a wide grid in whole 512-cell vectors: the cpu engine steps such rows without column
      * masks (its band mode), twice as fast - Golly's what-a-mess to 3000 on grow: 1.8 ->
      * 1.1 s, as its grid happened to be 3968 or 4096 cells wide - at a cost of under half a
-     * 1024-cell row for other engines */
-    if (*w >= 1024) *w = (*w + 511) & ~(uint64_t)511;
+     * 1024-cell row for other engines; not for Larger than Life, whose counts cost every
+     * column (r100-neumann-bug to 3000: 2.3 -> 2.9 s) */
+    if (*w >= 1024 && wl_rule_family(&c->cfg.rule) != WL_FAMILY_LTL)
+        *w = (*w + 511) & ~(uint64_t)511;
     *h = r->h + 2 * my;
     *ox = centred(r->x, r->w, *w);
     *oy = centred(r->y, r->h, *h);
