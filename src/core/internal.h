@@ -220,7 +220,9 @@ const wl_config *wl_ltl_as_table(const wl_config *cfg, wl_config *tmp);
  * of on (odd) cells, and `present` has bit s set when a neighbour (of the rule's
  * neighbourhood, wl_marks_neighbours) is in state s. */
 unsigned wl_marks_next(int super, unsigned c, int alive, uint32_t present);
-/* The two-state table the marks run by: the rule's, or for a B0 rule (with S-max) its dual. */
+/* The two-state rule the marks run by: the rule's table, or for a B0 rule (with S-max) its
+ * dual; and that table as bytes. */
+void wl_marks_rule(const wl_rule *r, wl_rule *out);
 void wl_marks_table(const wl_rule *r, uint8_t table[512]);
 /* The neighbours whose states the marks look at, as index bits of the 3x3 block. */
 unsigned wl_marks_neighbours(const wl_rule *r);

@@ -23,6 +23,8 @@
  */
 #include "internal.h"
 
+#include <string.h>
+
 /* Odd states from 9 (trail #2) and 13 (no-trail) up: masks of state numbers. */
 #define ODD_9_UP 0x2AAAA00u  /* 9, 11, 13, ..., 25 */
 #define ODD_13_UP 0x2AAA000u /* 13, 15, ..., 25 */
@@ -94,10 +96,20 @@ unsigned wl_marks_next(int super, unsigned c, int alive, uint32_t present) {
     }
 }
 
-void wl_marks_table(const wl_rule *r, uint8_t table[512]) {
+void wl_marks_rule(const wl_rule *r, wl_rule *out) {
     int dual = wl_rule_has_b0(r); /* parsing allowed B0 only with S-max */
+    memset(out, 0, sizeof *out);
+    out->family = WL_FAMILY_LIFE;
+    out->states = 2;
     for (unsigned i = 0; i < 512; i++)
-        table[i] = (uint8_t)(dual ? !wl_rule_next(r, 511 - i) : wl_rule_next(r, i));
+        if (dual ? !wl_rule_next(r, 511 - i) : wl_rule_next(r, i))
+            out->table[i >> 6] |= (uint64_t)1 << (i & 63);
+}
+
+void wl_marks_table(const wl_rule *r, uint8_t table[512]) {
+    wl_rule two;
+    wl_marks_rule(r, &two);
+    for (unsigned i = 0; i < 512; i++) table[i] = (uint8_t)wl_rule_next(&two, i);
 }
 
 unsigned wl_marks_neighbours(const wl_rule *r) {

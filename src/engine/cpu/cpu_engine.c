@@ -388,21 +388,13 @@ static wl_status create(const wl_config *cfg, const char *kernel, void **out) {
     const char *env = getenv("WL_CPU_TILE_KB"); /* for tuning experiments */
     if (env && atoi(env) > 0) tc.cache_bytes = (size_t)atoi(env) << 10;
     /* History: the marks around the two-state table, which is the rule's own or, for a
-     * rule with B0 (and S8), its dual (wl_marks_table): a two-state rule without B0 */
+     * rule with B0 (and S8), its dual (wl_marks_rule): a two-state rule without B0 */
     wl_rule table_rule = cfg->rule;
     if (family == WL_FAMILY_SUPER) {
         s = wl_error(WL_ERR_UNSUPPORTED, "cpu engine: Super rules run on ref and hashlife");
         goto fail;
     }
-    if (family == WL_FAMILY_HISTORY) {
-        uint8_t t[512];
-        wl_marks_table(&cfg->rule, t);
-        memset(&table_rule, 0, sizeof table_rule);
-        table_rule.family = WL_FAMILY_LIFE;
-        table_rule.states = 2;
-        for (unsigned i = 0; i < 512; i++)
-            if (t[i]) table_rule.table[i >> 6] |= (uint64_t)1 << (i & 63);
-    }
+    if (family == WL_FAMILY_HISTORY) wl_marks_rule(&cfg->rule, &table_rule);
     if (family != WL_FAMILY_LIFE) {
         s = cpu_multi_create(cfg, c->pool, &c->multi);
         if (s) goto fail;

@@ -74,7 +74,8 @@ struct cpu_multi {
     unsigned states;
     unsigned P;          /* planes of E (History: H, M, S, W) */
     uint64_t *e;         /* P planes of S * h words */
-    uint64_t *wa;        /* History: A, the cells beside a wall (S * h words) */
+    uint64_t *wa;        /* History: A, the cells beside a wall (S * h words, then a row of
+                            scratch) */
     unsigned marks_nbrs; /* History: the neighbours that see a wall (wl_marks_neighbours) */
     wl_pool *pool;
     /* Larger than Life */
@@ -245,7 +246,7 @@ wl_status cpu_multi_create(const wl_config *cfg, wl_pool *pool, cpu_multi **out)
     if (m->family == WL_FAMILY_HISTORY) {
         m->P = 4;
         m->marks_nbrs = wl_marks_neighbours(&cfg->rule);
-        if (!(m->wa = wl_aligned_alloc(m->S * (size_t)m->h * 8))) {
+        if (!(m->wa = wl_aligned_alloc((m->S * (size_t)m->h + m->S) * 8))) { /* (and a row) */
             free(m);
             return WL_ERR_NOMEM;
         }
@@ -277,45 +278,35 @@ static inline uint64_t *plane(const cpu_multi *m, unsigned k) {
 
 enum { H_EVER, H_MARK, H_START, H_WALL }; /* History's planes */
 
-/* Row y + dy, word i + dx of plane p (dx, dy in -1 .. 1, bit-shifted by dx cells): a
- * torus wraps, a bounded grid is dead outside. */
-static uint64_t shifted(const cpu_multi *m, const uint64_t *p, int64_t y, size_t i, int dx) {
-    if (y < 0 || y >= (int64_t)m->h) {
-        if (!m->torus) return 0;
-        y = (y + (int64_t)m->h) % (int64_t)m->h;
-    }
-    const uint64_t *row = p + (size_t)y * m->S;
-    /* the cells x + dx for the 64 x of word i: a row shifted by -dx */
-    uint64_t out = 0;
-    for (int b = 0; b < 64; b++) {
-        int64_t x = (int64_t)i * 64 + b + dx;
-        if (x < 0 || x >= (int64_t)m->w) {
-            if (!m->torus) continue;
-            x = (x + (int64_t)m->w) % (int64_t)m->w;
-        }
-        if ((uint64_t)(i * 64 + (size_t)b) >= m->w) break;
-        out |= (row[x / 64] >> (x % 64) & 1) << b;
-    }
-    return out;
-}
-
-/* History: A from W, the cells with a wall among the rule's neighbours. */
+/* History: A from W, the cells with a wall among the rule's neighbours: for each
+ * neighbour (dx, dy), row y + dy of W shifted by dx (wl_row_shift; a torus wraps, the
+ * column that comes round is set by hand, a bounded grid is dead outside). */
 static void history_walls(cpu_multi *m) {
     const uint64_t *w = plane(m, H_WALL);
-    size_t n = m->S * (size_t)m->h;
-    if (wl_first_word(w, n) == n) { /* no walls (most patterns) */
-        memset(m->wa, 0, n * 8);
-        return;
-    }
+    const size_t S = m->S, n = S * (size_t)m->h;
+    memset(m->wa, 0, n * 8);
+    if (wl_first_word(w, n) == n) return; /* no walls (most patterns) */
+    uint64_t *tmp = m->wa + n; /* (a row of scratch after A) */
     /* index bits of the neighbours: NW N NE W . E SW S SE = bits 8 7 6 5 . 3 2 1 0 */
-    for (uint64_t y = 0; y < m->h; y++)
-        for (size_t i = 0; i < m->S; i++) {
-            uint64_t a = 0;
-            for (int k = 0; k < 9; k++)
-                if (k != 4 && (m->marks_nbrs >> (8 - k) & 1))
-                    a |= shifted(m, w, (int64_t)y + k / 3 - 1, i, k % 3 - 1);
-            m->wa[(size_t)y * m->S + i] = a;
+    for (int k = 0; k < 9; k++) {
+        if (k == 4 || !(m->marks_nbrs >> (8 - k) & 1)) continue;
+        const int dx = k % 3 - 1, dy = k / 3 - 1;
+        for (uint64_t y = 0; y < m->h; y++) {
+            int64_t sy = (int64_t)y + dy;
+            if (sy < 0 || sy >= (int64_t)m->h) {
+                if (!m->torus) continue;
+                sy = (sy + (int64_t)m->h) % (int64_t)m->h;
+            }
+            const uint64_t *row = w + (size_t)sy * S;
+            wl_row_shift(row, S, tmp, S, m->w, dx);
+            if (m->torus && dx) {
+                const uint64_t from = dx > 0 ? 0 : m->w - 1, to = dx > 0 ? m->w - 1 : 0;
+                tmp[to / 64] |= (row[from / 64] >> (from % 64) & 1) << (to % 64);
+            }
+            uint64_t *out = m->wa + (size_t)y * S;
+            for (size_t i = 0; i < S; i++) out[i] |= tmp[i];
         }
+    }
 }
 
 void cpu_multi_changed(cpu_multi *m) {
