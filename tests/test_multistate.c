@@ -401,6 +401,38 @@ static void test_engines(int quick) {
     }
 }
 
+/* Generations with many states on the cpu engine against ref, long enough for whole
+ * decays: the planes count from an offset so that the last step of a decay overflows to 0
+ * (every boundary of the number of planes), and go through the tile driver's passes with
+ * the cells, in band mode (widths of whole 512-cell vectors) and general mode, on tori and
+ * bounded grids, several passes a step. */
+static void test_many_states(int quick) {
+    static const unsigned states[] = {3, 4, 5, 6, 9, 10, 17, 33, 65, 129, 130, 200, 256};
+    for (size_t i = 0; i < sizeof states / sizeof states[0]; i++) {
+        if (quick && i % 3) continue;
+        char text[64];
+        wl_rule rule;
+        snprintf(text, sizeof text, "%s/%s/%u", rnd(2) ? "12" : "2", rnd(2) ? "34" : "3",
+                 states[i]);
+        WL_CHECK_OK(wl_rule_parse(text, &rule));
+        const uint64_t w = rnd(2) ? 512 : 100 + rnd(200), h = 16 + rnd(24);
+        const uint64_t gens = states[i] + 2 + rnd(40);
+        wl_pattern *soup = state_soup(&rule, w, h);
+        for (int t = 0; t < 2; t++) {
+            wl_shape sh = {t ? WL_TOPOLOGY_BOUNDED : WL_TOPOLOGY_TORUS, w, h, {0, 0, 0, 0}};
+            wl_pattern *want = run("ref", NULL, &sh, &rule, soup, gens, 0, NULL);
+            wl_pattern *got = run("cpu", NULL, &sh, &rule, soup, gens, (int)rnd(2), NULL);
+            WL_CHECK(want && got && wl_pattern_equal_cells(got, want),
+                     "cpu, rule %s, %s %llux%llu, %llu generations: differs from ref", text,
+                     wl_topology_name(sh.topology), (unsigned long long)w,
+                     (unsigned long long)h, (unsigned long long)gens);
+            wl_pattern_free(got);
+            wl_pattern_free(want);
+        }
+        wl_pattern_free(soup);
+    }
+}
+
 /* HashLife's leaps against grow over thousands of generations of small soups under
  * Generations rules that stay in bounds, auto's handover between the two both ways
  * (WL_HANDOVER forces the trial's outcome), and a cell edit of a multi-state HashLife
@@ -774,6 +806,7 @@ int main(void) {
     const char *q = getenv("WL_TEST_QUICK");
     int quick = q && *q && strcmp(q, "0") != 0;
     test_engines(quick);
+    test_many_states(quick);
     test_diamond(quick);
     test_ltl_table(quick);
     test_wide(quick);

@@ -119,6 +119,8 @@ typedef struct cpu_ctx {
     cpu_nibble *nibble;
     /* Generations and Larger than Life (multi.c): cur / nxt hold the state-1 cells */
     cpu_multi *multi;
+    int blocked; /* Generations: the planes go through the tile driver with the cells, depth
+                    generations a pass (else a generation a pass, decayed in place) */
 } cpu_ctx;
 
 static int have_avx2(void) {
@@ -414,7 +416,15 @@ static wl_status create(const wl_config *cfg, const char *kernel, void **out) {
         tc.post = cpu_multi_decay_tile;
         tc.post_arg = c->multi;
     }
-    tc.depth = c->multi ? 1 : k->depth; /* Generations: the decay between generations */
+    /* Generations: the decay between generations, in the tile's buffers (its planes carried
+     * along), or on the grid after each pass of one generation */
+    c->blocked = c->multi && cpu_multi_blocked(c->multi);
+    if (c->blocked) {
+        cpu_multi_planes(c->multi, &tc.planes);
+        tc.gen_post = cpu_multi_decay_buf;
+        tc.post = NULL;
+    }
+    tc.depth = c->multi && !c->blocked ? 1 : k->depth;
     if (tc.depth > 1) {
         const char *d = getenv("WL_CPU_DEPTH"); /* for tuning experiments */
         if (d && atoi(d) >= 1 && atoi(d) <= 64) tc.depth = (unsigned)atoi(d);
@@ -606,8 +616,8 @@ static wl_status step(void *v, uint64_t generations, uint64_t *done) {
         } else if (c->nibble) {
             cpu_nibble_step(c->nibble);
             n++;
-        } else if (c->multi) {
-            if (c->tiler) { /* Generations: the table, each tile decaying (tc.post) */
+        } else if (c->multi && !c->blocked) {
+            if (c->tiler) { /* Generations, History: the table, each tile decaying (tc.post) */
                 cpu_tiler_pass(c->tiler, c->cur, c->nxt, 1);
             } else { /* Larger than Life: the counts, then the decay */
                 cpu_multi_ltl(c->multi, c->cur, c->nxt, n > 0); /* (n > 0: cur is its own) */
@@ -619,7 +629,15 @@ static wl_status step(void *v, uint64_t generations, uint64_t *done) {
             n++;
         } else {
             unsigned g = generations - n < c->depth ? (unsigned)(generations - n) : c->depth;
-            cpu_tiler_pass(c->tiler, c->cur, c->nxt, g);
+            if (c->blocked) { /* Generations: the table and the decay, g generations */
+                unsigned P;
+                const uint64_t *e = cpu_multi_planes(c->multi, &P);
+                cpu_tiler_pass_planes(c->tiler, c->cur, c->nxt, g, e,
+                                      cpu_multi_next_planes(c->multi));
+                cpu_multi_swap_planes(c->multi);
+            } else {
+                cpu_tiler_pass(c->tiler, c->cur, c->nxt, g);
+            }
             uint64_t *t = c->cur;
             c->cur = c->nxt;
             c->nxt = t;

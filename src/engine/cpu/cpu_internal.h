@@ -193,12 +193,26 @@ typedef struct cpu_tiler_config {
     void (*post)(void *arg, const uint64_t *src, uint64_t *dst, uint64_t y0, size_t rows,
                  size_t w0, size_t words);
     void *post_arg;
+    /* (optional, instead of post) state planes that go with the cells (Generations' E,
+     * multi.c): `planes` planes of S * h words each, gathered with each tile and its halo,
+     * advanced after each generation in the buffer by gen_post (arg post_arg; rows
+     * [lo, hi), words [c0, c1) of buffer rows `pitch` words apart: `in` the firing cells
+     * before, `out` what the rule made of them, which it turns into the firing cells
+     * after, planes `pstride` words apart), and scattered to the pass's destination planes
+     * (cpu_tiler_pass_planes), so that they too take g generations a trip through memory */
+    unsigned planes;
+    void (*gen_post)(void *arg, const uint64_t *in, uint64_t *out, uint64_t *planes,
+                     size_t pstride, size_t pitch, size_t c0, size_t c1, size_t lo, size_t hi);
 } cpu_tiler_config;
 
 wl_status cpu_tiler_create(const cpu_tiler_config *tc, cpu_tiler **out);
 void cpu_tiler_destroy(cpu_tiler *t);
 /* Advances `gens` <= depth generations from src (stride S words) into dst. */
 void cpu_tiler_pass(cpu_tiler *t, const uint64_t *src, uint64_t *dst, unsigned gens);
+/* The same with the config's state planes, from psrc into pdst (planes of S * h words, one
+ * after another; not the same memory). */
+void cpu_tiler_pass_planes(cpu_tiler *t, const uint64_t *src, uint64_t *dst, unsigned gens,
+                           const uint64_t *psrc, uint64_t *pdst);
 /* The same, and each tile's last three generations to fn as the step_tail slot of
  * wl_engine_ops says (a dead tile: rows of zeros, pitch 0).  Not with `post`; after
  * cpu_tiler_tail_init, which makes the buffers (fails only on out of memory). */
@@ -315,7 +329,7 @@ size_t cpu_ltl_diamond_words(const cpu_ltl_view *v);
 void cpu_ltl_band_diamond_avx512(const cpu_ltl_view *v, uint64_t y0, uint64_t y1, uint32_t *buf,
                                  int64_t busy[2]);
 /* decay.h built for AVX-512F (simd_decay.c). */
-void cpu_decay_avx512(unsigned P, uint64_t last, const uint64_t *f, uint64_t *fn, uint64_t *ep,
+void cpu_decay_avx512(unsigned P, uint64_t first, const uint64_t *f, uint64_t *fn, uint64_t *ep,
                       size_t plane, size_t a, size_t b);
 /* Bytes of one thread's block of buffers for it, and the buffers' places in such a block
  * (64-byte aligned; lo, hi and zero are allocated apart). */
@@ -330,6 +344,16 @@ void cpu_multi_ltl(cpu_multi *m, const uint64_t *f, uint64_t *fn, int follows);
 void cpu_multi_decay(cpu_multi *m, const uint64_t *f, uint64_t *fn);
 void cpu_multi_decay_tile(void *arg, const uint64_t *f, uint64_t *fn, uint64_t y0, size_t rows,
                           size_t w0, size_t words);
+/* Generations with temporal blocking: the decay as the tile driver's gen_post (arg the
+ * cpu_multi), on a tile's buffers; cpu_multi_blocked makes the planes' second set (0: not
+ * Generations, or no memory for it: a generation a pass with cpu_multi_decay_tile), which
+ * each pass writes (cpu_multi_next_planes) and cpu_multi_swap_planes then makes current. */
+void cpu_multi_decay_buf(void *arg, const uint64_t *in, uint64_t *out, uint64_t *planes,
+                         size_t pstride, size_t pitch, size_t c0, size_t c1, size_t lo,
+                         size_t hi);
+int cpu_multi_blocked(cpu_multi *m);
+uint64_t *cpu_multi_next_planes(const cpu_multi *m);
+void cpu_multi_swap_planes(cpu_multi *m);
 
 typedef struct cpu_nibble cpu_nibble;
 /* Outer-totalistic rules only (birth/survive masks as wl_rule_is_totalistic gives). */

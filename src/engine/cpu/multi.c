@@ -73,7 +73,12 @@ struct cpu_multi {
     wl_family family;
     unsigned states;
     unsigned P;          /* planes of E (History: H, M, S, W) */
+    uint64_t offset;     /* Generations and Larger than Life: E holds state - 1 + offset
+                            (2^P - (states - 1)), so that the decay's last step overflows
+                            to 0 (decay.h); wl_grid's planes hold state - 1 */
     uint64_t *e;         /* P planes of S * h words */
+    uint64_t *e2;        /* Generations with temporal blocking: the planes' next
+                            generation (cpu_multi_blocked), then swapped with e */
     uint64_t *wa;        /* History: A, the cells beside a wall (S * h words, then a row of
                             scratch) */
     unsigned marks_nbrs; /* History: the neighbours that see a wall (wl_marks_neighbours) */
@@ -112,6 +117,7 @@ void cpu_multi_destroy(cpu_multi *m) {
     }
     free(m->scratch);
     wl_aligned_free(m->e);
+    wl_aligned_free(m->e2);
     wl_aligned_free(m->wa);
     free(m->runs[0]);
     free(m->runs[1]);
@@ -243,6 +249,7 @@ wl_status cpu_multi_create(const wl_config *cfg, wl_pool *pool, cpu_multi **out)
     m->family = wl_rule_family(&cfg->rule);
     m->states = wl_rule_states(&cfg->rule);
     m->P = wl_grid_planes_for(&cfg->rule) - 1;
+    m->offset = m->P ? ((uint64_t)1 << m->P) - (m->states - 1) : 0;
     if (m->family == WL_FAMILY_HISTORY) {
         m->P = 4;
         m->marks_nbrs = wl_marks_neighbours(&cfg->rule);
@@ -372,6 +379,18 @@ static void history_words(const cpu_multi *m, const uint64_t *f, uint64_t *fn, s
     }
 }
 
+/* Adds the constant c to the P-bit numbers of the lanes `lanes` of the bit planes v[0 ..
+ * P-1] (mod 2^P). */
+static void add_lanes(uint64_t *v, unsigned P, uint64_t lanes, uint64_t c) {
+    uint64_t carry = 0;
+    for (unsigned k = 0; k < P; k++) {
+        const uint64_t b = (c >> k) & 1 ? lanes : 0;
+        const uint64_t s = v[k] ^ b ^ carry;
+        carry = (v[k] & b) | (carry & (v[k] ^ b));
+        v[k] = s;
+    }
+}
+
 void cpu_multi_load(cpu_multi *m, const wl_grid *g, uint64_t *f) {
     if (m->family == WL_FAMILY_HISTORY) {
         history_load(m, g, f);
@@ -383,11 +402,13 @@ void cpu_multi_load(cpu_multi *m, const wl_grid *g, uint64_t *f) {
         for (size_t i = 0; i < m->S; i++) {
             size_t at = (size_t)y * m->S + i, gat = (size_t)y * g->stride + i;
             uint64_t live = g->words[gat] & (i + 1 == m->S ? tail : ~(uint64_t)0), any = 0;
+            uint64_t v[WL_PATTERN_PLANES];
             for (unsigned k = 0; k < m->P; k++) {
-                uint64_t v = k + 1 < g->planes ? g->words[gat + (k + 1) * gp] & live : 0;
-                plane(m, k)[at] = v;
-                any |= v;
+                v[k] = k + 1 < g->planes ? g->words[gat + (k + 1) * gp] & live : 0;
+                any |= v[k];
             }
+            add_lanes(v, m->P, any, m->offset);
+            for (unsigned k = 0; k < m->P; k++) plane(m, k)[at] = v[k];
             f[at] = live & ~any;
         }
     }
@@ -405,12 +426,10 @@ void cpu_multi_store(const cpu_multi *m, const uint64_t *f, wl_grid *g) {
     for (uint64_t y = 0; y < m->h; y++) {
         for (size_t i = 0; i < m->S; i++) {
             size_t at = (size_t)y * m->S + i, gat = (size_t)y * g->stride + i;
-            uint64_t any = 0;
-            for (unsigned k = 0; k < m->P; k++) {
-                uint64_t v = plane(m, k)[at];
-                any |= v;
-                if (k + 1 < planes) g->words[gat + (k + 1) * gp] = v;
-            }
+            uint64_t any = 0, v[WL_PATTERN_PLANES];
+            for (unsigned k = 0; k < m->P; k++) any |= v[k] = plane(m, k)[at];
+            add_lanes(v, m->P, any, m->states - 1); /* (minus the offset, mod 2^P) */
+            for (unsigned k = 0; k + 1 < planes && k < m->P; k++) g->words[gat + (k + 1) * gp] = v[k];
             g->words[gat] = f[at] | any;
         }
     }
@@ -432,20 +451,54 @@ uint64_t cpu_multi_population(const cpu_multi *m, const uint64_t *f) {
     return n;
 }
 
-/* The decay of words [a, b) (decay.h), with AVX-512 where the CPU has it. */
+/* Generations' decay of words [a, b) (decay.h) of planes ep, `plane` words apart, with
+ * AVX-512 where the CPU has it. */
+static inline void decay_span(const cpu_multi *m, const uint64_t *f, uint64_t *fn, uint64_t *ep,
+                              size_t plane, size_t a, size_t b) {
+#if defined(WL_CPU_X86_SIMD)
+    if (m->avx512) {
+        cpu_decay_avx512(m->P, m->offset + 1, f, fn, ep, plane, a, b);
+        return;
+    }
+#endif
+    wl_decay_words(m->P, m->offset + 1, f, fn, ep, plane, a, b);
+}
+
+/* The decay of words [a, b) of the grid's planes (History: the marks). */
 static void decay_words(const cpu_multi *m, const uint64_t *f, uint64_t *fn, size_t a, size_t b) {
     if (m->family == WL_FAMILY_HISTORY) {
         history_words(m, f, fn, a, b);
         return;
     }
-    size_t plane = m->S * (size_t)m->h;
-#if defined(WL_CPU_X86_SIMD)
-    if (m->avx512) {
-        cpu_decay_avx512(m->P, m->states - 1, f, fn, m->e, plane, a, b);
-        return;
+    decay_span(m, f, fn, m->e, m->S * (size_t)m->h, a, b);
+}
+
+void cpu_multi_decay_buf(void *arg, const uint64_t *in, uint64_t *out, uint64_t *planes,
+                         size_t pstride, size_t pitch, size_t c0, size_t c1, size_t lo,
+                         size_t hi) {
+    const cpu_multi *m = arg;
+    for (size_t j = lo; j < hi; j++) /* (row by row: the pads between rows stay as they are) */
+        decay_span(m, in, out, planes, pstride, j * pitch + c0, j * pitch + c1);
+}
+
+int cpu_multi_blocked(cpu_multi *m) {
+    if (m->family != WL_FAMILY_GENERATIONS || !m->P) return 0;
+    if (!m->e2) {
+        const size_t words = (size_t)m->P * m->S * (size_t)m->h;
+        /* (a second set of planes; without the memory, a generation a pass) */
+        if (words > wl_physical_memory() / 8 / 8 || !(m->e2 = wl_aligned_alloc(words * 8)))
+            return 0;
+        memset(m->e2, 0, words * 8);
     }
-#endif
-    wl_decay_words(m->P, m->states - 1, f, fn, m->e, plane, a, b);
+    return 1;
+}
+
+uint64_t *cpu_multi_next_planes(const cpu_multi *m) { return m->e2; }
+
+void cpu_multi_swap_planes(cpu_multi *m) {
+    uint64_t *t = m->e;
+    m->e = m->e2;
+    m->e2 = t;
 }
 
 void cpu_multi_decay_tile(void *arg, const uint64_t *f, uint64_t *fn, uint64_t y0, size_t rows,

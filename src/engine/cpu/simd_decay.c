@@ -1,7 +1,7 @@
 /*
  * simd_decay.c - decay.h's bit logic with AVX-512F: 8 words (512 cells) a vector, the
- * planes of E in registers, the wrap test as one vpternlogq a plane.  Called by multi.c
- * when the CPU has AVX-512F; the word loop's tail runs decay.h's portable form.
+ * planes in registers, the counters' carry rippling through them.  Called by multi.c when
+ * the CPU has AVX-512F; the word loop's tail runs decay.h's portable form.
  */
 #include "cpu_internal.h"
 #include "decay.h"
@@ -11,33 +11,30 @@
 /* One instance per number of planes, so that e[] lives in registers. */
 #define DECAY_VEC(P)                                                                        \
     for (; i + 8 <= b; i += 8) {                                                            \
-        __m512i e[P], d = _mm512_setzero_si512();                                           \
-        for (unsigned k = 0; k < (P); k++) {                                                \
-            e[k] = _mm512_loadu_si512(ep + k * plane + i);                                  \
-            d = _mm512_or_si512(d, e[k]);                                                   \
-        }                                                                                   \
+        __m512i e[P], d;                                                                    \
+        for (unsigned k = 0; k < (P); k++) e[k] = _mm512_loadu_si512(ep + k * plane + i);  \
+        d = e[0];                                                                           \
+        for (unsigned k = 1; k + 1 < (P); k += 2) /* (a | b | c, 0xFE) */                   \
+            d = _mm512_ternarylogic_epi64(d, e[k], e[k + 1], 0xFE);                         \
+        if (!((P) & 1)) d = _mm512_or_si512(d, e[(P) - 1]);                                 \
         __m512i t = _mm512_andnot_si512(d, _mm512_loadu_si512(fn + i));                     \
-        __m512i carry = d, eq = d;                                                          \
+        __m512i carry = d;                                                                  \
         for (unsigned k = 0; k < (P); k++) {                                                \
             __m512i v = _mm512_xor_si512(e[k], carry);                                      \
-            carry = _mm512_and_si512(carry, e[k]);                                          \
-            /* eq &= (v == bit k of last): eq & ~(v ^ lm), ternary 0x90 on (eq, v, lm) */  \
-            eq = _mm512_ternarylogic_epi64(eq, v, lm[k], 0x90);                             \
+            if (k + 1 < (P)) carry = _mm512_and_si512(carry, e[k]);                         \
             e[k] = v;                                                                       \
         }                                                                                   \
         __m512i died = _mm512_andnot_si512(t, _mm512_loadu_si512(f + i));                   \
         for (unsigned k = 0; k < (P); k++) {                                                \
-            __m512i v = _mm512_andnot_si512(eq, e[k]);                                      \
-            if (!k) v = _mm512_or_si512(v, died);                                           \
+            __m512i v = e[k];                                                               \
+            if ((first >> k) & 1u) v = _mm512_or_si512(v, died);                            \
             _mm512_storeu_si512(ep + k * plane + i, v);                                     \
         }                                                                                   \
         _mm512_storeu_si512(fn + i, t);                                                     \
     }
 
-void cpu_decay_avx512(unsigned P, uint64_t last, const uint64_t *f, uint64_t *fn, uint64_t *ep,
+void cpu_decay_avx512(unsigned P, uint64_t first, const uint64_t *f, uint64_t *fn, uint64_t *ep,
                       size_t plane, size_t a, size_t b) {
-    __m512i lm[8];
-    for (unsigned k = 0; k < 8; k++) lm[k] = _mm512_set1_epi64((last >> k) & 1u ? -1 : 0);
     size_t i = a;
     switch (P) {
     case 1: DECAY_VEC(1) break;
@@ -49,5 +46,5 @@ void cpu_decay_avx512(unsigned P, uint64_t last, const uint64_t *f, uint64_t *fn
     case 7: DECAY_VEC(7) break;
     default: DECAY_VEC(8) break;
     }
-    wl_decay_words(P, last, f, fn, ep, plane, i, b);
+    wl_decay_words(P, first, f, fn, ep, plane, i, b);
 }
