@@ -119,8 +119,9 @@ typedef struct cpu_ctx {
     cpu_nibble *nibble;
     /* Generations and Larger than Life (multi.c): cur / nxt hold the state-1 cells */
     cpu_multi *multi;
-    int blocked; /* Generations: the planes go through the tile driver with the cells, depth
-                    generations a pass (else a generation a pass, decayed in place) */
+    int blocked; /* Generations, History: the planes go through the tile driver with the
+                    cells, depth generations a pass (else a generation a pass, decayed or
+                    marked in place) */
 } cpu_ctx;
 
 static int have_avx2(void) {
@@ -416,11 +417,11 @@ static wl_status create(const wl_config *cfg, const char *kernel, void **out) {
         tc.post = cpu_multi_decay_tile;
         tc.post_arg = c->multi;
     }
-    /* Generations: the decay between generations, in the tile's buffers (its planes carried
-     * along), or on the grid after each pass of one generation */
-    c->blocked = c->multi && cpu_multi_blocked(c->multi);
+    /* Generations and History: the decay (the marks) between generations, in the tile's
+     * buffers (its planes carried along), or on the grid after each pass of one generation */
+    tc.planes = c->multi ? cpu_multi_blocked(c->multi) : 0;
+    c->blocked = tc.planes > 0;
     if (c->blocked) {
-        cpu_multi_planes(c->multi, &tc.planes);
         tc.gen_post = cpu_multi_decay_buf;
         tc.post = NULL;
     }
@@ -629,7 +630,7 @@ static wl_status step(void *v, uint64_t generations, uint64_t *done) {
             n++;
         } else {
             unsigned g = generations - n < c->depth ? (unsigned)(generations - n) : c->depth;
-            if (c->blocked) { /* Generations: the table and the decay, g generations */
+            if (c->blocked) { /* the table and the decay (marks), g generations */
                 unsigned P;
                 const uint64_t *e = cpu_multi_planes(c->multi, &P);
                 cpu_tiler_pass_planes(c->tiler, c->cur, c->nxt, g, e,

@@ -344,14 +344,15 @@ void cpu_multi_ltl(cpu_multi *m, const uint64_t *f, uint64_t *fn, int follows);
 void cpu_multi_decay(cpu_multi *m, const uint64_t *f, uint64_t *fn);
 void cpu_multi_decay_tile(void *arg, const uint64_t *f, uint64_t *fn, uint64_t y0, size_t rows,
                           size_t w0, size_t words);
-/* Generations with temporal blocking: the decay as the tile driver's gen_post (arg the
- * cpu_multi), on a tile's buffers; cpu_multi_blocked makes the planes' second set (0: not
- * Generations, or no memory for it: a generation a pass with cpu_multi_decay_tile), which
- * each pass writes (cpu_multi_next_planes) and cpu_multi_swap_planes then makes current. */
+/* Generations and History with temporal blocking: the decay (the marks) as the tile
+ * driver's gen_post (arg the cpu_multi), on a tile's buffers; cpu_multi_blocked makes the
+ * planes' second set and says how many planes the tiles carry (0: Larger than Life, or no
+ * memory for them: a generation a pass with cpu_multi_decay_tile), a set that each pass
+ * writes (cpu_multi_next_planes) and cpu_multi_swap_planes then makes current. */
 void cpu_multi_decay_buf(void *arg, const uint64_t *in, uint64_t *out, uint64_t *planes,
                          size_t pstride, size_t pitch, size_t c0, size_t c1, size_t lo,
                          size_t hi);
-int cpu_multi_blocked(cpu_multi *m);
+unsigned cpu_multi_blocked(cpu_multi *m);
 uint64_t *cpu_multi_next_planes(const cpu_multi *m);
 void cpu_multi_swap_planes(cpu_multi *m);
 

@@ -76,11 +76,11 @@ struct cpu_multi {
     uint64_t offset;     /* Generations and Larger than Life: E holds state - 1 + offset
                             (2^P - (states - 1)), so that the decay's last step overflows
                             to 0 (decay.h); wl_grid's planes hold state - 1 */
-    uint64_t *e;         /* P planes of S * h words */
+    uint64_t *e;         /* np planes of S * h words */
     uint64_t *e2;        /* Generations with temporal blocking: the planes' next
                             generation (cpu_multi_blocked), then swapped with e */
-    uint64_t *wa;        /* History: A, the cells beside a wall (S * h words, then a row of
-                            scratch) */
+    unsigned np;         /* planes in e: P, and History's A after its four */
+    uint64_t *wrow;      /* History: a row of scratch */
     unsigned marks_nbrs; /* History: the neighbours that see a wall (wl_marks_neighbours) */
     wl_pool *pool;
     /* Larger than Life */
@@ -118,7 +118,7 @@ void cpu_multi_destroy(cpu_multi *m) {
     free(m->scratch);
     wl_aligned_free(m->e);
     wl_aligned_free(m->e2);
-    wl_aligned_free(m->wa);
+    free(m->wrow);
     free(m->runs[0]);
     free(m->runs[1]);
     free(m);
@@ -253,18 +253,18 @@ wl_status cpu_multi_create(const wl_config *cfg, wl_pool *pool, cpu_multi **out)
     if (m->family == WL_FAMILY_HISTORY) {
         m->P = 4;
         m->marks_nbrs = wl_marks_neighbours(&cfg->rule);
-        if (!(m->wa = wl_aligned_alloc((m->S * (size_t)m->h + m->S) * 8))) { /* (and a row) */
+        if (!(m->wrow = malloc(m->S * 8))) {
             free(m);
             return WL_ERR_NOMEM;
         }
-        memset(m->wa, 0, m->S * (size_t)m->h * 8);
     }
     m->pool = pool;
     m->avx512 = have(WL_CPU_AVX512F);
     m->work = UINT64_MAX;
     wl_status s = WL_OK;
+    m->np = m->P + (m->family == WL_FAMILY_HISTORY);
     if (m->P) {
-        size_t words = (size_t)m->P * m->S * (size_t)m->h;
+        size_t words = (size_t)m->np * m->S * (size_t)m->h;
         m->e = wl_aligned_alloc(words * 8);
         if (!m->e) s = WL_ERR_NOMEM;
         else memset(m->e, 0, words * 8);
@@ -283,17 +283,19 @@ static inline uint64_t *plane(const cpu_multi *m, unsigned k) {
     return m->e + (size_t)k * m->S * (size_t)m->h;
 }
 
-enum { H_EVER, H_MARK, H_START, H_WALL }; /* History's planes */
+/* History's planes, and A (H_NEAR), the cells with a wall among the rule's neighbours
+ * (not a state: after the P = 4 planes of the state) */
+enum { H_EVER, H_MARK, H_START, H_WALL, H_NEAR };
 
 /* History: A from W, the cells with a wall among the rule's neighbours: for each
  * neighbour (dx, dy), row y + dy of W shifted by dx (wl_row_shift; a torus wraps, the
  * column that comes round is set by hand, a bounded grid is dead outside). */
 static void history_walls(cpu_multi *m) {
     const uint64_t *w = plane(m, H_WALL);
+    uint64_t *near = plane(m, H_NEAR), *tmp = m->wrow;
     const size_t S = m->S, n = S * (size_t)m->h;
-    memset(m->wa, 0, n * 8);
+    memset(near, 0, n * 8);
     if (wl_first_word(w, n) == n) return; /* no walls (most patterns) */
-    uint64_t *tmp = m->wa + n; /* (a row of scratch after A) */
     /* index bits of the neighbours: NW N NE W . E SW S SE = bits 8 7 6 5 . 3 2 1 0 */
     for (int k = 0; k < 9; k++) {
         if (k == 4 || !(m->marks_nbrs >> (8 - k) & 1)) continue;
@@ -310,7 +312,7 @@ static void history_walls(cpu_multi *m) {
                 const uint64_t from = dx > 0 ? 0 : m->w - 1, to = dx > 0 ? m->w - 1 : 0;
                 tmp[to / 64] |= (row[from / 64] >> (from % 64) & 1) << (to % 64);
             }
-            uint64_t *out = m->wa + (size_t)y * S;
+            uint64_t *out = near + (size_t)y * S;
             for (size_t i = 0; i < S; i++) out[i] |= tmp[i];
         }
     }
@@ -364,12 +366,11 @@ static void history_store(const cpu_multi *m, const uint64_t *f, wl_grid *g) {
         }
 }
 
-/* History after the table, words [a, b) (see the top). */
-static void history_words(const cpu_multi *m, const uint64_t *f, uint64_t *fn, size_t a,
-                          size_t b) {
-    const size_t pl = m->S * (size_t)m->h;
-    uint64_t *ever = m->e + H_EVER * pl, *mark = m->e + H_MARK * pl, *start = m->e + H_START * pl;
-    const uint64_t *wall = m->e + H_WALL * pl, *wa = m->wa;
+/* History after the table, words [a, b) of planes ep, pl words apart (see the top). */
+static void history_span(const uint64_t *f, uint64_t *fn, uint64_t *ep, size_t pl, size_t a,
+                         size_t b) {
+    uint64_t *ever = ep + H_EVER * pl, *mark = ep + H_MARK * pl, *start = ep + H_START * pl;
+    const uint64_t *wall = ep + H_WALL * pl, *wa = ep + H_NEAR * pl;
     for (size_t i = a; i < b; i++) {
         const uint64_t old = f[i], nf = fn[i] & ~wall[i] & ~(old & wa[i]);
         mark[i] |= start[i] & ~nf;
@@ -467,7 +468,7 @@ static inline void decay_span(const cpu_multi *m, const uint64_t *f, uint64_t *f
 /* The decay of words [a, b) of the grid's planes (History: the marks). */
 static void decay_words(const cpu_multi *m, const uint64_t *f, uint64_t *fn, size_t a, size_t b) {
     if (m->family == WL_FAMILY_HISTORY) {
-        history_words(m, f, fn, a, b);
+        history_span(f, fn, m->e, m->S * (size_t)m->h, a, b);
         return;
     }
     decay_span(m, f, fn, m->e, m->S * (size_t)m->h, a, b);
@@ -477,20 +478,24 @@ void cpu_multi_decay_buf(void *arg, const uint64_t *in, uint64_t *out, uint64_t 
                          size_t pstride, size_t pitch, size_t c0, size_t c1, size_t lo,
                          size_t hi) {
     const cpu_multi *m = arg;
-    for (size_t j = lo; j < hi; j++) /* (row by row: the pads between rows stay as they are) */
-        decay_span(m, in, out, planes, pstride, j * pitch + c0, j * pitch + c1);
+    for (size_t j = lo; j < hi; j++) { /* (row by row: the pads between rows stay as they are) */
+        if (m->family == WL_FAMILY_HISTORY)
+            history_span(in, out, planes, pstride, j * pitch + c0, j * pitch + c1);
+        else
+            decay_span(m, in, out, planes, pstride, j * pitch + c0, j * pitch + c1);
+    }
 }
 
-int cpu_multi_blocked(cpu_multi *m) {
-    if (m->family != WL_FAMILY_GENERATIONS || !m->P) return 0;
+unsigned cpu_multi_blocked(cpu_multi *m) {
+    if (m->family == WL_FAMILY_LTL || !m->P) return 0;
     if (!m->e2) {
-        const size_t words = (size_t)m->P * m->S * (size_t)m->h;
+        const size_t words = (size_t)m->np * m->S * (size_t)m->h;
         /* (a second set of planes; without the memory, a generation a pass) */
         if (words > wl_physical_memory() / 8 / 8 || !(m->e2 = wl_aligned_alloc(words * 8)))
             return 0;
         memset(m->e2, 0, words * 8);
     }
-    return 1;
+    return m->np;
 }
 
 uint64_t *cpu_multi_next_planes(const cpu_multi *m) { return m->e2; }
