@@ -39,7 +39,7 @@
  * is an array of 32-bit slots at most half full, probed linearly, each slot holding a node
  * index in its low 28 bits and a 4-bit tag (the top bits of the node's hash) above it.
  * 32 to 40 bytes per node in all, against 48 or more for stores of 64-bit pointers.  Both
- * arrays are mappings that ask for transparent huge pages (see map_huge).
+ * arrays are mappings of their own, the table's in transparent huge pages (see map_huge).
  *
  * Why it is fast, and where the time goes.  Nearly all the time is memory latency: a
  * lookup that finds its node costs a miss on the table slot and one on the node; the tag
@@ -85,17 +85,22 @@
 #define HL_STACK_PER_LEVEL 40      /* protect-stack entries one recursion frame may push */
 
 /* Large arrays (the nodes, the hash table) live in their own 2 MiB-aligned anonymous
- * mappings that ask for transparent huge pages: node and table accesses are random over
- * hundreds of megabytes, so with 4 KiB pages nearly every one also misses the TLB and pays
- * a page walk.  The node array reserves address space for the node limit up front
- * (MAP_NORESERVE: only the pages touched become resident), so it never moves and every
- * page of it can be huge; a malloc'd block moved by realloc would not be aligned and
- * would keep its small pages.  Where mappings are not available (other systems) or fail
- * (strict overcommit), malloc is used instead. */
+ * mappings.  The hash table's asks for transparent huge pages: its accesses are random
+ * over tens of megabytes, so with 4 KiB pages nearly every one also misses the TLB and
+ * pays a page walk.  The node array reserves address space for the node limit up front
+ * (MAP_NORESERVE: only the pages touched become resident), so it never moves; it keeps
+ * small pages: it grows a page at a time as nodes are made, and each huge page fault
+ * there cost the kernel milliseconds (zeroing 2 MiB, compacting memory to find them: on
+ * the dev VM, catacryst to 2^40 spent 0.57 s of 3.63 s in the kernel with huge node pages,
+ * 0.10-0.15 s of 3.21-3.28 s without, its user time 1% higher), while the lookups' misses
+ * fall mostly on the table.  A malloc'd block moved by realloc would not be aligned.
+ * Where mappings are not available (other systems) or fail (strict overcommit), malloc is
+ * used instead. */
 #define HL_HUGE_PAGE ((size_t)2 << 20) /* 2 MiB: the x86-64 huge page */
 
-/* A zero-filled mapping of `bytes` bytes aligned to HL_HUGE_PAGE, or NULL. */
-static void *map_huge(size_t bytes) {
+/* A zero-filled mapping of `bytes` bytes aligned to HL_HUGE_PAGE, or NULL; `huge`: asking
+ * for transparent huge pages. */
+static void *map_huge(size_t bytes, int huge) {
 #if defined(__linux__) && defined(MAP_ANONYMOUS) && defined(MAP_NORESERVE)
     size_t span = bytes + HL_HUGE_PAGE;
     char *raw = mmap(NULL, span, PROT_READ | PROT_WRITE,
@@ -106,11 +111,14 @@ static void *map_huge(size_t bytes) {
     if (head) munmap(raw, head);
     if (tail) munmap(p + bytes, tail);
 #if defined(MADV_HUGEPAGE)
-    madvise(p, bytes, MADV_HUGEPAGE); /* advice only: failure is harmless */
+    if (huge) madvise(p, bytes, MADV_HUGEPAGE); /* advice only: failure is harmless */
+#else
+    (void)huge;
 #endif
     return p;
 #else
     (void)bytes;
+    (void)huge;
     return NULL;
 #endif
 }
@@ -167,7 +175,7 @@ static wl_status table_rebuild(hl_ctx *h, uint32_t slots) {
          * kernel); if the new table cannot be had, the old one is still intact */
         size_t bytes = (size_t)slots * sizeof *h->table, mapped = 0;
         uint32_t *t = NULL;
-        if (bytes >= HL_HUGE_PAGE && (t = map_huge(bytes)) != NULL) mapped = bytes;
+        if (bytes >= HL_HUGE_PAGE && (t = map_huge(bytes, 1)) != NULL) mapped = bytes;
         if (!t) t = calloc(slots, sizeof *t);
         if (!t)
             return wl_error(WL_ERR_NOMEM,
@@ -352,7 +360,7 @@ static wl_status grow_arrays(hl_ctx *h) {
         /* reserve address space for every node the limit allows (see map_huge) */
         size_t bytes = (size_t)most * sizeof *h->nodes;
         bytes = (bytes + HL_HUGE_PAGE - 1) & ~(HL_HUGE_PAGE - 1);
-        h->nodes = map_huge(bytes);
+        h->nodes = map_huge(bytes, 0);
         if (h->nodes) h->nodes_mapped = bytes;
     }
     if (!h->nodes_mapped) {
