@@ -433,6 +433,33 @@ static void test_many_states(int quick) {
     }
 }
 
+/* Super on the cpu engine (bit logic of every state's marks, multi.c) against ref for
+ * longer runs than test_engines': random Super rules of every neighbourhood (B0 with S8
+ * included), soups of all 26 states, band and general widths, tori and bounded grids, in
+ * one or two steps. */
+static void test_super_long(int quick) {
+    for (int round = 0; round < (quick ? 3 : 10); round++) {
+        char text[256];
+        wl_rule rule;
+        random_rule(K_SUPER, &rule, text, sizeof text);
+        const uint64_t w = rnd(3) ? 512 : 60 + rnd(300), h = 8 + rnd(40);
+        const uint64_t gens = 20 + rnd(80);
+        wl_pattern *soup = state_soup(&rule, w, h);
+        for (int t = 0; t < 2; t++) {
+            wl_shape sh = {t ? WL_TOPOLOGY_BOUNDED : WL_TOPOLOGY_TORUS, w, h, {0, 0, 0, 0}};
+            wl_pattern *want = run("ref", NULL, &sh, &rule, soup, gens, 0, NULL);
+            wl_pattern *got = run("cpu", NULL, &sh, &rule, soup, gens, (int)rnd(2), NULL);
+            WL_CHECK(want && got && wl_pattern_equal_cells(got, want),
+                     "cpu, rule %s, %s %llux%llu, %llu generations: differs from ref", text,
+                     wl_topology_name(sh.topology), (unsigned long long)w,
+                     (unsigned long long)h, (unsigned long long)gens);
+            wl_pattern_free(got);
+            wl_pattern_free(want);
+        }
+        wl_pattern_free(soup);
+    }
+}
+
 /* HashLife's leaps against grow over thousands of generations of small soups under
  * Generations rules that stay in bounds, auto's handover between the two both ways
  * (WL_HANDOVER forces the trial's outcome), and a cell edit of a multi-state HashLife
@@ -807,6 +834,7 @@ int main(void) {
     int quick = q && *q && strcmp(q, "0") != 0;
     test_engines(quick);
     test_many_states(quick);
+    test_super_long(quick);
     test_diamond(quick);
     test_ltl_table(quick);
     test_wide(quick);

@@ -122,6 +122,7 @@ typedef struct cpu_ctx {
     int blocked; /* Generations, History: the planes go through the tile driver with the
                     cells, depth generations a pass (else a generation a pass, decayed or
                     marked in place) */
+    int super;   /* Super: a generation a pass, the marks after it on the whole grid */
 } cpu_ctx;
 
 static int have_avx2(void) {
@@ -393,11 +394,9 @@ static wl_status create(const wl_config *cfg, const char *kernel, void **out) {
     /* History: the marks around the two-state table, which is the rule's own or, for a
      * rule with B0 (and S8), its dual (wl_marks_rule): a two-state rule without B0 */
     wl_rule table_rule = cfg->rule;
-    if (family == WL_FAMILY_SUPER) {
-        s = wl_error(WL_ERR_UNSUPPORTED, "cpu engine: Super rules run on ref and hashlife");
-        goto fail;
-    }
-    if (family == WL_FAMILY_HISTORY) wl_marks_rule(&cfg->rule, &table_rule);
+    if (family == WL_FAMILY_HISTORY || family == WL_FAMILY_SUPER)
+        wl_marks_rule(&cfg->rule, &table_rule);
+    c->super = family == WL_FAMILY_SUPER;
     if (family != WL_FAMILY_LIFE) {
         s = cpu_multi_create(cfg, c->pool, &c->multi);
         if (s) goto fail;
@@ -412,8 +411,8 @@ static wl_status create(const wl_config *cfg, const char *kernel, void **out) {
     if (s) goto fail;
     tc.kd = &c->rows.kd;
     tc.dead_stays_dead = !wl_rule_has_b0(&table_rule);
-    if (c->multi) { /* Generations and History: each tile decays (or marks) as soon as it is
-                       written */
+    if (c->multi && !c->super) { /* Generations and History: each tile decays (or marks) as
+                                    soon as it is written (Super: after the pass) */
         tc.post = cpu_multi_decay_tile;
         tc.post_arg = c->multi;
     }
@@ -620,6 +619,7 @@ static wl_status step(void *v, uint64_t generations, uint64_t *done) {
         } else if (c->multi && !c->blocked) {
             if (c->tiler) { /* Generations, History: the table, each tile decaying (tc.post) */
                 cpu_tiler_pass(c->tiler, c->cur, c->nxt, 1);
+                if (c->super) cpu_multi_super(c->multi, c->cur, c->nxt);
             } else { /* Larger than Life: the counts, then the decay */
                 cpu_multi_ltl(c->multi, c->cur, c->nxt, n > 0); /* (n > 0: cur is its own) */
                 cpu_multi_decay(c->multi, c->cur, c->nxt);
@@ -849,10 +849,10 @@ static void set_threads(void *v, int n) {
 const wl_engine_ops wl_engine_cpu = {
     .name = "cpu",
     .description = "multi-threaded CPU engine: bit-sliced SIMD (AVX-512/AVX2) with temporal "
-                   "blocking, plus byte, table and SWAR kernels for comparison; Generations "
-                   "and Larger than Life on kernel best",
+                   "blocking, plus byte, table and SWAR kernels for comparison; Generations, "
+                   "Larger than Life, History and Super on kernel best",
     .caps = WL_CAP_TORUS | WL_CAP_BOUNDED | WL_CAP_ANY_RULE | WL_CAP_GENERATIONS | WL_CAP_LTL |
-            WL_CAP_HISTORY,
+            WL_CAP_HISTORY | WL_CAP_SUPER,
     .kernels = kernel_names,
     .create = create,
     .destroy = destroy,

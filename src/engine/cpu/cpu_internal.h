@@ -353,6 +353,9 @@ void cpu_multi_decay_buf(void *arg, const uint64_t *in, uint64_t *out, uint64_t 
                          size_t pstride, size_t pitch, size_t c0, size_t c1, size_t lo,
                          size_t hi);
 unsigned cpu_multi_blocked(cpu_multi *m);
+/* Super: the next states from the firing cells f and what the table made of them in fn
+ * (the on cells next, on exit), a generation on the whole grid (multi.c, "Super"). */
+void cpu_multi_super(cpu_multi *m, const uint64_t *f, uint64_t *fn);
 uint64_t *cpu_multi_next_planes(const cpu_multi *m);
 void cpu_multi_swap_planes(cpu_multi *m);
 

@@ -81,6 +81,7 @@ struct cpu_multi {
                             generation (cpu_multi_blocked), then swapped with e */
     unsigned np;         /* planes in e: P, and History's A after its four */
     uint64_t *wrow;      /* History: a row of scratch */
+    uint64_t *sup;       /* Super: each thread's rows of classes (super_scratch_words) */
     unsigned marks_nbrs; /* History: the neighbours that see a wall (wl_marks_neighbours) */
     wl_pool *pool;
     /* Larger than Life */
@@ -119,6 +120,7 @@ void cpu_multi_destroy(cpu_multi *m) {
     wl_aligned_free(m->e);
     wl_aligned_free(m->e2);
     free(m->wrow);
+    wl_aligned_free(m->sup);
     free(m->runs[0]);
     free(m->runs[1]);
     free(m);
@@ -238,6 +240,8 @@ static wl_status ltl_create(cpu_multi *m, const wl_ltl *l, wl_pool *pool) {
     return WL_OK;
 }
 
+static wl_status super_create(cpu_multi *m);
+
 wl_status cpu_multi_create(const wl_config *cfg, wl_pool *pool, cpu_multi **out) {
     *out = NULL;
     cpu_multi *m = wl_calloc(1, sizeof *m);
@@ -249,7 +253,8 @@ wl_status cpu_multi_create(const wl_config *cfg, wl_pool *pool, cpu_multi **out)
     m->family = wl_rule_family(&cfg->rule);
     m->states = wl_rule_states(&cfg->rule);
     m->P = wl_grid_planes_for(&cfg->rule) - 1;
-    m->offset = m->P ? ((uint64_t)1 << m->P) - (m->states - 1) : 0;
+    if (m->family == WL_FAMILY_SUPER) m->P = 4; /* state bits 1 .. 4 (bit 0: F) */
+    m->offset = m->P && m->family != WL_FAMILY_SUPER ? ((uint64_t)1 << m->P) - (m->states - 1) : 0;
     if (m->family == WL_FAMILY_HISTORY) {
         m->P = 4;
         m->marks_nbrs = wl_marks_neighbours(&cfg->rule);
@@ -258,6 +263,7 @@ wl_status cpu_multi_create(const wl_config *cfg, wl_pool *pool, cpu_multi **out)
             return WL_ERR_NOMEM;
         }
     }
+    if (m->family == WL_FAMILY_SUPER) m->marks_nbrs = wl_marks_neighbours(&cfg->rule);
     m->pool = pool;
     m->avx512 = have(WL_CPU_AVX512F);
     m->work = UINT64_MAX;
@@ -270,6 +276,7 @@ wl_status cpu_multi_create(const wl_config *cfg, wl_pool *pool, cpu_multi **out)
         else memset(m->e, 0, words * 8);
     }
     if (!s && m->family == WL_FAMILY_LTL) s = ltl_create(m, &cfg->rule.ltl, pool);
+    if (!s && m->family == WL_FAMILY_SUPER) s = super_create(m);
     if (s) {
         cpu_multi_destroy(m);
         return s;
@@ -392,9 +399,46 @@ static void add_lanes(uint64_t *v, unsigned P, uint64_t lanes, uint64_t c) {
     }
 }
 
+/* Super: wl_grid's state - 1 (five bits) into the state's bit 0 (F) and bits 1 .. 4 (the
+ * planes), and back. */
+static void super_load(cpu_multi *m, const wl_grid *g, uint64_t *f) {
+    const size_t gp = g->h * g->stride;
+    const uint64_t tail = (m->w & 63) ? (((uint64_t)1 << (m->w & 63)) - 1) : ~(uint64_t)0;
+    for (uint64_t y = 0; y < m->h; y++)
+        for (size_t i = 0; i < m->S; i++) {
+            const size_t at = (size_t)y * m->S + i, gat = (size_t)y * g->stride + i;
+            const uint64_t live = g->words[gat] & (i + 1 == m->S ? tail : ~(uint64_t)0);
+            uint64_t v[5];
+            for (unsigned k = 0; k < 5; k++)
+                v[k] = k + 1 < g->planes ? g->words[gat + (k + 1) * gp] & live : 0;
+            add_lanes(v, 5, live, 1);
+            f[at] = v[0];
+            for (unsigned k = 0; k < 4; k++) plane(m, k)[at] = v[k + 1];
+        }
+}
+
+static void super_store(const cpu_multi *m, const uint64_t *f, wl_grid *g) {
+    const size_t gp = g->h * g->stride;
+    const unsigned planes = g->planes ? g->planes : 1;
+    memset(g->words, 0, gp * planes * 8);
+    for (uint64_t y = 0; y < m->h; y++)
+        for (size_t i = 0; i < m->S; i++) {
+            const size_t at = (size_t)y * m->S + i, gat = (size_t)y * g->stride + i;
+            uint64_t v[5] = {f[at]}, live = f[at];
+            for (unsigned k = 0; k < 4; k++) live |= v[k + 1] = plane(m, k)[at];
+            add_lanes(v, 5, live, 31); /* (minus 1, mod 32) */
+            g->words[gat] = live;
+            for (unsigned k = 0; k < 5 && k + 1 < planes; k++) g->words[gat + (k + 1) * gp] = v[k];
+        }
+}
+
 void cpu_multi_load(cpu_multi *m, const wl_grid *g, uint64_t *f) {
     if (m->family == WL_FAMILY_HISTORY) {
         history_load(m, g, f);
+        return;
+    }
+    if (m->family == WL_FAMILY_SUPER) {
+        super_load(m, g, f);
         return;
     }
     size_t n = m->S * (size_t)m->h, gp = g->h * g->stride;
@@ -419,6 +463,10 @@ void cpu_multi_load(cpu_multi *m, const wl_grid *g, uint64_t *f) {
 void cpu_multi_store(const cpu_multi *m, const uint64_t *f, wl_grid *g) {
     if (m->family == WL_FAMILY_HISTORY) {
         history_store(m, f, g);
+        return;
+    }
+    if (m->family == WL_FAMILY_SUPER) {
+        super_store(m, f, g);
         return;
     }
     size_t gp = g->h * g->stride;
@@ -486,16 +534,21 @@ void cpu_multi_decay_buf(void *arg, const uint64_t *in, uint64_t *out, uint64_t 
     }
 }
 
-unsigned cpu_multi_blocked(cpu_multi *m) {
-    if (m->family == WL_FAMILY_LTL || !m->P) return 0;
+/* The planes' second set (0: no memory for it). */
+static int alloc_e2(cpu_multi *m) {
     if (!m->e2) {
         const size_t words = (size_t)m->np * m->S * (size_t)m->h;
-        /* (a second set of planes; without the memory, a generation a pass) */
         if (words > wl_physical_memory() / 8 / 8 || !(m->e2 = wl_aligned_alloc(words * 8)))
             return 0;
         memset(m->e2, 0, words * 8);
     }
-    return m->np;
+    return 1;
+}
+
+unsigned cpu_multi_blocked(cpu_multi *m) {
+    if (m->family == WL_FAMILY_LTL || m->family == WL_FAMILY_SUPER || !m->P) return 0;
+    /* (without the memory for a second set of planes, a generation a pass) */
+    return alloc_e2(m) ? m->np : 0;
 }
 
 uint64_t *cpu_multi_next_planes(const cpu_multi *m) { return m->e2; }
@@ -575,6 +628,243 @@ void cpu_multi_decay(cpu_multi *m, const uint64_t *f, uint64_t *fn) {
         decay_task(m, 0, 1);
     else
         wl_pool_run(m->pool, decay_task, m);
+}
+
+/* ---- Super --------------------------------------------------------------------------------
+ *
+ * Golly's Super rules (26 states; src/core/marks.c says what each does) as bit logic on
+ * 64 cells a word: the state's bit 0 is F (the odd states are the on cells), its bits 1 to
+ * 4 are the four planes.  After the table has made T from F (the tile driver, a
+ * generation a pass), each row's next states come from its states, T, and presence rows:
+ * for each state that the marks look for among the neighbours (1, 3, 5, 7, 9, ..., 25, the
+ * wall 6, the labels 14, 18, 20 and 22) and for "any on cell", the cells that have one
+ * among their neighbours in the rule's neighbourhood, an OR of the class rows above, at
+ * and below, shifted by a column.  The class rows of three rows are kept in a ring as a
+ * thread walks down its share of the rows.  The planes' next generation goes to the second
+ * set (a row reads its neighbours' states as they were), which then becomes current.
+ */
+
+enum { SC_1, SC_3, SC_5, SC_7, SC_9, SC_11, SC_13, SC_15, SC_17, SC_19, SC_21, SC_23, SC_25,
+       SC_6, SC_14, SC_18, SC_20, SC_22, SC_ODD, SC_N };
+static const uint8_t sc_state[SC_N] = {1,  3,  5,  7,  9,  11, 13, 15, 17, 19,
+                                       21, 23, 25, 6,  14, 18, 20, 22, 0};
+
+/* Words of a thread's scratch: a ring of three rows of classes, the presence rows, two
+ * rows (with a word on either side) for the shifts, and a row of zeros. */
+static size_t super_scratch_words(const cpu_multi *m) { return (4 * (size_t)SC_N + 3) * m->S + 4; }
+
+/* The row of zeros after the shift rows (tmp: the thread's shift rows). */
+static inline const uint64_t *zero_row(const cpu_multi *m, const uint64_t *tmp) {
+    return tmp + 2 * m->S + 4;
+}
+
+static wl_status super_create(cpu_multi *m) {
+    const size_t n = (size_t)wl_pool_size(m->pool) * super_scratch_words(m);
+    if (!(m->sup = wl_aligned_alloc(n * 8))) return WL_ERR_NOMEM;
+    return alloc_e2(m) ? WL_OK : wl_error(WL_ERR_NOMEM, "cpu engine: out of memory (Super's planes)");
+}
+
+/* The class rows of row y (any integer; wrapped on a torus, dead beyond a bounded grid):
+ * row k the cells in state sc_state[k] (SC_ODD: the on cells).  Returns the classes that
+ * have a cell there (bit k): the others' rows are left as they were, not written. */
+static uint32_t super_classes(const cpu_multi *m, const uint64_t *f, int64_t y, uint64_t *cls) {
+    const size_t S = m->S;
+    if (y < 0 || y >= (int64_t)m->h) {
+        if (!m->torus) return 0;
+        y = wl_mod(y, (int64_t)m->h);
+    }
+    const size_t at = (size_t)y * S;
+    const uint64_t *b0 = f + at, *b1 = plane(m, 0) + at, *b2 = plane(m, 1) + at,
+                   *b3 = plane(m, 2) + at, *b4 = plane(m, 3) + at;
+    uint64_t marks = 0, on = 0; /* (a row of states 0, 1 and 2 alone: classes 1 and on) */
+    for (size_t i = 0; i < S; i++) {
+        marks |= b2[i] | b3[i] | b4[i] | (b1[i] & b0[i]);
+        on |= b0[i];
+    }
+    if (!marks) {
+        if (!on) return 0;
+        memcpy(cls + (size_t)SC_1 * S, b0, S * 8);
+        memcpy(cls + (size_t)SC_ODD * S, b0, S * 8);
+        return 1u << SC_1 | 1u << SC_ODD;
+    }
+    uint32_t present = 0;
+    for (int k = 0; k < SC_N; k++) {
+        uint64_t *o = cls + (size_t)k * S, any = 0;
+        if (k == SC_ODD) {
+            memcpy(o, b0, S * 8);
+            present |= on ? 1u << k : 0;
+            continue;
+        }
+        const unsigned v = sc_state[k]; /* (x ^ 0: bit set in v, x ^ ~0: clear) */
+        const uint64_t x0 = v & 1 ? 0 : ~(uint64_t)0, x1 = v & 2 ? 0 : ~(uint64_t)0,
+                       x2 = v & 4 ? 0 : ~(uint64_t)0, x3 = v & 8 ? 0 : ~(uint64_t)0,
+                       x4 = v & 16 ? 0 : ~(uint64_t)0;
+        for (size_t i = 0; i < S; i++) {
+            o[i] = (b0[i] ^ x0) & (b1[i] ^ x1) & (b2[i] ^ x2) & (b3[i] ^ x3) & (b4[i] ^ x4);
+            any |= o[i];
+        }
+        present |= any ? 1u << k : 0;
+    }
+    return present;
+}
+
+/* The presence rows of row y from the class rows of y - 1, y, y + 1 (rows[0 .. 2]): the
+ * neighbours to the west (dx = -1) are the row L of those above, at and below that the
+ * neighbourhood has there, moved a column east (P(x) |= L(x - 1)), those to the east R
+ * moved west, plus those straight above and below; wrapped on a torus, dead past a
+ * bounded grid's edges (L and R have a zero word on each side). */
+static void super_presence(const cpu_multi *m, uint64_t *const rows[3], const uint32_t has[3],
+                           uint64_t *pres, uint64_t *tmp) {
+    const size_t S = m->S;
+    const unsigned nb = m->marks_nbrs; /* NW N NE W . E SW S SE = bits 8 7 6 5 . 3 2 1 0 */
+    const uint64_t mw = nb >> 8 & 1 ? ~(uint64_t)0 : 0, mn = nb >> 7 & 1 ? ~(uint64_t)0 : 0,
+                   mne = nb >> 6 & 1 ? ~(uint64_t)0 : 0, mww = nb >> 5 & 1 ? ~(uint64_t)0 : 0,
+                   me = nb >> 3 & 1 ? ~(uint64_t)0 : 0, msw = nb >> 2 & 1 ? ~(uint64_t)0 : 0,
+                   ms = nb >> 1 & 1 ? ~(uint64_t)0 : 0, mse = nb & 1 ? ~(uint64_t)0 : 0;
+    uint64_t *l = tmp + 1, *r = tmp + S + 3; /* (a zero word before and after each) */
+    l[-1] = l[S] = r[-1] = r[S] = 0;
+    const uint64_t w1 = m->w - 1, tail = (m->w & 63) ? (((uint64_t)1 << (m->w & 63)) - 1) : ~(uint64_t)0;
+    for (int k = 0; k < SC_N; k++) {
+        const size_t o = (size_t)k * S;
+        uint64_t *p = pres + o;
+        if (!((has[0] | has[1] | has[2]) >> k & 1)) { /* (no such state in the three rows) */
+            memset(p, 0, S * 8);
+            continue;
+        }
+        /* (a row without the class reads as a row of zeros) */
+        const uint64_t *a = has[0] >> k & 1 ? rows[0] + o : zero_row(m, tmp),
+                       *b = has[1] >> k & 1 ? rows[1] + o : zero_row(m, tmp),
+                       *c = has[2] >> k & 1 ? rows[2] + o : zero_row(m, tmp);
+        for (size_t i = 0; i < S; i++) {
+            l[i] = (a[i] & mw) | (b[i] & mww) | (c[i] & msw);
+            r[i] = (a[i] & mne) | (b[i] & me) | (c[i] & mse);
+        }
+        for (size_t i = 0; i < S; i++)
+            p[i] = (a[i] & mn) | (c[i] & ms) | l[i] << 1 | l[i - 1] >> 63 | r[i] >> 1 |
+                   r[i + 1] << 63;
+        p[S - 1] &= tail;
+        if (m->torus) { /* (x = 0 sees w - 1 to its west, w - 1 sees 0 to its east) */
+            p[0] |= l[w1 / 64] >> (w1 % 64) & 1;
+            p[w1 / 64] |= (r[0] & 1) << (w1 % 64);
+        }
+    }
+}
+
+/* Row y's next states: F and the planes at words `at`, T in fn (the on cells next, on
+ * exit), the planes' next generation into e2 (see marks.c's wl_marks_next, case by case). */
+static void super_row(const cpu_multi *m, const uint64_t *f, uint64_t *fn, const uint64_t *pres,
+                      size_t at) {
+    const size_t S = m->S, pl = S * (size_t)m->h;
+    const uint64_t *e = m->e;
+    uint64_t *e2 = m->e2;
+#define PR(k) pres[(size_t)(k) * S + i]
+    for (size_t i = 0; i < S; i++) {
+        const uint64_t c0 = f[at + i], c1 = e[at + i], c2 = e[pl + at + i],
+                       c3 = e[2 * pl + at + i], c4 = e[3 * pl + at + i], T = fn[at + i];
+        const uint64_t n1 = ~c1, n2 = ~c2, n3 = ~c3, n4 = ~c4, odd = c0, even = ~c0;
+        /* the states the logic tells apart (value = c4 c3 c2 c1 c0) */
+        const uint64_t lo4 = n4 & n3; /* values 0 .. 7 */
+        const uint64_t is1 = odd & lo4 & n2 & n1, is3 = odd & lo4 & n2 & c1,
+                       is5 = odd & lo4 & c2 & n1, is7 = odd & lo4 & c2 & c1;
+        const uint64_t is9 = odd & n4 & c3 & n2 & n1, is11 = odd & n4 & c3 & n2 & c1;
+        const uint64_t is4 = even & lo4 & c2 & n1, is6 = even & lo4 & c2 & c1;
+        const uint64_t is8 = even & n4 & c3 & n2 & n1;
+        const uint64_t ge13 = c4 | (c3 & c2 & (c1 | c0));
+        const uint64_t is14 = even & n4 & c3 & c2 & c1, is16 = even & c4 & n3 & n2 & n1,
+                       is18 = even & c4 & n3 & n2 & c1, is20 = even & c4 & n3 & c2 & n1,
+                       is22 = even & c4 & n3 & c2 & c1, is24 = even & c4 & c3 & n2 & n1;
+        /* a wall among the neighbours turns these off (case A) */
+        const uint64_t A = PR(SC_6) & (odd | is8 | ge13), nA = ~A;
+        const uint64_t live = nA & T, dead = nA & ~T;
+        /* births: the colour from the on states around (marks.c's birth_colour) */
+        const uint64_t p1 = PR(SC_1), p3 = PR(SC_3), p5 = PR(SC_5), p7 = PR(SC_7), p9 = PR(SC_9),
+                       p11 = PR(SC_11);
+        uint64_t one = 0, two = 0, nt = 0; /* among 9 .. 25: at least one, two; 13 .. 25: any */
+        uint64_t v1 = 0, v2 = 0, v3 = 0, v4 = 0; /* the bits of the one there is */
+        for (int k = SC_9; k <= SC_25; k++) {
+            const uint64_t q = PR(k);
+            const unsigned v = sc_state[k];
+            two |= one & q;
+            one |= q;
+            if (k >= SC_13) nt |= q;
+            if (v & 2) v1 |= q;
+            if (v & 4) v2 |= q;
+            if (v & 8) v3 |= q;
+            if (v & 16) v4 |= q;
+        }
+        const uint64_t single = one & ~two, low = p1 | p3 | p5 | p7;
+        const uint64_t k1 = ~low & single;
+        const uint64_t k2 = p3 & single & ~(p1 | p5 | p7 | p9 | p11); /* (9, 11 absent: single
+                                                                        among 13 .. 25) */
+        const uint64_t k3 = p7 & (p9 ^ p11) & ~(p1 | p3 | p5 | nt);
+        const uint64_t hi = k1 | k2 | k3; /* the one state among 9 .. 25 */
+        const uint64_t k4 = ~hi & (p7 | nt) & ~(p1 | p3 | p5 | p9 | p11); /* 13 */
+        const uint64_t born = live & even & ~is4 & ~is6 & ~is8;
+        /* the labels (dead, even) */
+        const uint64_t podd = PR(SC_ODD), p14 = PR(SC_14), p18 = PR(SC_18), p20 = PR(SC_20),
+                       p22 = PR(SC_22);
+        const uint64_t l16 = dead & is16 & (podd | p14), l18 = dead & is18 & p22,
+                       l20 = dead & is20 & p18, l22 = dead & is22 & p20,
+                       l24 = dead & is24 & (podd | p14 | p18);
+        /* the next state: kept, a constant, or the birth colour */
+        const uint64_t keep = (live & (odd | is6)) |
+                              (dead & even & ~is14 & ~l16 & ~l18 & ~l20 & ~l22 & ~l24);
+        const uint64_t off = A | dead; /* odd cells that die, and case A */
+        const uint64_t to2 = off & is1, to4 = off & (is3 | is5), to10 = off & is9,
+                       to12 = off & is11, to8 = dead & is7, to3 = live & is4, to7 = live & is8,
+                       to14 = l16, to22 = l18, to18 = l20 | l24, to20 = l22;
+        /* (to 0: case A's 7, 8 and states from 13, dead odd states from 13, dead 14; every
+         * birth colour is odd: the one state among 9 .. 25 (hi), 13 (k4), else 1) */
+        const uint64_t b1 = born & hi & v1, b2 = born & ((hi & v2) | k4), b3 = born & ((hi & v3) | k4),
+                       b4 = born & hi & v4;
+        const uint64_t r0 = (keep & c0) | born | to3 | to7;
+        const uint64_t r1 = (keep & c1) | b1 | to2 | to3 | to7 | to10 | to14 | to22 | to18;
+        const uint64_t r2 = (keep & c2) | b2 | to4 | to12 | to7 | to14 | to22 | to20;
+        const uint64_t r3 = (keep & c3) | b3 | to8 | to10 | to12 | to14;
+        const uint64_t r4 = (keep & c4) | b4 | to22 | to18 | to20;
+        fn[at + i] = r0;
+        e2[at + i] = r1;
+        e2[pl + at + i] = r2;
+        e2[2 * pl + at + i] = r3;
+        e2[3 * pl + at + i] = r4;
+    }
+#undef PR
+}
+
+/* Thread tid's share of the rows (whole rows, in order, as many each). */
+static void super_task(void *arg, int tid, int n) {
+    cpu_multi *m = arg;
+    const size_t S = m->S;
+    const uint64_t y0 = m->h * (uint64_t)tid / (uint64_t)n, y1 = m->h * (uint64_t)(tid + 1) / (uint64_t)n;
+    if (y0 >= y1) return;
+    uint64_t *scr = m->sup + (size_t)tid * super_scratch_words(m);
+    uint64_t *ring[3] = {scr, scr + SC_N * S, scr + 2 * SC_N * S};
+    uint64_t *pres = scr + 3 * SC_N * S, *tmp = scr + 4 * SC_N * S;
+    memset((uint64_t *)zero_row(m, tmp), 0, S * 8);
+    uint32_t has[3];
+    has[0] = super_classes(m, m->f, (int64_t)y0 - 1, ring[0]);
+    has[1] = super_classes(m, m->f, (int64_t)y0, ring[1]);
+    for (uint64_t y = y0; y < y1; y++) {
+        has[2] = super_classes(m, m->f, (int64_t)y + 1, ring[2]);
+        super_presence(m, ring, has, pres, tmp);
+        super_row(m, m->f, m->fn, pres, (size_t)y * S);
+        uint64_t *t = ring[0];
+        ring[0] = ring[1];
+        ring[1] = ring[2];
+        ring[2] = t;
+        has[0] = has[1];
+        has[1] = has[2];
+    }
+}
+
+void cpu_multi_super(cpu_multi *m, const uint64_t *f, uint64_t *fn) {
+    m->f = f;
+    m->fn = fn;
+    if (m->w * m->h <= MULTI_SERIAL_CELLS)
+        super_task(m, 0, 1);
+    else
+        wl_pool_run(m->pool, super_task, m);
+    cpu_multi_swap_planes(m);
 }
 
 /* ---- Larger than Life: the portable kernel ------------------------------------------------ */
