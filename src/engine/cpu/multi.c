@@ -651,6 +651,8 @@ static const uint8_t sc_state[SC_N] = {1,  3,  5,  7,  9,  11, 13, 15, 17, 19,
 
 /* Words of a thread's scratch: a ring of three rows of classes, the presence rows, two
  * rows (with a word on either side) for the shifts, and a row of zeros. */
+#define SUPER_SERIAL_CELLS ((uint64_t)1 << 14) /* grids of at most this many cells: one thread */
+
 static size_t super_scratch_words(const cpu_multi *m) { return (4 * (size_t)SC_N + 3) * m->S + 4; }
 
 /* The row of zeros after the shift rows (tmp: the thread's shift rows). */
@@ -860,7 +862,11 @@ static void super_task(void *arg, int tid, int n) {
 void cpu_multi_super(cpu_multi *m, const uint64_t *f, uint64_t *fn) {
     m->f = f;
     m->fn = fn;
-    if (m->w * m->h <= MULTI_SERIAL_CELLS)
+    /* (the marks cost many times the table's work: threads pay on smaller grids than for
+     * the decay; Golly's art-on-a-torus, 312 x 156, to generation 1000 on the dev VM,
+     * medians of 7 alternating runs in a noisy hour: 94-96 ms on one thread, 64-90 ms on
+     * two) */
+    if (m->w * m->h <= SUPER_SERIAL_CELLS)
         super_task(m, 0, 1);
     else
         wl_pool_run(m->pool, super_task, m);
