@@ -117,7 +117,8 @@ typedef struct cpu_ctx {
     /* byte / nibble */
     cpu_byte *byte;
     cpu_nibble *nibble;
-    /* Generations and Larger than Life (multi.c): cur / nxt hold the state-1 cells */
+    /* Generations, Larger than Life, History and Super (multi.c): cur / nxt hold the
+     * state-1 (on) cells */
     cpu_multi *multi;
     int blocked; /* Generations, History: the planes go through the tile driver with the
                     cells, depth generations a pass (else a generation a pass, decayed or
@@ -391,8 +392,8 @@ static wl_status create(const wl_config *cfg, const char *kernel, void **out) {
                            .cache_bytes = TILE_CACHE_BYTES, .pool = c->pool, .vw = 1};
     const char *env = getenv("WL_CPU_TILE_KB"); /* for tuning experiments */
     if (env && atoi(env) > 0) tc.cache_bytes = (size_t)atoi(env) << 10;
-    /* History: the marks around the two-state table, which is the rule's own or, for a
-     * rule with B0 (and S8), its dual (wl_marks_rule): a two-state rule without B0 */
+    /* History and Super: the marks around the two-state table, which is the rule's own or,
+     * for a rule with B0 (and S8), its dual (wl_marks_rule): a two-state rule without B0 */
     wl_rule table_rule = cfg->rule;
     if (family == WL_FAMILY_HISTORY || family == WL_FAMILY_SUPER)
         wl_marks_rule(&cfg->rule, &table_rule);
@@ -617,7 +618,9 @@ static wl_status step(void *v, uint64_t generations, uint64_t *done) {
             cpu_nibble_step(c->nibble);
             n++;
         } else if (c->multi && !c->blocked) {
-            if (c->tiler) { /* Generations, History: the table, each tile decaying (tc.post) */
+            if (c->tiler) { /* the table; each tile decaying or marking as it is written
+                               (tc.post: Generations and History without room for a second
+                               set of planes), or Super's marks after the pass */
                 cpu_tiler_pass(c->tiler, c->cur, c->nxt, 1);
                 if (c->super) cpu_multi_super(c->multi, c->cur, c->nxt);
             } else { /* Larger than Life: the counts, then the decay */

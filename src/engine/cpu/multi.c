@@ -72,17 +72,19 @@ struct cpu_multi {
     int torus;
     wl_family family;
     unsigned states;
-    unsigned P;          /* planes of E (History: H, M, S, W) */
+    unsigned P;          /* planes of E (History: H, M, S, W; Super: the state's bits 1 .. 4) */
     uint64_t offset;     /* Generations and Larger than Life: E holds state - 1 + offset
                             (2^P - (states - 1)), so that the decay's last step overflows
                             to 0 (decay.h); wl_grid's planes hold state - 1 */
     uint64_t *e;         /* np planes of S * h words */
-    uint64_t *e2;        /* Generations with temporal blocking: the planes' next
-                            generation (cpu_multi_blocked), then swapped with e */
+    uint64_t *e2;        /* Generations and History with temporal blocking, and Super: the
+                            planes' next generation (cpu_multi_blocked, super_create),
+                            then swapped with e */
     unsigned np;         /* planes in e: P, and History's A after its four */
     uint64_t *wrow;      /* History: a row of scratch */
     uint64_t *sup;       /* Super: each thread's rows of classes (super_scratch_words) */
-    unsigned marks_nbrs; /* History: the neighbours that see a wall (wl_marks_neighbours) */
+    unsigned marks_nbrs; /* History and Super: the neighbours the marks look at
+                            (wl_marks_neighbours) */
     wl_pool *pool;
     /* Larger than Life */
     cpu_ltl_run *runs[2]; /* the neighbourhood's runs for parity 0 and 1 */
@@ -254,7 +256,8 @@ wl_status cpu_multi_create(const wl_config *cfg, wl_pool *pool, cpu_multi **out)
     m->states = wl_rule_states(&cfg->rule);
     m->P = wl_grid_planes_for(&cfg->rule) - 1;
     if (m->family == WL_FAMILY_SUPER) m->P = 4; /* state bits 1 .. 4 (bit 0: F) */
-    m->offset = m->P && m->family != WL_FAMILY_SUPER ? ((uint64_t)1 << m->P) - (m->states - 1) : 0;
+    if (m->P && (m->family == WL_FAMILY_GENERATIONS || m->family == WL_FAMILY_LTL))
+        m->offset = ((uint64_t)1 << m->P) - (m->states - 1);
     if (m->family == WL_FAMILY_HISTORY) {
         m->P = 4;
         m->marks_nbrs = wl_marks_neighbours(&cfg->rule);
@@ -649,10 +652,10 @@ enum { SC_1, SC_3, SC_5, SC_7, SC_9, SC_11, SC_13, SC_15, SC_17, SC_19, SC_21, S
 static const uint8_t sc_state[SC_N] = {1,  3,  5,  7,  9,  11, 13, 15, 17, 19,
                                        21, 23, 25, 6,  14, 18, 20, 22, 0};
 
-/* Words of a thread's scratch: a ring of three rows of classes, the presence rows, two
- * rows (with a word on either side) for the shifts, and a row of zeros. */
 #define SUPER_SERIAL_CELLS ((uint64_t)1 << 14) /* grids of at most this many cells: one thread */
 
+/* Words of a thread's scratch: a ring of three rows of classes, the presence rows, two
+ * rows (with a word on either side) for the shifts, and a row of zeros. */
 static size_t super_scratch_words(const cpu_multi *m) { return (4 * (size_t)SC_N + 3) * m->S + 4; }
 
 /* The row of zeros after the shift rows (tmp: the thread's shift rows). */
@@ -719,8 +722,8 @@ static void super_presence(const cpu_multi *m, uint64_t *const rows[3], const ui
                            uint64_t *pres, uint64_t *tmp) {
     const size_t S = m->S;
     const unsigned nb = m->marks_nbrs; /* NW N NE W . E SW S SE = bits 8 7 6 5 . 3 2 1 0 */
-    const uint64_t mw = nb >> 8 & 1 ? ~(uint64_t)0 : 0, mn = nb >> 7 & 1 ? ~(uint64_t)0 : 0,
-                   mne = nb >> 6 & 1 ? ~(uint64_t)0 : 0, mww = nb >> 5 & 1 ? ~(uint64_t)0 : 0,
+    const uint64_t mnw = nb >> 8 & 1 ? ~(uint64_t)0 : 0, mn = nb >> 7 & 1 ? ~(uint64_t)0 : 0,
+                   mne = nb >> 6 & 1 ? ~(uint64_t)0 : 0, mw = nb >> 5 & 1 ? ~(uint64_t)0 : 0,
                    me = nb >> 3 & 1 ? ~(uint64_t)0 : 0, msw = nb >> 2 & 1 ? ~(uint64_t)0 : 0,
                    ms = nb >> 1 & 1 ? ~(uint64_t)0 : 0, mse = nb & 1 ? ~(uint64_t)0 : 0;
     uint64_t *l = tmp + 1, *r = tmp + S + 3; /* (a zero word before and after each) */
@@ -738,7 +741,7 @@ static void super_presence(const cpu_multi *m, uint64_t *const rows[3], const ui
                        *b = has[1] >> k & 1 ? rows[1] + o : zero_row(m, tmp),
                        *c = has[2] >> k & 1 ? rows[2] + o : zero_row(m, tmp);
         for (size_t i = 0; i < S; i++) {
-            l[i] = (a[i] & mw) | (b[i] & mww) | (c[i] & msw);
+            l[i] = (a[i] & mnw) | (b[i] & mw) | (c[i] & msw);
             r[i] = (a[i] & mne) | (b[i] & me) | (c[i] & mse);
         }
         for (size_t i = 0; i < S; i++)

@@ -31,6 +31,12 @@
  * computed.  A small pattern on a large grid (and the slack of the sparse engine's dense
  * passes) costs only its live part.
  *
+ * State planes (Generations' and History's, cpu_tiler_pass_planes): each tile gathers them
+ * with its halo as it gathers the cells, the config's gen_post advances them in the buffer
+ * after each generation (rows [s, R - s), as the cells), and they are scattered to the
+ * pass's destination planes, which the caller swaps with the source planes: a tile's halo
+ * reads its neighbours' planes as they were.  Dead tiles are those dead in every plane.
+ *
  * Why it is fast: a tile's two buffers (size chosen from cache_bytes) stay in L2 while g
  * generations run over them, so a grid far larger than the cache is read and written
  * once per g generations instead of once per generation.
@@ -88,7 +94,7 @@ wl_status cpu_tiler_create(const cpu_tiler_config *tc, cpu_tiler **out) {
                                            one per state plane (advanced in place) */
     /* many planes: twice the budget, so that the tiles stay deep enough (Generations with
      * 16 and 256 states on the dev VM's 2 MiB L2, 4096^2: 6.2e10 -> 7.3e10 and 3.1e10 ->
-     * 4.0e10 CUpS, depth 5 -> 9 for 256 states) */
+     * 4.0e10 CUpS, depth 5 -> 11 for 256 states) */
     const size_t budget = tc->planes >= 4 ? 2 * tc->cache_bytes : tc->cache_bytes;
     t->band = tc->w % (64 * vw) == 0;
     if (t->band) {
