@@ -401,6 +401,25 @@ static void test_engines(int quick) {
     }
 }
 
+/* The cpu engine against ref on a w x h soup of every state of the rule, torus and
+ * bounded grid, gens generations in one or two steps. */
+static void cpu_against_ref(const wl_rule *rule, const char *text, uint64_t w, uint64_t h,
+                            uint64_t gens) {
+    wl_pattern *soup = state_soup(rule, w, h);
+    for (int t = 0; t < 2; t++) {
+        wl_shape sh = {t ? WL_TOPOLOGY_BOUNDED : WL_TOPOLOGY_TORUS, w, h, {0, 0, 0, 0}};
+        wl_pattern *want = run("ref", NULL, &sh, rule, soup, gens, 0, NULL);
+        wl_pattern *got = run("cpu", NULL, &sh, rule, soup, gens, (int)rnd(2), NULL);
+        WL_CHECK(want && got && wl_pattern_equal_cells(got, want),
+                 "cpu, rule %s, %s %llux%llu, %llu generations: differs from ref", text,
+                 wl_topology_name(sh.topology), (unsigned long long)w, (unsigned long long)h,
+                 (unsigned long long)gens);
+        wl_pattern_free(got);
+        wl_pattern_free(want);
+    }
+    wl_pattern_free(soup);
+}
+
 /* Generations with many states on the cpu engine against ref, long enough for whole
  * decays: the planes count from an offset so that the last step of a decay overflows to 0
  * (every boundary of the number of planes), and go through the tile driver's passes with
@@ -417,19 +436,7 @@ static void test_many_states(int quick) {
         WL_CHECK_OK(wl_rule_parse(text, &rule));
         const uint64_t w = rnd(2) ? 512 : 100 + rnd(200), h = 16 + rnd(24);
         const uint64_t gens = states[i] + 2 + rnd(40);
-        wl_pattern *soup = state_soup(&rule, w, h);
-        for (int t = 0; t < 2; t++) {
-            wl_shape sh = {t ? WL_TOPOLOGY_BOUNDED : WL_TOPOLOGY_TORUS, w, h, {0, 0, 0, 0}};
-            wl_pattern *want = run("ref", NULL, &sh, &rule, soup, gens, 0, NULL);
-            wl_pattern *got = run("cpu", NULL, &sh, &rule, soup, gens, (int)rnd(2), NULL);
-            WL_CHECK(want && got && wl_pattern_equal_cells(got, want),
-                     "cpu, rule %s, %s %llux%llu, %llu generations: differs from ref", text,
-                     wl_topology_name(sh.topology), (unsigned long long)w,
-                     (unsigned long long)h, (unsigned long long)gens);
-            wl_pattern_free(got);
-            wl_pattern_free(want);
-        }
-        wl_pattern_free(soup);
+        cpu_against_ref(&rule, text, w, h, gens);
     }
 }
 
@@ -444,19 +451,7 @@ static void test_super_long(int quick) {
         random_rule(K_SUPER, &rule, text, sizeof text);
         const uint64_t w = rnd(3) ? 512 : 60 + rnd(300), h = 8 + rnd(40);
         const uint64_t gens = 20 + rnd(80);
-        wl_pattern *soup = state_soup(&rule, w, h);
-        for (int t = 0; t < 2; t++) {
-            wl_shape sh = {t ? WL_TOPOLOGY_BOUNDED : WL_TOPOLOGY_TORUS, w, h, {0, 0, 0, 0}};
-            wl_pattern *want = run("ref", NULL, &sh, &rule, soup, gens, 0, NULL);
-            wl_pattern *got = run("cpu", NULL, &sh, &rule, soup, gens, (int)rnd(2), NULL);
-            WL_CHECK(want && got && wl_pattern_equal_cells(got, want),
-                     "cpu, rule %s, %s %llux%llu, %llu generations: differs from ref", text,
-                     wl_topology_name(sh.topology), (unsigned long long)w,
-                     (unsigned long long)h, (unsigned long long)gens);
-            wl_pattern_free(got);
-            wl_pattern_free(want);
-        }
-        wl_pattern_free(soup);
+        cpu_against_ref(&rule, text, w, h, gens);
     }
 }
 
