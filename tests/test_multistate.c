@@ -172,6 +172,25 @@ static wl_pattern *run(const char *engine, const char *kernel, const wl_shape *s
     return out;
 }
 
+/* The cpu engine against ref on a w x h soup of every state of the rule, torus and
+ * bounded grid, gens generations in one or two steps. */
+static void cpu_against_ref(const wl_rule *rule, const char *text, uint64_t w, uint64_t h,
+                            uint64_t gens) {
+    wl_pattern *soup = state_soup(rule, w, h);
+    for (int t = 0; t < 2; t++) {
+        wl_shape sh = {t ? WL_TOPOLOGY_BOUNDED : WL_TOPOLOGY_TORUS, w, h, {0, 0, 0, 0}};
+        wl_pattern *want = run("ref", NULL, &sh, rule, soup, gens, 0, NULL);
+        wl_pattern *got = run("cpu", NULL, &sh, rule, soup, gens, (int)rnd(2), NULL);
+        WL_CHECK(want && got && wl_pattern_equal_cells(got, want),
+                 "cpu, rule %s, %s %llux%llu, %llu generations: differs from ref", text,
+                 wl_topology_name(sh.topology), (unsigned long long)w, (unsigned long long)h,
+                 (unsigned long long)gens);
+        wl_pattern_free(got);
+        wl_pattern_free(want);
+    }
+    wl_pattern_free(soup);
+}
+
 /* The cpu engine's von Neumann kernel (sliding diagonal windows, diamond.h) against ref:
  * ranges 1 to 13 on tori and bounded grids from 1 cell across to several ranges, so that
  * the windows wrap more than once, and bands of two threads start anywhere. */
@@ -242,19 +261,7 @@ static void test_ltl_table(int quick) {
                  s0, s1, b0, b1, moore ? 'M' : 'N');
         wl_rule rule;
         WL_CHECK_OK(wl_rule_parse(text, &rule));
-        uint64_t w = 1 + rnd(90), h = 1 + rnd(70);
-        wl_shape sh = {rnd(2) ? WL_TOPOLOGY_TORUS : WL_TOPOLOGY_BOUNDED, w, h, {0, 0, 0, 0}};
-        wl_pattern *soup = state_soup(&rule, w, h);
-        uint64_t gens = 1 + rnd(9);
-        wl_pattern *want = run("ref", NULL, &sh, &rule, soup, gens, 0, NULL);
-        wl_pattern *got = run("cpu", NULL, &sh, &rule, soup, gens, 1, NULL);
-        WL_CHECK(got && want && wl_pattern_equal_cells(got, want),
-                 "cpu, rule %s, %s %llux%llu, %llu generations: differs from ref", text,
-                 wl_topology_name(sh.topology), (unsigned long long)w, (unsigned long long)h,
-                 (unsigned long long)gens);
-        wl_pattern_free(got);
-        wl_pattern_free(want);
-        wl_pattern_free(soup);
+        cpu_against_ref(&rule, text, 1 + rnd(90), 1 + rnd(70), 1 + rnd(9));
     }
 }
 
@@ -399,25 +406,6 @@ static void test_engines(int quick) {
             wl_pattern_free(soup);
         }
     }
-}
-
-/* The cpu engine against ref on a w x h soup of every state of the rule, torus and
- * bounded grid, gens generations in one or two steps. */
-static void cpu_against_ref(const wl_rule *rule, const char *text, uint64_t w, uint64_t h,
-                            uint64_t gens) {
-    wl_pattern *soup = state_soup(rule, w, h);
-    for (int t = 0; t < 2; t++) {
-        wl_shape sh = {t ? WL_TOPOLOGY_BOUNDED : WL_TOPOLOGY_TORUS, w, h, {0, 0, 0, 0}};
-        wl_pattern *want = run("ref", NULL, &sh, rule, soup, gens, 0, NULL);
-        wl_pattern *got = run("cpu", NULL, &sh, rule, soup, gens, (int)rnd(2), NULL);
-        WL_CHECK(want && got && wl_pattern_equal_cells(got, want),
-                 "cpu, rule %s, %s %llux%llu, %llu generations: differs from ref", text,
-                 wl_topology_name(sh.topology), (unsigned long long)w, (unsigned long long)h,
-                 (unsigned long long)gens);
-        wl_pattern_free(got);
-        wl_pattern_free(want);
-    }
-    wl_pattern_free(soup);
 }
 
 /* Generations with many states on the cpu engine against ref, long enough for whole
