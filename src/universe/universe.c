@@ -38,8 +38,8 @@ void wl_config_init(wl_config *cfg) {
  * than Life on the plane grow (on cuda or cpu, handing Generations over to hashlife too);
  * for History cpu on grids and hashlife on the plane (grow on cpu is 50-80x faster on a
  * chaotic History soup, but Golly's engineered History patterns - replicators, syntheses -
- * are HashLife's, up to 50x slower on grow: `-e grow` chooses it); for Super, whose grids
- * run on ref only, hashlife. */
+ * are HashLife's, up to 50x slower on grow: `-e grow` chooses it); Super the same (Golly's
+ * Super patterns on the plane are engineered too). */
 static const wl_engine_ops *resolve_auto(const wl_config *cfg) {
     static const char *const two[] = {"cuda", "cpu", "sparse", "hashlife", "grow", "ref"};
     static const char *const multi[] = {"cuda", "cpu", "grow", "hashlife", "ref"};

@@ -412,19 +412,14 @@ static wl_status create(const wl_config *cfg, const char *kernel, void **out) {
     if (s) goto fail;
     tc.kd = &c->rows.kd;
     tc.dead_stays_dead = !wl_rule_has_b0(&table_rule);
-    if (c->multi && !c->super) { /* Generations and History: each tile decays (or marks) as
-                                    soon as it is written (Super: after the pass) */
-        tc.post = cpu_multi_decay_tile;
-        tc.post_arg = c->multi;
-    }
     /* Generations and History: the decay (the marks) between generations, in the tile's
-     * buffers (its planes carried along), or on the grid after each pass of one generation */
+     * buffers (its planes carried along), or, without room for a second set of planes, each
+     * tile's as soon as it is written, a generation a pass (Super: after the pass) */
     tc.planes = c->multi ? cpu_multi_blocked(c->multi) : 0;
     c->blocked = tc.planes > 0;
-    if (c->blocked) {
-        tc.gen_post = cpu_multi_decay_buf;
-        tc.post = NULL;
-    }
+    tc.post_arg = c->multi;
+    if (c->blocked) tc.gen_post = cpu_multi_decay_buf;
+    else if (c->multi && !c->super) tc.post = cpu_multi_decay_tile;
     tc.depth = c->multi && !c->blocked ? 1 : k->depth;
     if (tc.depth > 1) {
         const char *d = getenv("WL_CPU_DEPTH"); /* for tuning experiments */

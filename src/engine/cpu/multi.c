@@ -81,7 +81,7 @@ struct cpu_multi {
                             planes' next generation (cpu_multi_blocked, super_create),
                             then swapped with e */
     unsigned np;         /* planes in e: P, and History's A after its four */
-    uint64_t *wrow;      /* History: a row of scratch */
+    uint64_t *wrow;      /* History: scratch of neighbours_row (nbr_scratch_words) */
     uint64_t *sup;       /* Super: each thread's rows of classes (super_scratch_words) */
     unsigned marks_nbrs; /* History and Super: the neighbours the marks look at
                             (wl_marks_neighbours) */
@@ -242,6 +242,13 @@ static wl_status ltl_create(cpu_multi *m, const wl_ltl *l, wl_pool *pool) {
     return WL_OK;
 }
 
+/* Words of the scratch of neighbours_row: two rows with a word on either side, and a row
+ * of zeros. */
+static inline size_t nbr_scratch_words(size_t S) { return 3 * S + 4; }
+static inline const uint64_t *nbr_zero_row(size_t S, const uint64_t *tmp) {
+    return tmp + 2 * S + 4;
+}
+
 static wl_status super_create(cpu_multi *m);
 
 wl_status cpu_multi_create(const wl_config *cfg, wl_pool *pool, cpu_multi **out) {
@@ -261,7 +268,7 @@ wl_status cpu_multi_create(const wl_config *cfg, wl_pool *pool, cpu_multi **out)
     if (m->family == WL_FAMILY_HISTORY) {
         m->P = 4;
         m->marks_nbrs = wl_marks_neighbours(&cfg->rule);
-        if (!(m->wrow = malloc(m->S * 8))) {
+        if (!(m->wrow = calloc(nbr_scratch_words(m->S), 8))) {
             free(m);
             return WL_ERR_NOMEM;
         }
@@ -297,35 +304,61 @@ static inline uint64_t *plane(const cpu_multi *m, unsigned k) {
  * (not a state: after the P = 4 planes of the state) */
 enum { H_EVER, H_MARK, H_START, H_WALL, H_NEAR };
 
-/* History: A from W, the cells with a wall among the rule's neighbours: for each
- * neighbour (dx, dy), row y + dy of W shifted by dx (wl_row_shift; a torus wraps, the
- * column that comes round is set by hand, a bounded grid is dead outside). */
+/* Row p: the cells that have a cell of X among their neighbours in the marks' neighbourhood
+ * (History and Super: marks_nbrs), from X's rows above, at and below (a, b, c; a bounded
+ * grid's rows beyond its edge are rows of zeros).  The neighbours to the west (dx = -1)
+ * are the row L of those above, at and below that the neighbourhood has there, moved a
+ * column east (P(x) |= L(x - 1)), those to the east R moved west, plus those straight
+ * above and below; a torus wraps the columns, a bounded grid is dead past its edges (L
+ * and R have a zero word on each side).  tmp: nbr_scratch_words(S). */
+static void neighbours_row(const cpu_multi *m, const uint64_t *a, const uint64_t *b,
+                           const uint64_t *c, uint64_t *p, uint64_t *tmp) {
+    const size_t S = m->S;
+    const unsigned nb = m->marks_nbrs; /* NW N NE W . E SW S SE = bits 8 7 6 5 . 3 2 1 0 */
+    const uint64_t mnw = nb >> 8 & 1 ? ~(uint64_t)0 : 0, mn = nb >> 7 & 1 ? ~(uint64_t)0 : 0,
+                   mne = nb >> 6 & 1 ? ~(uint64_t)0 : 0, mw = nb >> 5 & 1 ? ~(uint64_t)0 : 0,
+                   me = nb >> 3 & 1 ? ~(uint64_t)0 : 0, msw = nb >> 2 & 1 ? ~(uint64_t)0 : 0,
+                   ms = nb >> 1 & 1 ? ~(uint64_t)0 : 0, mse = nb & 1 ? ~(uint64_t)0 : 0;
+    uint64_t *l = tmp + 1, *r = tmp + S + 3; /* (a zero word before and after each) */
+    l[-1] = l[S] = r[-1] = r[S] = 0;
+    const uint64_t w1 = m->w - 1, tail = (m->w & 63) ? (((uint64_t)1 << (m->w & 63)) - 1) : ~(uint64_t)0;
+    for (size_t i = 0; i < S; i++) {
+        l[i] = (a[i] & mnw) | (b[i] & mw) | (c[i] & msw);
+        r[i] = (a[i] & mne) | (b[i] & me) | (c[i] & mse);
+    }
+    for (size_t i = 0; i < S; i++)
+        p[i] = (a[i] & mn) | (c[i] & ms) | l[i] << 1 | l[i - 1] >> 63 | r[i] >> 1 | r[i + 1] << 63;
+    p[S - 1] &= tail;
+    if (m->torus) { /* (x = 0 sees w - 1 to its west, w - 1 sees 0 to its east) */
+        p[0] |= l[w1 / 64] >> (w1 % 64) & 1;
+        p[w1 / 64] |= (r[0] & 1) << (w1 % 64);
+    }
+}
+
+/* Row y of a grid's plane x (any integer: wrapped on a torus, a row of zeros beyond a
+ * bounded grid's edge). */
+static inline const uint64_t *plane_row(const cpu_multi *m, const uint64_t *x, int64_t y,
+                                        const uint64_t *zero) {
+    if (y < 0 || y >= (int64_t)m->h) {
+        if (!m->torus) return zero;
+        y = wl_mod(y, (int64_t)m->h);
+    }
+    return x + (size_t)y * m->S;
+}
+
+/* History: A from W, the cells with a wall among the rule's neighbours, row by row. */
 static void history_walls(cpu_multi *m) {
     const uint64_t *w = plane(m, H_WALL);
-    uint64_t *near = plane(m, H_NEAR), *tmp = m->wrow;
+    uint64_t *near = plane(m, H_NEAR);
     const size_t S = m->S, n = S * (size_t)m->h;
-    memset(near, 0, n * 8);
-    if (wl_first_word(w, n) == n) return; /* no walls (most patterns) */
-    /* index bits of the neighbours: NW N NE W . E SW S SE = bits 8 7 6 5 . 3 2 1 0 */
-    for (int k = 0; k < 9; k++) {
-        if (k == 4 || !(m->marks_nbrs >> (8 - k) & 1)) continue;
-        const int dx = k % 3 - 1, dy = k / 3 - 1;
-        for (uint64_t y = 0; y < m->h; y++) {
-            int64_t sy = (int64_t)y + dy;
-            if (sy < 0 || sy >= (int64_t)m->h) {
-                if (!m->torus) continue;
-                sy = (sy + (int64_t)m->h) % (int64_t)m->h;
-            }
-            const uint64_t *row = w + (size_t)sy * S;
-            wl_row_shift(row, S, tmp, S, m->w, dx);
-            if (m->torus && dx) {
-                const uint64_t from = dx > 0 ? 0 : m->w - 1, to = dx > 0 ? m->w - 1 : 0;
-                tmp[to / 64] |= (row[from / 64] >> (from % 64) & 1) << (to % 64);
-            }
-            uint64_t *out = near + (size_t)y * S;
-            for (size_t i = 0; i < S; i++) out[i] |= tmp[i];
-        }
+    if (wl_first_word(w, n) == n) { /* no walls (most patterns) */
+        memset(near, 0, n * 8);
+        return;
     }
+    const uint64_t *zero = nbr_zero_row(S, m->wrow);
+    for (uint64_t y = 0; y < m->h; y++)
+        neighbours_row(m, plane_row(m, w, (int64_t)y - 1, zero), w + (size_t)y * S,
+                       plane_row(m, w, (int64_t)y + 1, zero), near + (size_t)y * S, m->wrow);
 }
 
 void cpu_multi_changed(cpu_multi *m) {
@@ -444,7 +477,7 @@ void cpu_multi_load(cpu_multi *m, const wl_grid *g, uint64_t *f) {
         super_load(m, g, f);
         return;
     }
-    size_t n = m->S * (size_t)m->h, gp = g->h * g->stride;
+    size_t gp = g->h * g->stride;
     uint64_t tail = (m->w & 63) ? (((uint64_t)1 << (m->w & 63)) - 1) : ~(uint64_t)0;
     for (uint64_t y = 0; y < m->h; y++) {
         for (size_t i = 0; i < m->S; i++) {
@@ -460,7 +493,6 @@ void cpu_multi_load(cpu_multi *m, const wl_grid *g, uint64_t *f) {
             f[at] = live & ~any;
         }
     }
-    (void)n;
 }
 
 void cpu_multi_store(const cpu_multi *m, const uint64_t *f, wl_grid *g) {
@@ -654,13 +686,10 @@ static const uint8_t sc_state[SC_N] = {1,  3,  5,  7,  9,  11, 13, 15, 17, 19,
 
 #define SUPER_SERIAL_CELLS ((uint64_t)1 << 14) /* grids of at most this many cells: one thread */
 
-/* Words of a thread's scratch: a ring of three rows of classes, the presence rows, two
- * rows (with a word on either side) for the shifts, and a row of zeros. */
-static size_t super_scratch_words(const cpu_multi *m) { return (4 * (size_t)SC_N + 3) * m->S + 4; }
-
-/* The row of zeros after the shift rows (tmp: the thread's shift rows). */
-static inline const uint64_t *zero_row(const cpu_multi *m, const uint64_t *tmp) {
-    return tmp + 2 * m->S + 4;
+/* Words of a thread's scratch: a ring of three rows of classes, the presence rows, and
+ * neighbours_row's. */
+static size_t super_scratch_words(const cpu_multi *m) {
+    return 4 * (size_t)SC_N * m->S + nbr_scratch_words(m->S);
 }
 
 static wl_status super_create(cpu_multi *m) {
@@ -713,22 +742,12 @@ static uint32_t super_classes(const cpu_multi *m, const uint64_t *f, int64_t y, 
     return present;
 }
 
-/* The presence rows of row y from the class rows of y - 1, y, y + 1 (rows[0 .. 2]): the
- * neighbours to the west (dx = -1) are the row L of those above, at and below that the
- * neighbourhood has there, moved a column east (P(x) |= L(x - 1)), those to the east R
- * moved west, plus those straight above and below; wrapped on a torus, dead past a
- * bounded grid's edges (L and R have a zero word on each side). */
+/* The presence rows of row y from the class rows of y - 1, y, y + 1 (rows[0 .. 2]; has[]:
+ * their classes with a cell), each through neighbours_row. */
 static void super_presence(const cpu_multi *m, uint64_t *const rows[3], const uint32_t has[3],
                            uint64_t *pres, uint64_t *tmp) {
     const size_t S = m->S;
-    const unsigned nb = m->marks_nbrs; /* NW N NE W . E SW S SE = bits 8 7 6 5 . 3 2 1 0 */
-    const uint64_t mnw = nb >> 8 & 1 ? ~(uint64_t)0 : 0, mn = nb >> 7 & 1 ? ~(uint64_t)0 : 0,
-                   mne = nb >> 6 & 1 ? ~(uint64_t)0 : 0, mw = nb >> 5 & 1 ? ~(uint64_t)0 : 0,
-                   me = nb >> 3 & 1 ? ~(uint64_t)0 : 0, msw = nb >> 2 & 1 ? ~(uint64_t)0 : 0,
-                   ms = nb >> 1 & 1 ? ~(uint64_t)0 : 0, mse = nb & 1 ? ~(uint64_t)0 : 0;
-    uint64_t *l = tmp + 1, *r = tmp + S + 3; /* (a zero word before and after each) */
-    l[-1] = l[S] = r[-1] = r[S] = 0;
-    const uint64_t w1 = m->w - 1, tail = (m->w & 63) ? (((uint64_t)1 << (m->w & 63)) - 1) : ~(uint64_t)0;
+    const uint64_t *zero = nbr_zero_row(S, tmp);
     for (int k = 0; k < SC_N; k++) {
         const size_t o = (size_t)k * S;
         uint64_t *p = pres + o;
@@ -737,21 +756,8 @@ static void super_presence(const cpu_multi *m, uint64_t *const rows[3], const ui
             continue;
         }
         /* (a row without the class reads as a row of zeros) */
-        const uint64_t *a = has[0] >> k & 1 ? rows[0] + o : zero_row(m, tmp),
-                       *b = has[1] >> k & 1 ? rows[1] + o : zero_row(m, tmp),
-                       *c = has[2] >> k & 1 ? rows[2] + o : zero_row(m, tmp);
-        for (size_t i = 0; i < S; i++) {
-            l[i] = (a[i] & mnw) | (b[i] & mw) | (c[i] & msw);
-            r[i] = (a[i] & mne) | (b[i] & me) | (c[i] & mse);
-        }
-        for (size_t i = 0; i < S; i++)
-            p[i] = (a[i] & mn) | (c[i] & ms) | l[i] << 1 | l[i - 1] >> 63 | r[i] >> 1 |
-                   r[i + 1] << 63;
-        p[S - 1] &= tail;
-        if (m->torus) { /* (x = 0 sees w - 1 to its west, w - 1 sees 0 to its east) */
-            p[0] |= l[w1 / 64] >> (w1 % 64) & 1;
-            p[w1 / 64] |= (r[0] & 1) << (w1 % 64);
-        }
+        neighbours_row(m, has[0] >> k & 1 ? rows[0] + o : zero, has[1] >> k & 1 ? rows[1] + o : zero,
+                       has[2] >> k & 1 ? rows[2] + o : zero, p, tmp);
     }
 }
 
@@ -845,7 +851,7 @@ static void super_task(void *arg, int tid, int n) {
     uint64_t *scr = m->sup + (size_t)tid * super_scratch_words(m);
     uint64_t *ring[3] = {scr, scr + SC_N * S, scr + 2 * SC_N * S};
     uint64_t *pres = scr + 3 * SC_N * S, *tmp = scr + 4 * SC_N * S;
-    memset((uint64_t *)zero_row(m, tmp), 0, S * 8);
+    memset((uint64_t *)nbr_zero_row(S, tmp), 0, S * 8);
     uint32_t has[3];
     has[0] = super_classes(m, m->f, (int64_t)y0 - 1, ring[0]);
     has[1] = super_classes(m, m->f, (int64_t)y0, ring[1]);

@@ -670,10 +670,11 @@ static wl_status one_round(sp_ctx *c) {
  * where the corruption may have spread, are cleared.  A chain goes on from one step to
  * the next; it ends when it fails those tests, when fewer than DENSE_MIN_GENS generations
  * are left to a step's end or a ship's horizon, before ships are looked at, and when
- * anything else looks at the tiles (settle).  Then the interior goes back into its tiles, generation t only: the
- * marked tiles are marked edited, so that the next two rounds compute them whole (as after
- * a load), and in the others nothing changed near them, so generation t + 1 equals t - 1
- * there, and one step of the tile kernel makes their other buffer (chain_flush).  A chain
+ * anything else looks at the tiles (settle).  Then the interior goes back into its tiles,
+ * generation t only: the marked tiles are marked edited, so that the next two rounds
+ * compute them whole (as after a load), and in the others nothing changed near them, so
+ * generation t + 1 equals t - 1 there, and one step of the tile kernel makes their other
+ * buffer (chain_flush).  A chain
  * that fails the tests makes the next look for a dense core wait (DENSE_RECHECK times 4^n
  * rounds after the n-th such end): the soup's fill hovers about the thresholds for a while
  * as it thins out, and passes that end at once cost more than rounds there.  Before
@@ -1085,8 +1086,8 @@ static void chain_marks(sp_ctx *c) {
         }
 }
 
-/* The box of a chain's next pass (see above), or 0 when the chain ends.  The marks of the last pass's changes (chain_marks) are judged as dense_box judges
- * the listed tiles. */
+/* The box of a chain's next pass (see above), or 0 when the chain ends.  The marks of the
+ * last pass's changes (chain_marks) are judged as dense_box judges the listed tiles. */
 static int chain_next(sp_ctx *c, sp_box *next) {
     if (!c->dense_mode) return 0;
     const sp_box *b = &c->cbox;
