@@ -512,6 +512,25 @@ static void test_plane_long(int quick) {
         wl_pattern_free(want);
         wl_pattern_free(soup);
     }
+    /* History and Super: HashLife's base case (bit logic, marks_bits.h) over thousands of
+     * generations against grow on the cpu engine (soups of every state of the rule) */
+    static const char *const marks_rules[] = {"LifeHistory", "LifeSuper", "B36/S23Super",
+                                              "B2/S34HHistory", "B2-a/S12Super", "B3/S23VSuper"};
+    for (size_t i = 0; i < sizeof marks_rules / sizeof marks_rules[0]; i++) {
+        if (quick && i % 2) continue;
+        wl_rule rule;
+        WL_CHECK_OK(wl_rule_parse(marks_rules[i], &rule));
+        wl_pattern *soup = state_soup(&rule, 12, 12);
+        const uint64_t gens = quick ? 2100 : 2100 + rnd(1000);
+        wl_pattern *want = run("grow", "cpu", &plane, &rule, soup, gens, 0, NULL);
+        wl_pattern *got = run("hashlife", NULL, &plane, &rule, soup, gens, 1, NULL);
+        WL_CHECK(want && got && wl_pattern_equal_cells(got, want),
+                 "hashlife, rule %s, 12x12 soup, %llu generations: differs from grow",
+                 marks_rules[i], (unsigned long long)gens);
+        wl_pattern_free(got);
+        wl_pattern_free(want);
+        wl_pattern_free(soup);
+    }
     /* an edit: a cell of state 3 made live (state 1), one made dead, one born far away */
     wl_rule rule;
     WL_CHECK_OK(wl_rule_parse("345/2/5", &rule));

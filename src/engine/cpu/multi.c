@@ -46,6 +46,7 @@
  */
 #include "cpu_internal.h"
 #include "decay.h"
+#include "marks_bits.h"
 
 #include <stdlib.h>
 #include <string.h>
@@ -668,28 +669,23 @@ void cpu_multi_decay(cpu_multi *m, const uint64_t *f, uint64_t *fn) {
 /* ---- Super --------------------------------------------------------------------------------
  *
  * Golly's Super rules (26 states; src/core/marks.c says what each does) as bit logic on
- * 64 cells a word: the state's bit 0 is F (the odd states are the on cells), its bits 1 to
- * 4 are the four planes.  After the table has made T from F (the tile driver, a
- * generation a pass), each row's next states come from its states, T, and presence rows:
- * for each state that the marks look for among the neighbours (1, 3, 5, 7, 9, ..., 25, the
- * wall 6, the labels 14, 18, 20 and 22) and for "any on cell", the cells that have one
- * among their neighbours in the rule's neighbourhood, an OR of the class rows above, at
- * and below, shifted by a column.  The class rows of three rows are kept in a ring as a
+ * 64 cells a word (src/core/marks_bits.h, shared with HashLife's base case): the state's
+ * bit 0 is F (the odd states are the on cells), its bits 1 to 4 are the four planes.  After
+ * the table has made T from F (the tile driver, a generation a pass), each row's next
+ * states come from its states, T, and presence rows: for each state that the marks look
+ * for among the neighbours (1, 3, 5, 7, 9, ..., 25, the wall 6, the labels 14, 18, 20 and
+ * 22) and for "any on cell", the cells that have one among their neighbours in the rule's
+ * neighbourhood, an OR of the class rows above, at and below, shifted by a column.  The class rows of three rows are kept in a ring as a
  * thread walks down its share of the rows.  The planes' next generation goes to the second
  * set (a row reads its neighbours' states as they were), which then becomes current.
  */
-
-enum { SC_1, SC_3, SC_5, SC_7, SC_9, SC_11, SC_13, SC_15, SC_17, SC_19, SC_21, SC_23, SC_25,
-       SC_6, SC_14, SC_18, SC_20, SC_22, SC_ODD, SC_N };
-static const uint8_t sc_state[SC_N] = {1,  3,  5,  7,  9,  11, 13, 15, 17, 19,
-                                       21, 23, 25, 6,  14, 18, 20, 22, 0};
 
 #define SUPER_SERIAL_CELLS ((uint64_t)1 << 14) /* grids of at most this many cells: one thread */
 
 /* Words of a thread's scratch: a ring of three rows of classes, the presence rows, and
  * neighbours_row's. */
 static size_t super_scratch_words(const cpu_multi *m) {
-    return 4 * (size_t)SC_N * m->S + nbr_scratch_words(m->S);
+    return 4 * (size_t)WL_MC_N * m->S + nbr_scratch_words(m->S);
 }
 
 static wl_status super_create(cpu_multi *m) {
@@ -699,8 +695,9 @@ static wl_status super_create(cpu_multi *m) {
 }
 
 /* The class rows of row y (any integer; wrapped on a torus, dead beyond a bounded grid):
- * row k the cells in state sc_state[k] (SC_ODD: the on cells).  Returns the classes that
- * have a cell there (bit k): the others' rows are left as they were, not written. */
+ * row k the cells in state wl_mark_class_state[k] (WL_MC_ODD: the on cells).  Returns the
+ * classes that have a cell there (bit k): the others' rows are left as they were, not
+ * written. */
 static uint32_t super_classes(const cpu_multi *m, const uint64_t *f, int64_t y, uint64_t *cls) {
     const size_t S = m->S;
     if (y < 0 || y >= (int64_t)m->h) {
@@ -717,19 +714,19 @@ static uint32_t super_classes(const cpu_multi *m, const uint64_t *f, int64_t y, 
     }
     if (!marks) {
         if (!on) return 0;
-        memcpy(cls + (size_t)SC_1 * S, b0, S * 8);
-        memcpy(cls + (size_t)SC_ODD * S, b0, S * 8);
-        return 1u << SC_1 | 1u << SC_ODD;
+        memcpy(cls + (size_t)WL_MC_1 * S, b0, S * 8);
+        memcpy(cls + (size_t)WL_MC_ODD * S, b0, S * 8);
+        return 1u << WL_MC_1 | 1u << WL_MC_ODD;
     }
     uint32_t present = 0;
-    for (int k = 0; k < SC_N; k++) {
+    for (int k = 0; k < WL_MC_N; k++) {
         uint64_t *o = cls + (size_t)k * S, any = 0;
-        if (k == SC_ODD) {
+        if (k == WL_MC_ODD) {
             memcpy(o, b0, S * 8);
             present |= on ? 1u << k : 0;
             continue;
         }
-        const unsigned v = sc_state[k]; /* (x ^ 0: bit set in v, x ^ ~0: clear) */
+        const unsigned v = wl_mark_class_state[k]; /* (x ^ 0: bit set in v, x ^ ~0: clear) */
         const uint64_t x0 = v & 1 ? 0 : ~(uint64_t)0, x1 = v & 2 ? 0 : ~(uint64_t)0,
                        x2 = v & 4 ? 0 : ~(uint64_t)0, x3 = v & 8 ? 0 : ~(uint64_t)0,
                        x4 = v & 16 ? 0 : ~(uint64_t)0;
@@ -748,7 +745,7 @@ static void super_presence(const cpu_multi *m, uint64_t *const rows[3], const ui
                            uint64_t *pres, uint64_t *tmp) {
     const size_t S = m->S;
     const uint64_t *zero = nbr_zero_row(S, tmp);
-    for (int k = 0; k < SC_N; k++) {
+    for (int k = 0; k < WL_MC_N; k++) {
         const size_t o = (size_t)k * S;
         uint64_t *p = pres + o;
         if (!((has[0] | has[1] | has[2]) >> k & 1)) { /* (no such state in the three rows) */
@@ -762,84 +759,23 @@ static void super_presence(const cpu_multi *m, uint64_t *const rows[3], const ui
 }
 
 /* Row y's next states: F and the planes at words `at`, T in fn (the on cells next, on
- * exit), the planes' next generation into e2 (see marks.c's wl_marks_next, case by case). */
+ * exit), the planes' next generation into e2 (wl_marks_next_word). */
 static void super_row(const cpu_multi *m, const uint64_t *f, uint64_t *fn, const uint64_t *pres,
                       size_t at) {
     const size_t S = m->S, pl = S * (size_t)m->h;
     const uint64_t *e = m->e;
     uint64_t *e2 = m->e2;
-#define PR(k) pres[(size_t)(k) * S + i]
     for (size_t i = 0; i < S; i++) {
-        const uint64_t c0 = f[at + i], c1 = e[at + i], c2 = e[pl + at + i],
-                       c3 = e[2 * pl + at + i], c4 = e[3 * pl + at + i], T = fn[at + i];
-        const uint64_t n1 = ~c1, n2 = ~c2, n3 = ~c3, n4 = ~c4, odd = c0, even = ~c0;
-        /* the states the logic tells apart (value = c4 c3 c2 c1 c0) */
-        const uint64_t lo4 = n4 & n3; /* values 0 .. 7 */
-        const uint64_t is1 = odd & lo4 & n2 & n1, is3 = odd & lo4 & n2 & c1,
-                       is5 = odd & lo4 & c2 & n1, is7 = odd & lo4 & c2 & c1;
-        const uint64_t is9 = odd & n4 & c3 & n2 & n1, is11 = odd & n4 & c3 & n2 & c1;
-        const uint64_t is4 = even & lo4 & c2 & n1, is6 = even & lo4 & c2 & c1;
-        const uint64_t is8 = even & n4 & c3 & n2 & n1;
-        const uint64_t ge13 = c4 | (c3 & c2 & (c1 | c0));
-        const uint64_t is14 = even & n4 & c3 & c2 & c1, is16 = even & c4 & n3 & n2 & n1,
-                       is18 = even & c4 & n3 & n2 & c1, is20 = even & c4 & n3 & c2 & n1,
-                       is22 = even & c4 & n3 & c2 & c1, is24 = even & c4 & c3 & n2 & n1;
-        /* a wall among the neighbours turns these off (case A) */
-        const uint64_t A = PR(SC_6) & (odd | is8 | ge13), nA = ~A;
-        const uint64_t live = nA & T, dead = nA & ~T;
-        /* births: the colour from the on states around (marks.c's birth_colour) */
-        const uint64_t p1 = PR(SC_1), p3 = PR(SC_3), p5 = PR(SC_5), p7 = PR(SC_7), p9 = PR(SC_9),
-                       p11 = PR(SC_11);
-        uint64_t one = 0, two = 0, nt = 0; /* among 9 .. 25: at least one, two; 13 .. 25: any */
-        uint64_t v1 = 0, v2 = 0, v3 = 0, v4 = 0; /* the bits of the one there is */
-        for (int k = SC_9; k <= SC_25; k++) {
-            const uint64_t q = PR(k);
-            const unsigned v = sc_state[k];
-            two |= one & q;
-            one |= q;
-            if (k >= SC_13) nt |= q;
-            if (v & 2) v1 |= q;
-            if (v & 4) v2 |= q;
-            if (v & 8) v3 |= q;
-            if (v & 16) v4 |= q;
-        }
-        const uint64_t single = one & ~two, low = p1 | p3 | p5 | p7;
-        const uint64_t k1 = ~low & single;
-        const uint64_t k2 = p3 & single & ~(p1 | p5 | p7 | p9 | p11); /* (9, 11 absent: single
-                                                                        among 13 .. 25) */
-        const uint64_t k3 = p7 & (p9 ^ p11) & ~(p1 | p3 | p5 | nt);
-        const uint64_t hi = k1 | k2 | k3; /* the one state among 9 .. 25 */
-        const uint64_t k4 = ~hi & (p7 | nt) & ~(p1 | p3 | p5 | p9 | p11); /* 13 */
-        const uint64_t born = live & even & ~is4 & ~is6 & ~is8;
-        /* the labels (dead, even) */
-        const uint64_t podd = PR(SC_ODD), p14 = PR(SC_14), p18 = PR(SC_18), p20 = PR(SC_20),
-                       p22 = PR(SC_22);
-        const uint64_t l16 = dead & is16 & (podd | p14), l18 = dead & is18 & p22,
-                       l20 = dead & is20 & p18, l22 = dead & is22 & p20,
-                       l24 = dead & is24 & (podd | p14 | p18);
-        /* the next state: kept, a constant, or the birth colour */
-        const uint64_t keep = (live & (odd | is6)) |
-                              (dead & even & ~is14 & ~l16 & ~l18 & ~l20 & ~l22 & ~l24);
-        const uint64_t off = A | dead; /* odd cells that die, and case A */
-        const uint64_t to2 = off & is1, to4 = off & (is3 | is5), to10 = off & is9,
-                       to12 = off & is11, to8 = dead & is7, to3 = live & is4, to7 = live & is8,
-                       to14 = l16, to22 = l18, to18 = l20 | l24, to20 = l22;
-        /* (to 0: case A's 7, 8 and states from 13, dead odd states from 13, dead 14; every
-         * birth colour is odd: the one state among 9 .. 25 (hi), 13 (k4), else 1) */
-        const uint64_t b1 = born & hi & v1, b2 = born & ((hi & v2) | k4), b3 = born & ((hi & v3) | k4),
-                       b4 = born & hi & v4;
-        const uint64_t r0 = (keep & c0) | born | to3 | to7;
-        const uint64_t r1 = (keep & c1) | b1 | to2 | to3 | to7 | to10 | to14 | to22 | to18;
-        const uint64_t r2 = (keep & c2) | b2 | to4 | to12 | to7 | to14 | to22 | to20;
-        const uint64_t r3 = (keep & c3) | b3 | to8 | to10 | to12 | to14;
-        const uint64_t r4 = (keep & c4) | b4 | to22 | to18 | to20;
-        fn[at + i] = r0;
-        e2[at + i] = r1;
-        e2[pl + at + i] = r2;
-        e2[2 * pl + at + i] = r3;
-        e2[3 * pl + at + i] = r4;
+        const uint64_t c[5] = {f[at + i], e[at + i], e[pl + at + i], e[2 * pl + at + i],
+                               e[3 * pl + at + i]};
+        uint64_t r[5];
+        wl_marks_next_word(c, fn[at + i], pres + i, S, r);
+        fn[at + i] = r[0];
+        e2[at + i] = r[1];
+        e2[pl + at + i] = r[2];
+        e2[2 * pl + at + i] = r[3];
+        e2[3 * pl + at + i] = r[4];
     }
-#undef PR
 }
 
 /* Thread tid's share of the rows (whole rows, in order, as many each). */
@@ -849,8 +785,8 @@ static void super_task(void *arg, int tid, int n) {
     const uint64_t y0 = m->h * (uint64_t)tid / (uint64_t)n, y1 = m->h * (uint64_t)(tid + 1) / (uint64_t)n;
     if (y0 >= y1) return;
     uint64_t *scr = m->sup + (size_t)tid * super_scratch_words(m);
-    uint64_t *ring[3] = {scr, scr + SC_N * S, scr + 2 * SC_N * S};
-    uint64_t *pres = scr + 3 * SC_N * S, *tmp = scr + 4 * SC_N * S;
+    uint64_t *ring[3] = {scr, scr + WL_MC_N * S, scr + 2 * WL_MC_N * S};
+    uint64_t *pres = scr + 3 * WL_MC_N * S, *tmp = scr + 4 * WL_MC_N * S;
     memset((uint64_t *)nbr_zero_row(S, tmp), 0, S * 8);
     uint32_t has[3];
     has[0] = super_classes(m, m->f, (int64_t)y0 - 1, ring[0]);

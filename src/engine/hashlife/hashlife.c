@@ -1064,7 +1064,7 @@ static wl_status hl_create(const wl_config *cfg, const char *kernel, void **out)
         free(h);
         return st;
     }
-    h->totalistic = wl_rule_is_totalistic(&h->rule, &h->birth, &h->survive);
+    h->totalistic = wl_rule_is_totalistic(&h->step_rule, &h->birth, &h->survive);
     h->life = h->totalistic && h->birth == (1u << 3) && h->survive == ((1u << 2) | (1u << 3));
     if (!h->totalistic && (st = hl_leaf_table_init(h)) != WL_OK) {
         free(h);

@@ -46,6 +46,9 @@ typedef struct hl_node {
 typedef struct hl_ctx {
     wl_config cfg;
     wl_rule rule;
+    wl_rule step_rule;       /* the two-state rule the on cells follow (hl_leaf.c): the
+                                rule, or for History and Super wl_marks_rule's (a B0 rule's
+                                dual) */
     uint16_t birth, survive; /* outer-totalistic rules: bit n = born / survives with n */
     int totalistic;
     int life;                /* B3/S23: the fastest base case */
@@ -56,7 +59,6 @@ typedef struct hl_ctx {
     unsigned nplanes;
     unsigned states;
     wl_family family;
-    uint8_t mtable[512];     /* the two-state table the states' on bits follow */
     unsigned marks_nbrs;     /* History and Super: the neighbours whose marks count */
 
     /* node store */

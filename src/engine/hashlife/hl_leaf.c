@@ -110,7 +110,7 @@ wl_status hl_leaf_table_init(hl_ctx *h) {
         for (unsigned c = 0; c < 2; c++) {
             const unsigned idx = (unsigned)rev3[q >> c & 7u] << 6 |
                                  (unsigned)rev3[q >> (4 + c) & 7u] << 3 | rev3[q >> (8 + c) & 7u];
-            v |= (unsigned)wl_rule_next(&h->rule, idx) << c;
+            v |= (unsigned)wl_rule_next(&h->step_rule, idx) << c;
         }
         pair[q] = (uint8_t)v;
     }
