@@ -112,6 +112,7 @@ typedef struct hl_ctx {
     int stop;              /* master: HL_STOP_* (atomic), why the threads unwind */
     int nthreads;          /* master: threads of a parallel step (1: serial) */
     uint64_t last_ticks;   /* master: results the last step computed (is the next parallel?) */
+    int stepped;           /* master: a step was made (last_ticks says something) */
     uint32_t par_root;     /* master: the root's result a parallel step found */
     wl_pool *pool;
     struct hl_ctx *helpers; /* nthreads - 1 contexts, with stacks of their own */
