@@ -31,18 +31,31 @@ enum wl_mark_class {
 static const uint8_t wl_mark_class_state[WL_MC_N] = {1,  3,  5,  7,  9,  11, 13, 15, 17, 19,
                                                      21, 23, 25, 6,  14, 18, 20, 22, 0};
 
-/* The cells of class k among 64 cells of state bits c[0 .. 4] (k != WL_MC_ODD). */
-static inline uint64_t wl_mark_class_word(int k, const uint64_t c[5]) {
-    const unsigned v = wl_mark_class_state[k]; /* (x ^ 0: bit set in v, x ^ ~0: clear) */
-    uint64_t m = ~(uint64_t)0;
-    for (int b = 0; b < 5; b++) m &= c[b] ^ (v >> b & 1 ? 0 : ~(uint64_t)0);
-    return m;
+/* The cells of each class among 64 cells of state bits c[0 .. 4]: cls[k] for every class
+ * k of wl_mark_class (from the minterms of the bit pairs 1-2 and 3-4: two ANDs a class). */
+static inline void wl_mark_classes(const uint64_t c[5], uint64_t cls[WL_MC_N]) {
+    const uint64_t par[2] = {~c[0], c[0]};
+    const uint64_t lo[4] = {~c[1] & ~c[2], c[1] & ~c[2], ~c[1] & c[2], c[1] & c[2]};
+    const uint64_t hi[4] = {~c[3] & ~c[4], c[3] & ~c[4], ~c[3] & c[4], c[3] & c[4]};
+    for (int k = 0; k < WL_MC_ODD; k++) {
+        const unsigned v = wl_mark_class_state[k];
+        cls[k] = par[v & 1] & lo[v >> 1 & 3] & hi[v >> 3 & 3];
+    }
+    cls[WL_MC_ODD] = c[0];
 }
 
+#define WL_MC_BIT(k) ((uint32_t)1 << (k))
+/* The on states from 9 up (the birth colours' classes). */
+#define WL_MC_FROM_9 (WL_MC_BIT(WL_MC_N) - WL_MC_BIT(WL_MC_9) - WL_MC_BIT(WL_MC_6) - \
+                      WL_MC_BIT(WL_MC_14) - WL_MC_BIT(WL_MC_18) - WL_MC_BIT(WL_MC_20) - \
+                      WL_MC_BIT(WL_MC_22) - WL_MC_BIT(WL_MC_ODD))
+
 /* The next state bits r[0 .. 4] of 64 cells of state bits c[0 .. 4], from T and their
- * presence words pres[k * stride] (class k of wl_mark_class). */
+ * presence words pres[k * stride] (class k of wl_mark_class); `has` (bit k) may leave out
+ * classes whose presence words are zero (the on states from 9 up are not looked at when
+ * none of them is there). */
 static inline void wl_marks_next_word(const uint64_t c[5], uint64_t T, const uint64_t *pres,
-                                      size_t stride, uint64_t r[5]) {
+                                      size_t stride, uint32_t has, uint64_t r[5]) {
 #define PR(k) pres[(size_t)(k) * stride]
     const uint64_t c0 = c[0], c1 = c[1], c2 = c[2], c3 = c[3], c4 = c[4];
     const uint64_t n1 = ~c1, n2 = ~c2, n3 = ~c3, n4 = ~c4, odd = c0, even = ~c0;
@@ -65,7 +78,7 @@ static inline void wl_marks_next_word(const uint64_t c[5], uint64_t T, const uin
                    p9 = PR(WL_MC_9), p11 = PR(WL_MC_11);
     uint64_t one = 0, two = 0, nt = 0; /* among 9 .. 25: at least one, two; 13 .. 25: any */
     uint64_t v1 = 0, v2 = 0, v3 = 0, v4 = 0; /* the bits of the one there is */
-    for (int k = WL_MC_9; k <= WL_MC_25; k++) {
+    for (int k = WL_MC_9; k <= WL_MC_25 && (has & WL_MC_FROM_9); k++) {
         const uint64_t q = PR(k);
         const unsigned v = wl_mark_class_state[k];
         two |= one & q;

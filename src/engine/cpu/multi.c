@@ -769,7 +769,7 @@ static void super_row(const cpu_multi *m, const uint64_t *f, uint64_t *fn, const
         const uint64_t c[5] = {f[at + i], e[at + i], e[pl + at + i], e[2 * pl + at + i],
                                e[3 * pl + at + i]};
         uint64_t r[5];
-        wl_marks_next_word(c, fn[at + i], pres + i, S, r);
+        wl_marks_next_word(c, fn[at + i], pres + i, S, ~(uint32_t)0, r);
         fn[at + i] = r[0];
         e2[at + i] = r[1];
         e2[pl + at + i] = r[2];

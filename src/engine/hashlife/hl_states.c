@@ -26,9 +26,9 @@
  * their neighbours by shifts of the square, as the totalistic step reads its neighbours
  * (the garbage at the edges stays in the outer ring, which is dropped), and
  * wl_marks_next_word makes the next states - the logic the cpu engine runs on its rows, and
- * marks.c's wl_marks_next, cell for cell.  A class is looked for only where every bit of
- * its state is set somewhere in the square, and a square of states 0, 1 and 2 alone (a
- * trail behind Life) takes a short cut.  This replaced a cell-by-cell base case (a 16x16
+ * marks.c's wl_marks_next, cell for cell.  Only the classes the square holds are moved
+ * and read, and a square of states 0, 1 and 2 alone (a trail behind Life) takes a short
+ * cut.  This replaced a cell-by-cell base case (a 16x16
  * array of states, wl_marks_next at every cell that might change): Golly's
  * crystal-cathedral (LifeSuper) to 1000 took 107 ms of HashLife's time on one thread, 72%
  * of it in the base case, and takes about 38 ms now (Golly's Super algorithm: 48 ms).
@@ -171,8 +171,6 @@ static uint32_t marks_step(hl_ctx *h, const uint32_t leaf[4], int gens) {
         uint64_t T[4], pres[WL_MC_N][4];
         for (int j = 0; j < 4; j++) T[j] = C[0][j];
         hl_square_gen(h, T);
-        /* a class is looked for only where every bit of its state is set somewhere (most
-         * squares hold a few of the 26 states: 0, 1 and 2 alone, often) */
         unsigned bits = 0;
         for (int b = 0; b < 5; b++) bits |= (C[b][0] | C[b][1] | C[b][2] | C[b][3]) ? 1u << b : 0;
         if (!(bits & ~3u) && !((C[0][0] & C[1][0]) | (C[0][1] & C[1][1]) | (C[0][2] & C[1][2]) |
@@ -186,27 +184,28 @@ static uint32_t marks_step(hl_ctx *h, const uint32_t leaf[4], int gens) {
             }
             continue;
         }
+        /* each class's cells, and the classes the square holds */
+        uint64_t X[4][WL_MC_N];
+        uint32_t has = 0;
+        for (int j = 0; j < 4; j++) {
+            const uint64_t c[5] = {C[0][j], C[1][j], C[2][j], C[3][j], C[4][j]};
+            wl_mark_classes(c, X[j]);
+        }
         for (int k = 0; k < WL_MC_N; k++) {
-            uint64_t x[4], any = 0;
-            if (k != WL_MC_ODD && (wl_mark_class_state[k] & ~bits)) {
-                for (int j = 0; j < 4; j++) pres[k][j] = 0;
-                continue;
-            }
+            if (X[0][k] | X[1][k] | X[2][k] | X[3][k])
+                has |= WL_MC_BIT(k);
+            else
+                pres[k][0] = pres[k][1] = pres[k][2] = pres[k][3] = 0;
+        }
+        /* their presence: the rows above and below, and the columns west (<< 1) and east
+         * (>> 1), as hl_leaf.c's totalistic step reads them (garbage stays in the outer
+         * ring) */
+        for (uint32_t left = has; left; left &= left - 1) {
+            const int k = __builtin_ctz(left);
             for (int j = 0; j < 4; j++) {
-                const uint64_t c[5] = {C[0][j], C[1][j], C[2][j], C[3][j], C[4][j]};
-                x[j] = k == WL_MC_ODD ? c[0] : wl_mark_class_word(k, c);
-                any |= x[j];
-            }
-            for (int j = 0; j < 4; j++) {
-                if (!any) {
-                    pres[k][j] = 0;
-                    continue;
-                }
-                /* the rows above and below, and the columns west (<< 1) and east (>> 1), as
-                 * hl_leaf.c's totalistic step reads them (garbage stays in the outer ring) */
-                const uint64_t mid = x[j];
-                const uint64_t up = (mid << 16) | (j > 0 ? x[j - 1] >> 48 : 0);
-                const uint64_t dn = (mid >> 16) | (j < 3 ? x[j + 1] << 48 : 0);
+                const uint64_t mid = X[j][k];
+                const uint64_t up = (mid << 16) | (j > 0 ? X[j - 1][k] >> 48 : 0);
+                const uint64_t dn = (mid >> 16) | (j < 3 ? X[j + 1][k] << 48 : 0);
                 pres[k][j] = (up << 1 & mnw) | (up & mn) | (up >> 1 & mne) | (mid << 1 & mw) |
                              (mid >> 1 & me) | (dn << 1 & msw) | (dn & ms) | (dn >> 1 & mse);
             }
@@ -214,7 +213,7 @@ static uint32_t marks_step(hl_ctx *h, const uint32_t leaf[4], int gens) {
         for (int j = 0; j < 4; j++) {
             const uint64_t c[5] = {C[0][j], C[1][j], C[2][j], C[3][j], C[4][j]};
             uint64_t r[5];
-            wl_marks_next_word(c, T[j], &pres[0][j], 4, r);
+            wl_marks_next_word(c, T[j], &pres[0][j], 4, has, r);
             for (int b = 0; b < 5; b++) C[b][j] = r[b];
         }
     }
