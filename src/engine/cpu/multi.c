@@ -161,7 +161,7 @@ static int have(unsigned features) {
     if (off && *off && *off != '0') return 0;
     return wl_cpu_has(features);
 #else
-    (void)feature;
+    (void)features;
     return 0;
 #endif
 }
@@ -312,8 +312,9 @@ enum { H_EVER, H_MARK, H_START, H_WALL, H_NEAR };
  * column east (P(x) |= L(x - 1)), those to the east R moved west, plus those straight
  * above and below; a torus wraps the columns, a bounded grid is dead past its edges (L
  * and R have a zero word on each side).  tmp: nbr_scratch_words(S). */
-static void neighbours_row(const cpu_multi *m, const uint64_t *a, const uint64_t *b,
-                           const uint64_t *c, uint64_t *p, uint64_t *tmp) {
+static inline __attribute__((always_inline)) void
+neighbours_row_body(const cpu_multi *m, const uint64_t *a, const uint64_t *b, const uint64_t *c,
+                    uint64_t *p, uint64_t *tmp) {
     const size_t S = m->S;
     const unsigned nb = m->marks_nbrs; /* NW N NE W . E SW S SE = bits 8 7 6 5 . 3 2 1 0 */
     const uint64_t mnw = nb >> 8 & 1 ? ~(uint64_t)0 : 0, mn = nb >> 7 & 1 ? ~(uint64_t)0 : 0,
@@ -334,6 +335,32 @@ static void neighbours_row(const cpu_multi *m, const uint64_t *a, const uint64_t
         p[0] |= l[w1 / 64] >> (w1 % 64) & 1;
         p[w1 / 64] |= (r[0] & 1) << (w1 % 64);
     }
+}
+
+/* (The loops of neighbours_row and super_classes are compiled twice: plain, and for
+ * AVX-512, where the compiler makes them vector loops; m->avx512 picks.) */
+static void neighbours_row_plain(const cpu_multi *m, const uint64_t *a, const uint64_t *b,
+                                 const uint64_t *c, uint64_t *p, uint64_t *tmp) {
+    neighbours_row_body(m, a, b, c, p, tmp);
+}
+
+#if defined(WL_CPU_X86_SIMD)
+__attribute__((target("avx512f"))) static void
+neighbours_row_avx512(const cpu_multi *m, const uint64_t *a, const uint64_t *b, const uint64_t *c,
+                      uint64_t *p, uint64_t *tmp) {
+    neighbours_row_body(m, a, b, c, p, tmp);
+}
+#endif
+
+static void neighbours_row(const cpu_multi *m, const uint64_t *a, const uint64_t *b,
+                           const uint64_t *c, uint64_t *p, uint64_t *tmp) {
+#if defined(WL_CPU_X86_SIMD)
+    if (m->avx512) {
+        neighbours_row_avx512(m, a, b, c, p, tmp);
+        return;
+    }
+#endif
+    neighbours_row_plain(m, a, b, c, p, tmp);
 }
 
 /* Row y of a grid's plane x (any integer: wrapped on a torus, a row of zeros beyond a
@@ -698,7 +725,8 @@ static wl_status super_create(cpu_multi *m) {
  * row k the cells in state wl_mark_class_state[k] (WL_MC_ODD: the on cells).  Returns the
  * classes that have a cell there (bit k): the others' rows are left as they were, not
  * written. */
-static uint32_t super_classes(const cpu_multi *m, const uint64_t *f, int64_t y, uint64_t *cls) {
+static inline __attribute__((always_inline)) uint32_t
+super_classes_body(const cpu_multi *m, const uint64_t *f, int64_t y, uint64_t *cls) {
     const size_t S = m->S;
     if (y < 0 || y >= (int64_t)m->h) {
         if (!m->torus) return 0;
@@ -739,6 +767,25 @@ static uint32_t super_classes(const cpu_multi *m, const uint64_t *f, int64_t y, 
     return present;
 }
 
+static uint32_t super_classes_plain(const cpu_multi *m, const uint64_t *f, int64_t y,
+                                    uint64_t *cls) {
+    return super_classes_body(m, f, y, cls);
+}
+
+#if defined(WL_CPU_X86_SIMD)
+__attribute__((target("avx512f"))) static uint32_t
+super_classes_avx512(const cpu_multi *m, const uint64_t *f, int64_t y, uint64_t *cls) {
+    return super_classes_body(m, f, y, cls);
+}
+#endif
+
+static uint32_t super_classes(const cpu_multi *m, const uint64_t *f, int64_t y, uint64_t *cls) {
+#if defined(WL_CPU_X86_SIMD)
+    if (m->avx512) return super_classes_avx512(m, f, y, cls);
+#endif
+    return super_classes_plain(m, f, y, cls);
+}
+
 /* The presence rows of row y from the class rows of y - 1, y, y + 1 (rows[0 .. 2]; has[]:
  * their classes with a cell), each through neighbours_row. */
 static void super_presence(const cpu_multi *m, uint64_t *const rows[3], const uint32_t has[3],
@@ -759,17 +806,18 @@ static void super_presence(const cpu_multi *m, uint64_t *const rows[3], const ui
 }
 
 /* Row y's next states: F and the planes at words `at`, T in fn (the on cells next, on
- * exit), the planes' next generation into e2 (wl_marks_next_word). */
+ * exit), the planes' next generation into e2 (wl_marks_next_word), from word i0 on. */
 static void super_row(const cpu_multi *m, const uint64_t *f, uint64_t *fn, const uint64_t *pres,
-                      size_t at) {
+                      size_t at, size_t i0) {
     const size_t S = m->S, pl = S * (size_t)m->h;
     const uint64_t *e = m->e;
     uint64_t *e2 = m->e2;
-    for (size_t i = 0; i < S; i++) {
+    for (size_t i = i0; i < S; i++) {
         const uint64_t c[5] = {f[at + i], e[at + i], e[pl + at + i], e[2 * pl + at + i],
                                e[3 * pl + at + i]};
-        uint64_t r[5];
-        wl_marks_next_word(c, fn[at + i], pres + i, S, ~(uint32_t)0, r);
+        uint64_t r[5], p[WL_MC_N];
+        for (int k = 0; k < WL_MC_N; k++) p[k] = pres[(size_t)k * S + i];
+        wl_marks_next_word(c, fn[at + i], p, ~(uint32_t)0, r);
         fn[at + i] = r[0];
         e2[at + i] = r[1];
         e2[pl + at + i] = r[2];
@@ -777,6 +825,43 @@ static void super_row(const cpu_multi *m, const uint64_t *f, uint64_t *fn, const
         e2[3 * pl + at + i] = r[4];
     }
 }
+
+#if defined(WL_CPU_X86_SIMD)
+/* The same logic on vectors of eight words (AVX-512: about 160 word operations a word
+ * became ternary logic on 512 cells at once), the row's last S % 8 words by super_row. */
+typedef uint64_t wl_v8 __attribute__((vector_size(64), aligned(8)));
+#define WL_MARKS_T wl_v8
+#define WL_MARKS_NAME marks_next_v8
+#include "marks_next.inc.h"
+#undef WL_MARKS_T
+#undef WL_MARKS_NAME
+
+__attribute__((target("avx512f"))) static void super_row_avx512(const cpu_multi *m,
+                                                                const uint64_t *f, uint64_t *fn,
+                                                                const uint64_t *pres, size_t at) {
+    const size_t S = m->S, pl = S * (size_t)m->h;
+    const uint64_t *e = m->e;
+    uint64_t *e2 = m->e2;
+#define LD(ptr) (*(const wl_v8 *)(const void *)(ptr))
+#define ST(ptr, v) (*(wl_v8 *)(void *)(ptr) = (v))
+    size_t i = 0;
+    for (; i + 8 <= S; i += 8) {
+        const wl_v8 c[5] = {LD(f + at + i), LD(e + at + i), LD(e + pl + at + i),
+                            LD(e + 2 * pl + at + i), LD(e + 3 * pl + at + i)};
+        wl_v8 r[5], p[WL_MC_N];
+        for (int k = 0; k < WL_MC_N; k++) p[k] = LD(pres + (size_t)k * S + i);
+        marks_next_v8(c, LD(fn + at + i), p, ~(uint32_t)0, r);
+        ST(fn + at + i, r[0]);
+        ST(e2 + at + i, r[1]);
+        ST(e2 + pl + at + i, r[2]);
+        ST(e2 + 2 * pl + at + i, r[3]);
+        ST(e2 + 3 * pl + at + i, r[4]);
+    }
+#undef LD
+#undef ST
+    super_row(m, f, fn, pres, at, i);
+}
+#endif
 
 /* Thread tid's share of the rows (whole rows, in order, as many each). */
 static void super_task(void *arg, int tid, int n) {
@@ -794,7 +879,12 @@ static void super_task(void *arg, int tid, int n) {
     for (uint64_t y = y0; y < y1; y++) {
         has[2] = super_classes(m, m->f, (int64_t)y + 1, ring[2]);
         super_presence(m, ring, has, pres, tmp);
-        super_row(m, m->f, m->fn, pres, (size_t)y * S);
+#if defined(WL_CPU_X86_SIMD)
+        if (m->avx512)
+            super_row_avx512(m, m->f, m->fn, pres, (size_t)y * S);
+        else
+#endif
+            super_row(m, m->f, m->fn, pres, (size_t)y * S, 0);
         uint64_t *t = ring[0];
         ring[0] = ring[1];
         ring[1] = ring[2];

@@ -212,8 +212,9 @@ static uint32_t marks_step(hl_ctx *h, const uint32_t leaf[4], int gens) {
         }
         for (int j = 0; j < 4; j++) {
             const uint64_t c[5] = {C[0][j], C[1][j], C[2][j], C[3][j], C[4][j]};
-            uint64_t r[5];
-            wl_marks_next_word(c, T[j], &pres[0][j], 4, has, r);
+            uint64_t r[5], pj[WL_MC_N];
+            for (int k = 0; k < WL_MC_N; k++) pj[k] = pres[k][j];
+            wl_marks_next_word(c, T[j], pj, has, r);
             for (int b = 0; b < 5; b++) C[b][j] = r[b];
         }
     }
