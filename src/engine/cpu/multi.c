@@ -829,7 +829,7 @@ static void super_row(const cpu_multi *m, const uint64_t *f, uint64_t *fn, const
 #if defined(WL_CPU_X86_SIMD)
 /* The same logic on vectors of eight words (AVX-512: about 160 word operations a word
  * became ternary logic on 512 cells at once), the row's last S % 8 words by super_row. */
-typedef uint64_t wl_v8 __attribute__((vector_size(64), aligned(8)));
+typedef uint64_t wl_v8 __attribute__((vector_size(64), aligned(8), may_alias));
 #define WL_MARKS_T wl_v8
 #define WL_MARKS_NAME marks_next_v8
 #include "marks_next.inc.h"
