@@ -54,42 +54,43 @@ uint64_t hl_square_centre(const uint64_t w[4]) {
     return gather_bytes(w[1] >> 4) | gather_bytes(w[2] >> 4) << 32;
 }
 
-/* One generation of an outer-totalistic rule on the 4-word square. */
+/* One generation of an outer-totalistic rule on the 4-word square, the four words as one
+ * vector (hl_v4): the rows above a word's are the word shifted a row down with the last
+ * row of the word before (a lane shuffle), those below likewise. */
 static void gen_totalistic(const hl_ctx *h, uint64_t w[4]) {
-    uint64_t nw_[4];
-    for (int i = 0; i < 4; i++) {
-        uint64_t mid = w[i];
-        uint64_t up = (mid << 16) | (i > 0 ? w[i - 1] >> 48 : 0);
-        uint64_t dn = (mid >> 16) | (i < 3 ? w[i + 1] << 48 : 0);
-        /* horizontal sums: up and down rows count 3 cells, the middle row 2 */
-        uint64_t ul = up << 1, ur = up >> 1;
-        uint64_t u0 = ul ^ up ^ ur, u1 = (ul & up) | (ur & (ul ^ up));
-        uint64_t dl = dn << 1, dr = dn >> 1;
-        uint64_t d0 = dl ^ dn ^ dr, d1 = (dl & dn) | (dr & (dl ^ dn));
-        uint64_t ml = mid << 1, mr = mid >> 1;
-        uint64_t m0 = ml ^ mr, m1 = ml & mr;
-        /* weight 1 */
-        uint64_t s0 = u0 ^ d0 ^ m0, c1 = (u0 & d0) | (m0 & (u0 ^ d0));
-        /* weight 2: u1 + d1 + m1 + c1 */
-        uint64_t t0 = u1 ^ d1 ^ m1, t1 = (u1 & d1) | (m1 & (u1 ^ d1));
-        uint64_t s1 = t0 ^ c1, k = t0 & c1;
-        uint64_t s2 = t1 ^ k, s3 = t1 & k;
-        uint64_t next;
-        if (h->life) {
-            next = s1 & ~s2 & ~s3 & (s0 | mid);
-        } else {
-            next = 0;
-            for (int n = 0; n <= 8; n++) {
-                int b = h->birth >> n & 1, s = h->survive >> n & 1;
-                if (!b && !s) continue;
-                uint64_t eq = (n & 1 ? s0 : ~s0) & (n & 2 ? s1 : ~s1) & (n & 4 ? s2 : ~s2) &
-                              (n & 8 ? s3 : ~s3);
-                next |= b && s ? eq : b ? eq & ~mid : eq & mid;
-            }
+    const hl_v4 zero = {0, 0, 0, 0}, mid = HL_V4(w);
+    const hl_v4 before = __builtin_shuffle(mid, zero, (hl_v4i){4, 0, 1, 2}); /* w[i - 1] */
+    const hl_v4 after = __builtin_shuffle(mid, zero, (hl_v4i){1, 2, 3, 4});  /* w[i + 1] */
+    const hl_v4 up = (mid << 16) | (before >> 48), dn = (mid >> 16) | (after << 48);
+    /* horizontal sums: up and down rows count 3 cells, the middle row 2 */
+    const hl_v4 ul = up << 1, ur = up >> 1;
+    const hl_v4 u0 = ul ^ up ^ ur, u1 = (ul & up) | (ur & (ul ^ up));
+    const hl_v4 dl = dn << 1, dr = dn >> 1;
+    const hl_v4 d0 = dl ^ dn ^ dr, d1 = (dl & dn) | (dr & (dl ^ dn));
+    const hl_v4 ml = mid << 1, mr = mid >> 1;
+    const hl_v4 m0 = ml ^ mr, m1 = ml & mr;
+    /* weight 1 */
+    const hl_v4 s0 = u0 ^ d0 ^ m0, c1 = (u0 & d0) | (m0 & (u0 ^ d0));
+    /* weight 2: u1 + d1 + m1 + c1 */
+    const hl_v4 t0 = u1 ^ d1 ^ m1, t1 = (u1 & d1) | (m1 & (u1 ^ d1));
+    const hl_v4 s1 = t0 ^ c1, k = t0 & c1;
+    const hl_v4 s2 = t1 ^ k, s3 = t1 & k;
+    hl_v4 next;
+    if (h->life) {
+        next = s1 & ~s2 & ~s3 & (s0 | mid);
+    } else {
+        next = zero;
+        for (int n = 0; n <= 8; n++) {
+            int b = h->birth >> n & 1, s = h->survive >> n & 1;
+            if (!b && !s) continue;
+            /* (x ^ all: x inverted; the vector types allow no ?: between them) */
+            const hl_v4 all = ~zero;
+            const hl_v4 eq = (s0 ^ (n & 1 ? zero : all)) & (s1 ^ (n & 2 ? zero : all)) &
+                             (s2 ^ (n & 4 ? zero : all)) & (s3 ^ (n & 8 ? zero : all));
+            next |= eq & (b && s ? all : b ? ~mid : mid);
         }
-        nw_[i] = next;
     }
-    for (int i = 0; i < 4; i++) w[i] = nw_[i];
+    HL_V4(w) = next;
 }
 
 /* The leaf table of a rule that is not outer-totalistic (Hensel, MAP, and the hexagonal

@@ -36,9 +36,7 @@
 #include "hl_internal.h"
 #include "marks_bits.h"
 
-/* The square's four words as one vector (GCC's vector extension: one AVX2 operation, two
- * SSE2 ones, or four words, whatever the target), for the marks' logic. */
-typedef uint64_t hl_v4 __attribute__((vector_size(32), aligned(8), may_alias));
+/* The marks' logic on the square's four words as one vector (hl_v4). */
 #define WL_MARKS_T hl_v4
 #define WL_MARKS_NAME marks_next_v4
 #include "marks_next.inc.h"
@@ -220,13 +218,11 @@ static uint32_t marks_step(hl_ctx *h, const uint32_t leaf[4], int gens) {
             }
         }
         {
-#define V4(x) (*(hl_v4 *)(void *)(x))
-            const hl_v4 c[5] = {V4(C[0]), V4(C[1]), V4(C[2]), V4(C[3]), V4(C[4])};
+            const hl_v4 c[5] = {HL_V4(C[0]), HL_V4(C[1]), HL_V4(C[2]), HL_V4(C[3]), HL_V4(C[4])};
             hl_v4 r[5], p[WL_MC_N];
-            for (int k = 0; k < WL_MC_N; k++) p[k] = V4(pres[k]);
-            marks_next_v4(c, V4(T), p, has, r);
-            for (int b = 0; b < 5; b++) V4(C[b]) = r[b];
-#undef V4
+            for (int k = 0; k < WL_MC_N; k++) p[k] = HL_V4(pres[k]);
+            marks_next_v4(c, HL_V4(T), p, has, r);
+            for (int b = 0; b < 5; b++) HL_V4(C[b]) = r[b];
         }
     }
     /* the centre: live = state != 0, the planes (state - 1) */
