@@ -121,28 +121,28 @@ static uint32_t generations_step(hl_ctx *h, const uint32_t leaf[4], int gens) {
     hl_square_assemble(hl_leaf_bits(h, leaf[0]), hl_leaf_bits(h, leaf[1]),
                        hl_leaf_bits(h, leaf[2]), hl_leaf_bits(h, leaf[3]), L);
     for (unsigned i = 0; i < np; i++) hl_square_assemble(lp[0][i], lp[1][i], lp[2][i], lp[3][i], P[i]);
+    /* (the square's four words as one vector, hl_v4) */
+    const hl_v4 zero = {0, 0, 0, 0}, all = ~zero;
     for (int g = 0; g < gens; g++) {
-        uint64_t O[4], A[4];
-        for (int j = 0; j < 4; j++) {
-            uint64_t any = 0;
-            for (unsigned i = 0; i < np; i++) any |= P[i][j];
-            O[j] = A[j] = L[j] & ~any;
-        }
+        uint64_t A[4];
+        hl_v4 any = zero;
+        for (unsigned i = 0; i < np; i++) any |= HL_V4(P[i]);
+        const hl_v4 O = HL_V4(L) & ~any;
+        HL_V4(A) = O;
         hl_square_gen(h, A);
-        for (int j = 0; j < 4; j++) {
-            uint64_t D = L[j] & ~O[j], last = D;
-            for (unsigned i = 0; i < np; i++) last &= top >> i & 1 ? P[i][j] : ~P[i][j];
-            uint64_t carry = D & ~last; /* count the others up by one */
-            for (unsigned i = 0; i < np; i++) {
-                uint64_t t = P[i][j] & carry;
-                P[i][j] ^= carry;
-                carry = t;
-            }
-            uint64_t on = A[j] & (~L[j] | O[j]), dying = O[j] & ~A[j];
-            L[j] = on | (D & ~last) | dying;
-            for (unsigned i = 0; i < np; i++) P[i][j] &= L[j] & ~on & ~dying;
-            P[0][j] |= dying; /* state 2 */
+        const hl_v4 a = HL_V4(A), l = HL_V4(L), D = l & ~O;
+        hl_v4 last = D;
+        for (unsigned i = 0; i < np; i++) last &= HL_V4(P[i]) ^ (top >> i & 1 ? zero : all);
+        hl_v4 carry = D & ~last; /* count the others up by one */
+        for (unsigned i = 0; i < np; i++) {
+            const hl_v4 t = HL_V4(P[i]) & carry;
+            HL_V4(P[i]) ^= carry;
+            carry = t;
         }
+        const hl_v4 on = a & (~l | O), dying = O & ~a, nl = on | (D & ~last) | dying;
+        HL_V4(L) = nl;
+        for (unsigned i = 0; i < np; i++) HL_V4(P[i]) &= nl & ~on & ~dying;
+        HL_V4(P[0]) |= dying; /* state 2 */
     }
     uint64_t planes[HL_MAX_PLANES];
     for (unsigned i = 0; i < np; i++) planes[i] = hl_square_centre(P[i]);
