@@ -39,9 +39,11 @@
 /* The marks' logic on the square's four words as one vector (hl_v4). */
 #define WL_MARKS_T hl_v4
 #define WL_MARKS_NAME marks_next_v4
+#define WL_MARKS_LOAD(ptr) HL_V4(ptr)
 #include "marks_next.inc.h"
 #undef WL_MARKS_T
 #undef WL_MARKS_NAME
+#undef WL_MARKS_LOAD
 
 #include <stdlib.h>
 #include <string.h>
@@ -219,9 +221,8 @@ static uint32_t marks_step(hl_ctx *h, const uint32_t leaf[4], int gens) {
         }
         {
             const hl_v4 c[5] = {HL_V4(C[0]), HL_V4(C[1]), HL_V4(C[2]), HL_V4(C[3]), HL_V4(C[4])};
-            hl_v4 r[5], p[WL_MC_N];
-            for (int k = 0; k < WL_MC_N; k++) p[k] = HL_V4(pres[k]);
-            marks_next_v4(c, HL_V4(T), p, has, r);
+            hl_v4 r[5];
+            marks_next_v4(c, HL_V4(T), &pres[0][0], 4, has, r);
             for (int b = 0; b < 5; b++) HL_V4(C[b]) = r[b];
         }
     }
