@@ -36,10 +36,12 @@ void wl_config_init(wl_config *cfg) {
  * topology and rule.  Order of preference: cuda, cpu, ref for grids; for the plane sparse
  * (handing over to hashlife, see handover.c), then hashlife; for Generations and Larger
  * than Life on the plane grow (on cuda or cpu, handing Generations over to hashlife too);
- * for History cpu on grids and hashlife on the plane (grow on cpu is 50-80x faster on a
- * chaotic History soup, but Golly's engineered History patterns - replicators, syntheses -
- * are HashLife's, up to 50x slower on grow: `-e grow` chooses it); Super the same (Golly's
- * Super patterns on the plane are engineered too). */
+ * for History cpu on grids and hashlife on the plane (grow on cpu is faster on a chaotic
+ * History soup - about 2x on a 512^2 soup to 2000 since HashLife's base case became bit
+ * logic, 50-80x before - but Golly's engineered History patterns - replicators, syntheses
+ * - are HashLife's, up to 50x slower on grow: `-e grow` chooses it); Super the same
+ * (Golly's Super patterns on the plane are engineered too, and HashLife runs a Super soup
+ * faster than grow). */
 static const wl_engine_ops *resolve_auto(const wl_config *cfg) {
     static const char *const two[] = {"cuda", "cpu", "sparse", "hashlife", "grow", "ref"};
     static const char *const multi[] = {"cuda", "cpu", "grow", "hashlife", "ref"};
