@@ -45,22 +45,22 @@ static inline void wl_mark_classes(const uint64_t c[5], uint64_t cls[WL_MC_N]) {
 }
 
 #define WL_MC_BIT(k) ((uint32_t)1 << (k))
-/* The on states from 9 up (the birth colours' classes). */
-#define WL_MC_FROM_9 (WL_MC_BIT(WL_MC_N) - WL_MC_BIT(WL_MC_9) - WL_MC_BIT(WL_MC_6) - \
-                      WL_MC_BIT(WL_MC_14) - WL_MC_BIT(WL_MC_18) - WL_MC_BIT(WL_MC_20) - \
-                      WL_MC_BIT(WL_MC_22) - WL_MC_BIT(WL_MC_ODD))
+/* The on states from 9 up (the birth colours' classes, WL_MC_9 .. WL_MC_25 in a row). */
+#define WL_MC_FROM_9 (WL_MC_BIT(WL_MC_25 + 1) - WL_MC_BIT(WL_MC_9))
 
 /* The next state bits r[0 .. 4] of 64 cells of state bits c[0 .. 4], from T (the on cells
- * next, by the two-state rule) and their presence words p[k * stride] (class k of
+ * next, by the two-state rule, at *tp) and their presence words p[k * stride] (class k of
  * wl_mark_class); `has` (bit k) may leave out classes whose presence words are zero: the
  * on states from 9 up are not looked at when none of them is there.  (marks_next.inc.h,
  * for 64-bit words; the cpu engine and HashLife include it again for vectors of them.) */
 #define WL_MARKS_T uint64_t
 #define WL_MARKS_NAME wl_marks_next_word
 #define WL_MARKS_LOAD(ptr) (*(ptr))
+#define WL_MARKS_ATTR
 #include "marks_next.inc.h"
 #undef WL_MARKS_T
 #undef WL_MARKS_NAME
 #undef WL_MARKS_LOAD
+#undef WL_MARKS_ATTR
 
 #endif

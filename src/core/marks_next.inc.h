@@ -1,13 +1,16 @@
 /*
  * marks_next.inc.h - the body of marks_bits.h's wl_marks_next_word for a type of words:
  * included with WL_MARKS_T (uint64_t, or a GCC vector of them: the logic is AND, OR, XOR
- * and NOT only), WL_MARKS_NAME and WL_MARKS_LOAD(ptr) (a WL_MARKS_T read from the words at
- * ptr) defined.  No include guard: meant to be included once per type.
+ * and NOT only), WL_MARKS_NAME, WL_MARKS_LOAD(ptr) (a WL_MARKS_T read from the words at
+ * ptr) and WL_MARKS_ATTR (more attributes: the target of a vector instance) defined.  No
+ * include guard: meant to be included once per type.  Vectors go in and out through
+ * pointers only (clang refuses vector arguments wider than the target's registers).
  */
-static inline __attribute__((always_inline)) void
-WL_MARKS_NAME(const WL_MARKS_T c[5], WL_MARKS_T T, const uint64_t *p, size_t stride,
+static inline __attribute__((always_inline)) WL_MARKS_ATTR void
+WL_MARKS_NAME(const WL_MARKS_T c[5], const WL_MARKS_T *tp, const uint64_t *p, size_t stride,
               uint32_t has, WL_MARKS_T r[5]) {
 #define PR(k) WL_MARKS_LOAD(p + (size_t)(k) * stride)
+    const WL_MARKS_T T = *tp;
     const WL_MARKS_T c0 = c[0], c1 = c[1], c2 = c[2], c3 = c[3], c4 = c[4];
     const WL_MARKS_T n1 = ~c1, n2 = ~c2, n3 = ~c3, n4 = ~c4, odd = c0, even = ~c0;
     /* the states the logic tells apart (value = c4 c3 c2 c1 c0) */

@@ -706,9 +706,10 @@ void cpu_multi_decay(cpu_multi *m, const uint64_t *f, uint64_t *fn) {
  * states come from its states, T, and presence rows: for each state that the marks look
  * for among the neighbours (1, 3, 5, 7, 9, ..., 25, the wall 6, the labels 14, 18, 20 and
  * 22) and for "any on cell", the cells that have one among their neighbours in the rule's
- * neighbourhood, an OR of the class rows above, at and below, shifted by a column.  The class rows of three rows are kept in a ring as a
- * thread walks down its share of the rows.  The planes' next generation goes to the second
- * set (a row reads its neighbours' states as they were), which then becomes current.
+ * neighbourhood, an OR of the class rows above, at and below, shifted by a column.  The
+ * class rows of three rows are kept in a ring as a thread walks down its share of the
+ * rows.  The planes' next generation goes to the second set (a row reads its neighbours'
+ * states as they were), which then becomes current.
  */
 
 #define SUPER_SERIAL_CELLS ((uint64_t)1 << 14) /* grids of at most this many cells: one thread */
@@ -820,7 +821,7 @@ static void super_row(const cpu_multi *m, const uint64_t *f, uint64_t *fn, const
         const uint64_t c[5] = {f[at + i], e[at + i], e[pl + at + i], e[2 * pl + at + i],
                                e[3 * pl + at + i]};
         uint64_t r[5];
-        wl_marks_next_word(c, fn[at + i], pres + i, S, ~(uint32_t)0, r);
+        wl_marks_next_word(c, fn + at + i, pres + i, S, ~(uint32_t)0, r);
         fn[at + i] = r[0];
         e2[at + i] = r[1];
         e2[pl + at + i] = r[2];
@@ -836,10 +837,12 @@ typedef uint64_t wl_v8 __attribute__((vector_size(64), aligned(8), may_alias));
 #define WL_MARKS_T wl_v8
 #define WL_MARKS_NAME marks_next_v8
 #define WL_MARKS_LOAD(ptr) (*(const wl_v8 *)(const void *)(ptr))
+#define WL_MARKS_ATTR __attribute__((target("avx512f")))
 #include "marks_next.inc.h"
 #undef WL_MARKS_T
 #undef WL_MARKS_NAME
 #undef WL_MARKS_LOAD
+#undef WL_MARKS_ATTR
 
 __attribute__((target("avx512f"))) static void super_row_avx512(const cpu_multi *m,
                                                                 const uint64_t *f, uint64_t *fn,
@@ -854,7 +857,8 @@ __attribute__((target("avx512f"))) static void super_row_avx512(const cpu_multi 
         const wl_v8 c[5] = {LD(f + at + i), LD(e + at + i), LD(e + pl + at + i),
                             LD(e + 2 * pl + at + i), LD(e + 3 * pl + at + i)};
         wl_v8 r[5];
-        marks_next_v8(c, LD(fn + at + i), pres + i, S, ~(uint32_t)0, r);
+        const wl_v8 t = LD(fn + at + i);
+        marks_next_v8(c, &t, pres + i, S, ~(uint32_t)0, r);
         ST(fn + at + i, r[0]);
         ST(e2 + at + i, r[1]);
         ST(e2 + pl + at + i, r[2]);

@@ -149,11 +149,11 @@ wl_status hl_collect(hl_ctx *h);
 static inline void hl_push(hl_ctx *h, uint32_t n) { h->stack[h->sp++] = n; }
 
 /* ---- base case (hl_leaf.c) ---- */
-/* The 16x16 square's four words as one vector (GCC's vector extension: one AVX2
- * operation, two SSE2 ones, or four word operations, whatever the target), and its lane
- * indices (__builtin_shuffle); HL_V4(w) is the array w[4] as such a vector. */
+/* The 16x16 square's four words as one vector (the vector extension of GCC and clang:
+ * one AVX2 operation, two SSE2 ones, or four word operations, whatever the target; lanes
+ * moved by __builtin_shufflevector, GCC 12 and clang); HL_V4(w) is the array w[4] as such
+ * a vector. */
 typedef uint64_t hl_v4 __attribute__((vector_size(32), aligned(8), may_alias));
-typedef int64_t hl_v4i __attribute__((vector_size(32)));
 #define HL_V4(w) (*(hl_v4 *)(void *)(w))
 /* Advances the 16x16 square made of four leaves by `gens` (1, 2 or 4) generations and
  * returns its centre 8x8 as leaf bits. */

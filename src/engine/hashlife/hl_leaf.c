@@ -59,8 +59,8 @@ uint64_t hl_square_centre(const uint64_t w[4]) {
  * row of the word before (a lane shuffle), those below likewise. */
 static void gen_totalistic(const hl_ctx *h, uint64_t w[4]) {
     const hl_v4 zero = {0, 0, 0, 0}, mid = HL_V4(w);
-    const hl_v4 before = __builtin_shuffle(mid, zero, (hl_v4i){4, 0, 1, 2}); /* w[i - 1] */
-    const hl_v4 after = __builtin_shuffle(mid, zero, (hl_v4i){1, 2, 3, 4});  /* w[i + 1] */
+    const hl_v4 before = __builtin_shufflevector(mid, zero, 4, 0, 1, 2); /* w[i - 1] */
+    const hl_v4 after = __builtin_shufflevector(mid, zero, 1, 2, 3, 4);  /* w[i + 1] */
     const hl_v4 up = (mid << 16) | (before >> 48), dn = (mid >> 16) | (after << 48);
     /* horizontal sums: up and down rows count 3 cells, the middle row 2 */
     const hl_v4 ul = up << 1, ur = up >> 1;

@@ -28,10 +28,10 @@
  * wl_marks_next_word makes the next states - the logic the cpu engine runs on its rows, and
  * marks.c's wl_marks_next, cell for cell.  Only the classes the square holds are moved
  * and read, and a square of states 0, 1 and 2 alone (a trail behind Life) takes a short
- * cut.  This replaced a cell-by-cell base case (a 16x16
- * array of states, wl_marks_next at every cell that might change): Golly's
- * crystal-cathedral (LifeSuper) to 1000 took 107 ms of HashLife's time on one thread, 72%
- * of it in the base case, and takes about 38 ms now (Golly's Super algorithm: 48 ms).
+ * cut.  This replaced a cell-by-cell base case (a 16x16 array of states, wl_marks_next at
+ * every cell that might change): Golly's crystal-cathedral (LifeSuper) to 1000 on one
+ * thread took 107 ms, 72% of it in the base case, and takes about 37 ms now (Golly's Super
+ * algorithm: 48-50 ms; docs/BENCHMARKS.md).
  */
 #include "hl_internal.h"
 #include "marks_bits.h"
@@ -40,13 +40,12 @@
 #define WL_MARKS_T hl_v4
 #define WL_MARKS_NAME marks_next_v4
 #define WL_MARKS_LOAD(ptr) HL_V4(ptr)
+#define WL_MARKS_ATTR
 #include "marks_next.inc.h"
 #undef WL_MARKS_T
 #undef WL_MARKS_NAME
 #undef WL_MARKS_LOAD
-
-#include <stdlib.h>
-#include <string.h>
+#undef WL_MARKS_ATTR
 
 wl_status hl_states_init(hl_ctx *h) {
     const wl_rule *r = &h->rule;
@@ -222,7 +221,7 @@ static uint32_t marks_step(hl_ctx *h, const uint32_t leaf[4], int gens) {
         {
             const hl_v4 c[5] = {HL_V4(C[0]), HL_V4(C[1]), HL_V4(C[2]), HL_V4(C[3]), HL_V4(C[4])};
             hl_v4 r[5];
-            marks_next_v4(c, HL_V4(T), &pres[0][0], 4, has, r);
+            marks_next_v4(c, (const hl_v4 *)(const void *)T, &pres[0][0], 4, has, r);
             for (int b = 0; b < 5; b++) HL_V4(C[b]) = r[b];
         }
     }
