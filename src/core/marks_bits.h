@@ -31,19 +31,6 @@ enum wl_mark_class {
 static const uint8_t wl_mark_class_state[WL_MC_N] = {1,  3,  5,  7,  9,  11, 13, 15, 17, 19,
                                                      21, 23, 25, 6,  14, 18, 20, 22, 0};
 
-/* The cells of each class among 64 cells of state bits c[0 .. 4]: cls[k] for every class
- * k of wl_mark_class (from the minterms of the bit pairs 1-2 and 3-4: two ANDs a class). */
-static inline void wl_mark_classes(const uint64_t c[5], uint64_t cls[WL_MC_N]) {
-    const uint64_t par[2] = {~c[0], c[0]};
-    const uint64_t lo[4] = {~c[1] & ~c[2], c[1] & ~c[2], ~c[1] & c[2], c[1] & c[2]};
-    const uint64_t hi[4] = {~c[3] & ~c[4], c[3] & ~c[4], ~c[3] & c[4], c[3] & c[4]};
-    for (int k = 0; k < WL_MC_ODD; k++) {
-        const unsigned v = wl_mark_class_state[k];
-        cls[k] = par[v & 1] & lo[v >> 1 & 3] & hi[v >> 3 & 3];
-    }
-    cls[WL_MC_ODD] = c[0];
-}
-
 #define WL_MC_BIT(k) ((uint32_t)1 << (k))
 /* The on states from 9 up (the birth colours' classes, WL_MC_9 .. WL_MC_25 in a row). */
 #define WL_MC_FROM_9 (WL_MC_BIT(WL_MC_25 + 1) - WL_MC_BIT(WL_MC_9))
@@ -53,13 +40,18 @@ static inline void wl_mark_classes(const uint64_t c[5], uint64_t cls[WL_MC_N]) {
  * wl_mark_class); `has` (bit k) may leave out classes whose presence words are zero: the
  * on states from 9 up are not looked at when none of them is there.  (marks_next.inc.h,
  * for 64-bit words; the cpu engine and HashLife include it again for vectors of them.) */
+/* And wl_mark_classes: the cells of each class among 64 cells of state bits c[0 .. 4],
+ * cls[k] for every class k of wl_mark_class (from the minterms of the bit pairs 1-2 and
+ * 3-4: two ANDs a class). */
 #define WL_MARKS_T uint64_t
 #define WL_MARKS_NAME wl_marks_next_word
+#define WL_MARKS_CLASSES wl_mark_classes
 #define WL_MARKS_LOAD(ptr) (*(ptr))
 #define WL_MARKS_ATTR
 #include "marks_next.inc.h"
 #undef WL_MARKS_T
 #undef WL_MARKS_NAME
+#undef WL_MARKS_CLASSES
 #undef WL_MARKS_LOAD
 #undef WL_MARKS_ATTR
 

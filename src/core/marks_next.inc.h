@@ -1,11 +1,24 @@
 /*
- * marks_next.inc.h - the body of marks_bits.h's wl_marks_next_word for a type of words:
- * included with WL_MARKS_T (uint64_t, or a GCC vector of them: the logic is AND, OR, XOR
- * and NOT only), WL_MARKS_NAME, WL_MARKS_LOAD(ptr) (a WL_MARKS_T read from the words at
- * ptr) and WL_MARKS_ATTR (more attributes: the target of a vector instance) defined.  No
- * include guard: meant to be included once per type.  Vectors go in and out through
- * pointers only (clang refuses vector arguments wider than the target's registers).
+ * marks_next.inc.h - the bodies of marks_bits.h's wl_marks_next_word and wl_mark_classes
+ * for a type of words: included with WL_MARKS_T (uint64_t, or a GCC vector of them: the
+ * logic is AND, OR, XOR and NOT only), their names WL_MARKS_NAME and WL_MARKS_CLASSES,
+ * WL_MARKS_LOAD(ptr) (a WL_MARKS_T read from the words at ptr) and WL_MARKS_ATTR (more
+ * attributes: the target of a vector instance) defined.  No include guard: meant to be
+ * included once per type.  Vectors go in and out through pointers only (clang refuses
+ * vector arguments wider than the target's registers).
  */
+static inline __attribute__((always_inline)) WL_MARKS_ATTR void
+WL_MARKS_CLASSES(const WL_MARKS_T c[5], WL_MARKS_T cls[WL_MC_N]) {
+    const WL_MARKS_T par[2] = {~c[0], c[0]};
+    const WL_MARKS_T lo[4] = {~c[1] & ~c[2], c[1] & ~c[2], ~c[1] & c[2], c[1] & c[2]};
+    const WL_MARKS_T hi[4] = {~c[3] & ~c[4], c[3] & ~c[4], ~c[3] & c[4], c[3] & c[4]};
+    for (int k = 0; k < WL_MC_ODD; k++) {
+        const unsigned v = wl_mark_class_state[k];
+        cls[k] = par[v & 1] & lo[v >> 1 & 3] & hi[v >> 3 & 3];
+    }
+    cls[WL_MC_ODD] = c[0];
+}
+
 static inline __attribute__((always_inline)) WL_MARKS_ATTR void
 WL_MARKS_NAME(const WL_MARKS_T c[5], const WL_MARKS_T *tp, const uint64_t *p, size_t stride,
               uint32_t has, WL_MARKS_T r[5]) {

@@ -39,11 +39,13 @@
 /* The marks' logic on the square's four words as one vector (hl_v4). */
 #define WL_MARKS_T hl_v4
 #define WL_MARKS_NAME marks_next_v4
+#define WL_MARKS_CLASSES marks_classes_v4
 #define WL_MARKS_LOAD(ptr) HL_V4(ptr)
 #define WL_MARKS_ATTR
 #include "marks_next.inc.h"
 #undef WL_MARKS_T
 #undef WL_MARKS_NAME
+#undef WL_MARKS_CLASSES
 #undef WL_MARKS_LOAD
 #undef WL_MARKS_ATTR
 
@@ -156,85 +158,69 @@ static uint32_t generations_step(hl_ctx *h, const uint32_t leaf[4], int gens) {
 static uint32_t marks_step(hl_ctx *h, const uint32_t leaf[4], int gens) {
     const unsigned np = h->nplanes, nb = h->marks_nbrs;
     /* the neighbours the marks look at: NW N NE W . E SW S SE = bits 8 7 6 5 . 3 2 1 0 */
-    const uint64_t all = ~(uint64_t)0;
-    const uint64_t mnw = nb >> 8 & 1 ? all : 0, mn = nb >> 7 & 1 ? all : 0,
-                   mne = nb >> 6 & 1 ? all : 0, mw = nb >> 5 & 1 ? all : 0,
-                   me = nb >> 3 & 1 ? all : 0, msw = nb >> 2 & 1 ? all : 0,
-                   ms = nb >> 1 & 1 ? all : 0, mse = nb & 1 ? all : 0;
-    uint64_t C[5][4], lp[4][HL_MAX_PLANES], P[HL_MAX_PLANES][4];
+    const hl_v4 zero = {0, 0, 0, 0}, all = ~zero;
+    const hl_v4 mnw = nb >> 8 & 1 ? all : zero, mn = nb >> 7 & 1 ? all : zero,
+                mne = nb >> 6 & 1 ? all : zero, mw = nb >> 5 & 1 ? all : zero,
+                me = nb >> 3 & 1 ? all : zero, msw = nb >> 2 & 1 ? all : zero,
+                ms = nb >> 1 & 1 ? all : zero, mse = nb & 1 ? all : zero;
+    uint64_t lp[4][HL_MAX_PLANES], P[HL_MAX_PLANES][4], L[4];
     for (int q = 0; q < 4; q++) hl_leaf_planes(h, leaf[q], lp[q]);
     for (unsigned i = 0; i < np; i++) hl_square_assemble(lp[0][i], lp[1][i], lp[2][i], lp[3][i], P[i]);
-    uint64_t L[4];
     hl_square_assemble(hl_leaf_bits(h, leaf[0]), hl_leaf_bits(h, leaf[1]),
                        hl_leaf_bits(h, leaf[2]), hl_leaf_bits(h, leaf[3]), L);
-    for (int j = 0; j < 4; j++) { /* state = (state - 1) + 1 where live */
-        uint64_t carry = L[j];
-        for (unsigned b = 0; b < 5; b++) {
-            const uint64_t x = b < np ? P[b][j] : 0;
-            C[b][j] = x ^ carry;
-            carry &= x;
-        }
+    /* the state bits (the square's four words as one vector, hl_v4): state = (state - 1)
+     * + 1 where live */
+    hl_v4 C[5], carry = HL_V4(L);
+    for (unsigned b = 0; b < 5; b++) {
+        const hl_v4 x = b < np ? HL_V4(P[b]) : zero;
+        C[b] = x ^ carry;
+        carry &= x;
     }
     for (int g = 0; g < gens; g++) {
-        uint64_t T[4], pres[WL_MC_N][4];
-        for (int j = 0; j < 4; j++) T[j] = C[0][j];
+        uint64_t T[4];
+        HL_V4(T) = C[0];
         hl_square_gen(h, T);
-        unsigned bits = 0;
-        for (int b = 0; b < 5; b++) bits |= (C[b][0] | C[b][1] | C[b][2] | C[b][3]) ? 1u << b : 0;
-        if (!(bits & ~3u) && !((C[0][0] & C[1][0]) | (C[0][1] & C[1][1]) | (C[0][2] & C[1][2]) |
-                               (C[0][3] & C[1][3]))) {
+        const hl_v4 t = HL_V4(T), high = C[2] | C[3] | C[4] | (C[0] & C[1]);
+        if (!(high[0] | high[1] | high[2] | high[3])) {
             /* states 0, 1 and 2 alone (a trail behind Life): born or surviving cells are 1
              * (no other on state around to colour a birth), dying ones 2, the others keep
              * their state (marks.c, wl_marks_next) */
-            for (int j = 0; j < 4; j++) {
-                C[1][j] = ~T[j] & (C[0][j] | C[1][j]);
-                C[0][j] = T[j];
-            }
+            C[1] = ~t & (C[0] | C[1]);
+            C[0] = t;
             continue;
         }
-        /* each class's cells, and the classes the square holds */
-        uint64_t X[4][WL_MC_N];
+        /* each class's cells, the classes the square holds, and their presence: the rows
+         * above and below (the word before's last row, the word after's first, by lane
+         * shuffles), and the columns west (<< 1) and east (>> 1), as hl_leaf.c's totalistic
+         * step reads them (garbage stays in the outer ring) */
+        hl_v4 X[WL_MC_N];
+        uint64_t pres[WL_MC_N][4];
         uint32_t has = 0;
-        for (int j = 0; j < 4; j++) {
-            const uint64_t c[5] = {C[0][j], C[1][j], C[2][j], C[3][j], C[4][j]};
-            wl_mark_classes(c, X[j]);
-        }
+        marks_classes_v4(C, X);
         for (int k = 0; k < WL_MC_N; k++) {
-            if (X[0][k] | X[1][k] | X[2][k] | X[3][k])
-                has |= WL_MC_BIT(k);
-            else
-                pres[k][0] = pres[k][1] = pres[k][2] = pres[k][3] = 0;
-        }
-        /* their presence: the rows above and below, and the columns west (<< 1) and east
-         * (>> 1), as hl_leaf.c's totalistic step reads them (garbage stays in the outer
-         * ring) */
-        for (uint32_t left = has; left; left &= left - 1) {
-            const int k = __builtin_ctz(left);
-            for (int j = 0; j < 4; j++) {
-                const uint64_t mid = X[j][k];
-                const uint64_t up = (mid << 16) | (j > 0 ? X[j - 1][k] >> 48 : 0);
-                const uint64_t dn = (mid >> 16) | (j < 3 ? X[j + 1][k] << 48 : 0);
-                pres[k][j] = (up << 1 & mnw) | (up & mn) | (up >> 1 & mne) | (mid << 1 & mw) |
-                             (mid >> 1 & me) | (dn << 1 & msw) | (dn & ms) | (dn >> 1 & mse);
+            const hl_v4 mid = X[k];
+            if (!(mid[0] | mid[1] | mid[2] | mid[3])) {
+                HL_V4(pres[k]) = zero;
+                continue;
             }
+            has |= WL_MC_BIT(k);
+            const hl_v4 up = (mid << 16) | (__builtin_shufflevector(mid, zero, 4, 0, 1, 2) >> 48);
+            const hl_v4 dn = (mid >> 16) | (__builtin_shufflevector(mid, zero, 1, 2, 3, 4) << 48);
+            HL_V4(pres[k]) = ((up << 1) & mnw) | (up & mn) | ((up >> 1) & mne) |
+                             ((mid << 1) & mw) | ((mid >> 1) & me) | ((dn << 1) & msw) |
+                             (dn & ms) | ((dn >> 1) & mse);
         }
-        {
-            const hl_v4 c[5] = {HL_V4(C[0]), HL_V4(C[1]), HL_V4(C[2]), HL_V4(C[3]), HL_V4(C[4])};
-            hl_v4 r[5];
-            marks_next_v4(c, (const hl_v4 *)(const void *)T, &pres[0][0], 4, has, r);
-            for (int b = 0; b < 5; b++) HL_V4(C[b]) = r[b];
-        }
+        hl_v4 r[5];
+        marks_next_v4(C, &t, &pres[0][0], 4, has, r);
+        for (int b = 0; b < 5; b++) C[b] = r[b];
     }
     /* the centre: live = state != 0, the planes (state - 1) */
     uint64_t live[4], planes[HL_MAX_PLANES];
-    for (int j = 0; j < 4; j++) live[j] = C[0][j] | C[1][j] | C[2][j] | C[3][j] | C[4][j];
-    for (int j = 0; j < 4; j++) {
-        uint64_t borrow = live[j];
-        for (unsigned b = 0; b < 5; b++) {
-            const uint64_t x = C[b][j];
-            if (b < np) P[b][j] = x ^ borrow;
-            borrow &= ~x;
-        }
+    HL_V4(live) = C[0] | C[1] | C[2] | C[3] | C[4];
+    hl_v4 borrow = HL_V4(live);
+    for (unsigned b = 0; b < 5; b++) {
+        if (b < np) HL_V4(P[b]) = C[b] ^ borrow;
+        borrow &= ~C[b];
     }
     for (unsigned i = 0; i < np; i++) planes[i] = hl_square_centre(P[i]);
     return hl_leaf_make_planes(h, hl_square_centre(live), planes);
