@@ -49,10 +49,5 @@ static const uint8_t wl_mark_class_state[WL_MC_N] = {1,  3,  5,  7,  9,  11, 13,
 #define WL_MARKS_LOAD(ptr) (*(ptr))
 #define WL_MARKS_ATTR
 #include "marks_next.inc.h"
-#undef WL_MARKS_T
-#undef WL_MARKS_NAME
-#undef WL_MARKS_CLASSES
-#undef WL_MARKS_LOAD
-#undef WL_MARKS_ATTR
 
 #endif

@@ -3,9 +3,9 @@
  * for a type of words: included with WL_MARKS_T (uint64_t, or a GCC vector of them: the
  * logic is AND, OR, XOR and NOT only), their names WL_MARKS_NAME and WL_MARKS_CLASSES,
  * WL_MARKS_LOAD(ptr) (a WL_MARKS_T read from the words at ptr) and WL_MARKS_ATTR (more
- * attributes: the target of a vector instance) defined.  No include guard: meant to be
- * included once per type.  Vectors go in and out through pointers only (clang refuses
- * vector arguments wider than the target's registers).
+ * attributes: the target of a vector instance) defined, which it undefines at its end.
+ * No include guard: meant to be included once per type.  Vectors go in and out through
+ * pointers only (clang refuses vector arguments wider than the target's registers).
  */
 static inline __attribute__((always_inline)) WL_MARKS_ATTR void
 WL_MARKS_CLASSES(const WL_MARKS_T c[5], WL_MARKS_T cls[WL_MC_N]) {
@@ -90,3 +90,8 @@ WL_MARKS_NAME(const WL_MARKS_T c[5], const WL_MARKS_T *tp, const uint64_t *p, si
 #undef PR
 }
 
+#undef WL_MARKS_T
+#undef WL_MARKS_NAME
+#undef WL_MARKS_CLASSES
+#undef WL_MARKS_LOAD
+#undef WL_MARKS_ATTR

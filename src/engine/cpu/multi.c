@@ -840,11 +840,6 @@ typedef uint64_t wl_v8 __attribute__((vector_size(64), aligned(8), may_alias));
 #define WL_MARKS_LOAD(ptr) (*(const wl_v8 *)(const void *)(ptr))
 #define WL_MARKS_ATTR __attribute__((target("avx512f")))
 #include "marks_next.inc.h"
-#undef WL_MARKS_T
-#undef WL_MARKS_NAME
-#undef WL_MARKS_CLASSES
-#undef WL_MARKS_LOAD
-#undef WL_MARKS_ATTR
 
 __attribute__((target("avx512f"))) static void super_row_avx512(const cpu_multi *m,
                                                                 const uint64_t *f, uint64_t *fn,

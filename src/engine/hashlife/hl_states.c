@@ -43,11 +43,6 @@
 #define WL_MARKS_LOAD(ptr) HL_V4(ptr)
 #define WL_MARKS_ATTR
 #include "marks_next.inc.h"
-#undef WL_MARKS_T
-#undef WL_MARKS_NAME
-#undef WL_MARKS_CLASSES
-#undef WL_MARKS_LOAD
-#undef WL_MARKS_ATTR
 
 wl_status hl_states_init(hl_ctx *h) {
     const wl_rule *r = &h->rule;
