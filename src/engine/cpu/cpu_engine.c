@@ -628,15 +628,10 @@ static wl_status step(void *v, uint64_t generations, uint64_t *done) {
             n++;
         } else {
             unsigned g = generations - n < c->depth ? (unsigned)(generations - n) : c->depth;
-            if (c->blocked) { /* the table and the decay (marks), g generations */
-                unsigned P;
-                const uint64_t *e = cpu_multi_planes(c->multi, &P);
-                cpu_tiler_pass_planes(c->tiler, c->cur, c->nxt, g, e,
-                                      cpu_multi_next_planes(c->multi));
-                cpu_multi_swap_planes(c->multi);
-            } else {
+            if (c->blocked) /* the table and the decay (marks), g generations */
+                cpu_multi_pass_blocked(c->multi, c->tiler, c->cur, c->nxt, g);
+            else
                 cpu_tiler_pass(c->tiler, c->cur, c->nxt, g);
-            }
             uint64_t *t = c->cur;
             c->cur = c->nxt;
             c->nxt = t;

@@ -194,8 +194,8 @@ typedef struct cpu_tiler_config {
                  size_t w0, size_t words);
     void *post_arg;
     /* (optional, instead of post) state planes that go with the cells (Generations' and
-     * History's, multi.c): `planes` planes of S * h words each, gathered with each tile and its halo,
-     * advanced after each generation in the buffer by gen_post (arg post_arg; rows
+     * History's, multi.c): `planes` planes of S * h words each, gathered with each tile and
+     * its halo, advanced after each generation in the buffer by gen_post (arg post_arg; rows
      * [lo, hi), words [c0, c1) of buffer rows `pitch` words apart: `in` the firing cells
      * before, `out` what the rule made of them, which it turns into the firing cells
      * after, planes `pstride` words apart), and scattered to the pass's destination planes
@@ -347,14 +347,15 @@ void cpu_multi_decay_tile(void *arg, const uint64_t *f, uint64_t *fn, uint64_t y
 /* Generations and History with temporal blocking: the decay (the marks) as the tile
  * driver's gen_post (arg the cpu_multi), on a tile's buffers; cpu_multi_blocked makes the
  * planes' second set and says how many planes the tiles carry (0: Larger than Life or
- * Super, or no memory for them: a generation a pass with cpu_multi_decay_tile), a set that
- * each pass writes (cpu_multi_next_planes) and cpu_multi_swap_planes then makes current. */
+ * Super, or no memory for them: a generation a pass with cpu_multi_decay_tile), and
+ * cpu_multi_pass_blocked runs a pass of the tiler (made with that many planes) from src
+ * into dst, the planes into their second set, which then becomes current. */
 void cpu_multi_decay_buf(void *arg, const uint64_t *in, uint64_t *out, uint64_t *planes,
                          size_t pstride, size_t pitch, size_t c0, size_t c1, size_t lo,
                          size_t hi);
 unsigned cpu_multi_blocked(cpu_multi *m);
-uint64_t *cpu_multi_next_planes(const cpu_multi *m);
-void cpu_multi_swap_planes(cpu_multi *m);
+void cpu_multi_pass_blocked(cpu_multi *m, cpu_tiler *t, const uint64_t *src, uint64_t *dst,
+                            unsigned gens);
 /* Super: the next states from the firing cells f and what the table made of them in fn
  * (the on cells next, on exit), a generation on the whole grid (multi.c, "Super"). */
 void cpu_multi_super(cpu_multi *m, const uint64_t *f, uint64_t *fn);

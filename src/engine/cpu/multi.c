@@ -618,12 +618,17 @@ unsigned cpu_multi_blocked(cpu_multi *m) {
     return alloc_e2(m) ? m->np : 0;
 }
 
-uint64_t *cpu_multi_next_planes(const cpu_multi *m) { return m->e2; }
-
-void cpu_multi_swap_planes(cpu_multi *m) {
+/* The planes' second set becomes current (it holds the next generation). */
+static void swap_planes(cpu_multi *m) {
     uint64_t *t = m->e;
     m->e = m->e2;
     m->e2 = t;
+}
+
+void cpu_multi_pass_blocked(cpu_multi *m, cpu_tiler *t, const uint64_t *src, uint64_t *dst,
+                            unsigned gens) {
+    cpu_tiler_pass_planes(t, src, dst, gens, m->e, m->e2);
+    swap_planes(m);
 }
 
 void cpu_multi_decay_tile(void *arg, const uint64_t *f, uint64_t *fn, uint64_t y0, size_t rows,
@@ -751,24 +756,18 @@ super_classes_body(const cpu_multi *m, const uint64_t *f, int64_t y, uint64_t *c
         memcpy(cls + (size_t)WL_MC_ODD * S, b0, S * 8);
         return 1u << WL_MC_1 | 1u << WL_MC_ODD;
     }
-    uint32_t present = 0;
-    for (int k = 0; k < WL_MC_N; k++) {
-        uint64_t *o = cls + (size_t)k * S, any = 0;
-        if (k == WL_MC_ODD) {
-            memcpy(o, b0, S * 8);
-            present |= on ? 1u << k : 0;
-            continue;
+    uint64_t any[WL_MC_N] = {0};
+    for (size_t i = 0; i < S; i++) {
+        const uint64_t c[5] = {b0[i], b1[i], b2[i], b3[i], b4[i]};
+        uint64_t x[WL_MC_N];
+        wl_mark_classes(c, x);
+        for (int k = 0; k < WL_MC_N; k++) {
+            cls[(size_t)k * S + i] = x[k];
+            any[k] |= x[k];
         }
-        const unsigned v = wl_mark_class_state[k]; /* (x ^ 0: bit set in v, x ^ ~0: clear) */
-        const uint64_t x0 = v & 1 ? 0 : ~(uint64_t)0, x1 = v & 2 ? 0 : ~(uint64_t)0,
-                       x2 = v & 4 ? 0 : ~(uint64_t)0, x3 = v & 8 ? 0 : ~(uint64_t)0,
-                       x4 = v & 16 ? 0 : ~(uint64_t)0;
-        for (size_t i = 0; i < S; i++) {
-            o[i] = (b0[i] ^ x0) & (b1[i] ^ x1) & (b2[i] ^ x2) & (b3[i] ^ x3) & (b4[i] ^ x4);
-            any |= o[i];
-        }
-        present |= any ? 1u << k : 0;
     }
+    uint32_t present = 0;
+    for (int k = 0; k < WL_MC_N; k++) present |= any[k] ? WL_MC_BIT(k) : 0;
     return present;
 }
 
@@ -910,7 +909,7 @@ void cpu_multi_super(cpu_multi *m, const uint64_t *f, uint64_t *fn) {
         super_task(m, 0, 1);
     else
         wl_pool_run(m->pool, super_task, m);
-    cpu_multi_swap_planes(m);
+    swap_planes(m);
 }
 
 /* ---- Larger than Life: the portable kernel ------------------------------------------------ */

@@ -80,6 +80,13 @@ struct cpu_tiler {
 
 static size_t round_up(size_t a, size_t m) { return (a + m - 1) / m * m; }
 
+/* The depth k of a tiler with state planes whose tiles have rows_fit rows: at most an
+ * eighth of them, and at least 2 (the planes take room the rows would have had). */
+static unsigned planes_depth(const cpu_tiler_config *tc, size_t rows_fit, unsigned k) {
+    if (!tc->planes || k <= 2 || rows_fit >= 8 * (size_t)k) return k;
+    return rows_fit / 8 > 2 ? (unsigned)(rows_fit / 8) : 2;
+}
+
 wl_status cpu_tiler_create(const cpu_tiler_config *tc, cpu_tiler **out) {
     *out = NULL;
     cpu_tiler *t = wl_calloc(1, sizeof *t);
@@ -104,8 +111,7 @@ wl_status cpu_tiler_create(const cpu_tiler_config *tc, cpu_tiler **out) {
         t->pitch = t->bw + 2 * CPU_PAD;
         rows_fit = budget / (bufs * t->pitch * 8);
         /* (with planes, a shallower depth rather than general mode's halo words) */
-        if (tc->planes && k > 2 && rows_fit < 8 * (size_t)k)
-            k = rows_fit / 8 > 2 ? (unsigned)(rows_fit / 8) : 2;
+        k = planes_depth(tc, rows_fit, k);
         if (rows_fit < 6 * (size_t)k + 6) t->band = 0; /* rows too long for the cache */
     }
     if (!t->band) {
@@ -114,8 +120,7 @@ wl_status cpu_tiler_create(const cpu_tiler_config *tc, cpu_tiler **out) {
         t->bw = round_up(t->tww + 2, vw);
         t->pitch = t->bw + 2 * CPU_PAD;
         rows_fit = budget / (bufs * t->pitch * 8);
-        if (tc->planes && k > 2 && rows_fit < 8 * (size_t)k)
-            k = rows_fit / 8 > 2 ? (unsigned)(rows_fit / 8) : 2;
+        k = planes_depth(tc, rows_fit, k);
     }
     t->c.depth = k;
     t->ntx = (t->S + t->tww - 1) / t->tww;

@@ -900,8 +900,9 @@ static uint32_t par_result(hl_ctx *m) {
  * 3.6 on one, whole command, dev VM). */
 static uint32_t root_result(hl_ctx *h) {
     const uint64_t ticks0 = h->ticks;
+    const int small_last = h->stepped && h->last_ticks < HL_PAR_MIN_LAST;
     int par = h->nthreads > 1 && wl_pool_active(h->pool) > 1 &&
-              ((h->step_exp >= HL_PAR_MIN_EXP && (!h->stepped || h->last_ticks >= HL_PAR_MIN_LAST)) ||
+              ((h->step_exp >= HL_PAR_MIN_EXP && !small_last) ||
                h->last_ticks >= HL_PAR_MIN_TICKS);
     uint32_t r;
     for (;;) {

@@ -674,14 +674,13 @@ static wl_status one_round(sp_ctx *c) {
  * generation t only: the marked tiles are marked edited, so that the next two rounds
  * compute them whole (as after a load), and in the others nothing changed near them, so
  * generation t + 1 equals t - 1 there, and one step of the tile kernel makes their other
- * buffer (chain_flush).  A chain
- * that fails the tests makes the next look for a dense core wait (DENSE_RECHECK times 4^n
- * rounds after the n-th such end): the soup's fill hovers about the thresholds for a while
- * as it thins out, and passes that end at once cost more than rounds there.  Before
- * chains every pass copied its box in and wrote every tile's two generations and change
- * records back: the 2048^2 soup to generation 1000 took 0.040 s of step time, and 0.034 s
- * with chains, on the dev VM (medians of 9; the cpu engine on a 2560^2 torus, the soup's
- * area then, 0.026 s). */
+ * buffer (chain_flush).  A chain that fails the tests makes the next look for a dense core
+ * wait (DENSE_RECHECK times 4^n rounds after the n-th such end): the soup's fill hovers
+ * about the thresholds for a while as it thins out, and passes that end at once cost more
+ * than rounds there.  Before chains every pass copied its box in and wrote every tile's
+ * two generations and change records back: the 2048^2 soup to generation 1000 took 0.040 s
+ * of step time, and 0.034 s with chains, on the dev VM (medians of 9; the cpu engine on a
+ * 2560^2 torus, the soup's area then, 0.026 s). */
 
 #define DENSE_GAP 4 /* tiles between the core and any listed tile outside it */
 
