@@ -24,7 +24,7 @@ int main(int argc, char **argv) {
         return 1;
     }
     static const char *const rules[] = {"B3/S23", "B35/S236", "B2-a/S12"};
-    static const char *const kernels[] = {"best", "avx512", "vpermb", "circuit", "bitsliced", "lut6x3"};
+    static const char *const kernels[] = {"best", "avx512", "avx2", "vpermb", "circuit", "bitsliced", "lut6x3"};
     /* 9 input tiles, the output tile, and a second version of the centre tile */
     uint64_t *buf = wl_aligned_alloc(11 * WL_TILE * sizeof *buf);
     if (!buf) return 1;

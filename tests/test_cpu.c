@@ -5,7 +5,8 @@
  * 64 and 512), both topologies, Life, random outer-totalistic rules (B0 included) and
  * random non-totalistic tables, generation counts that are not multiples of the blocking
  * depth; a small soup in a large dead grid (dead tiles are skipped until activity reaches
- * them).  Also checks interruption through cfg->poll and the unavailable-kernel error.
+ * them).  Also checks interruption through cfg->poll and the unavailable-kernel error, and
+ * every tile kernel of the sparse engine on random tiles (check_tile_kernels).
  * WL_TEST_QUICK=1 shrinks the sizes (sanitizer builds).
  */
 #define _POSIX_C_SOURCE 200809L /* setenv */
@@ -173,9 +174,124 @@ static void check_circuit_paths(void) {
     wl_test_env_restore(&old_cache);
 }
 
+/* The tile kernels (the cpu engine's tile_kernel slot, run by the sparse engine): every
+ * kernel on random jobs (a 3x3 block of random 64x64 tiles, some empty or sparse, a random
+ * old output and a random set of bricks) against the rule applied to each cell; the rows of
+ * bricks not asked for must stay as they were, and the changed-row, column-0, column-63 and
+ * live-brick results must be exact. */
+static void check_tile_kernels(int quick) {
+    const wl_engine_ops *cpu = wl_engine_find("cpu");
+    WL_CHECK(cpu && cpu->tile_kernel, "the cpu engine has no tile kernels");
+    if (!cpu || !cpu->tile_kernel) return;
+    static const char *const kernels[] = {"best",      "avx512", "avx2",   "vpermb",
+                                          "circuit",   "bitsliced", "lut6x3", "lut4x4"};
+    uint64_t *buf = wl_aligned_alloc(11 * WL_TILE * sizeof *buf);
+    WL_CHECK(buf != NULL, "out of memory");
+    if (!buf) return;
+    for (size_t ki = 0; ki < sizeof kernels / sizeof kernels[0]; ki++) {
+        for (int round = 0; round < 3; round++) {
+            wl_config cfg;
+            wl_config_init(&cfg);
+            char rname[64];
+            if (round == 0) {
+                wl_rule_life(&cfg.rule);
+                snprintf(rname, sizeof rname, "B3/S23");
+            } else if (round == 1) { /* outer-totalistic, no B0 */
+                unsigned b = (unsigned)(wl_splitmix64(&rng) & 0x1FE),
+                         sv = (unsigned)(wl_splitmix64(&rng) & 0x1FF);
+                rule_from_masks(&cfg.rule, b, sv);
+                snprintf(rname, sizeof rname, "masks b=%#x s=%#x", b, sv);
+            } else { /* a random table without B0 */
+                for (int i = 0; i < 8; i++) cfg.rule.table[i] = wl_splitmix64(&rng);
+                cfg.rule.table[0] &= ~(uint64_t)1;
+                snprintf(rname, sizeof rname, "random table %016llx..",
+                         (unsigned long long)cfg.rule.table[0]);
+            }
+            cfg.kernel = kernels[ki];
+            wl_tile_kernel k;
+            wl_status st = cpu->tile_kernel(&cfg, &k);
+            if (st == WL_ERR_UNAVAILABLE) { /* a kernel this CPU lacks */
+                wl_clear_error();
+                continue;
+            }
+            WL_CHECK(st == WL_OK, "tile kernel %s, rule %s: %s", kernels[ki], rname,
+                     wl_last_error());
+            if (st) continue;
+            int bad = 0;
+            for (int it = 0; it < (quick ? 60 : 400) && !bad; it++) {
+                /* tiles: random, sparse (one word in eight), or empty */
+                for (int d = 0; d < 10; d++) {
+                    int kind = (int)(wl_splitmix64(&rng) % 4);
+                    for (int r = 0; r < WL_TILE; r++) {
+                        uint64_t v = wl_splitmix64(&rng);
+                        if (kind == 1) v &= wl_splitmix64(&rng) & wl_splitmix64(&rng);
+                        if (kind == 2 && (r & 7)) v = 0;
+                        if (kind == 3 && d < 9) v = 0;
+                        buf[WL_TILE * d + r] = v;
+                    }
+                }
+                wl_tile_job j;
+                for (int d = 0; d < 9; d++) j.in[d] = buf + WL_TILE * d;
+                j.out = buf + WL_TILE * 9;
+                j.bricks = (unsigned)(wl_splitmix64(&rng) & 0xFF);
+                if (it % 5 == 0) j.bricks = 0xFF;
+                uint64_t old[WL_TILE];
+                memcpy(old, j.out, sizeof old);
+                k.step(&j, k.data);
+                /* cell (x, y) of the 192 x 192 block, tile (0, 0) at its centre */
+                uint64_t chg = 0, chg_w = 0, chg_e = 0;
+                unsigned live = 0;
+                for (int y = 0; y < WL_TILE && !bad; y++) {
+                    uint64_t want = old[y];
+                    if (j.bricks >> (y / WL_BRICK) & 1) {
+                        want = 0;
+                        for (int x = 0; x < 64; x++) {
+                            unsigned idx = 0;
+                            for (int dy = -1; dy <= 1; dy++)
+                                for (int dx = -1; dx <= 1; dx++) {
+                                    int xx = x + dx, yy = y + dy;
+                                    int tx = xx < 0 ? -1 : xx > 63 ? 1 : 0;
+                                    int ty = yy < 0 ? -1 : yy > 63 ? 1 : 0;
+                                    static const int nb[3][3] = {{WL_NB_NW, WL_NB_N, WL_NB_NE},
+                                                                 {WL_NB_W, WL_NB_C, WL_NB_E},
+                                                                 {WL_NB_SW, WL_NB_S, WL_NB_SE}};
+                                    const uint64_t *t = j.in[nb[ty + 1][tx + 1]];
+                                    idx = idx << 1 | (unsigned)(t[(yy + 64) & 63] >> ((xx + 64) & 63) & 1);
+                                }
+                            if (cfg.rule.table[idx >> 6] >> (idx & 63) & 1) want |= (uint64_t)1 << x;
+                        }
+                        uint64_t dlt = want ^ old[y];
+                        if (dlt) chg |= (uint64_t)1 << y;
+                        if (dlt & 1) chg_w |= (uint64_t)1 << y;
+                        if (dlt >> 63) chg_e |= (uint64_t)1 << y;
+                        if (want) live |= 1u << (y / WL_BRICK);
+                    }
+                    if (j.out[y] != want) {
+                        WL_CHECK(0, "tile kernel %s (%s), rule %s, bricks %#x: row %d is %016llx, "
+                                 "want %016llx", kernels[ki], k.name, rname, j.bricks, y,
+                                 (unsigned long long)j.out[y], (unsigned long long)want);
+                        bad = 1;
+                    }
+                }
+                if (bad) break;
+                WL_CHECK(j.chg == chg && j.chg_w == chg_w && j.chg_e == chg_e && j.live == live,
+                         "tile kernel %s (%s), rule %s, bricks %#x: changes %016llx/%016llx/%016llx "
+                         "live %#x, want %016llx/%016llx/%016llx live %#x", kernels[ki], k.name,
+                         rname, j.bricks, (unsigned long long)j.chg, (unsigned long long)j.chg_w,
+                         (unsigned long long)j.chg_e, j.live, (unsigned long long)chg,
+                         (unsigned long long)chg_w, (unsigned long long)chg_e, live);
+                bad = j.chg != chg || j.chg_w != chg_w || j.chg_e != chg_e || j.live != live;
+            }
+            cpu->tile_kernel_free(&k);
+        }
+    }
+    wl_aligned_free(buf);
+}
+
 int main(void) {
     rng = wl_test_seed();
     check_circuit_paths();
+    check_tile_kernels(getenv("WL_TEST_QUICK") && atoi(getenv("WL_TEST_QUICK")));
     int quick = getenv("WL_TEST_QUICK") && atoi(getenv("WL_TEST_QUICK"));
     const char *const *kernels;
     size_t nk;

@@ -736,17 +736,16 @@ static wl_status randomize(void *v, double density, uint64_t seed) {
  * lookups (where the CPU has them) for other rules (best: their gate network compiled by
  * circuit_jit.c when it is cached; circuit compiles it); vpermb always the lookups; bitsliced,
  * lut6x3 and lut4x4 run their row function through cpu_tile_rows (bitsliced falls back to
- * lut6x3 for rules that are not outer-totalistic, as in select_rows).  best without
- * AVX-512 is bitsliced.  Kernels with no tile form (byte, byte-omp, nibble, avx2) are
- * refused. */
+ * lut6x3 for rules that are not outer-totalistic, as in select_rows); avx2, and best
+ * without AVX-512, run simd_avx2.c's tile loop (4 rows to a vector) for outer-totalistic
+ * rules.  Kernels with no tile form (byte, byte-omp, nibble) are refused. */
 static wl_status tile_kernel(const wl_config *cfg, wl_tile_kernel *out) {
     memset(out, 0, sizeof *out);
     const cpu_kernel *k = kernel_named(cfg->kernel);
     if (!k) return WL_ERR_NOT_FOUND;
     int totalistic = wl_rule_is_totalistic(&cfg->rule, NULL, NULL);
     enum row_tech t = tech_for(k, totalistic);
-    if (t == R_AVX2 && k->rows == R_SIMD) t = R_BITSLICED; /* best without AVX-512 */
-    if (k->family != F_BITS || t == R_AVX2)
+    if (k->family != F_BITS)
         return wl_error(WL_ERR_UNSUPPORTED, "cpu kernel %s has no tile form", k->name);
     wl_status s = kernel_usable(k);
     if (s) return s;
@@ -787,6 +786,10 @@ static wl_status tile_kernel(const wl_config *cfg, wl_tile_kernel *out) {
 #endif
     switch (t) {
 #if defined(WL_CPU_X86_SIMD)
+    case R_AVX2:
+        out->step = cpu_tile_avx2;
+        out->name = "avx2";
+        break;
     case R_AVX512:
         out->step = cpu_tile_avx512;
         out->name = "avx512";

@@ -165,6 +165,7 @@ uint8_t *cpu_lut4x4_build(const wl_rule *r);
 
 /* Rows stacked in 512-bit vectors, bit-sliced logic (outer-totalistic rules only). */
 void cpu_tile_avx512(wl_tile_job *job, const cpu_kernel_data *kd);
+void cpu_tile_avx2(wl_tile_job *job, const cpu_kernel_data *kd);
 /* Rows stacked in 512-bit vectors, vpermb lookups (any rule; cpu_vpermb_available()). */
 void cpu_tile_vpermb(wl_tile_job *job, const cpu_kernel_data *kd);
 /* Any CPU, any rule: kd->tile_rows on a gathered copy of the tile's rows with their west and

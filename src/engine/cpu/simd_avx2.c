@@ -1,9 +1,10 @@
 /*
  * simd_avx2.c - the bit-sliced generation on 256-bit vectors (kernel `avx2`, and the inner
- * loop of `best` on CPUs with AVX2 but not AVX-512).  Compiled with -mavx2; called only
- * after the engine has checked wl_cpu_has(WL_CPU_AVX2).
+ * loop of `best` on CPUs with AVX2 but not AVX-512): the row kernel of the cpu engine's
+ * grids and the tile kernel of the sparse engine.  Compiled with -mavx2; called only after
+ * the engine has checked wl_cpu_has(WL_CPU_AVX2).
  *
- * Layout: a vector is 4 consecutive words of one tile row (256 cells).  The word before
+ * Rows: a vector is 4 consecutive words of one tile row (256 cells).  The word before
  * (after) each word comes from an unaligned load one word to the left (right); with the
  * row pads (cpu_internal.h) the first and last vectors need no special case, except on
  * circular rows (band mode on a torus), where they assemble the wrapped words themselves.
@@ -21,6 +22,60 @@ typedef __m256i V;
 #define XOR(a, b) _mm256_xor_si256((a), (b))
 #define ANDN(a, b) _mm256_andnot_si256((a), (b)) /* ~a & b */
 #define ROW_BLOCK 64 /* rows a strip walks before the next strip (L1 reuse) */
+#define INLINE static inline __attribute__((always_inline))
+
+/* The rule's masks (cpu_circuit, bitsliced.c explains them) as vectors. */
+typedef struct rule_v {
+    V p0[5], q0[5], p1[5], q1[5];
+    int act[5], nact;
+} rule_v;
+
+static void rule_setup(const cpu_circuit *cc, rule_v *rv) {
+    rv->nact = 0;
+    for (int t = 0; t <= 4; t++) {
+        if (!cc->active[t]) continue;
+        rv->p0[rv->nact] = _mm256_set1_epi64x((long long)cc->p0[t]);
+        rv->q0[rv->nact] = _mm256_set1_epi64x((long long)cc->q0[t]);
+        rv->p1[rv->nact] = _mm256_set1_epi64x((long long)cc->p1[t]);
+        rv->q1[rv->nact] = _mm256_set1_epi64x((long long)cc->q1[t]);
+        rv->act[rv->nact++] = t;
+    }
+}
+
+/* Horizontal 3-sum (planes s0, s1) of the cells c with their west (l) and east (r)
+ * neighbours. */
+INLINE void hsum3(V l, V c, V r, V *s0, V *s1) {
+    V lc = XOR(l, c);
+    *s0 = XOR(lc, r);
+    *s1 = OR(AND(l, c), AND(r, lc));
+}
+
+/* The next state of the cells `alive` from the horizontal sums of the rows above (a0,
+ * a1), at (b0, b1) and below (c0, c1); life: B3/S23, else the masks of rv. */
+INLINE V next_state(int life, const rule_v *rv, V a0, V a1, V b0, V b1, V c0, V c1, V alive) {
+    V ab0 = XOR(a0, b0), ab1 = XOR(a1, b1);
+    V x0 = XOR(ab0, c0), k0 = OR(AND(a0, b0), AND(c0, ab0));
+    V q = XOR(ab1, c1), m = OR(AND(a1, b1), AND(c1, ab1));
+    V qk = XOR(q, k0), qk_and = AND(q, k0), qk_none = OR(q, k0);
+    V t1 = ANDN(m, qk);                          /* T == 1 */
+    V t2 = OR(ANDN(m, qk_and), ANDN(qk_none, m)); /* T == 2 */
+    if (life) return OR(AND(x0, t1), AND(alive, ANDN(x0, t2)));
+    V next = _mm256_setzero_si256();
+    for (int j = 0; j < rv->nact; j++) {
+        V e;
+        switch (rv->act[j]) {
+        case 0: e = ANDN(OR(m, qk_none), _mm256_set1_epi64x(-1)); break;
+        case 1: e = t1; break;
+        case 2: e = t2; break;
+        case 3: e = AND(m, qk); break;
+        default: e = AND(m, qk_and); break;
+        }
+        V g0 = XOR(AND(x0, rv->p0[j]), rv->q0[j]), g1 = XOR(AND(x0, rv->p1[j]), rv->q1[j]);
+        V g = OR(AND(alive, g1), ANDN(alive, g0));
+        next = OR(next, AND(e, g));
+    }
+    return next;
+}
 
 /* Horizontal 3-sum of the 4 words at row + i.  `edge` (circular rows only, first or last
  * vector of the row): the words before and after are taken with wrap-around. */
@@ -37,27 +92,16 @@ static inline void hsum(const uint64_t *row, size_t i, size_t bw, int edge, V *s
         pw = _mm256_loadu_si256((const V *)(row + i - 1));
         nw = _mm256_loadu_si256((const V *)(row + i + 1));
     }
-    V l = OR(_mm256_slli_epi64(c, 1), _mm256_srli_epi64(pw, 63));
-    V r = OR(_mm256_srli_epi64(c, 1), _mm256_slli_epi64(nw, 63));
-    V lc = XOR(l, c);
-    *s0 = XOR(lc, r);
-    *s1 = OR(AND(l, c), AND(r, lc));
+    hsum3(OR(_mm256_slli_epi64(c, 1), _mm256_srli_epi64(pw, 63)), c,
+          OR(_mm256_srli_epi64(c, 1), _mm256_slli_epi64(nw, 63)), s0, s1);
 }
 
 void cpu_gen_rows_avx2(const uint64_t *in, uint64_t *out, size_t pitch, size_t bw,
                        size_t lo, size_t hi, int wrap, const uint64_t *colmask,
                        const cpu_kernel_data *kd) {
-    const cpu_circuit *cc = &kd->circ;
-    V p0[5], q0[5], p1[5], q1[5];
-    int act[5], nact = 0;
-    for (int t = 0; t <= 4; t++) {
-        if (!cc->active[t]) continue;
-        p0[nact] = _mm256_set1_epi64x((long long)cc->p0[t]);
-        q0[nact] = _mm256_set1_epi64x((long long)cc->q0[t]);
-        p1[nact] = _mm256_set1_epi64x((long long)cc->p1[t]);
-        q1[nact] = _mm256_set1_epi64x((long long)cc->q1[t]);
-        act[nact++] = t;
-    }
+    const int life = kd->circ.life;
+    rule_v rv;
+    rule_setup(&kd->circ, &rv);
     for (size_t rb = lo; rb < hi; rb += ROW_BLOCK)
     for (size_t i = 0; i < bw; i += 4) {
         size_t rend = hi - rb < ROW_BLOCK ? hi : rb + ROW_BLOCK;
@@ -68,34 +112,99 @@ void cpu_gen_rows_avx2(const uint64_t *in, uint64_t *out, size_t pitch, size_t b
         hsum(in + rb * pitch, i, bw, edge, &b0, &b1);
         for (size_t r = rb; r < rend; r++) {
             hsum(in + (r + 1) * pitch, i, bw, edge, &c0, &c1);
-            V ab0 = XOR(a0, b0), ab1 = XOR(a1, b1);
-            V x0 = XOR(ab0, c0), k0 = OR(AND(a0, b0), AND(c0, ab0));
-            V q = XOR(ab1, c1), m = OR(AND(a1, b1), AND(c1, ab1));
             V alive = _mm256_load_si256((const V *)(in + r * pitch + i));
-            V qk = XOR(q, k0), qk_and = AND(q, k0), qk_none = OR(q, k0);
-            V t1 = ANDN(m, qk);                                   /* T == 1 */
-            V t2 = OR(ANDN(m, qk_and), ANDN(qk_none, m));          /* T == 2 */
-            V next;
-            if (cc->life) {
-                next = OR(AND(x0, t1), AND(alive, ANDN(x0, t2)));
-            } else {
-                next = _mm256_setzero_si256();
-                for (int j = 0; j < nact; j++) {
-                    V e;
-                    switch (act[j]) {
-                    case 0: e = ANDN(OR(m, qk_none), _mm256_set1_epi64x(-1)); break;
-                    case 1: e = t1; break;
-                    case 2: e = t2; break;
-                    case 3: e = AND(m, qk); break;
-                    default: e = AND(m, qk_and); break;
-                    }
-                    V g0 = XOR(AND(x0, p0[j]), q0[j]), g1 = XOR(AND(x0, p1[j]), q1[j]);
-                    V g = OR(AND(alive, g1), ANDN(alive, g0));
-                    next = OR(next, AND(e, g));
-                }
-            }
+            V next = life ? next_state(1, &rv, a0, a1, b0, b1, c0, c1, alive)
+                          : next_state(0, &rv, a0, a1, b0, b1, c0, c1, alive);
             _mm256_store_si256((V *)(out + r * pitch + i), AND(next, cm));
             a0 = b0, a1 = b1, b0 = c0, b1 = c1;
         }
     }
+}
+
+/* ---- 64 x 64 tiles with rows stacked in vectors (the sparse engine's tile step) ----------
+ *
+ * As in simd_avx512.c's tile kernel, a vector holds consecutive rows of one tile, here 4
+ * (a quarter: half a brick), so one instruction updates 256 cells of the same 64
+ * columns.  A funnel shift of each row word with the west (east) tile's word of the same
+ * row gives the west (east) neighbour plane; the rows above and below come from the
+ * horizontal sums of the quarter and the one before (after) it by a lane shift across
+ * the two vectors (vperm2i128 then vpalignr), the northern tile's last quarter for the
+ * first and the southern tile's first for the last.  Each quarter's sums are made once
+ * per run of asked bricks.  Per quarter: the new rows are compared with the output's old
+ * ones, and the sign bits (vmovmskpd) of the difference give the rows changed in column
+ * 63, of the difference shifted left by 63 those in column 0. */
+
+/* Horizontal sums of rows 4k .. 4k+3 of the tile's column, k = -1 .. 16 (-1: the northern
+ * tiles' last rows, 16: the southern tiles' first). */
+INLINE void tile_hsum(const uint64_t *const *in, int k, V *s0, V *s1) {
+    const uint64_t *c, *w, *e;
+    if (k < 0) {
+        c = in[WL_NB_N] + 60, w = in[WL_NB_NW] + 60, e = in[WL_NB_NE] + 60;
+    } else if (k > 15) {
+        c = in[WL_NB_S], w = in[WL_NB_SW], e = in[WL_NB_SE];
+    } else {
+        c = in[WL_NB_C] + 4 * k, w = in[WL_NB_W] + 4 * k, e = in[WL_NB_E] + 4 * k;
+    }
+    V x = _mm256_load_si256((const V *)c);
+    V wv = _mm256_load_si256((const V *)w), ev = _mm256_load_si256((const V *)e);
+    hsum3(OR(_mm256_slli_epi64(x, 1), _mm256_srli_epi64(wv, 63)), x,
+          OR(_mm256_srli_epi64(x, 1), _mm256_slli_epi64(ev, 63)), s0, s1);
+}
+
+/* [p3, h0, h1, h2]: each lane's row above, from the quarter h and the one before, p. */
+INLINE V rows_above(V h, V p) {
+    return _mm256_alignr_epi8(h, _mm256_permute2x128_si256(h, p, 0x03), 8);
+}
+/* [h1, h2, h3, n0]: each lane's row below, from h and the quarter after, n. */
+INLINE V rows_below(V h, V n) {
+    return _mm256_alignr_epi8(_mm256_permute2x128_si256(h, n, 0x21), h, 8);
+}
+
+INLINE void tile_body(int life, wl_tile_job *job, const cpu_kernel_data *kd) {
+    rule_v rv;
+    if (!life) rule_setup(&kd->circ, &rv);
+    uint64_t chg = 0, chg_w = 0, chg_e = 0;
+    unsigned live_q = 0; /* quarters of the output with a live cell */
+    const uint64_t *mid = job->in[WL_NB_C];
+    const V zero = _mm256_setzero_si256();
+    unsigned bm = job->bricks & 0xFF;
+    while (bm) {
+        int b = __builtin_ctz(bm), end = b + __builtin_ctz(~(bm >> b)); /* run [b, end) */
+        bm &= ~0u << end;
+        V u0, u1, h0, h1, n0, n1;
+        tile_hsum(job->in, 2 * b - 1, &u0, &u1);
+        tile_hsum(job->in, 2 * b, &h0, &h1);
+        for (int k = 2 * b; k < 2 * end; k++) {
+            tile_hsum(job->in, k + 1, &n0, &n1);
+            V alive = _mm256_load_si256((const V *)(mid + 4 * k));
+            V next = next_state(life, &rv, rows_above(h0, u0), rows_above(h1, u1), h0, h1,
+                                rows_below(h0, n0), rows_below(h1, n1), alive);
+            V *o = (V *)(job->out + 4 * k);
+            V d = XOR(next, _mm256_load_si256(o));
+            _mm256_store_si256(o, next);
+            unsigned same = (unsigned)_mm256_movemask_pd(_mm256_castsi256_pd(_mm256_cmpeq_epi64(d, zero)));
+            chg |= (uint64_t)(~same & 15u) << (4 * k);
+            chg_e |= (uint64_t)_mm256_movemask_pd(_mm256_castsi256_pd(d)) << (4 * k);
+            chg_w |= (uint64_t)_mm256_movemask_pd(_mm256_castsi256_pd(_mm256_slli_epi64(d, 63)))
+                     << (4 * k);
+            live_q |= (unsigned)!_mm256_testz_si256(next, next) << k;
+            u0 = h0, u1 = h1, h0 = n0, h1 = n1;
+        }
+    }
+    unsigned live_b = 0;
+    for (int b = 0; b < 8; b++) live_b |= (unsigned)((live_q >> (2 * b)) & 3 ? 1 : 0) << b;
+    job->chg = chg;
+    job->chg_w = chg_w;
+    job->chg_e = chg_e;
+    job->live = live_b;
+}
+
+static void tile_life(wl_tile_job *job, const cpu_kernel_data *kd) { tile_body(1, job, kd); }
+static void tile_any(wl_tile_job *job, const cpu_kernel_data *kd) { tile_body(0, job, kd); }
+
+void cpu_tile_avx2(wl_tile_job *job, const cpu_kernel_data *kd) {
+    if (kd->circ.life)
+        tile_life(job, kd);
+    else
+        tile_any(job, kd);
 }

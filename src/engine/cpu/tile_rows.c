@@ -9,8 +9,9 @@
  * before and after its data word as the horizontal neighbours, so with the tile's word as
  * the data (bw = 1) and the neighbours' words where the pads would be, it computes the
  * tile's row with the right cells across both edges.  The results are compared with the
- * output's old rows as the SIMD tile kernels do.  Used where AVX-512 is missing, and by
- * tests as a second implementation next to the SIMD tile kernels.
+ * output's old rows as the SIMD tile kernels do.  Used where neither AVX-512 nor AVX2 is
+ * there (or for rules those loops do not run without AVX-512), and by tests as a second
+ * implementation next to the SIMD tile kernels.
  */
 #include "cpu_internal.h"
 

@@ -95,7 +95,7 @@
 static const int DX[8] = {0, 1, 1, 1, 0, -1, -1, -1};
 static const int DY[8] = {-1, -1, 0, 1, 1, 1, 0, -1};
 
-static const char *const kernel_names[] = {"best",      "avx512", "vpermb", "circuit",
+static const char *const kernel_names[] = {"best",      "avx512", "avx2",   "vpermb", "circuit",
                                            "bitsliced", "lut6x3", "lut4x4", NULL};
 
 /* The tile that stands for every missing neighbour: dead at both generations, never
