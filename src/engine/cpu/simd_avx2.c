@@ -56,10 +56,13 @@ INLINE V next_state(int life, const rule_v *rv, V a0, V a1, V b0, V b1, V c0, V 
     V ab0 = XOR(a0, b0), ab1 = XOR(a1, b1);
     V x0 = XOR(ab0, c0), k0 = OR(AND(a0, b0), AND(c0, ab0));
     V q = XOR(ab1, c1), m = OR(AND(a1, b1), AND(c1, ab1));
-    V qk = XOR(q, k0), qk_and = AND(q, k0), qk_none = OR(q, k0);
-    V t1 = ANDN(m, qk);                          /* T == 1 */
-    V t2 = OR(ANDN(m, qk_and), ANDN(qk_none, m)); /* T == 2 */
-    if (life) return OR(AND(x0, t1), AND(alive, ANDN(x0, t2)));
+    /* T = q + k0 + 2 m; where q == k0, T == 2 exactly when m != (q & k0) */
+    V qk = XOR(q, k0), qk_and = AND(q, k0);
+    V t1 = ANDN(m, qk);                   /* T == 1 */
+    V t2 = ANDN(qk, XOR(m, qk_and));      /* T == 2 */
+    /* B3/S23: the 3x3 sum x0 + 2 T is 3, or 4 with the cell alive */
+    if (life) return OR(AND(x0, t1), ANDN(x0, AND(alive, t2)));
+    V qk_none = OR(q, k0);
     V next = _mm256_setzero_si256();
     for (int j = 0; j < rv->nact; j++) {
         V e;
