@@ -130,8 +130,8 @@ void cpu_gen_rows_avx2(const uint64_t *in, uint64_t *out, size_t pitch, size_t b
  * (a quarter: half a brick), so one instruction updates 256 cells of the same 64
  * columns.  A funnel shift of each row word with the west (east) tile's word of the same
  * row gives the west (east) neighbour plane; the rows above and below come from the
- * horizontal sums of the quarter and the one before (after) it by a lane shift across
- * the two vectors (vperm2i128 then vpalignr), the northern tile's last quarter for the
+ * horizontal sums of the quarter and the one before (after) it by a lane rotation and a
+ * blend (ROT_R, ABOVE), the northern tile's last quarter for the
  * first and the southern tile's first for the last.  Each quarter's sums are made once
  * per run of asked bricks.  Per quarter: the new rows are compared with the output's old
  * ones, and the sign bits (vmovmskpd) of the difference give the rows changed in column
@@ -154,14 +154,14 @@ INLINE void tile_hsum(const uint64_t *const *in, int k, V *s0, V *s1) {
           OR(_mm256_srli_epi64(x, 1), _mm256_slli_epi64(ev, 63)), s0, s1);
 }
 
-/* [p3, h0, h1, h2]: each lane's row above, from the quarter h and the one before, p. */
-INLINE V rows_above(V h, V p) {
-    return _mm256_alignr_epi8(h, _mm256_permute2x128_si256(h, p, 0x03), 8);
-}
-/* [h1, h2, h3, n0]: each lane's row below, from h and the quarter after, n. */
-INLINE V rows_below(V h, V n) {
-    return _mm256_alignr_epi8(_mm256_permute2x128_si256(h, n, 0x21), h, 8);
-}
+/* A quarter's planes rotated by a lane: [h3, h0, h1, h2] and [h1, h2, h3, h0].  The rows
+ * above a quarter h are the first with lane 0 from the quarter before's (a blend), the rows
+ * below the second with lane 3 from the quarter after's.  (vpermq and vpblendd: on Zen 1,
+ * vperm2i128 is 8 micro-ops.) */
+#define ROT_R(h) _mm256_permute4x64_epi64((h), _MM_SHUFFLE(2, 1, 0, 3))
+#define ROT_L(h) _mm256_permute4x64_epi64((h), _MM_SHUFFLE(0, 3, 2, 1))
+#define ABOVE(hr, pr) _mm256_blend_epi32((hr), (pr), 0x03)
+#define BELOW(hl, nl) _mm256_blend_epi32((hl), (nl), 0xC0)
 
 INLINE void tile_body(int life, wl_tile_job *job, const cpu_kernel_data *kd) {
     rule_v rv;
@@ -177,11 +177,15 @@ INLINE void tile_body(int life, wl_tile_job *job, const cpu_kernel_data *kd) {
         V u0, u1, h0, h1, n0, n1;
         tile_hsum(job->in, 2 * b - 1, &u0, &u1);
         tile_hsum(job->in, 2 * b, &h0, &h1);
+        /* the quarters before (u), at (h) and after (n), rotated right (r) and left (l) */
+        V ur0 = ROT_R(u0), ur1 = ROT_R(u1);
+        V hr0 = ROT_R(h0), hr1 = ROT_R(h1), hl0 = ROT_L(h0), hl1 = ROT_L(h1);
         for (int k = 2 * b; k < 2 * end; k++) {
             tile_hsum(job->in, k + 1, &n0, &n1);
+            V nl0 = ROT_L(n0), nl1 = ROT_L(n1);
             V alive = _mm256_load_si256((const V *)(mid + 4 * k));
-            V next = next_state(life, &rv, rows_above(h0, u0), rows_above(h1, u1), h0, h1,
-                                rows_below(h0, n0), rows_below(h1, n1), alive);
+            V next = next_state(life, &rv, ABOVE(hr0, ur0), ABOVE(hr1, ur1), h0, h1,
+                                BELOW(hl0, nl0), BELOW(hl1, nl1), alive);
             V *o = (V *)(job->out + 4 * k);
             V d = XOR(next, _mm256_load_si256(o));
             _mm256_store_si256(o, next);
@@ -191,7 +195,8 @@ INLINE void tile_body(int life, wl_tile_job *job, const cpu_kernel_data *kd) {
             chg_w |= (uint64_t)_mm256_movemask_pd(_mm256_castsi256_pd(_mm256_slli_epi64(d, 63)))
                      << (4 * k);
             live_q |= (unsigned)!_mm256_testz_si256(next, next) << k;
-            u0 = h0, u1 = h1, h0 = n0, h1 = n1;
+            ur0 = hr0, ur1 = hr1, hr0 = ROT_R(n0), hr1 = ROT_R(n1);
+            h0 = n0, h1 = n1, hl0 = nl0, hl1 = nl1;
         }
     }
     unsigned live_b = 0;
