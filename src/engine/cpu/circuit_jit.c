@@ -17,7 +17,11 @@
  * and 2 ORs without VBMI2) for the new row, the derived sums the network reads, one
  * vpternlogq per gate, and one store.
  *
+ * On CPUs with AVX2 but not AVX-512 the same network is written for 256-bit vectors, each
+ * gate as a small expression (make_source_avx2).
+ *
  * Compiler: $WL_CC, else "cc", run as  CC -O2 -mavx512f [-mavx512vbmi2] -fPIC -shared
+ * (-mavx2 for the AVX2 source)
  * -o OBJ SRC  with its output discarded.  WL_CPU_JIT=off disables compiling (then the
  * interpreter runs).  The cache key holds the source text, the command line and the
  * compiler's size and modification time (a new compiler compiles again).  A cached object
@@ -49,7 +53,7 @@ extern char **environ;
 
 static struct {
     wl_rnet net;
-    int vbmi2;
+    int isa;
     cpu_gen_rows_fn fn;
     wl_tile_step_fn tile;
 } jit_table[JIT_MAX];
@@ -77,13 +81,15 @@ static int sb_put(strbuf *b, const char *text) {
 
 /* The derived sums of the row sums that a network reads (mask d of wl_rnet_derived), as
  * declarations at the given indent; 0 when out of memory. */
-static int put_derived(strbuf *b, unsigned d, const char *indent) {
-    static const char *const line[4] = {"const __m512i d_x0 = T3(d_st, d_sm, d_sb, 0x96);\n",
-                                        "const __m512i d_k = T3(d_st, d_sm, d_sb, 0xE8);\n",
-                                        "const __m512i d_y1 = T3(d_ct, d_cm, d_cb, 0x96);\n",
-                                        "const __m512i d_y2 = T3(d_ct, d_cm, d_cb, 0xE8);\n"};
+static int put_derived(strbuf *b, unsigned d, const char *indent, const char *type) {
+    static const char *const line[4] = {" d_x0 = T3(d_st, d_sm, d_sb, 0x96);\n",
+                                        " d_k = T3(d_st, d_sm, d_sb, 0xE8);\n",
+                                        " d_y1 = T3(d_ct, d_cm, d_cb, 0x96);\n",
+                                        " d_y2 = T3(d_ct, d_cm, d_cb, 0xE8);\n"};
     for (int j = 0; j < 4; j++)
-        if ((d >> (6 + j)) & 1u && !(sb_put(b, indent) && sb_put(b, line[j]))) return 0;
+        if ((d >> (6 + j)) & 1u &&
+            !(sb_put(b, indent) && sb_put(b, "const ") && sb_put(b, type) && sb_put(b, line[j])))
+            return 0;
     return 1;
 }
 
@@ -138,7 +144,7 @@ static char *make_source(const wl_rnet *net, int vbmi2) {
         "        WE(in + (r + 1) * pitch, i, c_s, c_sw, c_se);\n");
     if (need_s) ok = ok && sb_put(&b, "        const __m512i d_sb = T3(c_sw, c_s, c_se, 0x96);\n");
     if (need_c) ok = ok && sb_put(&b, "        const __m512i d_cb = T3(c_sw, c_s, c_se, 0xE8);\n");
-    ok = ok && put_derived(&b, d, "        ") && sb_put(&b, "        __m512i res_;\n") &&
+    ok = ok && put_derived(&b, d, "        ", "__m512i") && sb_put(&b, "        __m512i res_;\n") &&
          sb_put(&b, gates);
     ok = ok && sb_put(&b,
         "        if (colmask) res_ = _mm512_and_si512(res_, _mm512_loadu_si512((const void *)(colmask + i)));\n"
@@ -192,7 +198,7 @@ static char *make_source(const wl_rnet *net, int vbmi2) {
         ok = ok && sb_put(&b, "    const __m512i d_st = T3(c_nw, c_n, c_ne, 0x96), d_sm = T3(c_w, c_c, c_e, 0x96), d_sb = T3(c_sw, c_s, c_se, 0x96);\n");
     if (need_c)
         ok = ok && sb_put(&b, "    const __m512i d_ct = T3(c_nw, c_n, c_ne, 0xE8), d_cm = T3(c_w, c_c, c_e, 0xE8), d_cb = T3(c_sw, c_s, c_se, 0xE8);\n");
-    ok = ok && put_derived(&b, d, "    ") && sb_put(&b, "    __m512i res_;\n") && sb_put(&b, gates);
+    ok = ok && put_derived(&b, d, "    ", "__m512i") && sb_put(&b, "    __m512i res_;\n") && sb_put(&b, gates);
     ok = ok && sb_put(&b,
         "    const __m512i d_ = _mm512_xor_si512(res_, LD(job->out + 8 * b));\n"
         "    _mm512_store_si512((void *)(job->out + 8 * b), res_);\n"
@@ -200,6 +206,168 @@ static char *make_source(const wl_rnet *net, int vbmi2) {
         "    chg_w |= (uint64_t)_mm512_test_epi64_mask(d_, col0) << (8 * b);\n"
         "    chg_e |= (uint64_t)_mm512_test_epi64_mask(d_, col63) << (8 * b);\n"
         "    live |= (unsigned)(_mm512_test_epi64_mask(res_, res_) != 0) << b;\n"
+        "  }\n"
+        "  job->chg = chg, job->chg_w = chg_w, job->chg_e = chg_e, job->live = live;\n"
+        "}\n");
+    free(gates);
+    if (!ok) {
+        free(b.s);
+        return NULL;
+    }
+    return b.s;
+}
+
+/* ---- AVX2: the same network on 256-bit vectors ---------------------------------------
+ *
+ * AVX2 has no vpternlogq, so each gate's truth table becomes an expression of AND, OR, XOR
+ * and ANDN: the smallest expression tree of each of the 256 functions of three inputs,
+ * found by relaxation over the truth tables (a = 0xF0, b = 0xCC, c = 0xAA, as in the
+ * ternlog immediate; the constants cost nothing) and written into the source as one macro
+ * per table (T3_0xNN).  The rows function walks vectors of 4 words down the rows as the
+ * AVX-512 one does; the tile kernel takes each asked brick as two quarters of 4 rows, the
+ * rows above and below by unaligned loads (assembled from the northern and southern tiles'
+ * rows at the tile's edges), as simd_avx2.c's tile loop. */
+
+typedef struct lut3_tree {
+    unsigned char cost, op, x, y; /* op: 0 leaf, 1 AND, 2 OR, 3 XOR, 4 ANDN (~x & y) */
+} lut3_tree;
+
+static void lut3_trees(lut3_tree t[256]) {
+    for (int f = 0; f < 256; f++) t[f].cost = 255, t[f].op = 0;
+    static const unsigned char leaves[] = {0xF0, 0xCC, 0xAA, 0x00, 0xFF};
+    for (int i = 0; i < 5; i++) t[leaves[i]].cost = 0;
+    for (int changed = 1; changed;) {
+        changed = 0;
+        for (int x = 0; x < 256; x++) {
+            if (t[x].cost == 255) continue;
+            for (int y = 0; y < 256; y++) {
+                if (t[y].cost == 255) continue;
+                const int c = t[x].cost + t[y].cost + 1;
+                const int z[5] = {0, x & y, x | y, x ^ y, ~x & y & 0xFF};
+                for (int op = 1; op <= 4; op++)
+                    if (c < t[z[op]].cost) {
+                        t[z[op]] = (lut3_tree){(unsigned char)c, (unsigned char)op,
+                                               (unsigned char)x, (unsigned char)y};
+                        changed = 1;
+                    }
+            }
+        }
+    }
+}
+
+/* Appends the expression of truth table f; 0 when out of memory. */
+static int put_lut3(strbuf *b, const lut3_tree *t, int f) {
+    if (t[f].op == 0) {
+        const char *leaf = f == 0xF0 ? "(a)" : f == 0xCC ? "(b)" : f == 0xAA ? "(c)"
+                         : f == 0 ? "_mm256_setzero_si256()" : "_mm256_set1_epi64x(-1)";
+        return sb_put(b, leaf);
+    }
+    static const char *const op[5] = {"", "_mm256_and_si256(", "_mm256_or_si256(",
+                                      "_mm256_xor_si256(", "_mm256_andnot_si256("};
+    return sb_put(b, op[t[f].op]) && put_lut3(b, t, t[f].x) && sb_put(b, ", ") &&
+           put_lut3(b, t, t[f].y) && sb_put(b, ")");
+}
+
+static char *make_source_avx2(const wl_rnet *net) {
+    static const char *const names[WL_RNET_INPUTS + 2] = {
+        WL_RNET_KERNEL_NAMES, "zero_", "ones_"};
+    const unsigned d = wl_rnet_derived(net);
+    const int need_s = (d & 0x15u) != 0, need_c = (d & 0x2Au) != 0;
+    int glen = wl_rnet_emit(net, "G", names, "t", "res_", NULL, 0);
+    if (glen < 0) return NULL;
+    char *gates = malloc((size_t)glen + 1);
+    if (!gates) return NULL;
+    wl_rnet_emit(net, "G", names, "t", "res_", gates, (size_t)glen + 1);
+    lut3_tree t[256];
+    lut3_trees(t);
+    strbuf b = {0};
+    int ok = sb_put(&b,
+        "/* generated by warplife (src/engine/cpu/circuit_jit.c): one rule's gate network, AVX2 */\n"
+        "#include <immintrin.h>\n#include <stddef.h>\n#include <stdint.h>\n");
+    for (int f = 0; f < 256 && ok; f++) {
+        char head[64];
+        snprintf(head, sizeof head, "#define T3_0x%02X(a, b, c) ", f);
+        ok = sb_put(&b, head) && put_lut3(&b, t, f) && sb_put(&b, "\n");
+    }
+    ok = ok && sb_put(&b,
+        "#define T3(a, b, c, i) T3_##i(a, b, c)\n"
+        "#define G(d, a, b, c, l) const __m256i d = T3(a, b, c, l)\n"
+        "#define LD(p) _mm256_load_si256((const __m256i *)(p))\n"
+        "#define LDU(p) _mm256_loadu_si256((const __m256i *)(p))\n"
+        "#define WP(x, w) _mm256_or_si256(_mm256_slli_epi64((x), 1), _mm256_srli_epi64((w), 63))\n"
+        "#define EP(x, e) _mm256_or_si256(_mm256_srli_epi64((x), 1), _mm256_slli_epi64((e), 63))\n"
+        "#define WE(row, i, c, l, r) do { c = LDU((row) + (i));"
+        " l = WP(c, LDU((row) + (i) - 1)); r = EP(c, LDU((row) + (i) + 1)); } while (0)\n"
+        "void wl_circuit_rows(const uint64_t *in, uint64_t *out, size_t pitch, size_t bw,\n"
+        "                     size_t lo, size_t hi, int wrap, const uint64_t *colmask,\n"
+        "                     const void *kd) {\n"
+        "  (void)wrap, (void)kd;\n"
+        "  const __m256i zero_ = _mm256_setzero_si256(), ones_ = _mm256_set1_epi64x(-1);\n"
+        "  (void)zero_, (void)ones_;\n"
+        "  for (size_t r0 = lo; r0 < hi; r0 += 64) {\n"
+        "    const size_t r1 = r0 + 64 < hi ? r0 + 64 : hi;\n"
+        "    for (size_t i = 0; i < bw; i += 4) {\n"
+        "      __m256i c_nw, c_n, c_ne, c_w, c_c, c_e, c_sw, c_s, c_se;\n"
+        "      WE(in + (r0 - 1) * pitch, i, c_n, c_nw, c_ne);\n"
+        "      WE(in + r0 * pitch, i, c_c, c_w, c_e);\n");
+    if (need_s)
+        ok = ok && sb_put(&b, "      __m256i d_st = T3(c_nw, c_n, c_ne, 0x96), d_sm = T3(c_w, c_c, c_e, 0x96);\n");
+    if (need_c)
+        ok = ok && sb_put(&b, "      __m256i d_ct = T3(c_nw, c_n, c_ne, 0xE8), d_cm = T3(c_w, c_c, c_e, 0xE8);\n");
+    ok = ok && sb_put(&b,
+        "      for (size_t r = r0; r < r1; r++) {\n"
+        "        WE(in + (r + 1) * pitch, i, c_s, c_sw, c_se);\n");
+    if (need_s) ok = ok && sb_put(&b, "        const __m256i d_sb = T3(c_sw, c_s, c_se, 0x96);\n");
+    if (need_c) ok = ok && sb_put(&b, "        const __m256i d_cb = T3(c_sw, c_s, c_se, 0xE8);\n");
+    ok = ok && put_derived(&b, d, "        ", "__m256i") && sb_put(&b, "        __m256i res_;\n") &&
+         sb_put(&b, gates);
+    ok = ok && sb_put(&b,
+        "        if (colmask) res_ = _mm256_and_si256(res_, LDU(colmask + i));\n"
+        "        _mm256_storeu_si256((__m256i *)(out + r * pitch + i), res_);\n"
+        "        c_nw = c_w, c_n = c_c, c_ne = c_e, c_w = c_sw, c_c = c_s, c_e = c_se;\n");
+    if (need_s) ok = ok && sb_put(&b, "        d_st = d_sm, d_sm = d_sb;\n");
+    if (need_c) ok = ok && sb_put(&b, "        d_ct = d_cm, d_cm = d_cb;\n");
+    ok = ok && sb_put(&b, "      }\n    }\n  }\n}\n");
+    ok = ok && sb_put(&b,
+        "typedef struct job_ { const uint64_t *in[9]; uint64_t *out; unsigned bricks;\n"
+        "  uint64_t chg, chg_w, chg_e; unsigned live; } job_;\n"
+        "enum { N_, NE_, E_, SE_, S_, SW_, W_, NW_, C_ };\n"
+        "#define UP(t, nt) (k ? LDU((t) + 4 * k - 1) : _mm256_set_epi64x((long long)(t)[2], "
+        "(long long)(t)[1], (long long)(t)[0], (long long)(nt)[63]))\n"
+        "#define DOWN(t, st) (k < 15 ? LDU((t) + 4 * k + 1) : _mm256_set_epi64x((long long)(st)[0], "
+        "(long long)(t)[63], (long long)(t)[62], (long long)(t)[61]))\n"
+        "void wl_circuit_tile(job_ *job, const void *kd) {\n"
+        "  (void)kd;\n"
+        "  const uint64_t *const *in = job->in;\n"
+        "  const __m256i zero_ = _mm256_setzero_si256(), ones_ = _mm256_set1_epi64x(-1);\n"
+        "  (void)ones_;\n"
+        "  uint64_t chg = 0, chg_w = 0, chg_e = 0;\n"
+        "  unsigned live = 0;\n"
+        "  for (unsigned bm = job->bricks & 0xFFu; bm; bm &= bm - 1) {\n"
+        "   const int b = __builtin_ctz(bm);\n"
+        "   for (int k = 2 * b; k < 2 * b + 2; k++) {\n"
+        "    const __m256i cc = LD(in[C_] + 4 * k), cw = LD(in[W_] + 4 * k), ce = LD(in[E_] + 4 * k);\n"
+        "    const __m256i uc = UP(in[C_], in[N_]), uw = UP(in[W_], in[NW_]), ue = UP(in[E_], in[NE_]);\n"
+        "    const __m256i dc = DOWN(in[C_], in[S_]), dw = DOWN(in[W_], in[SW_]), de = DOWN(in[E_], in[SE_]);\n"
+        "    const __m256i c_n = uc, c_nw = WP(uc, uw), c_ne = EP(uc, ue);\n"
+        "    const __m256i c_c = cc, c_w = WP(cc, cw), c_e = EP(cc, ce);\n"
+        "    const __m256i c_s = dc, c_sw = WP(dc, dw), c_se = EP(dc, de);\n"
+        "    (void)c_nw, (void)c_n, (void)c_ne, (void)c_w, (void)c_c, (void)c_e;\n"
+        "    (void)c_sw, (void)c_s, (void)c_se;\n");
+    if (need_s)
+        ok = ok && sb_put(&b, "    const __m256i d_st = T3(c_nw, c_n, c_ne, 0x96), d_sm = T3(c_w, c_c, c_e, 0x96), d_sb = T3(c_sw, c_s, c_se, 0x96);\n");
+    if (need_c)
+        ok = ok && sb_put(&b, "    const __m256i d_ct = T3(c_nw, c_n, c_ne, 0xE8), d_cm = T3(c_w, c_c, c_e, 0xE8), d_cb = T3(c_sw, c_s, c_se, 0xE8);\n");
+    ok = ok && put_derived(&b, d, "    ", "__m256i") && sb_put(&b, "    __m256i res_;\n") && sb_put(&b, gates);
+    ok = ok && sb_put(&b,
+        "    const __m256i d_ = _mm256_xor_si256(res_, LD(job->out + 4 * k));\n"
+        "    _mm256_store_si256((__m256i *)(job->out + 4 * k), res_);\n"
+        "    const unsigned same = (unsigned)_mm256_movemask_pd(_mm256_castsi256_pd(_mm256_cmpeq_epi64(d_, zero_)));\n"
+        "    chg |= (uint64_t)(~same & 15u) << (4 * k);\n"
+        "    chg_e |= (uint64_t)_mm256_movemask_pd(_mm256_castsi256_pd(d_)) << (4 * k);\n"
+        "    chg_w |= (uint64_t)_mm256_movemask_pd(_mm256_castsi256_pd(_mm256_slli_epi64(d_, 63))) << (4 * k);\n"
+        "    live |= (unsigned)!_mm256_testz_si256(res_, res_) << b;\n"
+        "   }\n"
         "  }\n"
         "  job->chg = chg, job->chg_w = chg_w, job->chg_e = chg_e, job->live = live;\n"
         "}\n");
@@ -328,7 +496,7 @@ static void compiler_identity(const char *cc, char *out, size_t cap) {
 }
 
 /* Compiles src into an object in dir (temporary names) and returns its bytes. */
-static void *compile(const char *cc, const char *dir, const char *src, int vbmi2, size_t *n) {
+static void *compile(const char *cc, const char *dir, const char *src, int isa, size_t *n) {
     char c_path[4096 + 32], o_path[4096 + 32];
     snprintf(c_path, sizeof c_path, "%s/wlcc-XXXXXX", dir);
     snprintf(o_path, sizeof o_path, "%s/wlcc-XXXXXX", dir);
@@ -343,8 +511,8 @@ static void *compile(const char *cc, const char *dir, const char *src, int vbmi2
     int a = 0;
     argv[a++] = (char *)cc;
     argv[a++] = "-O2";
-    argv[a++] = "-mavx512f";
-    if (vbmi2) argv[a++] = "-mavx512vbmi2";
+    argv[a++] = isa == CPU_JIT_AVX2 ? "-mavx2" : "-mavx512f";
+    if (isa == CPU_JIT_VBMI2) argv[a++] = "-mavx512vbmi2";
     argv[a++] = "-fPIC";
     argv[a++] = "-shared";
     argv[a++] = "-o";
@@ -371,7 +539,7 @@ static cpu_gen_rows_fn load_bytes(const char *dir, const void *obj, size_t n,
     return fn;
 }
 
-wl_status cpu_circuit_jit(const wl_rnet *net, int vbmi2, int want_compile, cpu_gen_rows_fn *fn,
+wl_status cpu_circuit_jit(const wl_rnet *net, int isa, int want_compile, cpu_gen_rows_fn *fn,
                           wl_tile_step_fn *tile_out, int verbose) {
     *fn = NULL;
     wl_tile_step_fn tile = NULL;
@@ -381,7 +549,7 @@ wl_status cpu_circuit_jit(const wl_rnet *net, int vbmi2, int want_compile, cpu_g
         return wl_error(WL_ERR_UNAVAILABLE, "cpu circuit: compiling turned off (WL_CPU_JIT=off)");
     pthread_mutex_lock(&jit_lock);
     for (int i = 0; i < jit_n; i++)
-        if (jit_table[i].vbmi2 == vbmi2 && jit_table[i].net.n == net->n &&
+        if (jit_table[i].isa == isa && jit_table[i].net.n == net->n &&
             jit_table[i].net.out == net->out &&
             memcmp(jit_table[i].net.g, net->g, sizeof net->g[0] * (size_t)net->n) == 0) {
             *fn = jit_table[i].fn;
@@ -397,7 +565,7 @@ wl_status cpu_circuit_jit(const wl_rnet *net, int vbmi2, int want_compile, cpu_g
         st = wl_error(WL_ERR_UNAVAILABLE, "cpu circuit: %d rules compiled already", JIT_MAX);
         goto done;
     }
-    src = make_source(net, vbmi2);
+    src = isa == CPU_JIT_AVX2 ? make_source_avx2(net) : make_source(net, isa == CPU_JIT_VBMI2);
     if (!src) {
         st = wl_error(WL_ERR_NOMEM, "cpu circuit: out of memory for the source");
         goto done;
@@ -411,7 +579,10 @@ wl_status cpu_circuit_jit(const wl_rnet *net, int vbmi2, int want_compile, cpu_g
                              "wl_circuit_tile(wl_tile_job)");
     wl_rtc_key_add_str(&key, src);
     wl_rtc_key_add_str(&key, ident);
-    wl_rtc_key_add_str(&key, vbmi2 ? "-O2 -mavx512f -mavx512vbmi2 -fPIC -shared" : "-O2 -mavx512f -fPIC -shared");
+    static const char *const flags[3] = {"-O2 -mavx512f -fPIC -shared",
+                                         "-O2 -mavx512f -mavx512vbmi2 -fPIC -shared",
+                                         "-O2 -mavx2 -fPIC -shared"};
+    wl_rtc_key_add_str(&key, flags[isa]);
     char dir[4096], path[4096 + 64], tmpdir[4096];
     int disk = wl_rtc_cache_dir(dir, sizeof dir, NULL, 0) &&
                wl_rtc_cache_path_kind(dir, &key, "cpu", "so", path, sizeof path);
@@ -443,21 +614,22 @@ wl_status cpu_circuit_jit(const wl_rnet *net, int vbmi2, int want_compile, cpu_g
     }
     if (!*fn) {
         how = "compiled";
-        obj = compile(cc, work, src, vbmi2, &n_obj);
+        obj = compile(cc, work, src, isa, &n_obj);
         if (obj) *fn = load_bytes(work, obj, n_obj, &tile);
         if (*fn && disk) wl_rtc_cache_write(path, &key, obj, n_obj);
     }
     if (!disk) rmdir(tmpdir);
     if (!*fn) {
         st = wl_error(WL_ERR_UNAVAILABLE, "cpu circuit: compiling with '%s' failed (set WL_CC "
-                                          "to a C compiler with AVX-512 support)", cc);
+                                          "to a C compiler with %s support)", cc,
+                     isa == CPU_JIT_AVX2 ? "AVX2" : "AVX-512");
         goto done;
     }
     if (verbose)
         fprintf(stderr, "warplife: cpu circuit: %d-gate network %s%s%s\n", net->n, how,
                 disk ? " " : "", disk ? path : "");
     jit_table[jit_n].net = *net;
-    jit_table[jit_n].vbmi2 = vbmi2;
+    jit_table[jit_n].isa = isa;
     jit_table[jit_n].fn = *fn;
     jit_table[jit_n].tile = tile;
     jit_n++;

@@ -67,7 +67,7 @@ enum cpu_family { F_BITS, F_BYTE, F_NIBBLE };
     X(AVX2, "avx2", F_BITS, NEED_AVX2, 0, 1, R_AVX2)                                       \
     X(AVX512, "avx512", F_BITS, NEED_AVX512, 0, 1, R_AVX512)                               \
     X(VPERMB, "vpermb", F_BITS, NEED_VPERMB, 0, 1, R_VPERMB)                               \
-    X(CIRCUIT, "circuit", F_BITS, NEED_AVX512, 0, 1, R_CIRCUIT)
+    X(CIRCUIT, "circuit", F_BITS, NEED_AVX2, 0, 1, R_CIRCUIT)
 
 typedef struct cpu_kernel {
     const char *name;
@@ -154,7 +154,7 @@ static int have_vpermb(void) {
 static wl_status kernel_usable(const cpu_kernel *k) {
     if (k->need == NEED_AVX2 && !have_avx2())
         return wl_error(WL_ERR_UNAVAILABLE,
-                        "cpu kernel avx2: this CPU (or build) has no AVX2 instructions");
+                        "cpu kernel %s: this CPU (or build) has no AVX2 instructions", k->name);
     if (k->need == NEED_VPERMB && !have_vpermb())
         return wl_error(WL_ERR_UNAVAILABLE, "cpu kernel vpermb: this CPU (or build) lacks "
                                             "AVX-512BW, AVX-512 VBMI or GFNI");
@@ -184,22 +184,32 @@ static void rows_free(cpu_rows *r) {
 }
 
 #if defined(WL_CPU_X86_SIMD)
+/* The instructions the compiled networks use here (circuit_jit.c): AVX-512 (with VBMI2
+ * where the CPU has it), else AVX2. */
+static int jit_isa(void) {
+    return have_avx512() ? cpu_avx512_uses_vbmi2() ? CPU_JIT_VBMI2 : CPU_JIT_AVX512
+                         : CPU_JIT_AVX2;
+}
+
 /* The circuit kernel's row function for a rule: the network compiled (circuit_jit.c), or,
- * when interpret is set and no compiler works, the interpreter (simd_circuit.c). */
+ * when interpret is set, no compiler works and the CPU has AVX-512, the interpreter
+ * (simd_circuit.c).  *vw: the function's vector width in words. */
 static wl_status circuit_rows(const wl_rule *rule, int verbose, int interpret, cpu_rows *r,
-                              cpu_gen_rows_fn *fn, const char **name) {
+                              cpu_gen_rows_fn *fn, unsigned *vw, const char **name) {
     wl_rnet net;
     wl_status st = wl_rnet_synth(rule, 1, &net); /* cached per process */
     if (st) return st;
     r->kd.vbmi2 = cpu_avx512_uses_vbmi2();
     cpu_gen_rows_fn jit = NULL;
-    st = cpu_circuit_jit(&net, r->kd.vbmi2, 1, &jit, NULL, verbose);
+    const int isa = jit_isa();
+    st = cpu_circuit_jit(&net, isa, 1, &jit, NULL, verbose);
+    *vw = isa == CPU_JIT_AVX2 ? 4 : 8;
     if (!st) {
         *fn = jit;
         if (name) *name = "circuit (compiled)";
         return WL_OK;
     }
-    if (!interpret) return st;
+    if (!interpret || isa == CPU_JIT_AVX2) return st;
     if (verbose) fprintf(stderr, "warplife: %s; interpreting the network\n", wl_last_error());
     wl_clear_error();
     st = cpu_rnet_prog_build(&net, &r->rnet);
@@ -218,9 +228,14 @@ static wl_status circuit_rows(const wl_rule *rule, int verbose, int interpret, c
  * other than Life and CPU_POPULAR_RULES, whose avx512 loops evaluate masks at run time
  * (4096^2, dev VM, same run: B35/S236 1.44e11 compiled against 1.12e11, B34/S456 1.33e11
  * against 1.15e11; Life's own loop stays faster, 1.57e11 against 1.42e11; tiles, bench_tile:
- * B2-a/S12 9.2 ns a brick against vpermb's 52, B35/S236 7.9 against 10.5). */
+ * B2-a/S12 9.2 ns a brick against vpermb's 52, B35/S236 7.9 against 10.5).  On AVX2
+ * without AVX-512, for every rule but Life (Zen 1 dev VM, 2048^2 on one thread: B3-k/S23
+ * 1.42e10 against lut6x3's 2.36e9, B35/S236 1.55e10 against the avx2 loop's 1.30e10;
+ * tiles: B2-a/S12 51 ns a brick against 273, B35/S236 49 against 54). */
 static int circuit_pays(const cpu_kernel *k, int totalistic, const cpu_circuit *circ) {
-    return k->rows == R_SIMD && have_avx512() && (!totalistic || (!circ->life && !circ->popular));
+    if (k->rows != R_SIMD) return 0;
+    if (have_avx512()) return !totalistic || (!circ->life && !circ->popular);
+    return have_avx2() && (!totalistic || !circ->life);
 }
 #endif
 
@@ -237,8 +252,7 @@ static wl_status select_rows(const cpu_kernel *k, const wl_rule *rule, int verbo
 #if defined(WL_CPU_X86_SIMD)
     /* the compiled network when a C compiler is at hand, else the kernels below */
     if (circuit_pays(k, totalistic, &r->kd.circ)) {
-        if (circuit_rows(rule, verbose, 0, r, fn, tech) == WL_OK) {
-            *vw = 8;
+        if (circuit_rows(rule, verbose, 0, r, fn, vw, tech) == WL_OK) {
             *wraps = 0;
             return WL_OK;
         }
@@ -274,9 +288,8 @@ static wl_status select_rows(const cpu_kernel *k, const wl_rule *rule, int verbo
         name = "vpermb";
         break;
     case R_CIRCUIT: {
-        wl_status st = circuit_rows(rule, verbose, 1, r, fn, &name);
+        wl_status st = circuit_rows(rule, verbose, 1, r, fn, vw, &name);
         if (st) return st;
-        *vw = 8;
         break;
     }
     case R_AVX2:
@@ -738,7 +751,8 @@ static wl_status randomize(void *v, double density, uint64_t seed) {
  * lut6x3 and lut4x4 run their row function through cpu_tile_rows (bitsliced falls back to
  * lut6x3 for rules that are not outer-totalistic, as in select_rows); avx2, and best
  * without AVX-512, run simd_avx2.c's tile loop (4 rows to a vector) for outer-totalistic
- * rules.  Kernels with no tile form (byte, byte-omp, nibble) are refused. */
+ * rules, and there best and circuit compile the network for AVX2 where circuit_pays.
+ * Kernels with no tile form (byte, byte-omp, nibble) are refused. */
 static wl_status tile_kernel(const wl_config *cfg, wl_tile_kernel *out) {
     memset(out, 0, sizeof *out);
     const cpu_kernel *k = kernel_named(cfg->kernel);
@@ -770,8 +784,7 @@ static wl_status tile_kernel(const wl_config *cfg, wl_tile_kernel *out) {
         wl_tile_step_fn tile = NULL;
         wl_status js = wl_rnet_synth(&cfg->rule, 1, &net);
         if (!js)
-            js = cpu_circuit_jit(&net, cpu_avx512_uses_vbmi2(), t == R_CIRCUIT, &rows, &tile,
-                                 cfg->verbose);
+            js = cpu_circuit_jit(&net, jit_isa(), t == R_CIRCUIT, &rows, &tile, cfg->verbose);
         if (!js && tile) {
             out->step = tile;
             out->name = "circuit (compiled)";

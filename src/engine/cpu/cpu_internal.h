@@ -147,11 +147,13 @@ void cpu_gen_rows_circuit(const uint64_t *in, uint64_t *out, size_t pitch, size_
                           const cpu_kernel_data *kd);
 wl_status cpu_rnet_prog_build(const wl_rnet *net, cpu_rnet_prog **out);
 /* circuit_jit.c: the network compiled to a gen_rows function (and, when tile is not NULL,
- * the sparse engine's tile kernel) by the system C compiler (AVX-512F, and VBMI2 funnel
- * shifts when vbmi2), cached on disk; WL_ERR_UNAVAILABLE when no compiler works, when
- * WL_CPU_JIT=off, or when compile is 0 and neither this process nor the disk cache has
- * it (verbose: a note on stderr when it compiles or loads). */
-wl_status cpu_circuit_jit(const wl_rnet *net, int vbmi2, int compile, cpu_gen_rows_fn *fn,
+ * the sparse engine's tile kernel) by the system C compiler for isa (AVX-512F, with VBMI2
+ * funnel shifts, or AVX2: rows of vectors of 8, 8 and 4 words), cached on disk;
+ * WL_ERR_UNAVAILABLE when no compiler works, when WL_CPU_JIT=off, or when compile is 0
+ * and neither this process nor the disk cache has it (verbose: a note on stderr when it
+ * compiles or loads). */
+enum { CPU_JIT_AVX512 = 0, CPU_JIT_VBMI2 = 1, CPU_JIT_AVX2 = 2 };
+wl_status cpu_circuit_jit(const wl_rnet *net, int isa, int compile, cpu_gen_rows_fn *fn,
                           wl_tile_step_fn *tile, int verbose);
 void cpu_rnet_prog_free(cpu_rnet_prog *p);
 int cpu_rnet_prog_gates(const cpu_rnet_prog *p);
