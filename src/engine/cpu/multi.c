@@ -93,6 +93,7 @@ struct cpu_multi {
     cpu_ltl_view view;    /* what a band's kernel reads (f and fn set per step) */
     int simd;             /* the AVX-512 kernel (simd_ltl.c) runs the bands */
     int avx512;           /* the decay runs simd_decay.c's build */
+    int avx2;             /* (without avx512) Super's rows run on vectors of 4 words */
     ltl_scratch *scratch; /* one per thread */
     int nscratch;
     uint64_t work;        /* cells counted in the last generation (UINT64_MAX: not known) */
@@ -277,6 +278,7 @@ wl_status cpu_multi_create(const wl_config *cfg, wl_pool *pool, cpu_multi **out)
     if (m->family == WL_FAMILY_SUPER) m->marks_nbrs = wl_marks_neighbours(&cfg->rule);
     m->pool = pool;
     m->avx512 = have(WL_CPU_AVX512F);
+    m->avx2 = !m->avx512 && have(WL_CPU_AVX2);
     m->work = UINT64_MAX;
     wl_status s = WL_OK;
     m->np = m->P + (m->family == WL_FAMILY_HISTORY);
@@ -337,12 +339,14 @@ neighbours_row_body(const cpu_multi *m, const uint64_t *a, const uint64_t *b, co
     }
 }
 
-/* (The loops of neighbours_row and super_classes are compiled twice: plain, and for
- * AVX-512, where the compiler makes them vector loops; m->avx512 picks, for rows of a
- * vector of words or more: on Golly's art-on-a-torus, 312 cells wide, the vector loops'
- * set-up made a run to 1000 on one thread 10-20% slower; a 512^2 LifeSuper torus ran at
- * 2.9e9 CUpS with the plain loops, 6.4e9 with these.) */
+/* (The loops of neighbours_row and super_classes are compiled three times: plain, and for
+ * AVX-512 and AVX2, where the compiler makes them vector loops; m->avx512 / m->avx2 pick,
+ * for rows of a vector of words or more: on Golly's art-on-a-torus, 312 cells wide, the
+ * vector loops' set-up made a run to 1000 on one thread 10-20% slower; a 512^2 LifeSuper
+ * torus ran at 2.9e9 CUpS with the plain loops, 6.4e9 with these.)  WIDE_ISA(m) is 2 for
+ * AVX-512, 1 for AVX2, 0 for the plain loops. */
 #define MARKS_WIDE_WORDS 8
+#define WIDE_ISA(m) ((m)->avx512 && (m)->S >= MARKS_WIDE_WORDS ? 2 : (m)->avx2 && (m)->S >= 4 ? 1 : 0)
 static void neighbours_row_plain(const cpu_multi *m, const uint64_t *a, const uint64_t *b,
                                  const uint64_t *c, uint64_t *p, uint64_t *tmp) {
     neighbours_row_body(m, a, b, c, p, tmp);
@@ -354,14 +358,20 @@ neighbours_row_avx512(const cpu_multi *m, const uint64_t *a, const uint64_t *b, 
                       uint64_t *p, uint64_t *tmp) {
     neighbours_row_body(m, a, b, c, p, tmp);
 }
+__attribute__((target("avx2"))) static void
+neighbours_row_avx2(const cpu_multi *m, const uint64_t *a, const uint64_t *b, const uint64_t *c,
+                    uint64_t *p, uint64_t *tmp) {
+    neighbours_row_body(m, a, b, c, p, tmp);
+}
 #endif
 
 static void neighbours_row(const cpu_multi *m, const uint64_t *a, const uint64_t *b,
                            const uint64_t *c, uint64_t *p, uint64_t *tmp) {
 #if defined(WL_CPU_X86_SIMD)
-    if (m->avx512 && m->S >= MARKS_WIDE_WORDS) {
-        neighbours_row_avx512(m, a, b, c, p, tmp);
-        return;
+    switch (WIDE_ISA(m)) {
+    case 2: neighbours_row_avx512(m, a, b, c, p, tmp); return;
+    case 1: neighbours_row_avx2(m, a, b, c, p, tmp); return;
+    default: break;
     }
 #endif
     neighbours_row_plain(m, a, b, c, p, tmp);
@@ -781,11 +791,19 @@ __attribute__((target("avx512f"))) static uint32_t
 super_classes_avx512(const cpu_multi *m, const uint64_t *f, int64_t y, uint64_t *cls) {
     return super_classes_body(m, f, y, cls);
 }
+__attribute__((target("avx2"))) static uint32_t
+super_classes_avx2(const cpu_multi *m, const uint64_t *f, int64_t y, uint64_t *cls) {
+    return super_classes_body(m, f, y, cls);
+}
 #endif
 
 static uint32_t super_classes(const cpu_multi *m, const uint64_t *f, int64_t y, uint64_t *cls) {
 #if defined(WL_CPU_X86_SIMD)
-    if (m->avx512 && m->S >= MARKS_WIDE_WORDS) return super_classes_avx512(m, f, y, cls);
+    switch (WIDE_ISA(m)) {
+    case 2: return super_classes_avx512(m, f, y, cls);
+    case 1: return super_classes_avx2(m, f, y, cls);
+    default: break;
+    }
 #endif
     return super_classes_plain(m, f, y, cls);
 }
@@ -831,40 +849,52 @@ static void super_row(const cpu_multi *m, const uint64_t *f, uint64_t *fn, const
 
 #if defined(WL_CPU_X86_SIMD)
 /* The same logic on vectors of eight words (AVX-512: about 160 word operations a word
- * became ternary logic on 512 cells at once), the row's last S % 8 words by super_row. */
+ * became ternary logic on 512 cells at once) or, without AVX-512, of four (AVX2), the
+ * row's last words by super_row. */
 typedef uint64_t wl_v8 __attribute__((vector_size(64), aligned(8), may_alias));
+typedef uint64_t wl_v4 __attribute__((vector_size(32), aligned(8), may_alias));
 #define WL_MARKS_T wl_v8
 #define WL_MARKS_NAME marks_next_v8
 #define WL_MARKS_CLASSES marks_classes_v8
 #define WL_MARKS_LOAD(ptr) (*(const wl_v8 *)(const void *)(ptr))
 #define WL_MARKS_ATTR __attribute__((target("avx512f")))
 #include "marks_next.inc.h"
+#define WL_MARKS_T wl_v4
+#define WL_MARKS_NAME marks_next_v4
+#define WL_MARKS_CLASSES marks_classes_v4
+#define WL_MARKS_LOAD(ptr) (*(const wl_v4 *)(const void *)(ptr))
+#define WL_MARKS_ATTR __attribute__((target("avx2")))
+#include "marks_next.inc.h"
 
-__attribute__((target("avx512f"))) static void super_row_avx512(const cpu_multi *m,
-                                                                const uint64_t *f, uint64_t *fn,
-                                                                const uint64_t *pres, size_t at) {
-    const size_t S = m->S, pl = S * (size_t)m->h;
-    const uint64_t *e = m->e;
-    uint64_t *e2 = m->e2;
-#define LD(ptr) (*(const wl_v8 *)(const void *)(ptr))
-#define ST(ptr, v) (*(wl_v8 *)(void *)(ptr) = (v))
-    size_t i = 0;
-    for (; i + 8 <= S; i += 8) {
-        const wl_v8 c[5] = {LD(f + at + i), LD(e + at + i), LD(e + pl + at + i),
-                            LD(e + 2 * pl + at + i), LD(e + 3 * pl + at + i)};
-        wl_v8 r[5];
-        const wl_v8 t = LD(fn + at + i);
-        marks_next_v8(c, &t, pres + i, S, ~(uint32_t)0, r);
-        ST(fn + at + i, r[0]);
-        ST(e2 + at + i, r[1]);
-        ST(e2 + pl + at + i, r[2]);
-        ST(e2 + 2 * pl + at + i, r[3]);
-        ST(e2 + 3 * pl + at + i, r[4]);
+/* super_row on vectors VT of W words with NEXT (a marks_next_* above). */
+#define SUPER_ROW_VEC(NAME, VT, W, NEXT, ATTR)                                                \
+    ATTR static void NAME(const cpu_multi *m, const uint64_t *f, uint64_t *fn,                \
+                          const uint64_t *pres, size_t at) {                                  \
+        const size_t S = m->S, pl = S * (size_t)m->h;                                         \
+        const uint64_t *e = m->e;                                                             \
+        uint64_t *e2 = m->e2;                                                                 \
+        size_t i = 0;                                                                         \
+        for (; i + (W) <= S; i += (W)) {                                                      \
+            const VT c[5] = {LD_(VT, f + at + i), LD_(VT, e + at + i),                        \
+                             LD_(VT, e + pl + at + i), LD_(VT, e + 2 * pl + at + i),          \
+                             LD_(VT, e + 3 * pl + at + i)};                                   \
+            VT r[5];                                                                          \
+            const VT t = LD_(VT, fn + at + i);                                                \
+            NEXT(c, &t, pres + i, S, ~(uint32_t)0, r);                                        \
+            ST_(VT, fn + at + i, r[0]);                                                       \
+            ST_(VT, e2 + at + i, r[1]);                                                       \
+            ST_(VT, e2 + pl + at + i, r[2]);                                                  \
+            ST_(VT, e2 + 2 * pl + at + i, r[3]);                                              \
+            ST_(VT, e2 + 3 * pl + at + i, r[4]);                                              \
+        }                                                                                     \
+        super_row(m, f, fn, pres, at, i);                                                     \
     }
-#undef LD
-#undef ST
-    super_row(m, f, fn, pres, at, i);
-}
+#define LD_(VT, ptr) (*(const VT *)(const void *)(ptr))
+#define ST_(VT, ptr, v) (*(VT *)(void *)(ptr) = (v))
+SUPER_ROW_VEC(super_row_avx512, wl_v8, 8, marks_next_v8, __attribute__((target("avx512f"))))
+SUPER_ROW_VEC(super_row_avx2, wl_v4, 4, marks_next_v4, __attribute__((target("avx2"))))
+#undef LD_
+#undef ST_
 #endif
 
 /* Thread tid's share of the rows (whole rows, in order, as many each). */
@@ -886,6 +916,8 @@ static void super_task(void *arg, int tid, int n) {
 #if defined(WL_CPU_X86_SIMD)
         if (m->avx512)
             super_row_avx512(m, m->f, m->fn, pres, (size_t)y * S);
+        else if (m->avx2)
+            super_row_avx2(m, m->f, m->fn, pres, (size_t)y * S);
         else
 #endif
             super_row(m, m->f, m->fn, pres, (size_t)y * S, 0);
