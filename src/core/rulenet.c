@@ -489,7 +489,18 @@ static pthread_mutex_t synth_lock = PTHREAD_MUTEX_INITIALIZER;
 
 static wl_status synth_uncached(const wl_rule *rule, int effort, wl_rnet *net);
 
+static wl_status synth(const wl_rule *rule, int effort, int may_search, wl_rnet *net);
+
 wl_status wl_rnet_synth(const wl_rule *rule, int effort, wl_rnet *net) {
+    return synth(rule, effort, 1, net);
+}
+
+wl_status wl_rnet_synth_cached(const wl_rule *rule, int effort, wl_rnet *net) {
+    return synth(rule, effort, 0, net);
+}
+
+/* wl_rnet_synth; without may_search, WL_ERR_NOT_FOUND where neither cache has the network. */
+static wl_status synth(const wl_rule *rule, int effort, int may_search, wl_rnet *net) {
     if (!rule || !net) return wl_error(WL_ERR_INVALID, "wl_rnet_synth: NULL argument");
     pthread_mutex_lock(&synth_lock);
     for (int i = 0; i < synth_cache_n; i++)
@@ -524,6 +535,8 @@ wl_status wl_rnet_synth(const wl_rule *rule, int effort, wl_rnet *net) {
         free(data);
     }
     if (!found) {
+        if (!may_search)
+            return wl_error(WL_ERR_NOT_FOUND, "rule network: not in the caches (not searched)");
         wl_status st = synth_uncached(rule, effort, net);
         if (st) return st;
         if (disk) wl_rtc_cache_write(path, &key, net, sizeof *net);

@@ -70,6 +70,9 @@ typedef struct wl_rnet {
  * arguments; WL_ERR_UNAVAILABLE (with a message) if no network fits in WL_RNET_MAX_GATES
  * (not seen on any table). */
 wl_status wl_rnet_synth(const wl_rule *rule, int effort, wl_rnet *net);
+/* The same without a search: the network from the process's or the disk cache, else
+ * WL_ERR_NOT_FOUND (a caller that would only look for a compiled kernel of it). */
+wl_status wl_rnet_synth_cached(const wl_rule *rule, int effort, wl_rnet *net);
 
 /* Returns 1 if net is well formed (gates read constants or earlier signals) and gives the
  * rule's next state on all 512 neighbourhoods, else 0. */

@@ -191,18 +191,20 @@ static int jit_isa(void) {
                          : CPU_JIT_AVX2;
 }
 
-/* The circuit kernel's row function for a rule: the network compiled (circuit_jit.c), or,
- * when interpret is set, no compiler works and the CPU has AVX-512, the interpreter
- * (simd_circuit.c).  *vw: the function's vector width in words. */
-static wl_status circuit_rows(const wl_rule *rule, int verbose, int interpret, cpu_rows *r,
-                              cpu_gen_rows_fn *fn, unsigned *vw, const char **name) {
+/* The circuit kernel's row function for a rule: the network compiled (circuit_jit.c; with
+ * compile 0 only when it is in the disk cache already), or, when interpret is set, no
+ * compiler works and the CPU has AVX-512, the interpreter (simd_circuit.c).  *vw: the
+ * function's vector width in words. */
+static wl_status circuit_rows(const wl_rule *rule, int verbose, int compile, int interpret,
+                              cpu_rows *r, cpu_gen_rows_fn *fn, unsigned *vw, const char **name) {
     wl_rnet net;
-    wl_status st = wl_rnet_synth(rule, 1, &net); /* cached per process */
+    /* (cached per process and on disk; a search takes 0.3-2 s: only to compile) */
+    wl_status st = compile ? wl_rnet_synth(rule, 1, &net) : wl_rnet_synth_cached(rule, 1, &net);
     if (st) return st;
     r->kd.vbmi2 = cpu_avx512_uses_vbmi2();
     cpu_gen_rows_fn jit = NULL;
     const int isa = jit_isa();
-    st = cpu_circuit_jit(&net, isa, 1, &jit, NULL, verbose);
+    st = cpu_circuit_jit(&net, isa, compile, &jit, NULL, verbose);
     *vw = isa == CPU_JIT_AVX2 ? 4 : 8;
     if (!st) {
         *fn = jit;
@@ -237,22 +239,39 @@ static int circuit_pays(const cpu_kernel *k, int totalistic, const cpu_circuit *
     if (have_avx512()) return !totalistic || (!circ->life && !circ->popular);
     return have_avx2() && (!totalistic || !circ->life);
 }
+
+/* Whether best compiles a network that circuit_pays for and the disk cache does not have
+ * (about half a second to a second, once per rule) rather than run its other kernel: on
+ * grids of at least JIT_MIN_CELLS cells (a generation of a smaller one costs too little for
+ * the compiler to pay within a short run: Golly's small Generations patterns to 1000
+ * generations took 0.7-1.0 s with it on the Zen 1 dev VM, a few ms without), and (tile
+ * kernels: after enough work, see sparse.c) where the other kernel is much slower: not for
+ * the outer-totalistic rules on AVX2, whose loop is within 20% of the compiled network. */
+#define JIT_MIN_CELLS ((uint64_t)1 << 22)
+static int circuit_compile_pays(int totalistic) {
+    return have_avx512() || !totalistic;
+}
 #endif
 
 /* Chooses the row function of bit kernel k for a rule (tech_for) and builds the tables it
  * reads into *r (verbose: a note on stderr when a rule makes the kernel run another
  * technique).  Sets *fn, the vector width *vw in words, *wraps (the function handles
  * circular rows itself) and, if tech is non-NULL, the technique's name. */
-static wl_status select_rows(const cpu_kernel *k, const wl_rule *rule, int verbose, cpu_rows *r,
-                             cpu_gen_rows_fn *fn, unsigned *vw, int *wraps, const char **tech) {
+static wl_status select_rows(const cpu_kernel *k, const wl_rule *rule, uint64_t cells,
+                             int verbose, cpu_rows *r, cpu_gen_rows_fn *fn, unsigned *vw,
+                             int *wraps, const char **tech) {
     int totalistic = wl_rule_is_totalistic(rule, NULL, NULL);
     enum row_tech t = tech_for(k, totalistic);
     memset(r, 0, sizeof *r);
     cpu_circuit_build(rule, &r->kd.circ);
 #if defined(WL_CPU_X86_SIMD)
     /* the compiled network when a C compiler is at hand, else the kernels below */
-    if (circuit_pays(k, totalistic, &r->kd.circ)) {
-        if (circuit_rows(rule, verbose, 0, r, fn, vw, tech) == WL_OK) {
+    /* (a small grid of a rule whose other loop is nearly as fast does not even look in the
+     * cache: the network's synthesis costs a new rule tens of ms) */
+    const int big = cells >= JIT_MIN_CELLS, worth = circuit_compile_pays(totalistic);
+    if (circuit_pays(k, totalistic, &r->kd.circ) && (big || worth)) {
+        const int compile = big && worth;
+        if (circuit_rows(rule, verbose, compile, 0, r, fn, vw, tech) == WL_OK) {
             *wraps = 0;
             return WL_OK;
         }
@@ -288,7 +307,7 @@ static wl_status select_rows(const cpu_kernel *k, const wl_rule *rule, int verbo
         name = "vpermb";
         break;
     case R_CIRCUIT: {
-        wl_status st = circuit_rows(rule, verbose, 1, r, fn, vw, &name);
+        wl_status st = circuit_rows(rule, verbose, 1, 1, r, fn, vw, &name);
         if (st) return st;
         break;
     }
@@ -420,8 +439,8 @@ static wl_status create(const wl_config *cfg, const char *kernel, void **out) {
             return WL_OK;
         }
     }
-    s = select_rows(k, &table_rule, cfg->verbose, &c->rows, &tc.gen_rows, &tc.vw, &tc.wraps,
-                    NULL);
+    s = select_rows(k, &table_rule, c->w * c->h, cfg->verbose, &c->rows, &tc.gen_rows, &tc.vw,
+                    &tc.wraps, NULL);
     if (s) goto fail;
     tc.kd = &c->rows.kd;
     tc.dead_stays_dead = !wl_rule_has_b0(&table_rule);
@@ -782,7 +801,8 @@ static wl_status tile_kernel(const wl_config *cfg, wl_tile_kernel *out) {
         wl_rnet net;
         cpu_gen_rows_fn rows = NULL;
         wl_tile_step_fn tile = NULL;
-        wl_status js = wl_rnet_synth(&cfg->rule, 1, &net);
+        wl_status js = t == R_CIRCUIT ? wl_rnet_synth(&cfg->rule, 1, &net)
+                                      : wl_rnet_synth_cached(&cfg->rule, 1, &net);
         if (!js)
             js = cpu_circuit_jit(&net, jit_isa(), t == R_CIRCUIT, &rows, &tile, cfg->verbose);
         if (!js && tile) {
@@ -794,7 +814,7 @@ static wl_status tile_kernel(const wl_config *cfg, wl_tile_kernel *out) {
         }
         wl_clear_error();
         if (t == R_CIRCUIT && !totalistic) t = R_LUT6X3;
-        out->compile_later = better;
+        out->compile_later = better && circuit_compile_pays(totalistic);
     }
 #endif
     switch (t) {
