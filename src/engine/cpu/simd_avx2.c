@@ -175,11 +175,29 @@ INLINE void tile_hsum(const uint64_t *const *in, int k, V *s0, V *s1, V *e0, V *
 #define ABOVE(hr, pr) _mm256_blend_epi32((hr), (pr), 0x03)
 #define BELOW(hl, nl) _mm256_blend_epi32((hl), (nl), 0xC0)
 
+/* One quarter k of a run: its next rows from the sums of the quarters before (u), at (h,
+ * g) and after (n, computed here), with their rotations; stored over the output's old
+ * rows, whose difference goes to d; then the sums move on by a quarter. */
+#define QUARTER(k, next, d)                                                                 \
+    do {                                                                                    \
+        tile_hsum(job->in, (k) + 1, &n0, &n1, &m0, &m1);                                    \
+        V nl0 = ROT_L(n0), nl1 = ROT_L(n1);                                                 \
+        V alive = _mm256_load_si256((const V *)(mid + 4 * (k)));                            \
+        next = next_state(life, &rv, ABOVE(hr0, ur0), ABOVE(hr1, ur1), h0, h1, g0, g1,      \
+                          BELOW(hl0, nl0), BELOW(hl1, nl1), alive);                         \
+        V *o_ = (V *)(job->out + 4 * (k));                                                  \
+        d = XOR(next, _mm256_load_si256(o_));                                               \
+        _mm256_store_si256(o_, next);                                                       \
+        ur0 = hr0, ur1 = hr1, hr0 = ROT_R(n0), hr1 = ROT_R(n1);                             \
+        h0 = n0, h1 = n1, g0 = m0, g1 = m1, hl0 = nl0, hl1 = nl1;                           \
+    } while (0)
+#define MASK4(v) ((unsigned)_mm256_movemask_pd(_mm256_castsi256_pd(v))) /* lanes' bit 63 */
+
 INLINE void tile_body(int life, wl_tile_job *job, const cpu_kernel_data *kd) {
     rule_v rv;
     if (!life) rule_setup(&kd->circ, &rv);
     uint64_t chg = 0, chg_w = 0, chg_e = 0;
-    unsigned live_q = 0; /* quarters of the output with a live cell */
+    unsigned live = 0;
     const uint64_t *mid = job->in[WL_NB_C];
     const V zero = _mm256_setzero_si256();
     unsigned bm = job->bricks & 0xFF;
@@ -192,31 +210,25 @@ INLINE void tile_body(int life, wl_tile_job *job, const cpu_kernel_data *kd) {
         /* the quarters before (u), at (h) and after (n), rotated right (r) and left (l) */
         V ur0 = ROT_R(u0), ur1 = ROT_R(u1);
         V hr0 = ROT_R(h0), hr1 = ROT_R(h1), hl0 = ROT_L(h0), hl1 = ROT_L(h1);
-        for (int k = 2 * b; k < 2 * end; k++) {
-            tile_hsum(job->in, k + 1, &n0, &n1, &m0, &m1);
-            V nl0 = ROT_L(n0), nl1 = ROT_L(n1);
-            V alive = _mm256_load_si256((const V *)(mid + 4 * k));
-            V next = next_state(life, &rv, ABOVE(hr0, ur0), ABOVE(hr1, ur1), h0, h1, g0, g1,
-                                BELOW(hl0, nl0), BELOW(hl1, nl1), alive);
-            V *o = (V *)(job->out + 4 * k);
-            V d = XOR(next, _mm256_load_si256(o));
-            _mm256_store_si256(o, next);
-            unsigned same = (unsigned)_mm256_movemask_pd(_mm256_castsi256_pd(_mm256_cmpeq_epi64(d, zero)));
-            chg |= (uint64_t)(~same & 15u) << (4 * k);
-            chg_e |= (uint64_t)_mm256_movemask_pd(_mm256_castsi256_pd(d)) << (4 * k);
-            chg_w |= (uint64_t)_mm256_movemask_pd(_mm256_castsi256_pd(_mm256_slli_epi64(d, 63)))
-                     << (4 * k);
-            live_q |= (unsigned)!_mm256_testz_si256(next, next) << k;
-            ur0 = hr0, ur1 = hr1, hr0 = ROT_R(n0), hr1 = ROT_R(n1);
-            h0 = n0, h1 = n1, g0 = m0, g1 = m1, hl0 = nl0, hl1 = nl1;
+        for (; b < end; b++) { /* a brick: two quarters */
+            V na, nb, da, db;
+            QUARTER(2 * b, na, da);
+            QUARTER(2 * b + 1, nb, db);
+            const unsigned sh = 8 * (unsigned)b;
+            const unsigned same = MASK4(_mm256_cmpeq_epi64(da, zero)) |
+                                  MASK4(_mm256_cmpeq_epi64(db, zero)) << 4;
+            chg |= (uint64_t)(~same & 0xFFu) << sh;
+            chg_e |= (uint64_t)(MASK4(da) | MASK4(db) << 4) << sh;
+            chg_w |= (uint64_t)(MASK4(_mm256_slli_epi64(da, 63)) |
+                                MASK4(_mm256_slli_epi64(db, 63)) << 4) << sh;
+            const V any = OR(na, nb);
+            live |= (unsigned)!_mm256_testz_si256(any, any) << b;
         }
     }
-    unsigned live_b = 0;
-    for (int b = 0; b < 8; b++) live_b |= (unsigned)((live_q >> (2 * b)) & 3 ? 1 : 0) << b;
     job->chg = chg;
     job->chg_w = chg_w;
     job->chg_e = chg_e;
-    job->live = live_b;
+    job->live = live;
 }
 
 static void tile_life(wl_tile_job *job, const cpu_kernel_data *kd) { tile_body(1, job, kd); }
