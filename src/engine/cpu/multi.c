@@ -346,7 +346,8 @@ neighbours_row_body(const cpu_multi *m, const uint64_t *a, const uint64_t *b, co
  * torus ran at 2.9e9 CUpS with the plain loops, 6.4e9 with these.)  WIDE_ISA(m) is 2 for
  * AVX-512, 1 for AVX2, 0 for the plain loops. */
 #define MARKS_WIDE_WORDS 8
-#define WIDE_ISA(m) ((m)->avx512 && (m)->S >= MARKS_WIDE_WORDS ? 2 : (m)->avx2 && (m)->S >= 4 ? 1 : 0)
+#define WIDE_ISA(m)                                                                         \
+    ((m)->avx512 && (m)->S >= MARKS_WIDE_WORDS ? 2 : (m)->avx2 && (m)->S >= 4 ? 1 : 0)
 static void neighbours_row_plain(const cpu_multi *m, const uint64_t *a, const uint64_t *b,
                                  const uint64_t *c, uint64_t *p, uint64_t *tmp) {
     neighbours_row_body(m, a, b, c, p, tmp);
@@ -1112,60 +1113,129 @@ static const uint32_t dia_bytes[256][8] = {DB64(0), DB64(64), DB64(128), DB64(19
 
 size_t cpu_ltl_diamond_words(const cpu_ltl_view *v) { return dia_words(v); }
 
+/* Prefix sums of the extended cells [ia, ib) of a row (NULL: dead): p[ia] = 0,
+ * p[i + 1] = p[i] + cell i. */
+static void prefix_range(const cpu_ltl_view *v, const uint64_t *row, uint32_t *p, size_t ia,
+                         size_t ib) {
+    uint32_t acc = 0;
+    p[ia] = 0;
+    for (size_t i = ia; i < ib; i++) {
+        if (row) acc += cpu_ltl_bit(v, row, (int64_t)i - v->R);
+        p[i + 1] = acc;
+    }
+}
+
+/* Shapes other than Moore's square and the von Neumann diamond (circular, hexagonal, ...:
+ * runs of cells a row): the prefix sums of rows y - Ry .. y + Ry in a ring, each run of the
+ * shape the difference of two.  On a bounded grid without B0 (v->skip) only what is within
+ * reach of firing cells is counted, as in ltl_band_moore_skip: the columns of the band's
+ * extents widened by the range, and rows with a firing row within reach (a row without
+ * firing cells has sums of zeros); the rest stays dead. */
+static void ltl_band_runs(const cpu_ltl_view *v, uint64_t y0, uint64_t y1, ltl_scratch *s) {
+    const size_t ext = v->ext, W = (size_t)v->w, R = (size_t)v->R;
+    const int Ry = v->Ry, skip = v->skip;
+    const size_t ring = 2 * (size_t)Ry + 1;
+    const int parity_shape = v->nruns[1] != v->nruns[0] ||
+                             memcmp(v->runs[0], v->runs[1], v->nruns[0] * sizeof *v->runs[0]) != 0;
+    size_t xa = 0, xb = W - 1; /* the columns counted */
+    if (skip) {
+        cpu_ltl_row_extents(v, y0, y1, s->lo, s->hi);
+        int32_t lo = INT32_MAX, hi = -1;
+        for (size_t k = 0; k < (size_t)(y1 - y0) + ring; k++) {
+            if (s->lo[k] < lo) lo = s->lo[k];
+            if (s->hi[k] > hi) hi = s->hi[k];
+        }
+        if (hi < 0) {
+            memset(v->fn + (size_t)y0 * v->S, 0, (size_t)(y1 - y0) * v->S * sizeof *v->fn);
+            return;
+        }
+        /* (whole words: test_row reads the counts of whole words) */
+        xa = (size_t)lo * 64 > R ? ((size_t)lo * 64 - R) / 64 * 64 : 0;
+        xb = ((size_t)hi * 64 + 63 + R) / 64 * 64 + 63;
+        if (xb > W - 1) xb = W - 1;
+    }
+    const size_t ia = xa, ib = xb + 2 * R + 1; /* the extended cells those read */
+    size_t live = 0; /* (skip) rows with firing cells among rows y - Ry .. y + Ry */
+    /* row yy's prefix sums into the ring (k: its extents index, yy - (y0 - Ry)) */
+#define RING_ROW(yy, k)                                                                     \
+    do {                                                                                    \
+        uint32_t *p_ = s->sums + (size_t)wl_mod((yy), (int64_t)ring) * ext;                 \
+        if (skip && s->hi[k] < 0) {                                                         \
+            memset(p_ + ia, 0, (ib - ia + 1) * sizeof *p_);                                 \
+        } else {                                                                            \
+            live += (size_t)skip;                                                           \
+            prefix_range(v, cpu_ltl_row(v, (yy)), p_, ia, ib);                              \
+        }                                                                                   \
+    } while (0)
+    for (int dy = -Ry; dy < Ry; dy++) RING_ROW((int64_t)y0 + dy, (size_t)(dy + Ry));
+    for (uint64_t y = y0; y < y1; y++) {
+        const uint64_t *frow = v->f + (size_t)y * v->S;
+        uint64_t *out = v->fn + (size_t)y * v->S;
+        const size_t ke = (size_t)(y - y0); /* extents index of row y - Ry */
+        RING_ROW((int64_t)y + Ry, ke + 2 * (size_t)Ry);
+        if (skip && !live) {
+            memset(out, 0, v->S * sizeof *out);
+            continue;
+        }
+        if (skip && s->hi[ke] >= 0) live--; /* (row y - Ry leaves after this row) */
+        for (int par = 0; par < (parity_shape ? 2 : 1); par++) {
+            const cpu_ltl_run *r = v->runs[par];
+            uint32_t *cnt = s->count + (par ? ext : 0);
+            memset(cnt + xa, 0, (xb - xa + 1) * sizeof *cnt);
+            for (size_t k = 0; k < v->nruns[par]; k++) {
+                int64_t yy = (int64_t)y + r[k].dy;
+                if (!v->torus && (yy < 0 || yy >= (int64_t)v->h)) continue;
+                const uint32_t *p = s->sums + (size_t)wl_mod(yy, (int64_t)ring) * ext;
+                const uint32_t *hi = p + (int64_t)R + r[k].x1 + 1, *lo = p + (int64_t)R + r[k].x0;
+                for (size_t x = xa; x <= xb; x++) cnt[x] += hi[x] - lo[x];
+            }
+        }
+        /* cells whose x + y is odd take the second counts */
+        if (parity_shape)
+            for (size_t x = xa + ((xa + y + 1) & 1); x <= xb; x += 2) s->count[x] = s->count[ext + x];
+        if (!skip) {
+            test_row(v, s->count, frow, out);
+            continue;
+        }
+        /* words out of reach of every firing cell stay dead (no B0) */
+        memset(out, 0, v->S * sizeof *out);
+        cpu_ltl_view part = *v;
+        const size_t wa = xa / 64, wb = xb / 64 + 1;
+        part.S = wb - wa;
+        part.w = wb * 64 < v->w ? (wb - wa) * 64 : v->w - wa * 64;
+        test_row(&part, s->count + wa * 64, frow + wa, out + wa);
+    }
+#undef RING_ROW
+}
+
 static void ltl_band(const cpu_ltl_view *v, uint64_t y0, uint64_t y1, ltl_scratch *s) {
     if (v->moore && v->skip) {
         ltl_band_moore_skip(v, y0, y1, s);
         return;
     }
-    size_t ext = v->ext, W = (size_t)v->w, R = (size_t)v->R;
-    int Ry = v->Ry;
-    size_t ring = 2 * (size_t)Ry + 1;
-    int parity_shape = v->nruns[1] != v->nruns[0] ||
-                       memcmp(v->runs[0], v->runs[1], v->nruns[0] * sizeof *v->runs[0]) != 0;
-    if (v->moore) {
-        /* column sums over rows y - Ry .. y + Ry of the extended row */
-        memset(s->col, 0, (ext - 1) * sizeof *s->col);
-        for (int dy = -Ry; dy <= Ry; dy++) {
-            unpack_row(v, cpu_ltl_row(v, (int64_t)y0 + dy), s->cells);
-            for (size_t i = 0; i + 1 < ext; i++) s->col[i] += s->cells[i];
-        }
-    } else {
-        for (int dy = -Ry; dy < Ry; dy++) {
-            unpack_row(v, cpu_ltl_row(v, (int64_t)y0 + dy), s->cells);
-            prefix(v, s->cells, s->sums + (size_t)wl_mod((int64_t)y0 + dy, (int64_t)ring) * ext);
-        }
+    if (!v->moore) {
+        ltl_band_runs(v, y0, y1, s);
+        return;
+    }
+    const size_t ext = v->ext, W = (size_t)v->w, R = (size_t)v->R;
+    const int Ry = v->Ry;
+    /* column sums over rows y - Ry .. y + Ry of the extended row */
+    memset(s->col, 0, (ext - 1) * sizeof *s->col);
+    for (int dy = -Ry; dy <= Ry; dy++) {
+        unpack_row(v, cpu_ltl_row(v, (int64_t)y0 + dy), s->cells);
+        for (size_t i = 0; i + 1 < ext; i++) s->col[i] += s->cells[i];
     }
     for (uint64_t y = y0; y < y1; y++) {
         const uint64_t *frow = v->f + (size_t)y * v->S;
-        if (v->moore) {
-            prefix(v, s->col, s->sums);
-            const uint32_t *p = s->sums;
-            for (size_t x = 0; x < W; x++) /* the square minus the cell itself */
-                s->count[x] = p[x + 2 * R + 1] - p[x] - (uint32_t)(frow[x >> 6] >> (x & 63) & 1u);
-            /* slide: row y - Ry leaves, row y + Ry + 1 comes */
-            unpack_row(v, cpu_ltl_row(v, (int64_t)y - Ry), s->cells);
-            for (size_t i = 0; i + 1 < ext; i++) s->col[i] -= s->cells[i];
-            unpack_row(v, cpu_ltl_row(v, (int64_t)y + Ry + 1), s->cells);
-            for (size_t i = 0; i + 1 < ext; i++) s->col[i] += s->cells[i];
-        } else {
-            unpack_row(v, cpu_ltl_row(v, (int64_t)y + Ry), s->cells);
-            prefix(v, s->cells, s->sums + (size_t)wl_mod((int64_t)y + Ry, (int64_t)ring) * ext);
-            for (int par = 0; par < (parity_shape ? 2 : 1); par++) {
-                const cpu_ltl_run *r = v->runs[par];
-                uint32_t *cnt = s->count + (par ? ext : 0);
-                memset(cnt, 0, W * sizeof *cnt);
-                for (size_t k = 0; k < v->nruns[par]; k++) {
-                    int64_t yy = (int64_t)y + r[k].dy;
-                    if (!v->torus && (yy < 0 || yy >= (int64_t)v->h)) continue;
-                    const uint32_t *p = s->sums + (size_t)wl_mod(yy, (int64_t)ring) * ext;
-                    const uint32_t *hi = p + (int64_t)R + r[k].x1 + 1, *lo = p + (int64_t)R + r[k].x0;
-                    for (size_t x = 0; x < W; x++) cnt[x] += hi[x] - lo[x];
-                }
-            }
-            /* cells whose x + y is odd take the second counts */
-            if (parity_shape)
-                for (size_t x = (size_t)(1 - (y & 1)); x < W; x += 2) s->count[x] = s->count[ext + x];
-        }
+        prefix(v, s->col, s->sums);
+        const uint32_t *p = s->sums;
+        for (size_t x = 0; x < W; x++) /* the square minus the cell itself */
+            s->count[x] = p[x + 2 * R + 1] - p[x] - (uint32_t)(frow[x >> 6] >> (x & 63) & 1u);
+        /* slide: row y - Ry leaves, row y + Ry + 1 comes */
+        unpack_row(v, cpu_ltl_row(v, (int64_t)y - Ry), s->cells);
+        for (size_t i = 0; i + 1 < ext; i++) s->col[i] -= s->cells[i];
+        unpack_row(v, cpu_ltl_row(v, (int64_t)y + Ry + 1), s->cells);
+        for (size_t i = 0; i + 1 < ext; i++) s->col[i] += s->cells[i];
         test_row(v, s->count, frow, v->fn + (size_t)y * v->S);
     }
 }
