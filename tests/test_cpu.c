@@ -320,6 +320,7 @@ int main(void) {
                 rule_from_masks(&r, b, s);
                 snprintf(rname, sizeof rname, "masks b=%#x s=%#x", b, s);
             } else {
+                memset(&r, 0, sizeof r); /* (a two-state rule: family 0) */
                 for (int i = 0; i < 8; i++) r.table[i] = wl_splitmix64(&rng);
                 snprintf(rname, sizeof rname, "random table %016llx..",
                          (unsigned long long)r.table[0]);

@@ -164,6 +164,7 @@ static void random_rules(void) {
     /* random MAP rules without B0: arbitrary tables, so they usually explode; short runs */
     for (int k = 0; k < (quick ? 2 : 6); k++) {
         wl_rule rule;
+        memset(&rule, 0, sizeof rule); /* (a two-state rule: family 0) */
         for (int i = 0; i < 8; i++) rule.table[i] = wl_splitmix64(&rng);
         /* thin out births so that the soup does not fill the grid at once */
         rule.table[0] &= ~1ull;

@@ -86,6 +86,8 @@ static void test_disk_cache(uint64_t *st) {
     }
     wl_test_env old_cache = wl_test_env_set("WL_CACHE_DIR", dir);
     wl_rule first, other;
+    memset(&first, 0, sizeof first);
+    memset(&other, 0, sizeof other);
     for (int i = 0; i < 8; i++) first.table[i] = wl_splitmix64(st);
     wl_rnet net;
     WL_CHECK_OK(wl_rnet_synth(&first, 0, &net));
