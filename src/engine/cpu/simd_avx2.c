@@ -143,11 +143,11 @@ void cpu_gen_rows_avx2(const uint64_t *in, uint64_t *out, size_t pitch, size_t b
  * columns.  A funnel shift of each row word with the west (east) tile's word of the same
  * row gives the west (east) neighbour plane; the rows above and below come from the
  * horizontal sums of the quarter and the one before (after) it by a lane rotation and a
- * blend (ROT_R, ABOVE), the northern tile's last quarter for the
- * first and the southern tile's first for the last.  Each quarter's sums are made once
- * per run of asked bricks.  Per quarter: the new rows are compared with the output's old
- * ones, and the sign bits (vmovmskpd) of the difference give the rows changed in column
- * 63, of the difference shifted left by 63 those in column 0. */
+ * blend (ROT_R, ABOVE), the northern tile's last quarter for the first and the southern
+ * tile's first for the last.  Each quarter's sums are made once per run of asked bricks.
+ * Per quarter: the new rows are compared with the output's old ones, and the sign bits
+ * (vmovmskpd) of the difference give the rows changed in column 63, of the difference
+ * shifted left by 63 those in column 0. */
 
 /* Horizontal sums of rows 4k .. 4k+3 of the tile's column, k = -1 .. 16 (-1: the northern
  * tiles' last rows, 16: the southern tiles' first). */
