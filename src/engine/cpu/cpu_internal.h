@@ -277,6 +277,8 @@ typedef struct cpu_ltl_view {
     size_t nruns[2];
     const uint32_t (*birth)[2], (*survive)[2];
     unsigned nbirth, nsurvive;
+    const uint8_t *table; /* (NULL: test the intervals) for each count c of the
+                             neighbourhood: bit 0 birth, bit 1 survival (c + middle) */
     size_t ext;        /* w + 2 R + 1 */
     int skip;          /* a bounded grid and no B0: rows and columns out of reach of every
                           firing cell are dead without counting */

@@ -89,6 +89,7 @@ struct cpu_multi {
     wl_pool *pool;
     /* Larger than Life */
     cpu_ltl_run *runs[2]; /* the neighbourhood's runs for parity 0 and 1 */
+    uint8_t *ltl_table;   /* view.table */
     wl_ltl ltl;           /* the rule (the view points at its intervals) */
     cpu_ltl_view view;    /* what a band's kernel reads (f and fn set per step) */
     int simd;             /* the AVX-512 kernel (simd_ltl.c) runs the bands */
@@ -127,6 +128,7 @@ void cpu_multi_destroy(cpu_multi *m) {
     wl_aligned_free(m->sup);
     free(m->runs[0]);
     free(m->runs[1]);
+    free(m->ltl_table);
     free(m);
 }
 
@@ -167,6 +169,16 @@ static int have(unsigned features) {
 #endif
 }
 
+/* 1 where the count lies in one of the intervals. */
+static inline uint64_t in_intervals(const uint32_t (*iv)[2], unsigned n, uint32_t c) {
+    for (unsigned k = 0; k < n; k++)
+        if (c >= iv[k][0] && c <= iv[k][1]) return 1;
+    return 0;
+}
+
+/* Neighbourhoods of at most this many cells answer test_row from a table. */
+#define LTL_TABLE_MAX ((uint64_t)1 << 22)
+
 /* The neighbourhood's runs, the view of the rule, and each thread's buffers. */
 static wl_status ltl_create(cpu_multi *m, const wl_ltl *l, wl_pool *pool) {
     cpu_ltl_view *v = &m->view;
@@ -196,6 +208,15 @@ static wl_status ltl_create(cpu_multi *m, const wl_ltl *l, wl_pool *pool) {
     v->nsurvive = l->nsurvive;
     v->ext = (size_t)m->w + 2 * (size_t)v->R + 1;
     v->skip = !m->torus && !(l->nbirth && l->birth[0][0] == 0);
+    /* test_row's answers by count (a neighbourhood counts at most `size` cells besides
+     * the cell itself); the intervals above LTL_TABLE_MAX */
+    if (size <= LTL_TABLE_MAX && (m->ltl_table = malloc((size_t)size + 1)) != NULL) {
+        for (uint64_t c = 0; c <= size; c++)
+            m->ltl_table[c] = (uint8_t)(in_intervals(v->birth, v->nbirth, (uint32_t)c) |
+                                        in_intervals(v->survive, v->nsurvive,
+                                                     (uint32_t)c + v->middle) << 1);
+        v->table = m->ltl_table;
+    }
     /* 16-bit counts hold every count below 2^16 - 1 (the cell itself and M1 included);
      * larger neighbourhoods count in 32-bit lanes (WL_CPU_LTL_WIDE=1 forces that: tests) */
     m->simd = have(WL_CPU_AVX512BW);
@@ -964,16 +985,20 @@ static void prefix(const cpu_ltl_view *v, const uint16_t *c, uint32_t *p) {
     for (size_t i = 0; i + 1 < v->ext; i++) p[i + 1] = acc += c[i];
 }
 
-/* 1 where the count lies in one of the intervals. */
-static inline uint64_t in_intervals(const uint32_t (*iv)[2], unsigned n, uint32_t c) {
-    for (unsigned k = 0; k < n; k++)
-        if (c >= iv[k][0] && c <= iv[k][1]) return 1;
-    return 0;
-}
 
 /* Packs one row's next firing bits from its counts (outer counts: the cell excluded). */
 static void test_row(const cpu_ltl_view *v, const uint32_t *count, const uint64_t *frow,
                      uint64_t *out) {
+    if (v->table) {
+        for (size_t i = 0; i < v->S; i++) {
+            uint64_t word = 0, fw = frow[i];
+            size_t n = v->w - i * 64 < 64 ? (size_t)(v->w - i * 64) : 64;
+            for (size_t b = 0; b < n; b++)
+                word |= (uint64_t)(v->table[count[i * 64 + b]] >> (fw >> b & 1) & 1) << b;
+            out[i] = word;
+        }
+        return;
+    }
     for (size_t i = 0; i < v->S; i++) {
         uint64_t word = 0, fw = frow[i];
         size_t n = v->w - i * 64 < 64 ? (size_t)(v->w - i * 64) : 64;
