@@ -22,8 +22,8 @@
  *
  * Compiler: $WL_CC, else "cc", run as  CC -O2 -mavx512f [-mavx512vbmi2] -fPIC -shared
  * -o OBJ SRC  (-mavx2 instead of the AVX-512 flags for the AVX2 source) with its output
- * discarded.  WL_CPU_JIT=off disables compiling (then the
- * interpreter runs).  The cache key holds the source text, the command line and the
+ * discarded.  WL_CPU_JIT=off disables compiling (then the interpreter runs with AVX-512,
+ * the other kernels without).  The cache key holds the source text, the command line and the
  * compiler's size and modification time (a new compiler compiles again).  A cached object
  * is verified by rtc_cache.c, copied to a private temporary file, loaded and unlinked.
  * Objects stay loaded for the life of the process (a few per rule; a table of

@@ -1029,6 +1029,41 @@ void cpu_ltl_row_extents(const cpu_ltl_view *v, uint64_t y0, uint64_t y1, int32_
     }
 }
 
+/* (v->skip) The columns [*xa, *xb] within reach of the firing cells of rows y0 - Ry ..
+ * y1 + Ry, in whole words (test_row reads the counts of whole words), the rows' extents
+ * left in s->lo and s->hi; 0, with the band's output rows cleared, when none of those rows
+ * has a firing cell. */
+static int band_columns(const cpu_ltl_view *v, uint64_t y0, uint64_t y1, ltl_scratch *s,
+                        size_t *xa, size_t *xb) {
+    const size_t R = (size_t)v->R, W = (size_t)v->w;
+    cpu_ltl_row_extents(v, y0, y1, s->lo, s->hi);
+    int32_t lo = INT32_MAX, hi = -1;
+    for (size_t k = 0; k < (size_t)(y1 - y0) + 2 * (size_t)v->Ry + 1; k++) {
+        if (s->lo[k] < lo) lo = s->lo[k];
+        if (s->hi[k] > hi) hi = s->hi[k];
+    }
+    if (hi < 0) {
+        memset(v->fn + (size_t)y0 * v->S, 0, (size_t)(y1 - y0) * v->S * sizeof *v->fn);
+        return 0;
+    }
+    *xa = (size_t)lo * 64 > R ? ((size_t)lo * 64 - R) / 64 * 64 : 0;
+    *xb = ((size_t)hi * 64 + 63 + R) / 64 * 64 + 63;
+    if (*xb > W - 1) *xb = W - 1;
+    return 1;
+}
+
+/* The output row from the counts of columns [xa, xb] (band_columns); the words beyond are
+ * out of every firing cell's reach and stay dead (no B0). */
+static void test_row_within(const cpu_ltl_view *v, const uint32_t *count, const uint64_t *frow,
+                            uint64_t *out, size_t xa, size_t xb) {
+    memset(out, 0, v->S * sizeof *out);
+    cpu_ltl_view part = *v;
+    const size_t wa = xa / 64, wb = xb / 64 + 1;
+    part.S = wb - wa;
+    part.w = wb * 64 < v->w ? (wb - wa) * 64 : v->w - wa * 64;
+    test_row(&part, count + wa * 64, frow + wa, out + wa);
+}
+
 /* Adds (sign 1) or takes (-1) the firing cells of row y (a row of a bounded grid) to the
  * column sums of the extended cells [ia, ib): a firing cell at a time. */
 static void slide_range(const cpu_ltl_view *v, int64_t y, uint16_t *col, size_t ia, size_t ib,
@@ -1054,20 +1089,10 @@ static void slide_range(const cpu_ltl_view *v, int64_t y, uint16_t *col, size_t 
  * range's reach) cost a scan of their words and nothing more. */
 static void ltl_band_moore_skip(const cpu_ltl_view *v, uint64_t y0, uint64_t y1, ltl_scratch *s) {
     const int Ry = v->Ry;
-    const size_t R = (size_t)v->R, W = (size_t)v->w, rows = (size_t)(y1 - y0) + 2 * (size_t)Ry + 1;
-    cpu_ltl_row_extents(v, y0, y1, s->lo, s->hi);
-    int32_t lo = INT32_MAX, hi = -1;
-    for (size_t k = 0; k < rows; k++) {
-        if (s->lo[k] < lo) lo = s->lo[k];
-        if (s->hi[k] > hi) hi = s->hi[k];
-    }
-    if (hi < 0) {
-        memset(v->fn + (size_t)y0 * v->S, 0, (size_t)(y1 - y0) * v->S * sizeof *v->fn);
-        return;
-    }
+    const size_t R = (size_t)v->R, W = (size_t)v->w;
     /* columns counted xa..xb; they read extended cells xa .. xb + 2R */
-    size_t xa = (size_t)lo * 64 > R ? (size_t)lo * 64 - R : 0;
-    size_t xb = (size_t)hi * 64 + 63 + R < W ? (size_t)hi * 64 + 63 + R : W - 1;
+    size_t xa, xb;
+    if (!band_columns(v, y0, y1, s, &xa, &xb)) return;
     size_t ia = xa, ib = xb + 2 * R + 1;
     memset(s->col + ia, 0, (ib - ia) * sizeof *s->col);
     memset(s->count, 0, W * sizeof *s->count);
@@ -1090,13 +1115,7 @@ static void ltl_band_moore_skip(const cpu_ltl_view *v, uint64_t y0, uint64_t y1,
             for (size_t i = ia; i < ib; i++) p[i - ia + 1] = acc += s->col[i];
             for (size_t x = xa; x <= xb; x++) /* the square minus the cell itself */
                 s->count[x] = p[x - xa + 2 * R + 1] - p[x - xa] - (uint32_t)(frow[x >> 6] >> (x & 63) & 1u);
-            /* words out of reach of every firing cell stay dead (no B0) */
-            memset(out, 0, v->S * sizeof *out);
-            cpu_ltl_view part = *v;
-            size_t wa = xa / 64, wb = xb / 64 + 1;
-            part.S = wb - wa;
-            part.w = wb * 64 < v->w ? (wb - wa) * 64 : v->w - wa * 64;
-            test_row(&part, s->count + wa * 64, frow + wa, out + wa);
+            test_row_within(v, s->count, frow, out, xa, xb);
         }
         /* slide: row y - Ry leaves, row y + Ry + 1 comes */
         if (s->hi[k] >= 0) {
@@ -1163,22 +1182,7 @@ static void ltl_band_runs(const cpu_ltl_view *v, uint64_t y0, uint64_t y1, ltl_s
     const int parity_shape = v->nruns[1] != v->nruns[0] ||
                              memcmp(v->runs[0], v->runs[1], v->nruns[0] * sizeof *v->runs[0]) != 0;
     size_t xa = 0, xb = W - 1; /* the columns counted */
-    if (skip) {
-        cpu_ltl_row_extents(v, y0, y1, s->lo, s->hi);
-        int32_t lo = INT32_MAX, hi = -1;
-        for (size_t k = 0; k < (size_t)(y1 - y0) + ring; k++) {
-            if (s->lo[k] < lo) lo = s->lo[k];
-            if (s->hi[k] > hi) hi = s->hi[k];
-        }
-        if (hi < 0) {
-            memset(v->fn + (size_t)y0 * v->S, 0, (size_t)(y1 - y0) * v->S * sizeof *v->fn);
-            return;
-        }
-        /* (whole words: test_row reads the counts of whole words) */
-        xa = (size_t)lo * 64 > R ? ((size_t)lo * 64 - R) / 64 * 64 : 0;
-        xb = ((size_t)hi * 64 + 63 + R) / 64 * 64 + 63;
-        if (xb > W - 1) xb = W - 1;
-    }
+    if (skip && !band_columns(v, y0, y1, s, &xa, &xb)) return;
     const size_t ia = xa, ib = xb + 2 * R + 1; /* the extended cells those read */
     size_t live = 0; /* (skip) rows with firing cells among rows y - Ry .. y + Ry */
     /* row yy's prefix sums into the ring (k: its extents index, yy - (y0 - Ry)) */
@@ -1218,17 +1222,10 @@ static void ltl_band_runs(const cpu_ltl_view *v, uint64_t y0, uint64_t y1, ltl_s
         /* cells whose x + y is odd take the second counts */
         if (parity_shape)
             for (size_t x = xa + ((xa + y + 1) & 1); x <= xb; x += 2) s->count[x] = s->count[ext + x];
-        if (!skip) {
+        if (skip)
+            test_row_within(v, s->count, frow, out, xa, xb);
+        else
             test_row(v, s->count, frow, out);
-            continue;
-        }
-        /* words out of reach of every firing cell stay dead (no B0) */
-        memset(out, 0, v->S * sizeof *out);
-        cpu_ltl_view part = *v;
-        const size_t wa = xa / 64, wb = xb / 64 + 1;
-        part.S = wb - wa;
-        part.w = wb * 64 < v->w ? (wb - wa) * 64 : v->w - wa * 64;
-        test_row(&part, s->count + wa * 64, frow + wa, out + wa);
     }
 #undef RING_ROW
 }

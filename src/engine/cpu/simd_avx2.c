@@ -53,6 +53,12 @@ INLINE void hsum3(V l, V c, V r, V *s0, V *s1, V *e0, V *e1) {
     *e1 = a;
 }
 
+/* hsum3 of the words c, given the words before (w) and after (e) each of them. */
+INLINE void hsum_words(V c, V w, V e, V *s0, V *s1, V *e0, V *e1) {
+    hsum3(OR(_mm256_slli_epi64(c, 1), _mm256_srli_epi64(w, 63)), c,
+          OR(_mm256_srli_epi64(c, 1), _mm256_slli_epi64(e, 63)), s0, s1, e0, e1);
+}
+
 /* The next state of the cells `alive` from the horizontal sums of the rows above (a0,
  * a1), at (b0, b1; e0, e1 without the cells themselves) and below (c0, c1); life: B3/S23,
  * else the masks of rv. */
@@ -107,8 +113,7 @@ static inline void hsum(const uint64_t *row, size_t i, size_t bw, int edge, V *s
         pw = _mm256_loadu_si256((const V *)(row + i - 1));
         nw = _mm256_loadu_si256((const V *)(row + i + 1));
     }
-    hsum3(OR(_mm256_slli_epi64(c, 1), _mm256_srli_epi64(pw, 63)), c,
-          OR(_mm256_srli_epi64(c, 1), _mm256_slli_epi64(nw, 63)), s0, s1, e0, e1);
+    hsum_words(c, pw, nw, s0, s1, e0, e1);
 }
 
 void cpu_gen_rows_avx2(const uint64_t *in, uint64_t *out, size_t pitch, size_t bw,
@@ -160,10 +165,8 @@ INLINE void tile_hsum(const uint64_t *const *in, int k, V *s0, V *s1, V *e0, V *
     } else {
         c = in[WL_NB_C] + 4 * k, w = in[WL_NB_W] + 4 * k, e = in[WL_NB_E] + 4 * k;
     }
-    V x = _mm256_load_si256((const V *)c);
-    V wv = _mm256_load_si256((const V *)w), ev = _mm256_load_si256((const V *)e);
-    hsum3(OR(_mm256_slli_epi64(x, 1), _mm256_srli_epi64(wv, 63)), x,
-          OR(_mm256_srli_epi64(x, 1), _mm256_slli_epi64(ev, 63)), s0, s1, e0, e1);
+    hsum_words(_mm256_load_si256((const V *)c), _mm256_load_si256((const V *)w),
+               _mm256_load_si256((const V *)e), s0, s1, e0, e1);
 }
 
 /* A quarter's planes rotated by a lane: [h3, h0, h1, h2] and [h1, h2, h3, h0].  The rows
