@@ -137,7 +137,8 @@ static void check_one(const char *kernel, uint64_t w, uint64_t h, int torus, con
 /* The circuit kernel's three ways to run a rule's network (circuit_jit.c, simd_circuit.c):
  * compiled by the system C compiler into a fresh cache directory (one object left there),
  * interpreted with WL_CPU_JIT=off, and interpreted when the compiler (WL_CC) does not exist
- * (nothing cached); each against ref_step. */
+ * (nothing cached); and best switching to a network it compiles mid-run; each against
+ * ref_step. */
 static void check_circuit_paths(void) {
     wl_universe *probe = NULL;
     wl_rule r;
@@ -169,6 +170,16 @@ static void check_circuit_paths(void) {
     unsetenv("WL_CC");
     WL_CHECK(wl_test_dir_find(dir, "cpu-", NULL, 0) == 1,
              "%d objects in the cache (a failed compile left one)",
+             wl_test_dir_find(dir, "cpu-", NULL, 0));
+    /* best on a big grid of a rule not in the cache: another kernel first, then (compiled
+     * after its first pass here, WL_CPU_JIT_AFTER=0) the network, within one run */
+    wl_rule later;
+    WL_CHECK_OK(wl_rule_parse("B3-e4r/S2-i34q", &later));
+    setenv("WL_CPU_JIT_AFTER", "0", 1);
+    check_one("best", 2048, 2048, 1, &later, "B3-e4r/S2-i34q compiled mid-run", 12, 2);
+    unsetenv("WL_CPU_JIT_AFTER");
+    WL_CHECK(wl_test_dir_find(dir, "cpu-", NULL, 0) == 2,
+             "%d objects in the cache after a compile mid-run",
              wl_test_dir_find(dir, "cpu-", NULL, 0));
     wl_test_dir_remove(dir);
     wl_test_env_restore(&old_cache);

@@ -124,6 +124,16 @@ typedef struct cpu_ctx {
                     cells, depth generations a pass (else a generation a pass, decayed or
                     marked in place) */
     int super;   /* Super: a generation a pass, the marks after it on the whole grid */
+    /* the tiler's configuration, and the rule its table kernel runs (History and Super:
+     * the two-state rule under the marks) */
+    cpu_tiler_config tc;
+    wl_rule table_rule;
+    /* best runs another kernel until the rule's gate network is compiled (see
+     * upgrade_rows, count_pass): the seconds and generations of passes since, and the
+     * seconds that the compiler is taken to cost */
+    int compile_later;
+    double later_s, later_after;
+    uint64_t later_gens;
 } cpu_ctx;
 
 static int have_avx2(void) {
@@ -241,17 +251,24 @@ static int circuit_pays(const cpu_kernel *k, int totalistic, const cpu_circuit *
 }
 
 /* Whether best compiles a network that circuit_pays for and the disk cache does not have
- * (about half a second to a second, once per rule) rather than run its other kernel: on
- * grids of at least JIT_MIN_CELLS cells (a generation of a smaller one costs too little for
- * the compiler to pay within a short run: Golly's small Generations patterns to 1000
- * generations took 0.7-1.0 s with it on the Zen 1 dev VM, a few ms without), and (tile
- * kernels: after enough work, see sparse.c) where the other kernel is much slower: not for
- * the outer-totalistic rules on AVX2, whose loop is within 20% of the compiled network. */
+ * (the search and the compiler: about half a second to a second, once per rule) rather
+ * than run its other kernel: on grids of at least JIT_MIN_CELLS cells (a generation of a
+ * smaller one costs too little for the compiler to pay within a short run: Golly's small
+ * Generations patterns to 1000 generations took 0.7-1.0 s with it on the Zen 1 dev VM, a
+ * few ms without), and there once the grid's passes have taken JIT_AFTER_SECONDS with the
+ * other kernel (upgrade_rows: a run that ends sooner never waits for the compiler, and one
+ * that goes on spends at most about twice what it needed; Golly's unusual-ruler, a
+ * Generations pattern that grows to 2^22 cells, to generation 1000 took 0.40 s compiling
+ * at once and 0.05 s without, on the Zen 5 dev VM), and (tile kernels: after enough work,
+ * see sparse.c) where the other kernel is much slower: not for the outer-totalistic rules
+ * on AVX2, whose loop is within 20% of the compiled network. */
 #define JIT_MIN_CELLS ((uint64_t)1 << 22)
 static int circuit_compile_pays(int totalistic) {
     return have_avx512() || !totalistic;
 }
 #endif
+
+#define JIT_AFTER_SECONDS 0.4
 
 /* Chooses the row function of bit kernel k for a rule (tech_for) and builds the tables it
  * reads into *r (verbose: a note on stderr when a rule makes the kernel run another
@@ -259,7 +276,7 @@ static int circuit_compile_pays(int totalistic) {
  * circular rows itself) and, if tech is non-NULL, the technique's name. */
 static wl_status select_rows(const cpu_kernel *k, const wl_rule *rule, uint64_t cells,
                              int verbose, cpu_rows *r, cpu_gen_rows_fn *fn, unsigned *vw,
-                             int *wraps, const char **tech) {
+                             int *wraps, const char **tech, int *later) {
     int totalistic = wl_rule_is_totalistic(rule, NULL, NULL);
     enum row_tech t = tech_for(k, totalistic);
     memset(r, 0, sizeof *r);
@@ -268,15 +285,20 @@ static wl_status select_rows(const cpu_kernel *k, const wl_rule *rule, uint64_t 
     /* the compiled network when a C compiler is at hand, else the kernels below */
     /* (a small grid of a rule whose other loop is nearly as fast does not even look in the
      * cache: the network's synthesis costs a new rule tens of ms) */
+    /* (a network that is not in the cache yet is compiled later, on a big grid, once the
+     * run has spent as long as the compiler takes: upgrade_rows) */
     const int big = cells >= JIT_MIN_CELLS, worth = circuit_compile_pays(totalistic);
     if (circuit_pays(k, totalistic, &r->kd.circ) && (big || worth)) {
-        const int compile = big && worth;
-        if (circuit_rows(rule, verbose, compile, 0, r, fn, vw, tech) == WL_OK) {
+        if (circuit_rows(rule, verbose, 0, 0, r, fn, vw, tech) == WL_OK) {
             *wraps = 0;
             return WL_OK;
         }
-        wl_clear_error(); /* no compiler: the kernels below */
+        wl_clear_error(); /* not cached: the kernels below */
+        if (later) *later = big && worth;
     }
+#else
+    (void)cells;
+    (void)later;
 #endif
     *fn = cpu_gen_rows_bitsliced;
     *vw = 1;
@@ -440,7 +462,7 @@ static wl_status create(const wl_config *cfg, const char *kernel, void **out) {
         }
     }
     s = select_rows(k, &table_rule, c->w * c->h, cfg->verbose, &c->rows, &tc.gen_rows, &tc.vw,
-                    &tc.wraps, NULL);
+                    &tc.wraps, NULL, &c->compile_later);
     if (s) goto fail;
     tc.kd = &c->rows.kd;
     tc.dead_stays_dead = !wl_rule_has_b0(&table_rule);
@@ -460,6 +482,10 @@ static wl_status create(const wl_config *cfg, const char *kernel, void **out) {
     s = cpu_tiler_create(&tc, &c->tiler);
     if (s) goto fail;
     c->depth = cpu_tiler_depth(c->tiler);
+    c->tc = tc;
+    c->table_rule = table_rule;
+    const char *after = getenv("WL_CPU_JIT_AFTER"); /* seconds (tests: 0) */
+    c->later_after = after && *after ? atof(after) : JIT_AFTER_SECONDS;
     if (cfg->verbose)
         fprintf(stderr, "warplife: cpu kernel %s: %s\n", kernel, cpu_tiler_describe(c->tiler));
     *out = c;
@@ -634,6 +660,43 @@ static wl_status load_words(void *v, uint64_t y0, uint64_t n, size_t w0, size_t 
     return WL_OK;
 }
 
+/* Compiles the rule's gate network that best deferred (select_rows, circuit_compile_pays)
+ * and goes on with it: a new tiler with the compiled row function.  Between passes; when
+ * the compiler fails, the grid goes on as it was. */
+static void upgrade_rows(cpu_ctx *c) {
+    c->compile_later = 0; /* (tried once) */
+#if defined(WL_CPU_X86_SIMD)
+    cpu_tiler_config tc = c->tc;
+    tc.wraps = 0;
+    cpu_tiler *t = NULL;
+    if (circuit_rows(&c->table_rule, c->cfg.verbose, 1, 0, &c->rows, &tc.gen_rows, &tc.vw,
+                     NULL) != WL_OK ||
+        cpu_tiler_create(&tc, &t) != WL_OK) {
+        wl_clear_error();
+        return;
+    }
+    cpu_tiler_destroy(c->tiler);
+    c->tiler = t;
+    c->tc = tc;
+    c->depth = cpu_tiler_depth(t);
+    if (c->cfg.verbose)
+        fprintf(stderr, "warplife: cpu kernel %s: now the compiled circuit, after %.2f s: %s\n",
+                c->kernel->name, c->later_s, cpu_tiler_describe(t));
+#endif
+}
+
+/* A pass of g generations that began at t0 ran while best waits to compile, and the step
+ * has `left` generations to go: it compiles (upgrade_rows) once the passes so far took as
+ * long as the compiler does (a run stepped in short calls, as the viewer and the grow
+ * engine step), or when the generations left in this step would. */
+static void count_pass(cpu_ctx *c, double t0, unsigned g, uint64_t left) {
+    c->later_s += wl_clock() - t0;
+    c->later_gens += g;
+    if (c->later_s >= c->later_after ||
+        c->later_s / (double)c->later_gens * (double)left >= c->later_after)
+        upgrade_rows(c);
+}
+
 static wl_status step(void *v, uint64_t generations, uint64_t *done) {
     cpu_ctx *c = v;
     uint64_t n = 0;
@@ -648,8 +711,10 @@ static wl_status step(void *v, uint64_t generations, uint64_t *done) {
             if (c->tiler) { /* the table; each tile decaying or marking as it is written
                                (tc.post: Generations and History without room for a second
                                set of planes), or Super's marks after the pass */
+                const double t0 = c->compile_later ? wl_clock() : 0;
                 cpu_tiler_pass(c->tiler, c->cur, c->nxt, 1);
                 if (c->super) cpu_multi_super(c->multi, c->cur, c->nxt);
+                if (c->compile_later) count_pass(c, t0, 1, generations - n - 1);
             } else { /* Larger than Life: the counts, then the decay */
                 cpu_multi_ltl(c->multi, c->cur, c->nxt, n > 0); /* (n > 0: cur is its own) */
                 cpu_multi_decay(c->multi, c->cur, c->nxt);
@@ -660,6 +725,7 @@ static wl_status step(void *v, uint64_t generations, uint64_t *done) {
             n++;
         } else {
             unsigned g = generations - n < c->depth ? (unsigned)(generations - n) : c->depth;
+            const double t0 = c->compile_later ? wl_clock() : 0;
             if (c->blocked) /* the table and the decay (marks), g generations */
                 cpu_multi_pass_blocked(c->multi, c->tiler, c->cur, c->nxt, g);
             else
@@ -668,6 +734,7 @@ static wl_status step(void *v, uint64_t generations, uint64_t *done) {
             c->cur = c->nxt;
             c->nxt = t;
             n += g;
+            if (c->compile_later) count_pass(c, t0, g, generations - n);
         }
         if (n < generations && c->cfg.poll && c->cfg.poll(c->cfg.poll_user)) {
             *done = n;
@@ -685,14 +752,19 @@ static wl_status step_tail(void *v, uint64_t n, wl_tail_fn fn, void *arg) {
     cpu_ctx *c = v;
     if (!c->tiler || c->multi || n < 1)
         return wl_error(WL_ERR_UNSUPPORTED, "cpu engine: no tail step for this kernel");
-    wl_status s = cpu_tiler_tail_init(c->tiler);
-    if (s) return s;
     for (uint64_t left = n; left;) {
         unsigned g = left <= c->depth        ? (unsigned)left
                      : left - c->depth < 2 ? (unsigned)(left - 2)
                                            : c->depth;
-        if (g == left) cpu_tiler_pass_tail(c->tiler, c->cur, c->nxt, g, fn, arg);
-        else cpu_tiler_pass(c->tiler, c->cur, c->nxt, g);
+        if (g == left) {
+            wl_status s = cpu_tiler_tail_init(c->tiler); /* (once a tiler) */
+            if (s) return s;
+            cpu_tiler_pass_tail(c->tiler, c->cur, c->nxt, g, fn, arg);
+        } else {
+            const double t0 = c->compile_later ? wl_clock() : 0;
+            cpu_tiler_pass(c->tiler, c->cur, c->nxt, g);
+            if (c->compile_later) count_pass(c, t0, g, left - g);
+        }
         uint64_t *t = c->cur;
         c->cur = c->nxt;
         c->nxt = t;
