@@ -269,6 +269,20 @@ static void test_dense_far(uint64_t seed) {
     wl_pattern_free(p);
 }
 
+/* The tiles of c that sleep (nothing to compute, not edited) with no live cell at either
+ * generation. */
+static size_t dead_sleepers(const sp_ctx *c) {
+    size_t n = 0;
+    for (size_t i = 0; i < c->map.cap; i++) {
+        const sp_tile *t = c->map.slot[i];
+        if (!t || t->wake[0] || t->wake[1] || t->edited) continue;
+        uint64_t any = 0;
+        for (int r = 0; r < WL_TILE; r++) any |= sp_row(t, 0, r) | sp_row(t, 1, r);
+        n += any == 0;
+    }
+    return n;
+}
+
 /* Chains of dense passes (sparse.c, "Chains"): a soup large enough for them under the
  * default thresholds, with gliders that leave it (a change that strays from the core ends
  * a chain) and gliders that fly at it from far (a listed tile near the box ends one), run
@@ -310,6 +324,10 @@ static void test_chains(uint64_t seed) {
             const sp_ctx *c = wl_universe_ctx(sp);
             WL_CHECK(c->st_chained > 0, "chains: no pass went on from a chain (%llu passes)",
                      (unsigned long long)c->st_dense);
+            /* (looked at, the chain is over: the tiles that sleep hold live cells, the
+             * empty ones the passes made are gone) */
+            WL_CHECK(dead_sleepers(c) == 0, "chains: %zu sleeping tiles without live cells",
+                     dead_sleepers(c));
         }
         wl_universe_free(sp);
         wl_universe_free(cpu);

@@ -1172,6 +1172,15 @@ static wl_status chain_flush(sp_ctx *c) {
     for (int64_t y = b->y0 + 1; y < b->y1 && !s; y++)
         for (int64_t x = b->x0 + 1; x < b->x1 && !s; x++)
             if (c->gwake[grid_at(c, x, y)]) s = sp_edited(c, sp_map_find(&c->map, x, y));
+    /* the tiles left asleep (neither marked nor woken by a marked one) that are dead at
+     * both generations go, as a round's quiet ones do (the pass made every tile of the
+     * box: a soup's settled box kept a fifth of its tiles empty, 2.06 bits a cell of the
+     * occupied tiles instead of 1.76) */
+    for (int64_t y = b->y0 + 1; y < b->y1 && !s; y++)
+        for (int64_t x = b->x0 + 1; x < b->x1; x++) {
+            sp_tile *t = sp_map_find(&c->map, x, y);
+            if (!t->wake[0] && !t->wake[1] && !t->edited && tile_dead(t)) tile_remove(c, t);
+        }
     if (s) c->resync = 1;
     return s;
 }
