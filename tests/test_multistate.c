@@ -512,6 +512,44 @@ static void test_plane_long(int quick) {
         wl_pattern_free(want);
         wl_pattern_free(soup);
     }
+    /* a short run that HashLife wins by far (a cell under 1/1/5 draws a Sierpinski front:
+     * HashLife 5-8 times faster than grow to 1000): auto with the short trial on one core,
+     * and with the race beside grow on two, where HashLife reaching the target cuts grow's
+     * step short (handover.c, ho_first_poll), against grow */
+    {
+        wl_rule rule;
+        WL_CHECK_OK(wl_rule_parse("1/1/5", &rule));
+        wl_pattern *seed = wl_pattern_new();
+        WL_CHECK_OK(wl_pattern_set_state(seed, 0, 0, 1));
+        wl_pattern_set_rule(seed, &rule);
+        const uint64_t gens = 900 + rnd(200);
+        wl_pattern *want = run("grow", NULL, &plane, &rule, seed, gens, 0, NULL);
+        for (int conc = 0; conc < 2; conc++) {
+            setenv("WL_HANDOVER_CONCURRENT", conc ? "1" : "0", 1);
+            wl_universe *u;
+            wl_pattern *got = NULL;
+            uint64_t at = 0;
+            WL_CHECK_OK(make("auto", NULL, &plane, &rule, &u));
+            if (u) {
+                WL_CHECK_OK(wl_universe_load(u, seed, NULL));
+                WL_CHECK_OK(wl_universe_step(u, gens));
+                wl_bigint g;
+                wl_universe_generation(u, &g);
+                wl_bigint_to_u64(&g, &at);
+                WL_CHECK_OK(wl_universe_store(u, &got));
+                wl_universe_free(u);
+            }
+            WL_CHECK(at == gens && want && got && wl_pattern_equal_cells(got, want),
+                     "auto (%s), 1/1/5 from a cell, %llu generations: generation %llu, cells "
+                     "%s grow's", conc ? "a race" : "a trial", (unsigned long long)gens,
+                     (unsigned long long)at,
+                     got && want && wl_pattern_equal_cells(got, want) ? "equal to" : "not");
+            wl_pattern_free(got);
+        }
+        unsetenv("WL_HANDOVER_CONCURRENT");
+        wl_pattern_free(want);
+        wl_pattern_free(seed);
+    }
     /* History and Super: HashLife's base case (bit logic, marks_bits.h) over thousands of
      * generations against grow on the cpu engine (soups of every state of the rule) */
     static const char *const marks_rules[] = {"LifeHistory", "LifeSuper", "B36/S23Super",

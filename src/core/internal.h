@@ -560,6 +560,11 @@ typedef struct wl_handover wl_handover;
 wl_handover *wl_handover_new(const wl_config *cfg, const wl_engine_ops *first,
                              const char *first_kernel);
 void wl_handover_free(wl_handover *h);
+/* The configuration to create the first engine with (its poll goes through the handover,
+ * which may cut a step short when HashLife has got to the target), and the kernel it was
+ * opened with. */
+const wl_config *wl_handover_first_config(const wl_handover *h);
+void wl_handover_set_first_kernel(wl_handover *h, const char *kernel);
 /* Starts over on the first engine (after a load). */
 void wl_handover_reset(wl_handover *h);
 /* Steps like ops->step on the engine (*ops, *ctx), which it may replace. */

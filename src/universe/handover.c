@@ -153,6 +153,9 @@
 struct wl_handover {
     wl_config cfg;                  /* the universe's (its poll callback is the user's) */
     wl_config second_cfg;           /* HashLife's: polls through ho_poll */
+    wl_config first_cfg;            /* the first engine's: polls through ho_first_poll on
+                                       two cores (a racer that got to the target cuts the
+                                       first engine's step short) */
     const wl_engine_ops *first;     /* sparse */
     const wl_engine_ops *second;    /* hashlife */
     const char *first_kernel;
@@ -212,6 +215,8 @@ struct wl_handover {
     wl_status job_s;                /* how the last leap ended */
     int quit;                       /* the racer ends */
     int stop;                       /* atomic: the leap under way stops */
+    int arrived;                    /* atomic: the racer got to its target (see ho_first_poll) */
+    int cut;                        /* the first engine's step stopped for that */
     /* the cells HashLife is to take before its first leap (race_start on two cores: the
      * racer moves them in, so that the sparse engine does not wait for it) */
     int pending;                    /* there are some */
@@ -314,6 +319,18 @@ static int ho_poll(void *user) {
     return 0;
 }
 
+/* The first engine's poll on two cores: the user's interruption, or the racer at the
+ * step's target while the first engine is still on its way there (HashLife takes the
+ * universe over at once, instead of after the chunk under way: a short race's winner on
+ * Golly's small Generations patterns waited for chunks that overshot as the pattern grew). */
+static int ho_first_poll(void *user) {
+    wl_handover *h = user;
+    if (h->cfg.poll && h->cfg.poll(h->cfg.poll_user)) return 1;
+    if (!h->asked || !__atomic_load_n(&h->arrived, __ATOMIC_ACQUIRE)) return 0;
+    h->cut = 1; /* (until the handover has looked at the racer: asked is then 0) */
+    return 1;
+}
+
 wl_handover *wl_handover_new(const wl_config *cfg, const wl_engine_ops *first,
                              const char *first_kernel) {
     const wl_engine_ops *second = wl_engine_find("hashlife");
@@ -357,8 +374,21 @@ wl_handover *wl_handover_new(const wl_config *cfg, const wl_engine_ops *first,
         free(h);
         return NULL;
     }
+    h->first_cfg = *cfg;
+    if (h->conc) {
+        h->first_cfg.poll = ho_first_poll;
+        h->first_cfg.poll_user = h;
+    }
     wl_handover_reset(h);
     return h;
+}
+
+const wl_config *wl_handover_first_config(const wl_handover *h) { return &h->first_cfg; }
+
+void wl_handover_set_first_kernel(wl_handover *h, const char *kernel) {
+    h->first_kernel = kernel;
+    h->cfg.engine = h->first_cfg.engine = h->first->name;
+    h->cfg.kernel = h->first_cfg.kernel = kernel;
 }
 
 static void race_end(wl_handover *h);
@@ -467,7 +497,7 @@ static wl_status short_trial(wl_handover *h, const wl_engine_ops **ops, void **c
         return s;
     }
     if (*adv) { /* back to a fresh sparse engine, at the generation HashLife reached */
-        void *fc = copy_into(h, h->first, &h->cfg, h->first_kernel, h->second, hc);
+        void *fc = copy_into(h, h->first, &h->first_cfg, h->first_kernel, h->second, hc);
         if (!fc) { /* no memory for the way back: HashLife keeps the universe */
             wl_clear_error();
             switch_to(h, ops, ctx, h->second, hc);
@@ -482,6 +512,14 @@ static wl_status short_trial(wl_handover *h, const wl_engine_ops **ops, void **c
                 h->first->name, (unsigned long long)*adv, (unsigned long long)left,
                 wl_clock() - t0);
     return interrupted ? s : WL_OK;
+}
+
+/* A race on two cores (see the top) begins or starts over: the threads are shared out,
+ * and a fresh race's budget is set by how busy the sparse engine was. */
+static void conc_race_begins(wl_handover *h, const wl_engine_ops *ops, void *ctx, int fresh) {
+    if (fresh) h->conc_budget = h->cpu_ratio > CONC_THREADED ? 1 : INFINITY;
+    if (ops->set_threads) ops->set_threads(ctx, h->sparse_threads);
+    if (h->second->set_threads) h->second->set_threads(h->rc, h->hl_threads);
 }
 
 /* The universe's population in *v; 0 when it cannot be had (or passes 64 bits). */
@@ -565,6 +603,7 @@ static void *racer_main(void *v) {
             if (h->job_exp < 62) h->job_exp++;
             if (h->job_one || way <= 0 || __atomic_load_n(&h->stop, __ATOMIC_RELAXED)) break;
         }
+        if (way <= 0 && !h->job_s && !h->job_one) __atomic_store_n(&h->arrived, 1, __ATOMIC_RELEASE);
         h->job = JOB_DONE;
         pthread_cond_broadcast(&h->cv);
     }
@@ -583,6 +622,7 @@ static int racer_go(wl_handover *h, int64_t way, int one) {
     }
     pthread_mutex_lock(&h->mu);
     __atomic_store_n(&h->stop, 0, __ATOMIC_RELAXED);
+    __atomic_store_n(&h->arrived, 0, __ATOMIC_RELAXED);
     h->job_way = way;
     h->job_one = one;
     h->job_exp = h->rexp;
@@ -653,6 +693,7 @@ static void racer_quit(wl_handover *h) {
 
 static void race_end(wl_handover *h) {
     racer_quit(h);
+    __atomic_store_n(&h->arrived, 0, __ATOMIC_RELAXED);
     snap_free(h);
     h->paused = 0;
     if (h->rc) h->second->destroy(h->rc);
@@ -857,7 +898,7 @@ static wl_status take_over(wl_handover *h, const wl_engine_ops **ops, void **ctx
     if (h->lag > 0) return WL_OK; /* (WL_HANDOVER=back: behind, nothing to bring back) */
     const uint64_t ahead = (uint64_t)-h->lag;
     if (h->force == 2) {
-        void *fc = copy_into(h, h->first, &h->cfg, h->first_kernel, h->second, h->rc);
+        void *fc = copy_into(h, h->first, &h->first_cfg, h->first_kernel, h->second, h->rc);
         if (!fc) return wl_error(WL_ERR_NOMEM, "auto: out of memory moving the cells back");
         switch_to(h, ops, ctx, h->first, fc);
         race_end(h);
@@ -911,7 +952,7 @@ static wl_status watched_leap(wl_handover *h, const wl_engine_ops **ops, void **
     uint64_t pop;
     const int grown = !h->watch_pop || !population_u64(*ops, *ctx, &pop) ||
                       pop / h->growth > h->watch_pop;
-    void *fc = grown ? NULL : copy_into(h, h->first, &h->cfg, h->first_kernel, *ops, *ctx);
+    void *fc = grown ? NULL : copy_into(h, h->first, &h->first_cfg, h->first_kernel, *ops, *ctx);
     if (!fc) {
         if (grown && h->cfg.verbose)
             fprintf(stderr, "warplife: auto: hashlife keeps the pattern (a leap of %llu "
@@ -957,6 +998,13 @@ wl_status wl_handover_step(wl_handover *h, const wl_engine_ops **ops, void **ctx
         if (h->by_pattern && left < TRIAL_MIN_GENS && !h->short_tried && !h->tried && !h->rc &&
             h->rate > 0 && short_pays(*ops, *ctx, left)) {
             h->short_tried = h->tried = 1;
+            if (h->conc && !h->force) { /* two cores: a race beside grow instead (the top) */
+                if (race_start(h, *ops, *ctx, 1, 0)) {
+                    conc_race_begins(h, *ops, *ctx, 1);
+                    h->rexp = 62; /* (its leaps: the largest powers of two to the target) */
+                }
+                continue;
+            }
             double budget = REST_SHARE * (double)left / h->rate;
             if (budget < SHORT_BUDGET) budget = SHORT_BUDGET;
             s = short_trial(h, ops, ctx, left, &d, budget);
@@ -990,12 +1038,7 @@ wl_status wl_handover_step(wl_handover *h, const wl_engine_ops **ops, void **ctx
                     continue;
                 h->since = 0;
                 h->paused = 0;
-                if (h->conc && fresh)
-                    h->conc_budget = h->cpu_ratio > CONC_THREADED ? 1 : INFINITY;
-                if (h->conc) { /* the threads shared out */
-                    if ((*ops)->set_threads) (*ops)->set_threads(*ctx, h->sparse_threads);
-                    if (h->second->set_threads) h->second->set_threads(h->rc, h->hl_threads);
-                }
+                if (h->conc) conc_race_begins(h, *ops, *ctx, fresh);
             }
         }
         /* two cores: what the racer did since the last look; HashLife takes the universe
@@ -1059,13 +1102,19 @@ wl_status wl_handover_step(wl_handover *h, const wl_engine_ops **ops, void **ctx
             c = left / 2 ? left / 2 : 1;                   /* ends before the step does) */
         h->tried = 0;
         const double t0 = wl_clock(), p0 = h->conc && !h->rc ? wl_process_clock() : 0;
+        h->cut = 0;
         s = (*ops)->step(*ctx, c, &d);
         const double dt = wl_clock() - t0;
+        const int cut = s == WL_ERR_INTERRUPTED && h->cut; /* (the racer arrived) */
+        if (cut) {
+            wl_clear_error();
+            s = WL_OK;
+        }
         if (h->conc && !h->rc) h->cpu_ratio = (wl_process_clock() - p0) / (dt > 1e-9 ? dt : 1e-9);
         *done += d;
         if (s) break;
         h->since += dt;
-        h->rate = (double)c / (dt > 1e-9 ? dt : 1e-9);
+        if (d) h->rate = (double)d / (dt > 1e-9 ? dt : 1e-9);
         if (h->rc) {
             if (h->race_rate == 0) h->race_rate = h->rate;
             h->lag += (int64_t)d;
@@ -1073,6 +1122,7 @@ wl_status wl_handover_step(wl_handover *h, const wl_engine_ops **ops, void **ctx
         }
         /* (a two-core race looks at the racer after each chunk: shorter ones) */
         const double cs = h->rc && h->conc ? RACE_CHUNK_SECONDS : CHUNK_SECONDS;
+        if (cut) continue; /* (a short chunk says nothing of its length) */
         if (dt < cs / 2 && h->chunk < ((uint64_t)1 << 40))
             h->chunk *= 2;
         else if (dt > 2 * cs && h->chunk > 16)
@@ -1096,7 +1146,7 @@ void wl_handover_stay(wl_handover *h) { h->never = 1; }
 wl_status wl_handover_restart(wl_handover *h, const wl_engine_ops **ops, void **ctx) {
     if (*ops != h->first) {
         void *fc = NULL;
-        wl_status s = h->first->create(&h->cfg, h->first_kernel, &fc);
+        wl_status s = h->first->create(&h->first_cfg, h->first_kernel, &fc);
         if (s) return s;
         switch_to(h, ops, ctx, h->first, fc);
     }

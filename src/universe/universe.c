@@ -161,14 +161,16 @@ wl_status wl_universe_create(const wl_config *cfg, wl_universe **out) {
     if (!u) return WL_ERR_NOMEM;
     u->ops = e;
     u->cfg = *cfg;
-    s = wl_engine_open(e, cfg, &u->ctx, &u->kernel);
+    u->cfg.engine = e->name;
+    if (is_auto) u->ho = wl_handover_new(&u->cfg, e, NULL);
+    s = wl_engine_open(e, u->ho ? wl_handover_first_config(u->ho) : cfg, &u->ctx, &u->kernel);
     if (s) {
+        wl_handover_free(u->ho);
         free(u);
         return s;
     }
-    u->cfg.engine = e->name;
     u->cfg.kernel = u->kernel;
-    if (is_auto) u->ho = wl_handover_new(&u->cfg, e, u->kernel);
+    if (u->ho) wl_handover_set_first_kernel(u->ho, u->kernel);
     *out = u;
     return WL_OK;
 }

@@ -408,6 +408,11 @@ static wl_status grow_step(void *v, uint64_t generations, uint64_t *done) {
         *done += got;
         spread(c, got);
         if (s) return s;
+        /* (between the inner steps too: a chunk of k generations may be a pass, which the
+         * inner engine does not poll after) */
+        if (*done < generations && c->cfg.poll && c->cfg.poll(c->cfg.poll_user))
+            return wl_error(WL_ERR_INTERRUPTED, "grow engine: interrupted after %llu "
+                            "generations", (unsigned long long)*done);
     }
     return WL_OK;
 }
