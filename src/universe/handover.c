@@ -73,7 +73,12 @@
  *     (a young pattern grows, so that estimate is low), and keeps the universe if it gets
  *     there.  Golly's collection has many small, regular Generations patterns (spirals,
  *     Sierpinski fronts, ships) that HashLife runs 5 to 50 times faster than any engine
- *     that visits every cell, and people run them for a few thousand generations.
+ *     that visits every cell, and people run them for a few thousand generations.  On two
+ *     cores (below) the short trial is a race instead, from the first chunk on, its leaps
+ *     the largest powers of two to the target: grow goes on at its own speed beside it
+ *     (the trial's least budget had cost the patterns HashLife loses 5-10 ms each, about
+ *     twice grow's whole time on Golly's small ones), and HashLife takes over as soon as it
+ *     gets there (a winner's time is then HashLife's on one thread, instead of two).
  *
  * Races replaced trials (HashLife on a fresh copy for a budget of a quarter of the sparse
  * time so far, its work thrown away when the budget ran out): a breeder's first leap did
@@ -98,7 +103,11 @@
  * (their length drawn to RACE_CHUNK_SECONDS, so that the racer is looked at often).  After
  * each chunk the handover takes in what the racer did; when HashLife has drawn level with
  * the sparse engine or got ahead of it, its leap under way stops where it is and it takes
- * the universe over, with all the threads.  No shares and no credit: a pattern that is
+ * the universe over, with all the threads.  A racer that gets to the step's target does
+ * not wait for the chunk under way: the first engine polls through the handover
+ * (ho_first_poll), which then cuts its step short, at a consistent generation, as an
+ * interruption would (a chunk of a growing pattern overshoots its planned length, and the
+ * short race's winners waited 3-9 ms for it).  No shares and no credit: a pattern that is
  * HashLife's wins at the speed of HashLife on its cores (Golly's guns and rakes to 20000:
  * 1.4-2.6x faster than the turns on the dev VM's two cores, 1.6-2.2x on 16,
  * docs/BENCHMARKS.md), and one that is not costs the sparse engine the threads it gave
