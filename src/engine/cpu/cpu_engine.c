@@ -669,9 +669,12 @@ static void upgrade_rows(cpu_ctx *c) {
     cpu_tiler_config tc = c->tc;
     tc.wraps = 0;
     cpu_tiler *t = NULL;
+    /* (with its tail buffers: step_tail makes them before its first pass, so that it fails
+     * before anything changes) */
     if (circuit_rows(&c->table_rule, c->cfg.verbose, 1, 0, &c->rows, &tc.gen_rows, &tc.vw,
                      NULL) != WL_OK ||
-        cpu_tiler_create(&tc, &t) != WL_OK) {
+        cpu_tiler_create(&tc, &t) != WL_OK || cpu_tiler_tail_init(t) != WL_OK) {
+        cpu_tiler_destroy(t);
         wl_clear_error();
         return;
     }
@@ -752,13 +755,13 @@ static wl_status step_tail(void *v, uint64_t n, wl_tail_fn fn, void *arg) {
     cpu_ctx *c = v;
     if (!c->tiler || c->multi || n < 1)
         return wl_error(WL_ERR_UNSUPPORTED, "cpu engine: no tail step for this kernel");
+    wl_status s = cpu_tiler_tail_init(c->tiler);
+    if (s) return s;
     for (uint64_t left = n; left;) {
         unsigned g = left <= c->depth        ? (unsigned)left
                      : left - c->depth < 2 ? (unsigned)(left - 2)
                                            : c->depth;
         if (g == left) {
-            wl_status s = cpu_tiler_tail_init(c->tiler); /* (once a tiler) */
-            if (s) return s;
             cpu_tiler_pass_tail(c->tiler, c->cur, c->nxt, g, fn, arg);
         } else {
             const double t0 = c->compile_later ? wl_clock() : 0;
