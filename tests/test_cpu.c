@@ -134,6 +134,23 @@ static void check_one(const char *kernel, uint64_t w, uint64_t h, int torus, con
     wl_universe_free(u);
 }
 
+/* check_one of kernel on a side x side torus under rule `text`, with environment variable
+ * var set to val; then the cache directory dir must hold `objects` compiled objects. */
+static void check_fresh_rule(const char *var, const char *val, const char *kernel,
+                             uint64_t side, const char *text, unsigned gens, int threads,
+                             const char *dir, int objects) {
+    wl_rule r;
+    WL_CHECK_OK(wl_rule_parse(text, &r));
+    char label[128];
+    snprintf(label, sizeof label, "%s with %s=%s", text, var, val);
+    setenv(var, val, 1);
+    check_one(kernel, side, side, 1, &r, label, gens, threads);
+    unsetenv(var);
+    WL_CHECK(wl_test_dir_find(dir, "cpu-", NULL, 0) == objects,
+             "%s: %d objects in the cache, not %d", label, wl_test_dir_find(dir, "cpu-", NULL, 0),
+             objects);
+}
+
 /* The circuit kernel's three ways to run a rule's network (circuit_jit.c, simd_circuit.c):
  * compiled by the system C compiler into a fresh cache directory (one object left there),
  * interpreted with WL_CPU_JIT=off, and interpreted when the compiler (WL_CC) does not exist
@@ -163,24 +180,11 @@ static void check_circuit_paths(void) {
     setenv("WL_CPU_JIT", "off", 1);
     check_one("circuit", 200, 37, 0, &fresh, "B2ce3-ik4ak/S1e2-a5 interpreted", 9, 1);
     unsetenv("WL_CPU_JIT");
-    wl_rule other;
-    WL_CHECK_OK(wl_rule_parse("B3-q4z5y/S234k6c", &other));
-    setenv("WL_CC", "/nonexistent/cc", 1);
-    check_one("circuit", 70, 70, 1, &other, "B3-q4z5y/S234k6c without a compiler", 7, 1);
-    unsetenv("WL_CC");
-    WL_CHECK(wl_test_dir_find(dir, "cpu-", NULL, 0) == 1,
-             "%d objects in the cache (a failed compile left one)",
-             wl_test_dir_find(dir, "cpu-", NULL, 0));
+    /* without a compiler: nothing more cached */
+    check_fresh_rule("WL_CC", "/nonexistent/cc", "circuit", 70, "B3-q4z5y/S234k6c", 7, 1, dir, 1);
     /* best on a big grid of a rule not in the cache: another kernel first, then (compiled
      * after its first pass here, WL_CPU_JIT_AFTER=0) the network, within one run */
-    wl_rule later;
-    WL_CHECK_OK(wl_rule_parse("B3-e4r/S2-i34q", &later));
-    setenv("WL_CPU_JIT_AFTER", "0", 1);
-    check_one("best", 2048, 2048, 1, &later, "B3-e4r/S2-i34q compiled mid-run", 12, 2);
-    unsetenv("WL_CPU_JIT_AFTER");
-    WL_CHECK(wl_test_dir_find(dir, "cpu-", NULL, 0) == 2,
-             "%d objects in the cache after a compile mid-run",
-             wl_test_dir_find(dir, "cpu-", NULL, 0));
+    check_fresh_rule("WL_CPU_JIT_AFTER", "0", "best", 2048, "B3-e4r/S2-i34q", 12, 2, dir, 2);
     wl_test_dir_remove(dir);
     wl_test_env_restore(&old_cache);
 }
