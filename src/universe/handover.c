@@ -226,8 +226,6 @@ struct wl_handover {
     int stop;                       /* atomic: the leap under way stops */
     int arrived;                    /* atomic: the racer got to its target (see ho_first_poll) */
     int cut;                        /* the first engine's step stopped for that */
-    int short_race;                 /* the race is the short trial's (multi-state, fewer
-                                       than TRIAL_MIN_GENS generations to go) */
     /* the cells HashLife is to take before its first leap (race_start on two cores: the
      * racer moves them in, so that the sparse engine does not wait for it) */
     int pending;                    /* there are some */
@@ -705,7 +703,6 @@ static void racer_quit(wl_handover *h) {
 static void race_end(wl_handover *h) {
     racer_quit(h);
     __atomic_store_n(&h->arrived, 0, __ATOMIC_RELAXED);
-    h->short_race = 0;
     snap_free(h);
     h->paused = 0;
     if (h->rc) h->second->destroy(h->rc);
@@ -1017,7 +1014,6 @@ wl_status wl_handover_step(wl_handover *h, const wl_engine_ops **ops, void **ctx
                     /* (and no pause: a short run's race is not started over, and its first
                      * leap, the longest, says nothing of its rate until it is done) */
                     h->conc_budget = INFINITY;
-                    h->short_race = 1;
                 }
                 continue;
             }
@@ -1063,13 +1059,7 @@ wl_status wl_handover_step(wl_handover *h, const wl_engine_ops **ops, void **ctx
         if (h->rc && h->conc && !h->paused) {
             wl_status ls = WL_OK;
             const int going = h->asked;
-            int stopped = going && racer_look(h, h->force && !h->tried, &ls);
-            /* a short race whose HashLife leaps at more than twice grow's rate: grow waits
-             * for it (each beside the other, both ran slower: grow's grid streams through
-             * the cache HashLife's table needs, 5 ms of HashLife's took 8-12) */
-            if (going && !stopped && !ls && h->short_race && h->seen &&
-                racer_rate(h) > 2 * h->rate)
-                stopped = racer_look(h, 1, &ls);
+            const int stopped = going && racer_look(h, h->force && !h->tried, &ls);
             if (ls && ls != WL_ERR_INTERRUPTED) { /* (HashLife out of memory) */
                 race_over(h, *ops, *ctx);
                 h->never = 1;
