@@ -78,7 +78,9 @@
  *     the largest powers of two to the target: grow goes on at its own speed beside it
  *     (the trial's least budget had cost the patterns HashLife loses 5-10 ms each, about
  *     twice grow's whole time on Golly's small ones), and HashLife takes over as soon as it
- *     gets there (a winner's time is then HashLife's on one thread, instead of two).
+ *     gets there (a winner then pays 1-4 ms more than the trial took on Golly's small
+ *     patterns: beside grow, whose grid streams through the cache its table needs,
+ *     HashLife's 5 ms take 8-12).
  *
  * Races replaced trials (HashLife on a fresh copy for a budget of a quarter of the sparse
  * time so far, its work thrown away when the budget ran out): a breeder's first leap did
