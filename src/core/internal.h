@@ -557,12 +557,11 @@ void *wl_universe_ctx(const wl_universe *u);
 typedef struct wl_handover wl_handover;
 /* NULL when the handover does not apply (not the plane, no HashLife or one that cannot run
  * the rule, no way to move the cells). */
-wl_handover *wl_handover_new(const wl_config *cfg, const wl_engine_ops *first,
-                             const char *first_kernel);
+wl_handover *wl_handover_new(const wl_config *cfg, const wl_engine_ops *first);
 void wl_handover_free(wl_handover *h);
 /* The configuration to create the first engine with (its poll goes through the handover,
  * which may cut a step short when HashLife has got to the target), and the kernel it was
- * opened with. */
+ * opened with (set once the first engine is open). */
 const wl_config *wl_handover_first_config(const wl_handover *h);
 void wl_handover_set_first_kernel(wl_handover *h, const char *kernel);
 /* Starts over on the first engine (after a load). */

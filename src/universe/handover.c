@@ -226,7 +226,8 @@ struct wl_handover {
     wl_status job_s;                /* how the last leap ended */
     int quit;                       /* the racer ends */
     int stop;                       /* atomic: the leap under way stops */
-    int arrived;                    /* atomic: the racer got to its target (see ho_first_poll) */
+    int arrived;                    /* atomic: the racer got to its job's target (cleared with
+                                       each job; ho_first_poll looks only while one is asked) */
     int cut;                        /* the first engine's step stopped for that */
     /* the cells HashLife is to take before its first leap (race_start on two cores: the
      * racer moves them in, so that the sparse engine does not wait for it) */
@@ -342,8 +343,7 @@ static int ho_first_poll(void *user) {
     return 1;
 }
 
-wl_handover *wl_handover_new(const wl_config *cfg, const wl_engine_ops *first,
-                             const char *first_kernel) {
+wl_handover *wl_handover_new(const wl_config *cfg, const wl_engine_ops *first) {
     const wl_engine_ops *second = wl_engine_find("hashlife");
     if (cfg->topology != WL_TOPOLOGY_PLANE || !second || first == second ||
         wl_engine_check(second, cfg) != WL_OK) {
@@ -365,7 +365,6 @@ wl_handover *wl_handover_new(const wl_config *cfg, const wl_engine_ops *first,
     h->second_cfg.poll_user = h;
     h->first = first;
     h->second = second;
-    h->first_kernel = first_kernel;
     h->by_pattern = !tiles;
     const char *force = getenv("WL_HANDOVER");
     h->force = !force                          ? 0
@@ -397,9 +396,7 @@ wl_handover *wl_handover_new(const wl_config *cfg, const wl_engine_ops *first,
 const wl_config *wl_handover_first_config(const wl_handover *h) { return &h->first_cfg; }
 
 void wl_handover_set_first_kernel(wl_handover *h, const char *kernel) {
-    h->first_kernel = kernel;
-    h->cfg.engine = h->first_cfg.engine = h->first->name;
-    h->cfg.kernel = h->first_cfg.kernel = kernel;
+    h->first_kernel = h->cfg.kernel = h->first_cfg.kernel = kernel;
 }
 
 static void race_end(wl_handover *h);
@@ -458,6 +455,12 @@ static void *copy_into(const wl_handover *h, const wl_engine_ops *e, const wl_co
     return ctx;
 }
 
+/* A fresh first engine (its own configuration and kernel) holding the cells of
+ * (from, from_ctx); NULL on failure. */
+static void *first_from(const wl_handover *h, const wl_engine_ops *from, void *from_ctx) {
+    return copy_into(h, h->first, &h->first_cfg, h->first_kernel, from, from_ctx);
+}
+
 /* The universe is now context c of engine e (the one it was on is freed); on HashLife,
  * for good unless a race's watch sends it back. */
 static void switch_to(wl_handover *h, const wl_engine_ops **ops, void **ctx,
@@ -508,7 +511,7 @@ static wl_status short_trial(wl_handover *h, const wl_engine_ops **ops, void **c
         return s;
     }
     if (*adv) { /* back to a fresh sparse engine, at the generation HashLife reached */
-        void *fc = copy_into(h, h->first, &h->first_cfg, h->first_kernel, h->second, hc);
+        void *fc = first_from(h, h->second, hc);
         if (!fc) { /* no memory for the way back: HashLife keeps the universe */
             wl_clear_error();
             switch_to(h, ops, ctx, h->second, hc);
@@ -525,10 +528,8 @@ static wl_status short_trial(wl_handover *h, const wl_engine_ops **ops, void **c
     return interrupted ? s : WL_OK;
 }
 
-/* A race on two cores (see the top) begins or starts over: the threads are shared out,
- * and a fresh race's budget is set by how busy the sparse engine was. */
-static void conc_race_begins(wl_handover *h, const wl_engine_ops *ops, void *ctx, int fresh) {
-    if (fresh) h->conc_budget = h->cpu_ratio > CONC_THREADED ? 1 : INFINITY;
+/* A race on two cores (see the top) begins or starts over: the threads are shared out. */
+static void conc_race_begins(wl_handover *h, const wl_engine_ops *ops, void *ctx) {
     if (ops->set_threads) ops->set_threads(ctx, h->sparse_threads);
     if (h->second->set_threads) h->second->set_threads(h->rc, h->hl_threads);
 }
@@ -704,7 +705,6 @@ static void racer_quit(wl_handover *h) {
 
 static void race_end(wl_handover *h) {
     racer_quit(h);
-    __atomic_store_n(&h->arrived, 0, __ATOMIC_RELAXED);
     snap_free(h);
     h->paused = 0;
     if (h->rc) h->second->destroy(h->rc);
@@ -909,7 +909,7 @@ static wl_status take_over(wl_handover *h, const wl_engine_ops **ops, void **ctx
     if (h->lag > 0) return WL_OK; /* (WL_HANDOVER=back: behind, nothing to bring back) */
     const uint64_t ahead = (uint64_t)-h->lag;
     if (h->force == 2) {
-        void *fc = copy_into(h, h->first, &h->first_cfg, h->first_kernel, h->second, h->rc);
+        void *fc = first_from(h, h->second, h->rc);
         if (!fc) return wl_error(WL_ERR_NOMEM, "auto: out of memory moving the cells back");
         switch_to(h, ops, ctx, h->first, fc);
         race_end(h);
@@ -963,7 +963,7 @@ static wl_status watched_leap(wl_handover *h, const wl_engine_ops **ops, void **
     uint64_t pop;
     const int grown = !h->watch_pop || !population_u64(*ops, *ctx, &pop) ||
                       pop / h->growth > h->watch_pop;
-    void *fc = grown ? NULL : copy_into(h, h->first, &h->first_cfg, h->first_kernel, *ops, *ctx);
+    void *fc = grown ? NULL : first_from(h, *ops, *ctx);
     if (!fc) {
         if (grown && h->cfg.verbose)
             fprintf(stderr, "warplife: auto: hashlife keeps the pattern (a leap of %llu "
@@ -1011,7 +1011,7 @@ wl_status wl_handover_step(wl_handover *h, const wl_engine_ops **ops, void **ctx
             h->short_tried = h->tried = 1;
             if (h->conc && !h->force) { /* two cores: a race beside grow instead (the top) */
                 if (race_start(h, *ops, *ctx, 1, 0)) {
-                    conc_race_begins(h, *ops, *ctx, 1);
+                    conc_race_begins(h, *ops, *ctx);
                     h->rexp = 62; /* (its leaps: the largest powers of two to the target) */
                     /* (and no pause: a short run's race is not started over, and its first
                      * leap, the longest, says nothing of its rate until it is done) */
@@ -1052,7 +1052,9 @@ wl_status wl_handover_step(wl_handover *h, const wl_engine_ops **ops, void **ctx
                     continue;
                 h->since = 0;
                 h->paused = 0;
-                if (h->conc) conc_race_begins(h, *ops, *ctx, fresh);
+                if (h->conc && fresh) /* (its budget by how busy the sparse engine was) */
+                    h->conc_budget = h->cpu_ratio > CONC_THREADED ? 1 : INFINITY;
+                if (h->conc) conc_race_begins(h, *ops, *ctx);
             }
         }
         /* two cores: what the racer did since the last look; HashLife takes the universe
@@ -1134,9 +1136,9 @@ wl_status wl_handover_step(wl_handover *h, const wl_engine_ops **ops, void **ctx
             h->lag += (int64_t)d;
             h->credit += h->share / (1 - h->share) * dt;
         }
+        if (cut) continue; /* (a short chunk says nothing of its length) */
         /* (a two-core race looks at the racer after each chunk: shorter ones) */
         const double cs = h->rc && h->conc ? RACE_CHUNK_SECONDS : CHUNK_SECONDS;
-        if (cut) continue; /* (a short chunk says nothing of its length) */
         if (dt < cs / 2 && h->chunk < ((uint64_t)1 << 40))
             h->chunk *= 2;
         else if (dt > 2 * cs && h->chunk > 16)

@@ -162,7 +162,7 @@ wl_status wl_universe_create(const wl_config *cfg, wl_universe **out) {
     u->ops = e;
     u->cfg = *cfg;
     u->cfg.engine = e->name;
-    if (is_auto) u->ho = wl_handover_new(&u->cfg, e, NULL);
+    if (is_auto) u->ho = wl_handover_new(&u->cfg, e);
     s = wl_engine_open(e, u->ho ? wl_handover_first_config(u->ho) : cfg, &u->ctx, &u->kernel);
     if (s) {
         wl_handover_free(u->ho);

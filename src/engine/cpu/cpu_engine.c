@@ -294,7 +294,7 @@ static wl_status select_rows(const cpu_kernel *k, const wl_rule *rule, uint64_t 
             return WL_OK;
         }
         wl_clear_error(); /* not cached: the kernels below */
-        if (later) *later = big && worth;
+        *later = big && worth;
     }
 #else
     (void)cells;

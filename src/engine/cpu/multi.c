@@ -1275,11 +1275,8 @@ static void ltl_task(void *arg, int tid, int n) {
         const uint64_t a = lo > (int64_t)y0 ? (uint64_t)lo : y0;
         const uint64_t b = hi < (int64_t)y1 ? (uint64_t)hi : y1;
         uint64_t *fn = m->view.fn;
-        if (a >= b) {
+        if (a >= b) { /* (its work and busy rows stay none, as cpu_multi_ltl set them) */
             memset(fn + (size_t)y0 * m->S, 0, (size_t)(y1 - y0) * m->S * 8);
-            sc->work = 0;
-            sc->busy0 = 0;
-            sc->busy1 = -1;
             return;
         }
         memset(fn + (size_t)y0 * m->S, 0, (size_t)(a - y0) * m->S * 8);
