@@ -992,6 +992,61 @@ static void parallel(void) {
     wl_pattern_free(p);
 }
 
+/* Results in batches (the default for two-state rules) against the plain recursion, on
+ * soups big enough that batches fill up and are cut into pieces: the same cells at every
+ * step; under a memory limit that collects mid-batch too, keeping only what the trees and
+ * the protect stack reach (a node a batch forgot to protect goes at once; nothing may be
+ * left pointing at freed nodes); and on threads. */
+static void batches(void) {
+    static const char *const rules[] = {"B3/S23", "B36/S23", "B3-cnqy/S23-a4ityz"};
+    static const uint64_t steps[] = {1, 100, 64, 1000, 3000, 4096};
+    int most = 0;
+    uint64_t gcs = 0;
+    for (size_t i = 0; i < sizeof rules / sizeof rules[0]; i++) {
+        wl_rule rule;
+        WL_CHECK_OK(wl_rule_parse(rules[i], &rule));
+        wl_pattern *p = wl_pattern_new();
+        soup(p, quick ? 96 : 160, wl_splitmix64(&rng));
+        wl_universe *plain = make_hl_threads(&rule, 0, 1), *bat = make_hl_threads(&rule, 0, 1),
+                    *tight = make_hl_threads(&rule, 512u << 10, 1),
+                    *par = make_hl_threads(&rule, 0, 3);
+        if (plain && bat && tight && par) {
+            ((hl_ctx *)wl_universe_ctx(plain))->batch = 0;
+            ((hl_ctx *)wl_universe_ctx(tight))->gc_trees_only = 1;
+            wl_universe *const us[4] = {plain, bat, tight, par};
+            for (int u = 0; u < 4; u++) WL_CHECK_OK(wl_universe_load(us[u], p, NULL));
+            uint64_t gen = 0;
+            for (size_t k = 0; k < sizeof steps / sizeof steps[0]; k++) {
+                if (quick && steps[k] > 1000) break;
+                for (int u = 0; u < 4; u++) WL_CHECK_OK(wl_universe_step(us[u], steps[k]));
+                gen += steps[k];
+                same_cells(plain, bat, rules[i], gen);
+                same_cells(plain, tight, rules[i], gen);
+                same_cells(plain, par, rules[i], gen);
+            }
+            hl_ctx *hb = wl_universe_ctx(bat), *ht = wl_universe_ctx(tight);
+            if (hb->batch_most > most) most = hb->batch_most;
+            gcs += ht->gc_count;
+            store_consistent(hb, rules[i]);
+            store_consistent(ht, rules[i]);
+            size_t dangling = 0;
+            for (uint32_t n = 1; n < ht->top; n++)
+                if (ht->nodes[n].level && ht->nodes[n].rexp != HL_NO_RESULT &&
+                    !ht->nodes[ht->nodes[n].res].level)
+                    dangling++;
+            WL_CHECK(dangling == 0, "%s, 512 KB: %zu results point at freed nodes", rules[i],
+                     dangling);
+        }
+        wl_universe_free(plain);
+        wl_universe_free(bat);
+        wl_universe_free(tight);
+        wl_universe_free(par);
+        wl_pattern_free(p);
+    }
+    WL_CHECK(most == HL_BATCH, "batches: the largest had %d nodes, not %d", most, HL_BATCH);
+    WL_CHECK(gcs > 0, "batches: no collection under 512 KB");
+}
+
 static void interruption(void) {
     wl_rule life;
     wl_rule_life(&life);
@@ -1405,6 +1460,7 @@ int main(int argc, char **argv) {
     macrocell_native();
     memory_limit();
     parallel();
+    batches();
     interruption();
     b0_and_cells();
     render_unaligned();

@@ -49,10 +49,13 @@
  * depend on each other (the five intermediate squares, the four second-round squares, the
  * nine centres) are issued together by make_many, which prefetches all their slots, then
  * the node each slot's tag points at, before comparing, so that those misses overlap.
- * What is left is a chain: a computed result typically needs one new sub-result one
- * level down, and its three rounds of lookups (intermediate squares, second-round
- * squares, the result itself) each wait for the previous one, about six memory latencies
- * per computed node.
+ * What is left in one node's computation is a chain: its three rounds of lookups
+ * (intermediate squares, second-round squares, the result itself) each wait for the
+ * previous one and for the sub-results between them, about six memory latencies per
+ * computed node.  But a computed node usually has several sub-results to compute, and
+ * those chains are independent: results are computed in batches of nodes of one level,
+ * stage by stage, so that the misses of all of them overlap (see "batches"), which took
+ * catacryst to 2^40 from 2.9 s to 1.5 s.
  *
  * Garbage collection.  When the number of nodes reaches the limit derived from
  * cfg->max_memory, nodes reachable from the root, from the canonical empty nodes and from
@@ -325,6 +328,7 @@ static wl_status gc(hl_ctx *h) {
     for (uint32_t sum = hist[0]; age < 65535 && sum + hist[age + 1] <= room / 4 * 3; age++)
         sum += hist[age + 1];
     free(hist);
+    if (h->gc_trees_only) age = GC_NONE;
     wl_status s = WL_OK;
     for (;;) {
         uint32_t kept = 0;
@@ -806,6 +810,360 @@ static uint32_t result(hl_ctx *h, uint32_t n, int k) {
     return r;
 }
 
+/* ---- batches ---------------------------------------------------------------------------
+ *
+ * The recursion above waits for one memory access after another: a result's lookups
+ * depend on each other (children, then the intermediate squares' slots, then their nodes,
+ * then the sub-results, ...), about seven latencies a computed node, and the core sits
+ * idle meanwhile.  But a computed node usually has several sub-results to compute (on
+ * catacryst to 2^40 the nine first-round squares of a computed node have three pending on
+ * average), and those are independent.  result_batch computes a batch of up to HL_BATCH
+ * nodes of one level together, stage by stage: the children of all of them, then all their
+ * intermediate squares' lookups at once (make_batch: every slot prefetched, then every
+ * node a slot names, then the comparisons), then every pending sub-result of all of them
+ * as batches one level down, and so on; so the misses of a stage overlap across the batch
+ * instead of queueing.  The answers are the recursion's (the same memoised results; only
+ * the order in which nodes are made differs).  Two-state rules take it, on one thread and
+ * on several (each thread then takes the pending squares in pieces, starting at a piece
+ * of its own: see sub_results); multi-state rules keep the recursion.  Catacryst to 2^40
+ * on one thread: 2.9 s with the recursion, 1.5 s in batches; ruler 0.49 -> 0.37 s,
+ * totalperiodic to 2^20 1.24 -> 0.70 s (Zen 5 dev VM, docs/BENCHMARKS.md).  Batches of
+ * 128 nodes with waves of 128 lookups were the fastest of 16..256 and 16..1024 there. */
+#define HL_WAVE 128 /* lookups whose misses are in flight together */
+/* A level's scratch for batches of up to cap nodes, in one block (a batch of a few nodes
+ * touches a page or two of it, not a page an array: most of the deep levels' batches are
+ * small).  The set of pending squares has 2^seen_bits entries, at least twice as many as
+ * the squares of a batch (9 a node). */
+typedef struct hl_bframe {
+    int cap, seen_bits;
+    uint32_t *todo;     /* indices (into the batch) of the nodes to compute */
+    uint32_t (*q)[4];   /* their children */
+    uint32_t (*g)[16];  /* the 4x4 grids of grandchildren */
+    uint32_t (*sq)[9];  /* first round: the nine squares (level k-1) */
+    uint32_t (*t)[9];   /* ... their results or centres (level k-2) */
+    uint32_t (*m2)[4];  /* second round: the four squares (level k-1) */
+    uint32_t (*s)[4];   /* ... their results (level k-2) */
+    uint16_t (*at)[9];  /* where a pending square's result lands in res[] */
+    uint32_t *pend, *res;                 /* pending squares (9 cap), their results */
+    uint32_t (*kids)[4], *made, *hv;      /* lookups (9 cap) */
+    uint32_t *seen;     /* a set of the pending squares (index + 1, 0 = empty) */
+    uint16_t *seen_at;  /* ... and where each is in pend[] */
+} hl_bframe;
+
+/* Protect-stack entries a batch frame may push, outputs of its callees included. */
+#define HL_BATCH_STACK (30 * HL_BATCH)
+
+static void bframes_free(hl_ctx *h) {
+    if (h->bframes)
+        for (int k = 0; k <= HL_MAX_LEVEL; k++) free(h->bframes[k]);
+    free(h->bframes);
+    h->bframes = NULL;
+}
+
+/* Level k's scratch for a batch of n nodes (made or made larger: no batch of that level
+ * is under way then), or NULL. */
+static hl_bframe *bframe(hl_ctx *h, int k, int n) {
+    if (!h->bframes && !(h->bframes = calloc(HL_MAX_LEVEL + 1, sizeof *h->bframes))) return NULL;
+    hl_bframe *f = h->bframes[k];
+    if (f && f->cap >= n) return f;
+    int cap = 8, sb = 4;
+    while (cap < n) cap *= 2;
+    while ((1 << sb) < 2 * 9 * cap) sb++;
+    const size_t c = (size_t)cap, ns = (size_t)1 << sb;
+    const size_t bytes = sizeof *f + c * (1 + 4 + 16 + 9 + 9 + 4 + 4) * 4 + c * 9 * 2 +
+                         9 * c * (1 + 1 + 4 + 1 + 1) * 4 + ns * 4 + ns * 2 + 64;
+    free(f);
+    h->bframes[k] = f = malloc(bytes);
+    if (!f) return NULL;
+    char *p = (char *)(f + 1);
+#define HL_CARVE(field, count)                                                              \
+    (f->field = (void *)p, p += (count) * sizeof *f->field)
+    HL_CARVE(todo, c);
+    HL_CARVE(q, c);
+    HL_CARVE(g, c);
+    HL_CARVE(sq, c);
+    HL_CARVE(t, c);
+    HL_CARVE(m2, c);
+    HL_CARVE(s, c);
+    HL_CARVE(pend, 9 * c);
+    HL_CARVE(res, 9 * c);
+    HL_CARVE(kids, 9 * c);
+    HL_CARVE(made, 9 * c);
+    HL_CARVE(hv, 9 * c);
+    HL_CARVE(seen, ns);
+    HL_CARVE(at, c);
+    HL_CARVE(seen_at, ns);
+#undef HL_CARVE
+    f->cap = cap;
+    f->seen_bits = sb;
+    return f;
+}
+
+/* Finds or makes count nodes of one level (kids[i] their fields) as make_many does, in
+ * waves of HL_WAVE whose misses overlap; every one is pushed.  0 on failure. */
+static int make_batch(hl_ctx *h, int count, const uint32_t (*kids)[4], uint32_t *hv,
+                      int level, uint32_t *out) {
+    for (int w0 = 0; w0 < count; w0 += HL_WAVE) {
+        int w1 = w0 + HL_WAVE < count ? w0 + HL_WAVE : count;
+        for (int i = w0; i < w1; i++) {
+            hv[i] = hash4(kids[i][0], kids[i][1], kids[i][2], kids[i][3]);
+            __builtin_prefetch(&h->table[hv[i] & h->tmask]);
+        }
+        __asm__ volatile("" ::: "memory");
+        for (int i = w0; i < w1; i++) {
+            uint32_t j = hv[i] & h->tmask, tag = slot_tag(hv[i]);
+            for (int probe = 0; probe < 4; probe++, j = (j + 1) & h->tmask) {
+                uint32_t v = __atomic_load_n(&h->table[j], __ATOMIC_RELAXED);
+                if (!v) break;
+                if ((v & ~HL_INDEX_MASK) == tag) {
+                    prefetch_node(h, v & HL_INDEX_MASK);
+                    break;
+                }
+            }
+        }
+        __asm__ volatile("" ::: "memory");
+        for (int i = w0; i < w1; i++) {
+            out[i] = find_or_make(h, kids[i][0], kids[i][1], kids[i][2], kids[i][3], level);
+            if (!out[i]) return 0;
+            hl_push(h, out[i]);
+        }
+    }
+    return 1;
+}
+
+static int result_batch(hl_ctx *h, const uint32_t *in, int cnt, int k, uint32_t *out);
+
+/* Node n's result advanced 2^e generations into *r if it is memoised (then marked used);
+ * read as result() reads it (see "threads"). */
+static inline int memo_get(const hl_ctx *h, uint32_t n, int e, uint32_t *r) {
+    hl_node *p = &h->nodes[n];
+    if (__atomic_load_n(&p->rexp, __ATOMIC_ACQUIRE) != e) return 0;
+    /* (written only when it changes: a store to a node that other threads read takes
+     * its cache line away from them) */
+    const uint16_t now = gc_clock(h);
+    if (__atomic_load_n(&p->used, __ATOMIC_RELAXED) != now)
+        __atomic_store_n(&p->used, now, __ATOMIC_RELAXED);
+    *r = __atomic_load_n(&p->res, __ATOMIC_RELAXED);
+    return 1;
+}
+
+/* The results of the level-k squares sq[i][0 .. per) of the nt nodes being computed, into
+ * t: memoised ones read (and pushed), the others computed once each (a square may recur)
+ * as batches of level k (their results pushed by the callee).  0 on failure. */
+static int sub_results(hl_ctx *h, hl_bframe *f, int nt, const uint32_t *sq, int per,
+                       uint32_t *t, int k) {
+    const int e = k - 2 < h->step_exp ? k - 2 : h->step_exp;
+    int np = 0, bits = 4;
+    while ((1 << bits) < 2 * nt * per) bits++;
+    const uint32_t mask = (1u << bits) - 1;
+    memset(f->seen, 0, sizeof *f->seen << bits);
+    for (int i = 0; i < nt; i++)
+        for (int j = 0; j < per; j++) {
+            uint32_t x = sq[i * per + j], r;
+            if (memo_get(h, x, e, &r)) {
+                t[i * per + j] = r;
+                hl_push(h, r);
+                f->at[i][j] = UINT16_MAX;
+                continue;
+            }
+            if (x == h->empty[k]) {
+                t[i * per + j] = h->empty[k - 1];
+                f->at[i][j] = UINT16_MAX;
+                continue;
+            }
+            uint32_t slot = (x * 0x9E3779B1u) >> (32 - bits);
+            while (f->seen[slot] && f->seen[slot] != x + 1) slot = (slot + 1) & mask;
+            if (!f->seen[slot]) {
+                f->seen[slot] = x + 1;
+                f->seen_at[slot] = (uint16_t)np;
+                f->pend[np++] = x;
+            }
+            f->at[i][j] = f->seen_at[slot];
+        }
+    if (!np) return 1;
+    for (int i = 0; i < np; i++) {
+        const hl_node *p = &h->nodes[f->pend[i]];
+        for (int c = 0; c < 4; c++) prefetch_node(h, p->c[c]);
+    }
+    /* in batches of at most HL_BATCH; in a parallel step in at least as many pieces as
+     * there are threads, each thread starting at another (so that they part ways, as the
+     * recursion's orders make them; a piece another finished is memoised) */
+    int pieces = (np + HL_BATCH - 1) / HL_BATCH;
+    if (h->par && pieces < h->nthreads) pieces = np < h->nthreads ? np : h->nthreads;
+    const int first = h->par ? h->tid * pieces / h->nthreads : 0;
+    for (int c = 0; c < pieces; c++) {
+        const int pc = (first + c) % pieces, c0 = np * pc / pieces, c1 = np * (pc + 1) / pieces;
+        if (!result_batch(h, f->pend + c0, c1 - c0, k, f->res + c0)) return 0;
+    }
+    for (int i = 0; i < nt; i++)
+        for (int j = 0; j < per; j++)
+            if (f->at[i][j] != UINT16_MAX) t[i * per + j] = f->res[f->at[i][j]];
+    return 1;
+}
+
+/* The results of cnt (<= HL_BATCH) level-k nodes in[] (protected by the caller) into
+ * out[], as result() computes them, each pushed on the protect stack (the caller pops);
+ * 0 when the computation must unwind (h->failure says why, or a parallel step stopped).
+ * Two-state rules. */
+static int result_batch(hl_ctx *h, const uint32_t *in, int cnt, int k, uint32_t *out) {
+    const int e = k - 2 < h->step_exp ? k - 2 : h->step_exp;
+    if (h->sp + HL_BATCH_STACK > h->stack_cap) {
+        size_t cap = h->stack_cap * 2;
+        uint32_t *ns = realloc(h->stack, cap * sizeof *ns);
+        if (!ns) {
+            h->failure = wl_error(WL_ERR_NOMEM, "hashlife: out of memory");
+            return 0;
+        }
+        h->stack = ns;
+        h->stack_cap = cap;
+    }
+    hl_bframe *f = bframe(h, k, cnt);
+    if (cnt > h->batch_most) h->batch_most = cnt;
+    if (!f) {
+        h->failure = wl_error(WL_ERR_NOMEM, "hashlife: out of memory");
+        return 0;
+    }
+    const size_t sp0 = h->sp;
+    int nt = 0;
+    if (par_stopped(h)) return 0;
+    for (int i = 0; i < cnt; i++) {
+        if (memo_get(h, in[i], e, &out[i])) {
+            hl_push(h, out[i]); /* (until the outputs are pushed below) */
+        } else if (in[i] == h->empty[k]) {
+            out[i] = h->empty[k - 1];
+        } else {
+            f->todo[nt++] = (uint32_t)i;
+        }
+    }
+    for (int a = 0; a < nt; a++) {
+        if (--h->poll_countdown == 0) {
+            h->poll_countdown = HL_POLL_INTERVAL;
+            if (h->cfg.poll && h->cfg.poll(h->cfg.poll_user)) {
+                h->failure = wl_error(WL_ERR_INTERRUPTED, "hashlife: interrupted");
+                return 0;
+            }
+        }
+    }
+    if (h->failure) return 0;
+    if (nt) {
+        /* the children, and the grandchildren's grid */
+        for (int a = 0; a < nt; a++) {
+            memcpy(f->q[a], h->nodes[in[f->todo[a]]].c, sizeof f->q[a]);
+            for (int j = 0; j < 4; j++) prefetch_node(h, f->q[a][j]);
+        }
+        if (k == 4) {
+            for (int a = 0; a < nt; a++) {
+                const uint32_t *q = f->q[a];
+                uint32_t r = hl_leaf_make(h, hl_leaf_step(h, hl_leaf_bits(h, q[0]),
+                                                          hl_leaf_bits(h, q[1]),
+                                                          hl_leaf_bits(h, q[2]),
+                                                          hl_leaf_bits(h, q[3]), 1 << e));
+                if (!r) return 0;
+                hl_push(h, r);
+                f->made[a] = r;
+            }
+        } else {
+            for (int a = 0; a < nt; a++)
+                for (int j = 0; j < 4; j++) {
+                    const hl_node *c = &h->nodes[f->q[a][j]];
+                    int y = (j >> 1) * 2, x = (j & 1) * 2;
+                    f->g[a][y * 4 + x] = c->c[0];
+                    f->g[a][y * 4 + x + 1] = c->c[1];
+                    f->g[a][(y + 1) * 4 + x] = c->c[2];
+                    f->g[a][(y + 1) * 4 + x + 1] = c->c[3];
+                }
+            if (e == k - 2) {
+                /* the five intermediate squares of each, at once; then every pending
+                 * first-round result, a level down */
+                static const int pos[5][2] = {{0, 1}, {1, 0}, {1, 1}, {1, 2}, {2, 1}};
+                for (int a = 0; a < nt; a++)
+                    for (int i = 0; i < 5; i++) {
+                        const uint32_t *g = f->g[a] + pos[i][0] * 4 + pos[i][1];
+                        uint32_t *kd = f->kids[a * 5 + i];
+                        kd[0] = g[0];
+                        kd[1] = g[1];
+                        kd[2] = g[4];
+                        kd[3] = g[5];
+                    }
+                if (!make_batch(h, 5 * nt, (const uint32_t(*)[4])f->kids, f->hv, k - 1, f->made))
+                    return 0;
+                for (int a = 0; a < nt; a++) {
+                    const uint32_t *q = f->q[a], *m = f->made + a * 5;
+                    uint32_t *sq = f->sq[a];
+                    sq[0] = q[0], sq[1] = m[0], sq[2] = q[1];
+                    sq[3] = m[1], sq[4] = m[2], sq[5] = m[3];
+                    sq[6] = q[2], sq[7] = m[4], sq[8] = q[3];
+                }
+                if (!sub_results(h, f, nt, &f->sq[0][0], 9, &f->t[0][0], k - 1)) return 0;
+            } else {
+                /* the nine centres (no time step), made from great-grandchildren or leaf
+                 * bits */
+                const int leaf = k - 2 == HL_LEAF_LEVEL;
+                if (!leaf)
+                    for (int a = 0; a < nt; a++)
+                        for (int j = 0; j < 16; j++) prefetch_node(h, f->g[a][j]);
+                for (int a = 0; a < nt; a++)
+                    for (int y = 0; y < 3; y++)
+                        for (int x = 0; x < 3; x++) {
+                            const uint32_t *g = f->g[a] + y * 4 + x;
+                            uint32_t *kd = f->kids[a * 9 + y * 3 + x];
+                            if (leaf) {
+                                uint64_t b = hl_leaf_centre(hl_leaf_bits(h, g[0]),
+                                                            hl_leaf_bits(h, g[1]),
+                                                            hl_leaf_bits(h, g[4]),
+                                                            hl_leaf_bits(h, g[5]));
+                                kd[0] = (uint32_t)b;
+                                kd[1] = (uint32_t)(b >> 32);
+                                kd[2] = kd[3] = HL_LEAF_MARK;
+                            } else {
+                                kd[0] = h->nodes[g[0]].c[3];
+                                kd[1] = h->nodes[g[1]].c[2];
+                                kd[2] = h->nodes[g[4]].c[1];
+                                kd[3] = h->nodes[g[5]].c[0];
+                            }
+                        }
+                if (!make_batch(h, 9 * nt, (const uint32_t(*)[4])f->kids, f->hv, k - 2,
+                                &f->t[0][0]))
+                    return 0;
+            }
+            /* the four second-round squares of each, at once, then their results */
+            for (int a = 0; a < nt; a++)
+                for (int j = 0; j < 4; j++) {
+                    const uint32_t *t = f->t[a] + (j >> 1) * 3 + (j & 1);
+                    uint32_t *kd = f->kids[a * 4 + j];
+                    kd[0] = t[0];
+                    kd[1] = t[1];
+                    kd[2] = t[3];
+                    kd[3] = t[4];
+                }
+            if (!make_batch(h, 4 * nt, (const uint32_t(*)[4])f->kids, f->hv, k - 1, &f->m2[0][0]))
+                return 0;
+            if (!sub_results(h, f, nt, &f->m2[0][0], 4, &f->s[0][0], k - 1)) return 0;
+            /* the results themselves */
+            if (!make_batch(h, nt, (const uint32_t(*)[4])f->s, f->hv, k - 1, f->made)) return 0;
+        }
+        for (int a = 0; a < nt; a++) {
+            hl_node *np = &h->nodes[in[f->todo[a]]];
+            __atomic_store_n(&np->res, f->made[a], __ATOMIC_RELAXED);
+            __atomic_store_n(&np->rexp, (uint8_t)e, __ATOMIC_RELEASE);
+            __atomic_store_n(&np->used, gc_clock(h), __ATOMIC_RELAXED);
+            out[f->todo[a]] = f->made[a];
+        }
+        h->ticks += (uint64_t)nt;
+    }
+    /* only the outputs stay protected */
+    h->sp = sp0;
+    for (int i = 0; i < cnt; i++) hl_push(h, out[i]);
+    return 1;
+}
+
+/* Node n's result: batched for two-state rules. */
+static uint32_t result_any(hl_ctx *h, uint32_t n, int k) {
+    if (h->nplanes || !h->batch) return result(h, n, k);
+    uint32_t r;
+    return result_batch(h, &n, 1, k, &r) ? r : 0;
+}
+
 /* 1 if the live cells of the root lie in its central quarter (level >= 6). */
 static int in_central_quarter(const hl_ctx *h) {
     const hl_node *r = &h->nodes[h->root];
@@ -831,7 +1189,7 @@ static void par_task(void *arg, int tid, int nthreads) {
     (void)nthreads;
     hl_ctx *m = arg;
     hl_ctx *h = tid ? &m->helpers[tid - 1] : m;
-    uint32_t r = result(h, m->root, m->root_level);
+    uint32_t r = result_any(h, m->root, m->root_level);
     if (tid == 0) { /* the master's answer ends the step (the others may stop anywhere) */
         m->par_root = r;
         par_stop(m, HL_STOP_DONE);
@@ -863,11 +1221,17 @@ static uint32_t par_result(hl_ctx *m) {
                                                       its stack and orders */
         hl_ctx *h = &m->helpers[i];
         uint32_t *stack = h->stack;
+        size_t stack_cap = h->stack_cap;
+        struct hl_bframe **bframes = h->bframes;
+        const int tid = h->tid;
         uint8_t ord9[9], ord4[4];
         memcpy(ord9, h->ord9, sizeof ord9);
         memcpy(ord4, h->ord4, sizeof ord4);
         *h = *m;
         h->stack = stack;
+        h->stack_cap = stack_cap;
+        h->bframes = bframes;
+        h->tid = tid;
         memcpy(h->ord9, ord9, sizeof ord9);
         memcpy(h->ord4, ord4, sizeof ord4);
         h->sp = 0;
@@ -908,7 +1272,7 @@ static uint32_t root_result(hl_ctx *h) {
     for (;;) {
         h->sp = 0; /* (what an unwound try pushed) */
         if (!par) {
-            r = result(h, h->root, h->root_level);
+            r = result_any(h, h->root, h->root_level);
             break;
         }
         r = par_result(h);
@@ -1002,10 +1366,14 @@ static void hl_destroy(void *ctx) {
         free(h->table);
     free(h->stack);
     free(h->leaf_table);
+    bframes_free(h);
     hl_popcache_reset(h);
     wl_pool_destroy(h->pool);
     if (h->helpers)
-        for (int i = 0; i < h->nthreads - 1; i++) free(h->helpers[i].stack);
+        for (int i = 0; i < h->nthreads - 1; i++) {
+            free(h->helpers[i].stack);
+            bframes_free(&h->helpers[i]);
+        }
     free(h->helpers);
     free(h);
 }
@@ -1046,6 +1414,8 @@ static void threads_init(hl_ctx *h) {
     int ok = h->helpers != NULL;
     for (int i = 0; ok && i < n - 1; i++) {
         ok = (h->helpers[i].stack = malloc(h->stack_cap * sizeof *h->stack)) != NULL;
+        h->helpers[i].stack_cap = h->stack_cap;
+        h->helpers[i].tid = i + 1;
         thread_orders(&h->helpers[i], i + 1, n);
     }
     if (ok) ok = (h->pool = wl_pool_create(n)) != NULL;
@@ -1098,6 +1468,8 @@ static wl_status hl_create(const wl_config *cfg, const char *kernel, void **out)
     h->limit = (uint32_t)lim;
     for (h->tick_shift = 0; (h->limit >> h->tick_shift) > (1u << GC_CLOCK_BITS);) h->tick_shift++;
     h->poll_countdown = HL_POLL_INTERVAL;
+    const char *bt = getenv("WL_HASHLIFE_BATCH");
+    h->batch = !(bt && !strcmp(bt, "0"));
     h->stack_cap = (size_t)(HL_MAX_LEVEL + 2) * HL_STACK_PER_LEVEL;
     h->stack = malloc(h->stack_cap * sizeof *h->stack);
     h->top = 1; /* index 0 is "none" */

@@ -33,6 +33,7 @@
 #define HL_PLANE_MARK 0xFFFFFFFEu /* c[3] of a plane node (never a node index) */
 #define HL_PLANE_LEVEL 0xFE /* level of a plane node: no tree node has it */
 #define HL_MAX_PLANES 8  /* bits of (state - 1): 256 states */
+#define HL_BATCH 128     /* nodes whose results are computed together (hashlife.c, "batches") */
 
 typedef struct hl_node {
     uint32_t c[4];  /* children nw, ne, sw, se (or the leaf's bits, see above) */
@@ -86,6 +87,15 @@ typedef struct hl_ctx {
     /* nodes held by frames of the recursion, protected from garbage collection */
     uint32_t *stack;
     size_t sp, stack_cap;
+    /* the batched recursion's scratch, one frame a level, made on first use (hashlife.c,
+     * "batches"; NULL until then) */
+    struct hl_bframe **bframes;
+    int batch;          /* results in batches (two-state rules; 0: the plain recursion, as
+                           WL_HASHLIFE_BATCH=0 asks, for comparisons) */
+    int batch_most;     /* statistics: the largest batch so far */
+    int gc_trees_only;  /* tests: collections keep only what the trees and the protect stack
+                           reach (no recent results), so that a node a frame forgot to
+                           protect goes at once */
 
     /* step state */
     int step_exp;       /* the current step is 2^step_exp generations */
@@ -106,10 +116,16 @@ typedef struct hl_ctx {
     struct hl_ctx *master; /* the context whose store is shared (itself on the master) */
     int par;               /* a parallel step runs: nodes are made through the shared path */
     uint8_t ord9[9], ord4[4]; /* the order this thread visits the sub-squares in */
+    int tid;               /* this thread's number in parallel steps (0: the master) */
     uint32_t spare;        /* a node made for an insertion another thread won, reused next */
     uint32_t credit;       /* nodes this thread has counted live and not made yet */
     uint32_t chunk_next, chunk_end; /* indices this thread took from the top of the store */
-    int stop;              /* master: HL_STOP_* (atomic), why the threads unwind */
+    /* master: HL_STOP_* (atomic), why the threads unwind; read by every thread all the
+     * time, so on a cache line of its own (beside the fields this thread writes at every
+     * node, the others' reads would miss every time) */
+    char stop_pad0[64];
+    int stop;
+    char stop_pad1[64];
     int nthreads;          /* master: threads of a parallel step (1: serial) */
     uint64_t last_ticks;   /* master: results the last step computed (is the next parallel?) */
     int stepped;           /* master: a step was made (last_ticks says something) */
