@@ -372,6 +372,10 @@ static wl_status grow_arrays(hl_ctx *h) {
         if (!nn) return wl_error(WL_ERR_NOMEM, "hashlife: out of memory for %llu nodes",
                                  (unsigned long long)want);
         h->nodes = nn;
+    } else {
+        want = most; /* (the mapping is there: only pages touched become resident, so the
+                        whole of it is usable at once, and parallel steps never stop to
+                        grow the store) */
     }
     h->cap = (uint32_t)want;
     return WL_OK;
