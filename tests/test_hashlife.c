@@ -992,13 +992,14 @@ static void parallel(void) {
     wl_pattern_free(p);
 }
 
-/* Results in batches (the default for two-state rules) against the plain recursion, on
- * soups big enough that batches fill up and are cut into pieces: the same cells at every
- * step; under a memory limit that collects mid-batch too, keeping only what the trees and
- * the protect stack reach (a node a batch forgot to protect goes at once; nothing may be
- * left pointing at freed nodes); and on threads. */
+/* Results in batches (the default) against the plain recursion, under two-state and
+ * multi-state rules, on soups big enough that batches fill up and are cut into pieces: the
+ * same cells at every step; under a memory limit that collects mid-batch too, keeping
+ * only what the trees and the protect stack reach (a node a batch forgot to protect goes
+ * at once; nothing may be left pointing at freed nodes); and on threads. */
 static void batches(void) {
-    static const char *const rules[] = {"B3/S23", "B36/S23", "B3-cnqy/S23-a4ityz"};
+    static const char *const rules[] = {"B3/S23", "B36/S23", "B3-cnqy/S23-a4ityz", "23/3/3",
+                                        "LifeHistory"};
     static const uint64_t steps[] = {1, 100, 64, 1000, 3000, 4096};
     int most = 0;
     uint64_t gcs = 0;

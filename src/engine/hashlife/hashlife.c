@@ -827,9 +827,11 @@ static uint32_t result(hl_ctx *h, uint32_t n, int k) {
  * node a slot names, then the comparisons), then every pending sub-result of all of them
  * as batches one level down, and so on; so the misses of a stage overlap across the batch
  * instead of queueing.  The answers are the recursion's (the same memoised results; only
- * the order in which nodes are made differs).  Two-state rules take it, on one thread and
- * on several (each thread then takes the pending squares in pieces, starting at a piece
- * of its own: see sub_results); multi-state rules keep the recursion.  Catacryst to 2^40
+ * the order in which nodes are made differs).  Every rule takes it, on one thread and on
+ * several (each thread then takes the pending squares in pieces, starting at a piece of
+ * its own: see sub_results); the recursion stays for comparison (WL_HASHLIFE_BATCH=0, and
+ * the tests).  Small multi-state patterns, whose trees stay in the cache, run as fast
+ * either way (Golly's flying-sierpinski, sedimental, nova).  Catacryst to 2^40
  * on one thread: 2.9 s with the recursion, 1.5 s in batches; ruler 0.49 -> 0.37 s,
  * totalperiodic to 2^20 1.24 -> 0.70 s (Zen 5 dev VM, docs/BENCHMARKS.md).  Batches of
  * 128 nodes with waves of 128 lookups were the fastest of 16..256 and 16..1024 there. */
@@ -1007,8 +1009,7 @@ static int sub_results(hl_ctx *h, hl_bframe *f, int nt, const uint32_t *sq, int 
 
 /* The results of cnt (<= HL_BATCH) level-k nodes in[] (protected by the caller) into
  * out[], as result() computes them, each pushed on the protect stack (the caller pops);
- * 0 when the computation must unwind (h->failure says why, or a parallel step stopped).
- * Two-state rules. */
+ * 0 when the computation must unwind (h->failure says why, or a parallel step stopped). */
 static int result_batch(hl_ctx *h, const uint32_t *in, int cnt, int k, uint32_t *out) {
     const int e = k - 2 < h->step_exp ? k - 2 : h->step_exp;
     if (h->sp + HL_BATCH_STACK > h->stack_cap) {
@@ -1058,10 +1059,12 @@ static int result_batch(hl_ctx *h, const uint32_t *in, int cnt, int k, uint32_t 
         if (k == 4) {
             for (int a = 0; a < nt; a++) {
                 const uint32_t *q = f->q[a];
-                uint32_t r = hl_leaf_make(h, hl_leaf_step(h, hl_leaf_bits(h, q[0]),
-                                                          hl_leaf_bits(h, q[1]),
-                                                          hl_leaf_bits(h, q[2]),
-                                                          hl_leaf_bits(h, q[3]), 1 << e));
+                uint32_t r = h->nplanes ? hl_states_step(h, q, 1 << e)
+                                        : hl_leaf_make(h, hl_leaf_step(h, hl_leaf_bits(h, q[0]),
+                                                                       hl_leaf_bits(h, q[1]),
+                                                                       hl_leaf_bits(h, q[2]),
+                                                                       hl_leaf_bits(h, q[3]),
+                                                                       1 << e));
                 if (!r) return 0;
                 hl_push(h, r);
                 f->made[a] = r;
@@ -1106,7 +1109,16 @@ static int result_batch(hl_ctx *h, const uint32_t *in, int cnt, int k, uint32_t 
                 if (!leaf)
                     for (int a = 0; a < nt; a++)
                         for (int j = 0; j < 16; j++) prefetch_node(h, f->g[a][j]);
-                for (int a = 0; a < nt; a++)
+                if (leaf && h->nplanes) /* (multi-state leaves: each centre made, chain
+                                           first, and protected) */
+                    for (int a = 0; a < nt; a++)
+                        for (int i = 0; i < 9; i++) {
+                            const uint32_t *g = f->g[a] + i / 3 * 4 + i % 3;
+                            const uint32_t four[4] = {g[0], g[1], g[4], g[5]};
+                            if (!(f->t[a][i] = hl_states_centre(h, four))) return 0;
+                            hl_push(h, f->t[a][i]);
+                        }
+                for (int a = 0; a < nt && !(leaf && h->nplanes); a++)
                     for (int y = 0; y < 3; y++)
                         for (int x = 0; x < 3; x++) {
                             const uint32_t *g = f->g[a] + y * 4 + x;
@@ -1126,7 +1138,8 @@ static int result_batch(hl_ctx *h, const uint32_t *in, int cnt, int k, uint32_t 
                                 kd[3] = h->nodes[g[5]].c[0];
                             }
                         }
-                if (!make_batch(h, 9 * nt, (const uint32_t(*)[4])f->kids, f->hv, k - 2,
+                if (!(leaf && h->nplanes) &&
+                    !make_batch(h, 9 * nt, (const uint32_t(*)[4])f->kids, f->hv, k - 2,
                                 &f->t[0][0]))
                     return 0;
             }
@@ -1161,9 +1174,9 @@ static int result_batch(hl_ctx *h, const uint32_t *in, int cnt, int k, uint32_t 
     return 1;
 }
 
-/* Node n's result: batched for two-state rules. */
+/* Node n's result: in batches unless the recursion is asked for. */
 static uint32_t result_any(hl_ctx *h, uint32_t n, int k) {
-    if (h->nplanes || !h->batch) return result(h, n, k);
+    if (!h->batch) return result(h, n, k);
     uint32_t r;
     return result_batch(h, &n, 1, k, &r) ? r : 0;
 }

@@ -90,7 +90,7 @@ typedef struct hl_ctx {
     /* the batched recursion's scratch, one frame a level, made on first use (hashlife.c,
      * "batches"; NULL until then) */
     struct hl_bframe **bframes;
-    int batch;          /* results in batches (two-state rules; 0: the plain recursion, as
+    int batch;          /* results in batches (hashlife.c; 0: the plain recursion, as
                            WL_HASHLIFE_BATCH=0 asks, for comparisons) */
     int batch_most;     /* statistics: the largest batch so far */
     int gc_trees_only;  /* tests: collections keep only what the trees and the protect stack
