@@ -996,7 +996,7 @@ static void parallel(void) {
  * multi-state rules, on soups big enough that batches fill up and are cut into pieces: the
  * same cells at every step; under a memory limit that collects mid-batch too, keeping
  * only what the trees and the protect stack reach (a node a batch forgot to protect goes
- * at once; nothing may be left pointing at freed nodes); and on threads. */
+ * at once; nothing may be left pointing at freed nodes); and on two threads. */
 static void batches(void) {
     static const char *const rules[] = {"B3/S23", "B36/S23", "B3-cnqy/S23-a4ityz", "23/3/3",
                                         "LifeHistory"};
@@ -1010,7 +1010,7 @@ static void batches(void) {
         soup(p, quick ? 96 : 160, wl_splitmix64(&rng));
         wl_universe *plain = make_hl_threads(&rule, 0, 1), *bat = make_hl_threads(&rule, 0, 1),
                     *tight = make_hl_threads(&rule, 512u << 10, 1),
-                    *par = make_hl_threads(&rule, 0, 3);
+                    *par = make_hl_threads(&rule, 0, 2); /* (more take the recursion) */
         if (plain && bat && tight && par) {
             ((hl_ctx *)wl_universe_ctx(plain))->batch = 0;
             ((hl_ctx *)wl_universe_ctx(tight))->gc_trees_only = 1;

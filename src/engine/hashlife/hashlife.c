@@ -1174,9 +1174,14 @@ static int result_batch(hl_ctx *h, const uint32_t *in, int cnt, int k, uint32_t 
     return 1;
 }
 
-/* Node n's result: in batches unless the recursion is asked for. */
+/* Node n's result: in batches, but for parallel steps of more than HL_BATCH_THREADS
+ * threads (or when the recursion is asked for).  On the GPU machine's 16-core Xeon the
+ * threads' pieces of batches spread worse than the recursion's orders from 4 threads on:
+ * catacryst to 2^40 1.51 / 1.48 s on 4 / 8 threads against 1.40 / 1.18 (two threads: 1.98
+ * against 2.18, one: 3.46 against 4.38; docs/BENCHMARKS.md). */
+#define HL_BATCH_THREADS 2
 static uint32_t result_any(hl_ctx *h, uint32_t n, int k) {
-    if (!h->batch) return result(h, n, k);
+    if (!h->batch || (h->par && h->nthreads > HL_BATCH_THREADS)) return result(h, n, k);
     uint32_t r;
     return result_batch(h, &n, 1, k, &r) ? r : 0;
 }
