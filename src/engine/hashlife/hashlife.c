@@ -580,38 +580,50 @@ uint32_t hl_plane_make(hl_ctx *h, uint32_t lo, uint32_t hi, uint32_t next) {
     return find_or_make(h, lo, hi, next, HL_PLANE_MARK, HL_PLANE_LEVEL);
 }
 
-/* Finds or makes `count` nodes of one level at once: first the hash slots of all of them
- * are prefetched, then the nodes those slots name, and only then are they compared, so
- * that the cache misses of independent lookups overlap instead of queueing.  Each new node
- * is pushed on the protect stack (the caller pops).  Returns 0 on failure. */
+#define HL_WAVE 128 /* lookups of make_batch whose misses are in flight together */
+
+/* Finds or makes `count` nodes of one level (kids[i] their fields) at once, in waves of up
+ * to HL_WAVE: first the hash slots of a wave are prefetched, then the nodes those slots
+ * name, and only then are they compared, so that the cache misses of independent lookups
+ * overlap instead of queueing.  hv: room for count hashes.  Each node is pushed on the
+ * protect stack (the caller pops).  Returns 0 on failure. */
+static int make_batch(hl_ctx *h, int count, const uint32_t (*kids)[4], uint32_t *hv,
+                      int level, uint32_t *out) {
+    for (int w0 = 0; w0 < count; w0 += HL_WAVE) {
+        int w1 = w0 + HL_WAVE < count ? w0 + HL_WAVE : count;
+        for (int i = w0; i < w1; i++) {
+            hv[i] = hash4(kids[i][0], kids[i][1], kids[i][2], kids[i][3]);
+            __builtin_prefetch(&h->table[hv[i] & h->tmask]);
+        }
+        /* keep the compiler from fusing the loops: all slot loads must be in flight first */
+        __asm__ volatile("" ::: "memory");
+        for (int i = w0; i < w1; i++) {
+            /* the first node whose tag matches (slots within one cache line ahead) */
+            uint32_t j = hv[i] & h->tmask, tag = slot_tag(hv[i]);
+            for (int probe = 0; probe < 4; probe++, j = (j + 1) & h->tmask) {
+                uint32_t v = __atomic_load_n(&h->table[j], __ATOMIC_RELAXED);
+                if (!v) break;
+                if ((v & ~HL_INDEX_MASK) == tag) {
+                    prefetch_node(h, v & HL_INDEX_MASK);
+                    break;
+                }
+            }
+        }
+        __asm__ volatile("" ::: "memory");
+        for (int i = w0; i < w1; i++) {
+            out[i] = find_or_make(h, kids[i][0], kids[i][1], kids[i][2], kids[i][3], level);
+            if (!out[i]) return 0;
+            hl_push(h, out[i]);
+        }
+    }
+    return 1;
+}
+
+/* make_batch for the recursion's few lookups (at most 9). */
 static int make_many(hl_ctx *h, int count, const uint32_t (*kids)[4], int level,
                      uint32_t *out) {
     uint32_t hv[9];
-    for (int i = 0; i < count; i++) {
-        hv[i] = hash4(kids[i][0], kids[i][1], kids[i][2], kids[i][3]);
-        __builtin_prefetch(&h->table[hv[i] & h->tmask]);
-    }
-    /* keep the compiler from fusing the loops: all slot loads must be in flight first */
-    __asm__ volatile("" ::: "memory");
-    for (int i = 0; i < count; i++) {
-        /* the first node whose tag matches (slots within one cache line ahead) */
-        uint32_t j = hv[i] & h->tmask, tag = slot_tag(hv[i]);
-        for (int probe = 0; probe < 4; probe++, j = (j + 1) & h->tmask) {
-            uint32_t v = __atomic_load_n(&h->table[j], __ATOMIC_RELAXED);
-            if (!v) break;
-            if ((v & ~HL_INDEX_MASK) == tag) {
-                prefetch_node(h, v & HL_INDEX_MASK);
-                break;
-            }
-        }
-    }
-    __asm__ volatile("" ::: "memory");
-    for (int i = 0; i < count; i++) {
-        out[i] = find_or_make(h, kids[i][0], kids[i][1], kids[i][2], kids[i][3], level);
-        if (!out[i]) return 0;
-        hl_push(h, out[i]);
-    }
-    return 1;
+    return make_batch(h, count, kids, hv, level, out);
 }
 
 uint32_t hl_empty(hl_ctx *h, int level) {
@@ -685,26 +697,43 @@ static inline void prefetch_pending(const hl_ctx *h, const uint32_t *n, int coun
     }
 }
 
-/* The centre 2^(k-1) square of level-k node n advanced 2^min(k-2, step_exp) generations;
- * 0 when the computation must unwind (h->failure says why). */
-static uint32_t result(hl_ctx *h, uint32_t n, int k) {
-    int e = k - 2 < h->step_exp ? k - 2 : h->step_exp;
-    hl_node *np = &h->nodes[n];
-    if (__atomic_load_n(&np->rexp, __ATOMIC_ACQUIRE) == e) { /* (see "threads") */
-        __atomic_store_n(&np->used, gc_clock(h), __ATOMIC_RELAXED);
-        return __atomic_load_n(&np->res, __ATOMIC_RELAXED);
-    }
-    if (n == h->empty[k]) return h->empty[k - 1];
-    if (par_stopped(h)) return 0;
-    if (--h->poll_countdown == 0) {
+/* Node n's result advanced 2^e generations into *r if it is memoised (then marked used);
+ * read as result() reads it (see "threads"). */
+static inline int memo_get(const hl_ctx *h, uint32_t n, int e, uint32_t *r) {
+    hl_node *p = &h->nodes[n];
+    if (__atomic_load_n(&p->rexp, __ATOMIC_ACQUIRE) != e) return 0;
+    /* (written only when it changes: a store to a node that other threads read takes
+     * its cache line away from them) */
+    const uint16_t now = gc_clock(h);
+    if (__atomic_load_n(&p->used, __ATOMIC_RELAXED) != now)
+        __atomic_store_n(&p->used, now, __ATOMIC_RELAXED);
+    *r = __atomic_load_n(&p->res, __ATOMIC_RELAXED);
+    return 1;
+}
+
+/* Counts n results about to be computed against the countdown to the next call of
+ * cfg->poll; 0 when that asks to stop (h->failure then says so). */
+static int poll_ok(hl_ctx *h, int n) {
+    for (int i = 0; i < n; i++) {
+        if (--h->poll_countdown) continue;
         h->poll_countdown = HL_POLL_INTERVAL;
         if (h->cfg.poll && h->cfg.poll(h->cfg.poll_user)) {
             h->failure = wl_error(WL_ERR_INTERRUPTED, "hashlife: interrupted");
             return 0;
         }
     }
-    if (h->failure) return 0;
+    return 1;
+}
+
+/* The centre 2^(k-1) square of level-k node n advanced 2^min(k-2, step_exp) generations;
+ * 0 when the computation must unwind (h->failure says why). */
+static uint32_t result(hl_ctx *h, uint32_t n, int k) {
+    int e = k - 2 < h->step_exp ? k - 2 : h->step_exp;
+    hl_node *np = &h->nodes[n];
     uint32_t r;
+    if (memo_get(h, n, e, &r)) return r;
+    if (n == h->empty[k]) return h->empty[k - 1];
+    if (par_stopped(h) || !poll_ok(h, 1) || h->failure) return 0;
     struct {
         uint32_t c[4];
     } q; /* (the children only: other threads may be writing the result beside them) */
@@ -835,7 +864,6 @@ static uint32_t result(hl_ctx *h, uint32_t n, int k) {
  * on one thread: 2.9 s with the recursion, 1.5 s in batches; ruler 0.49 -> 0.37 s,
  * totalperiodic to 2^20 1.24 -> 0.70 s (Zen 5 dev VM, docs/BENCHMARKS.md).  Batches of
  * 128 nodes with waves of 128 lookups were the fastest of 16..256 and 16..1024 there. */
-#define HL_WAVE 128 /* lookups whose misses are in flight together */
 /* A level's scratch for batches of up to cap nodes, in one block (a batch of a few nodes
  * touches a page or two of it, not a page an array: most of the deep levels' batches are
  * small).  The set of pending squares has 2^seen_bits entries, at least twice as many as
@@ -905,53 +933,8 @@ static hl_bframe *bframe(hl_ctx *h, int k, int n) {
     return f;
 }
 
-/* Finds or makes count nodes of one level (kids[i] their fields) as make_many does, in
- * waves of HL_WAVE whose misses overlap; every one is pushed.  0 on failure. */
-static int make_batch(hl_ctx *h, int count, const uint32_t (*kids)[4], uint32_t *hv,
-                      int level, uint32_t *out) {
-    for (int w0 = 0; w0 < count; w0 += HL_WAVE) {
-        int w1 = w0 + HL_WAVE < count ? w0 + HL_WAVE : count;
-        for (int i = w0; i < w1; i++) {
-            hv[i] = hash4(kids[i][0], kids[i][1], kids[i][2], kids[i][3]);
-            __builtin_prefetch(&h->table[hv[i] & h->tmask]);
-        }
-        __asm__ volatile("" ::: "memory");
-        for (int i = w0; i < w1; i++) {
-            uint32_t j = hv[i] & h->tmask, tag = slot_tag(hv[i]);
-            for (int probe = 0; probe < 4; probe++, j = (j + 1) & h->tmask) {
-                uint32_t v = __atomic_load_n(&h->table[j], __ATOMIC_RELAXED);
-                if (!v) break;
-                if ((v & ~HL_INDEX_MASK) == tag) {
-                    prefetch_node(h, v & HL_INDEX_MASK);
-                    break;
-                }
-            }
-        }
-        __asm__ volatile("" ::: "memory");
-        for (int i = w0; i < w1; i++) {
-            out[i] = find_or_make(h, kids[i][0], kids[i][1], kids[i][2], kids[i][3], level);
-            if (!out[i]) return 0;
-            hl_push(h, out[i]);
-        }
-    }
-    return 1;
-}
-
 static int result_batch(hl_ctx *h, const uint32_t *in, int cnt, int k, uint32_t *out);
 
-/* Node n's result advanced 2^e generations into *r if it is memoised (then marked used);
- * read as result() reads it (see "threads"). */
-static inline int memo_get(const hl_ctx *h, uint32_t n, int e, uint32_t *r) {
-    hl_node *p = &h->nodes[n];
-    if (__atomic_load_n(&p->rexp, __ATOMIC_ACQUIRE) != e) return 0;
-    /* (written only when it changes: a store to a node that other threads read takes
-     * its cache line away from them) */
-    const uint16_t now = gc_clock(h);
-    if (__atomic_load_n(&p->used, __ATOMIC_RELAXED) != now)
-        __atomic_store_n(&p->used, now, __ATOMIC_RELAXED);
-    *r = __atomic_load_n(&p->res, __ATOMIC_RELAXED);
-    return 1;
-}
 
 /* The results of the level-k squares sq[i][0 .. per) of the nt nodes being computed, into
  * t: memoised ones read (and pushed), the others computed once each (a square may recur)
@@ -1040,16 +1023,7 @@ static int result_batch(hl_ctx *h, const uint32_t *in, int cnt, int k, uint32_t 
             f->todo[nt++] = (uint32_t)i;
         }
     }
-    for (int a = 0; a < nt; a++) {
-        if (--h->poll_countdown == 0) {
-            h->poll_countdown = HL_POLL_INTERVAL;
-            if (h->cfg.poll && h->cfg.poll(h->cfg.poll_user)) {
-                h->failure = wl_error(WL_ERR_INTERRUPTED, "hashlife: interrupted");
-                return 0;
-            }
-        }
-    }
-    if (h->failure) return 0;
+    if (!poll_ok(h, nt) || h->failure) return 0;
     if (nt) {
         /* the children, and the grandchildren's grid */
         for (int a = 0; a < nt; a++) {
