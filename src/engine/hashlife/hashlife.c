@@ -847,7 +847,7 @@ static uint32_t result(hl_ctx *h, uint32_t n, int k) {
  *
  * The recursion above waits for one memory access after another: a result's lookups
  * depend on each other (children, then the intermediate squares' slots, then their nodes,
- * then the sub-results, ...), about seven latencies a computed node, and the core sits
+ * then the sub-results, ...), about six latencies a computed node, and the core sits
  * idle meanwhile.  But a computed node usually has several sub-results to compute (on
  * catacryst to 2^40 the nine first-round squares of a computed node have three pending on
  * average), and those are independent.  result_batch computes a batch of up to HL_BATCH
@@ -857,13 +857,15 @@ static uint32_t result(hl_ctx *h, uint32_t n, int k) {
  * as batches one level down, and so on; so the misses of a stage overlap across the batch
  * instead of queueing.  The answers are the recursion's (the same memoised results; only
  * the order in which nodes are made differs).  Every rule takes it, on one thread and on
- * several (each thread then takes the pending squares in pieces, starting at a piece of
- * its own: see sub_results); the recursion stays for comparison (WL_HASHLIFE_BATCH=0, and
- * the tests).  Small multi-state patterns, whose trees stay in the cache, run as fast
+ * two (each thread then takes the pending squares in pieces, starting at a piece of its
+ * own: see sub_results); parallel steps of more threads keep the recursion, whose orders
+ * spread the threads further (see result_any), and it stays for comparison too
+ * (WL_HASHLIFE_BATCH=0, and the tests).  Small multi-state patterns, whose trees stay in the cache, run as fast
  * either way (Golly's flying-sierpinski, sedimental, nova).  Catacryst to 2^40
  * on one thread: 2.9 s with the recursion, 1.5 s in batches; ruler 0.49 -> 0.37 s,
  * totalperiodic to 2^20 1.24 -> 0.70 s (Zen 5 dev VM, docs/BENCHMARKS.md).  Batches of
  * 128 nodes with waves of 128 lookups were the fastest of 16..256 and 16..1024 there. */
+
 /* A level's scratch for batches of up to cap nodes, in one block (a batch of a few nodes
  * touches a page or two of it, not a page an array: most of the deep levels' batches are
  * small).  The set of pending squares has 2^seen_bits entries, at least twice as many as
@@ -934,7 +936,6 @@ static hl_bframe *bframe(hl_ctx *h, int k, int n) {
 }
 
 static int result_batch(hl_ctx *h, const uint32_t *in, int cnt, int k, uint32_t *out);
-
 
 /* The results of the level-k squares sq[i][0 .. per) of the nt nodes being computed, into
  * t: memoised ones read (and pushed), the others computed once each (a square may recur)
