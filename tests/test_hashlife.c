@@ -1002,7 +1002,7 @@ static void batches(void) {
                                         "LifeHistory"};
     static const uint64_t steps[] = {1, 100, 64, 1000, 3000, 4096};
     int most = 0;
-    uint64_t gcs = 0;
+    uint64_t gcs = 0, par_steps = 0;
     for (size_t i = 0; i < sizeof rules / sizeof rules[0]; i++) {
         wl_rule rule;
         WL_CHECK_OK(wl_rule_parse(rules[i], &rule));
@@ -1028,6 +1028,7 @@ static void batches(void) {
             hl_ctx *hb = wl_universe_ctx(bat), *ht = wl_universe_ctx(tight);
             if (hb->batch_most > most) most = hb->batch_most;
             gcs += ht->gc_count;
+            par_steps += ((hl_ctx *)wl_universe_ctx(par))->par_steps;
             store_consistent(hb, rules[i]);
             store_consistent(ht, rules[i]);
             size_t dangling = 0;
@@ -1046,6 +1047,7 @@ static void batches(void) {
     }
     WL_CHECK(most == HL_BATCH, "batches: the largest had %d nodes, not %d", most, HL_BATCH);
     WL_CHECK(gcs > 0, "batches: no collection under 512 KB");
+    WL_CHECK(par_steps > 0, "batches: no step ran on two threads");
 }
 
 static void interruption(void) {
