@@ -921,16 +921,26 @@ static void store_consistent(const hl_ctx *h, const char *what) {
  * one, on soups under rules of each kind HashLife runs, through steps short and long
  * (short ones stay serial), a store that has to grow its table and nodes while the threads
  * run, and a memory limit that makes the threads stop for collections. */
+/* The rules of the parallel and batches tests: two-state (Moore, Hensel) and multi-state. */
+static const char *const soup_rules[] = {"B3/S23", "B36/S23", "B3-cnqy/S23-a4ityz", "23/3/3",
+                                         "LifeHistory"};
+#define SOUP_RULES (sizeof soup_rules / sizeof soup_rules[0])
+
+/* Rule i of soup_rules into *rule, and a fresh soup of side x side cells for it. */
+static wl_pattern *rule_soup(size_t i, int side, wl_rule *rule) {
+    WL_CHECK_OK(wl_rule_parse(soup_rules[i], rule));
+    wl_pattern *p = wl_pattern_new();
+    soup(p, side, wl_splitmix64(&rng));
+    return p;
+}
+
 static void parallel(void) {
-    static const char *const rules[] = {"B3/S23", "B36/S23", "B3-cnqy/S23-a4ityz", "23/3/3",
-                                        "LifeHistory"};
+    const char *const *rules = soup_rules;
     static const uint64_t steps[] = {1, 100, 64, 1000, 3000};
     uint64_t par_steps = 0, retries = 0;
-    for (size_t i = 0; i < sizeof rules / sizeof rules[0]; i++) {
+    for (size_t i = 0; i < SOUP_RULES; i++) {
         wl_rule rule;
-        WL_CHECK_OK(wl_rule_parse(rules[i], &rule));
-        wl_pattern *p = wl_pattern_new();
-        soup(p, quick ? 64 : 128, wl_splitmix64(&rng));
+        wl_pattern *p = rule_soup(i, quick ? 64 : 128, &rule);
         wl_universe *one = make_hl_threads(&rule, 0, 1), *four = make_hl_threads(&rule, 0, 4);
         if (one && four) {
             WL_CHECK_OK(wl_universe_load(one, p, NULL));
@@ -998,16 +1008,13 @@ static void parallel(void) {
  * only what the trees and the protect stack reach (a node a batch forgot to protect goes
  * at once; nothing may be left pointing at freed nodes); and on two threads. */
 static void batches(void) {
-    static const char *const rules[] = {"B3/S23", "B36/S23", "B3-cnqy/S23-a4ityz", "23/3/3",
-                                        "LifeHistory"};
+    const char *const *rules = soup_rules;
     static const uint64_t steps[] = {1, 100, 64, 1000, 3000, 4096};
     int most = 0;
     uint64_t gcs = 0, par_steps = 0;
-    for (size_t i = 0; i < sizeof rules / sizeof rules[0]; i++) {
+    for (size_t i = 0; i < SOUP_RULES; i++) {
         wl_rule rule;
-        WL_CHECK_OK(wl_rule_parse(rules[i], &rule));
-        wl_pattern *p = wl_pattern_new();
-        soup(p, quick ? 96 : 160, wl_splitmix64(&rng));
+        wl_pattern *p = rule_soup(i, quick ? 96 : 160, &rule);
         wl_universe *plain = make_hl_threads(&rule, 0, 1), *bat = make_hl_threads(&rule, 0, 1),
                     *tight = make_hl_threads(&rule, 512u << 10, 1),
                     *par = make_hl_threads(&rule, 0, 2); /* (more take the recursion) */

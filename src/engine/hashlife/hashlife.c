@@ -1214,23 +1214,17 @@ static uint32_t par_result(hl_ctx *m) {
     m->par = 1;
     m->spare = m->credit = m->chunk_next = m->chunk_end = 0;
     const uint64_t ticks0 = m->ticks;
-    for (int i = 0; i < m->nthreads - 1; i++) { /* each a copy of the master's, but for
-                                                      its stack and orders */
+    for (int i = 0; i < m->nthreads - 1; i++) { /* each a copy of the master's, but for its
+                                                      own stack, scratch and orders */
         hl_ctx *h = &m->helpers[i];
-        uint32_t *stack = h->stack;
-        size_t stack_cap = h->stack_cap;
-        struct hl_bframe **bframes = h->bframes;
-        const int tid = h->tid;
-        uint8_t ord9[9], ord4[4];
-        memcpy(ord9, h->ord9, sizeof ord9);
-        memcpy(ord4, h->ord4, sizeof ord4);
+        const hl_ctx own = *h;
         *h = *m;
-        h->stack = stack;
-        h->stack_cap = stack_cap;
-        h->bframes = bframes;
-        h->tid = tid;
-        memcpy(h->ord9, ord9, sizeof ord9);
-        memcpy(h->ord4, ord4, sizeof ord4);
+        h->stack = own.stack;
+        h->stack_cap = own.stack_cap;
+        h->bframes = own.bframes;
+        h->tid = own.tid;
+        memcpy(h->ord9, own.ord9, sizeof h->ord9);
+        memcpy(h->ord4, own.ord4, sizeof h->ord4);
         h->sp = 0;
         h->failure = WL_OK;
         h->cfg.poll = NULL; /* (the master polls) */
