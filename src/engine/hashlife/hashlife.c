@@ -161,6 +161,18 @@ static inline void prefetch_node(const hl_ctx *h, uint32_t n) {
 
 static inline uint32_t slot_tag(uint32_t hv) { return hv >> HL_TAG_SHIFT << HL_TAG_SHIFT; }
 
+/* Whether a table holding `live` nodes is due to double.  It doubles at 3/8 full while the
+ * doubled table fits the memory the node limit was reckoned with (h->table_most slots), and
+ * at half full after that, so that a run under a memory limit keeps as many nodes as
+ * before.  Doubling at 3/8 rather than 1/2 leaves the same table at the end on the suite's
+ * patterns (the same peak memory) but spends less of the run at high load: catacryst to
+ * 2^40 1.71 -> 1.44 s, totalperiodic 0.78 -> 0.72, ruler 0.38 -> 0.36 on one thread, with
+ * the same populations; doubling at 5/16 was slower again (docs/BENCHMARKS.md). */
+static inline int table_full(const hl_ctx *h, uint64_t live) {
+    const uint64_t slots = (uint64_t)h->tmask + 1;
+    return slots * 2 <= h->table_most ? live * 8 > slots * 3 : live * 2 > slots;
+}
+
 static void table_insert(hl_ctx *h, uint32_t n) {
     const hl_node *p = &h->nodes[n];
     uint32_t hv = hash4(p->c[0], p->c[1], p->c[2], p->c[3]);
@@ -436,7 +448,7 @@ static uint32_t par_alloc(hl_ctx *h) {
     }
     if (!h->credit) {
         uint32_t live = __atomic_add_fetch(&m->live, HL_PAR_CHUNK, __ATOMIC_RELAXED);
-        if (live >= m->limit || (uint64_t)live * 2 > (uint64_t)h->tmask + 1) {
+        if (live >= m->limit || table_full(h, live)) {
             __atomic_sub_fetch(&m->live, HL_PAR_CHUNK, __ATOMIC_RELAXED);
             par_stop(m, live >= m->limit ? HL_STOP_LIMIT : HL_STOP_TABLE);
             return 0;
@@ -526,7 +538,7 @@ static uint32_t find_or_make(hl_ctx *h, uint32_t a, uint32_t b, uint32_t c, uint
         i = hv & h->tmask;
         while (h->table[i]) i = (i + 1) & h->tmask;
     }
-    if ((uint64_t)(h->live + 1) * 2 > (uint64_t)h->tmask + 1) {
+    if (table_full(h, h->live + 1)) {
         wl_status s = table_rebuild(h, (h->tmask + 1) * 2);
         if (s) {
             h->failure = s;
@@ -1448,12 +1460,16 @@ static wl_status hl_create(const wl_config *cfg, const char *kernel, void **out)
     /* nodes of 24 bytes and a table of 4-byte slots, a power of two at least twice the
      * nodes: the table size that leaves room for the most nodes (was maxb / 40 bytes, the
      * worst case of any table size: up to a fifth of the limit unused) */
-    uint64_t lim = 0;
+    uint64_t lim = 0, most = 1u << 10;
     for (uint64_t t = 1u << 10; 4 * t < maxb; t *= 2) {
         uint64_t l = (maxb - 4 * t) / sizeof(hl_node);
         if (l > t / 2) l = t / 2;
-        if (l > lim) lim = l;
+        if (l > lim) {
+            lim = l;
+            most = t;
+        }
     }
+    h->table_most = most;
     if (lim > HL_INDEX_MASK - 64) lim = HL_INDEX_MASK - 64; /* indices fit a table slot */
     if (lim < 1024) lim = 1024;
     h->limit = (uint32_t)lim;

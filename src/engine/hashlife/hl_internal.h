@@ -76,6 +76,8 @@ typedef struct hl_ctx {
     uint32_t *table;
     size_t table_mapped; /* bytes of the table's own mapping (0: malloc'd) */
     uint32_t tmask;   /* table size - 1 (a power of two) */
+    uint64_t table_most; /* slots of the largest table the memory limit was reckoned with
+                            (table_full in hashlife.c) */
 
     uint32_t empty[HL_MAX_LEVEL + 1]; /* canonical empty node of each level (0 = not made) */
 
