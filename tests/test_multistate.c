@@ -316,6 +316,46 @@ static void test_wide(int quick) {
     }
 }
 
+/* cuda's k_ltl_bits at the grid's edges (where a GPU is): Moore squares of every range it
+ * runs, on tori whose width is a multiple of 32 (whose edge columns read whole words and
+ * wrap, lb_edge_word) and on bounded grids of any width (dead outside), heights from
+ * below the range up, against ref; and the same through wl_win32 (WL_CUDA_LTL_EDGE=slow). */
+static void test_ltl_edges(int quick) {
+    for (int round = 0; round < (quick ? 8 : 24); round++) {
+        const int R = round < 4 ? 1 + round * 10 : 1 + (int)rnd(31), span = 2 * R + 1;
+        const unsigned most = (unsigned)(span * span);
+        unsigned b0 = 1 + (unsigned)rnd(most / 3), s0 = 1 + (unsigned)rnd(most / 3);
+        unsigned b1 = b0 + (unsigned)rnd(most / 4 + 1), s1 = s0 + (unsigned)rnd(most / 3 + 1);
+        char text[96];
+        snprintf(text, sizeof text, "R%d,C%d,M%d,S%u..%u,B%u..%u,NM", R, rnd(3) ? 2 : 3,
+                 (int)rnd(2), s0, s1 < most - 1 ? s1 : most - 1, b0, b1 < most - 1 ? b1 : most - 1);
+        wl_rule rule;
+        WL_CHECK_OK(wl_rule_parse(text, &rule));
+        const int torus = round % 2 == 0;
+        uint64_t w = torus ? 32 * (1 + rnd(6)) : 1 + rnd(200);
+        uint64_t h = round % 3 == 0 ? (uint64_t)R + rnd(3) : 1 + rnd(150);
+        wl_pattern *soup = state_soup(&rule, w, h);
+        wl_shape sh = {torus ? WL_TOPOLOGY_TORUS : WL_TOPOLOGY_BOUNDED, w, h, {0, 0, 0, 0}};
+        uint64_t gens = 1 + rnd(6);
+        wl_pattern *want = run("ref", NULL, &sh, &rule, soup, gens, 0, NULL);
+        for (int slow = 0; slow < 2; slow++) {
+            setenv("WL_CUDA_LTL", "bits", 1);
+            if (slow) setenv("WL_CUDA_LTL_EDGE", "slow", 1);
+            wl_pattern *got = run("cuda", NULL, &sh, &rule, soup, gens, (int)rnd(2), NULL);
+            unsetenv("WL_CUDA_LTL");
+            unsetenv("WL_CUDA_LTL_EDGE");
+            WL_CHECK(!got || (want && wl_pattern_equal_cells(got, want)),
+                     "cuda k_ltl_bits%s, rule %s, %s %llux%llu, %llu generations: differs from "
+                     "ref", slow ? " (edges through wl_win32)" : "", text,
+                     wl_topology_name(sh.topology), (unsigned long long)w,
+                     (unsigned long long)h, (unsigned long long)gens);
+            wl_pattern_free(got);
+        }
+        wl_pattern_free(want);
+        wl_pattern_free(soup);
+    }
+}
+
 /* ---- 1, 2: every engine against ref ------------------------------------------------------- */
 
 static void test_engines(int quick) {
@@ -878,6 +918,7 @@ int main(void) {
     test_diamond(quick);
     test_ltl_table(quick);
     test_wide(quick);
+    test_ltl_edges(quick);
     test_plane_long(quick);
     test_glued(quick);
     test_facts(quick);

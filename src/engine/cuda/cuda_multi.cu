@@ -125,6 +125,8 @@ typedef struct wlcu_multi {
     int bits_r;             /* k_ltl_bits: the compiled range it runs (0: the one that reads
                                any rule, as WL_CUDA_LTL=bits0 forces) ... */
     uint4 bits_lim;         /* ... and the rule's intervals as that kernel reads them */
+    int bits_edge;          /* ... its edge columns read whole words where they can (lb_row;
+                               WL_CUDA_LTL_EDGE=slow: always through wl_win32, to compare) */
     uint64_t size;          /* the neighbourhood's cells (the largest count) */
     int sms;                /* the device's multiprocessors */
     int res;                /* Generations by the res kernel: 1 yes, -1 no, 0 not asked yet */
@@ -574,17 +576,40 @@ __device__ __forceinline__ uint32_t lb_within(const uint32_t *S, int sb, uint32_
     return in;
 }
 
-/* One row's window sums: its three words loaded directly inside the grid, through
- * wl_win32 near its edges. */
+/* The word of row y (y within R rows of the grid, h >= R), column X (X - 1 and X + 1
+ * included), where the edges are whole words: a torus whose width is a multiple of 32
+ * (rows and words wrap), or a bounded grid (dead outside; its last word's padding is 0). */
+__device__ __forceinline__ uint32_t lb_edge_word(const uint32_t *f, uint64_t nw, int64_t h,
+                                                 int torus, int64_t y, int64_t X) {
+    if (y < 0 || y >= h) {
+        if (!torus) return 0u;
+        y = y < 0 ? y + h : y - h;
+    }
+    if (X < 0 || X >= (int64_t)nw) {
+        if (!torus) return 0u;
+        X = X < 0 ? X + (int64_t)nw : X - (int64_t)nw;
+    }
+    return f[(uint64_t)y * nw + (uint64_t)X];
+}
+
+/* One row's window sums: its three words loaded directly inside the grid; near its edges
+ * through lb_edge_word where the edges are whole words (edge = 1), else through wl_win32.
+ * (At 4096^2 every block of LB_THREADS threads spans the grid's width: two of its four
+ * warps hold an edge column, and wl_win32's slow path, taken by one lane, held them up
+ * for the others.) */
 __device__ __forceinline__ void lb_row(const uint32_t *f, uint64_t nw, int64_t w, int64_t h,
-                                       int torus, int inside, int64_t y, int64_t X, int R,
-                                       int hb, uint32_t *H) {
+                                       int torus, int inside, int edge, int64_t y, int64_t X,
+                                       int R, int hb, uint32_t *H) {
     uint32_t l, m, r;
     if (inside) {
         const uint32_t *p = f + (uint64_t)y * nw + (uint64_t)X;
         l = p[-1];
         m = p[0];
         r = p[1];
+    } else if (edge) {
+        l = lb_edge_word(f, nw, h, torus, y, X - 1);
+        m = lb_edge_word(f, nw, h, torus, y, X);
+        r = lb_edge_word(f, nw, h, torus, y, X + 1);
     } else {
         l = wl_win32_call(f, nw, w, h, torus, y, X - 1);
         m = wl_win32_call(f, nw, w, h, torus, y, X);
@@ -618,7 +643,7 @@ __device__ __forceinline__ uint32_t lb_le_k(const uint32_t *S, int sb, const uin
  * summed again. */
 __device__ __forceinline__ void lb_body(const uint32_t *f, uint32_t *fn, uint64_t nw, int64_t w,
                                         int64_t h, int torus, int rows, const wlcu_mrule &ru,
-                                        uint4 lim, const int RC) {
+                                        uint4 lim, int edge_ok, const int RC) {
     extern __shared__ uint32_t ring[]; /* [slot][plane < hb][thread] */
     const int64_t X = (int64_t)blockIdx.x * LB_THREADS + threadIdx.x;
     if (X >= (int64_t)nw) return;
@@ -628,6 +653,7 @@ __device__ __forceinline__ void lb_body(const uint32_t *f, uint32_t *fn, uint64_
     const int64_t y1 = y0 + rows < h ? y0 + rows : h;
     const int64_t ylast = y1 + R - 1 > y0 + R ? y1 + R - 1 : y0 + R; /* the last row read */
     const int inside = y0 - R >= 0 && ylast < h && X >= 1 && (X + 2) * 32 <= w;
+    const int edge = !inside && edge_ok && (!torus || w == (int64_t)nw * 32) && h >= R;
     const uint32_t colmask = wl_colmask(w, X);
     uint32_t *mine = ring + threadIdx.x;
     uint32_t S[LB_SB], H[LB_HB], G[LB_HB];
@@ -641,7 +667,7 @@ __device__ __forceinline__ void lb_body(const uint32_t *f, uint32_t *fn, uint64_
 #pragma unroll
     for (int i = 0; i < LB_SB; i++) S[i] = 0;
     for (int k = 0; k < span; k++) { /* the first square: rows y0 - R .. y0 + R */
-        lb_row(f, nw, w, h, torus, inside, y0 - R + k, X, R, hb, H);
+        lb_row(f, nw, w, h, torus, inside, edge, y0 - R + k, X, R, hb, H);
         lb_add(S, H, hb, sb, 0);
         if (use_ring)
 #pragma unroll
@@ -651,6 +677,7 @@ __device__ __forceinline__ void lb_body(const uint32_t *f, uint32_t *fn, uint64_
     int slot = 0; /* the ring slot of row y - R, which row y + R + 1 takes over */
     for (int64_t y = y0; y < y1; y++) {
         const uint32_t self = inside ? f[(uint64_t)y * nw + (uint64_t)X]
+                              : edge ? lb_edge_word(f, nw, h, torus, y, X)
                                      : wl_win32_call(f, nw, w, h, torus, y, X);
         uint32_t born = 0, kept = 0;
         if (RC) {
@@ -667,7 +694,7 @@ __device__ __forceinline__ void lb_body(const uint32_t *f, uint32_t *fn, uint64_
         fn[(uint64_t)y * nw + (uint64_t)X] = ((born & ~self) | (kept & self)) & colmask;
         if (y + 1 == y1) break;
         /* slide down: row y + R + 1 enters, row y - R leaves */
-        lb_row(f, nw, w, h, torus, inside, y + R + 1, X, R, hb, H);
+        lb_row(f, nw, w, h, torus, inside, edge, y + R + 1, X, R, hb, H);
         if (use_ring) {
 #pragma unroll
             for (int i = 0; i < LB_HB; i++)
@@ -677,7 +704,7 @@ __device__ __forceinline__ void lb_body(const uint32_t *f, uint32_t *fn, uint64_
                 }
             slot = slot + 1 == span ? 0 : slot + 1;
         } else {
-            lb_row(f, nw, w, h, torus, inside, y - R, X, R, hb, G);
+            lb_row(f, nw, w, h, torus, inside, edge, y - R, X, R, hb, G);
         }
         lb_add(S, H, hb, sb, 0);
         lb_add(S, G, hb, sb, 1);
@@ -685,12 +712,12 @@ __device__ __forceinline__ void lb_body(const uint32_t *f, uint32_t *fn, uint64_
 }
 
 typedef void (*lb_fn)(const uint32_t *, uint32_t *, uint64_t, int64_t, int64_t, int, int,
-                      const wlcu_mrule *, uint4);
+                      const wlcu_mrule *, uint4, int);
 #define LB_KERNEL(RC)                                                                              \
     __global__ void __launch_bounds__(LB_THREADS, 6)                                               \
     k_ltl_bits##RC(const uint32_t *f, uint32_t *fn, uint64_t nw, int64_t w, int64_t h, int torus,  \
-                   int rows, const wlcu_mrule *__restrict__ rule, uint4 lim) {                     \
-        lb_body(f, fn, nw, w, h, torus, rows, *rule, lim, RC);                                     \
+                   int rows, const wlcu_mrule *__restrict__ rule, uint4 lim, int edge_ok) {        \
+        lb_body(f, fn, nw, w, h, torus, rows, *rule, lim, edge_ok, RC);                            \
     }
 /* k_ltl_bits0 reads the range and the intervals from the rule; k_ltl_bitsR is range R with
  * one birth and one survival interval (most rules), compiled for ranges up to LB_FIXED_R. */
@@ -1141,6 +1168,8 @@ extern "C" wl_status wlcu_multi_init(wlcu_ctx *c) {
     m->bits_r = !(force && !strcmp(force, "bits0")) && lb_fixed(ru, &m->bits_lim) ? ru->R : 0;
     m->bits_ltl = bits_ok && (force && !strcmp(force, "tile") ? 0 : bits_force ? 1
                               : ltl_bits_pays(ru, c->w, c->h));
+    const char *edge = getenv("WL_CUDA_LTL_EDGE");
+    m->bits_edge = !(edge && !strcmp(edge, "slow"));
     /* (global: tests, k_ltl_square or k_ltl_global at any reach; runs: k_ltl_global for the
      * square too, to compare) */
     if (force && (!strcmp(force, "global") || !strcmp(force, "runs"))) {
@@ -1453,7 +1482,7 @@ extern "C" wl_status wlcu_multi_advance(wlcu_ctx *c, uint64_t gens) {
             dim3 grid((unsigned)cols, (unsigned)((c->h + rows - 1) / rows));
             kern<<<grid, LB_THREADS, smem>>>((const uint32_t *)c->cur, (uint32_t *)c->nxt, c->nw,
                                              (int64_t)c->w, (int64_t)c->h, c->torus, (int)rows,
-                                             m->d_rule, m->bits_lim);
+                                             m->d_rule, m->bits_lim, m->bits_edge);
             WLCU_CHECK_LAUNCH("ltl bits");
         } else if (m->global_ltl) {
             k_row_prefix<<<(unsigned)c->h, 256>>>((const uint32_t *)c->cur, m->prefix, c->nw,
