@@ -166,8 +166,9 @@ static inline uint32_t slot_tag(uint32_t hv) { return hv >> HL_TAG_SHIFT << HL_T
  * at half full after that, so that a run under a memory limit keeps as many nodes as
  * before.  Doubling at 3/8 rather than 1/2 leaves the same table at the end on the suite's
  * patterns (the same peak memory) but spends less of the run at high load: catacryst to
- * 2^40 1.71 -> 1.44 s, totalperiodic 0.78 -> 0.72, ruler 0.38 -> 0.36 on one thread, with
- * the same populations; doubling at 5/16 was slower again (docs/BENCHMARKS.md). */
+ * 2^40 1.71 -> 1.44 s, totalperiodic 0.78 -> 0.72, ruler 0.38 -> 0.36 on one thread;
+ * metapixel-p216-gun, which doubles once more near its end, 1.93 -> 2.12 s and 238 -> 297
+ * MB; doubling at 5/16 was slower again (docs/BENCHMARKS.md). */
 static inline int table_full(const hl_ctx *h, uint64_t live) {
     const uint64_t slots = (uint64_t)h->tmask + 1;
     return slots * 2 <= h->table_most ? live * 8 > slots * 3 : live * 2 > slots;
