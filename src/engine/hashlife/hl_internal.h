@@ -75,6 +75,8 @@ typedef struct hl_ctx {
     /* open-addressing hash table of node indices (0 = empty slot) */
     uint32_t *table;
     size_t table_mapped; /* bytes of the table's own mapping (0: malloc'd) */
+    size_t table_reserved; /* ... when it was reserved for every size up to table_most, its
+                              bytes (the table grows in place, table_rebuild), else 0 */
     uint32_t tmask;   /* table size - 1 (a power of two) */
     uint64_t table_most; /* slots of the largest table the memory limit was reckoned with
                             (table_full in hashlife.c) */
