@@ -321,7 +321,7 @@ static void test_wide(int quick) {
  * wrap, lb_edge_word) and on bounded grids of any width (dead outside), heights from
  * below the range up, against ref; and the same through wl_win32 (WL_CUDA_LTL_EDGE=slow). */
 static void test_ltl_edges(int quick) {
-    for (int round = 0; round < (quick ? 8 : 24); round++) {
+    for (int round = 0; round < (quick ? 12 : 24); round++) {
         const int R = round < 4 ? 1 + round * 10 : 1 + (int)rnd(31), span = 2 * R + 1;
         const unsigned most = (unsigned)(span * span);
         unsigned b0 = 1 + (unsigned)rnd(most / 3), s0 = 1 + (unsigned)rnd(most / 3);
