@@ -60,6 +60,9 @@
  * compiled once for each range up to LB_FIXED_R, for rules of one birth and one survival
  * interval (most): the range known, every loop over adders, bits and ends unrolls, and the
  * ends' bits wait in registers as masks (2.3-2.7x the kernel that reads any rule, H100).
+ * Edge columns read whole words where the grid's edges are whole words (lb_edge_word): R5
+ * at 4096^2 ran 6.6e11 while one lane of each edge warp took wl_win32's general path and
+ * 1.09e12 since (H100).
  * k_ltl_tile, for reaches up to LT_MAXR: a block takes a tile of
  * LT_H rows x LT_W cells and the rows and columns of its reach into shared memory as bits;
  * for the Moore neighbourhood, threads slide column sums down the tile's rows, warps scan
