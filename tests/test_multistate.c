@@ -318,8 +318,8 @@ static void test_wide(int quick) {
 
 /* cuda's k_ltl_bits at the grid's edges (where a GPU is): Moore squares of every range it
  * runs, on tori whose width is a multiple of 32 (whose edge columns read whole words and
- * wrap, lb_edge_word) and on bounded grids of any width (dead outside), heights from
- * below the range up, against ref; and the same through wl_win32 (WL_CUDA_LTL_EDGE=slow). */
+ * wrap, lb_edge_word) and on bounded grids of any width (dead outside), heights from the
+ * range up, against ref; and the same through wl_win32 (WL_CUDA_LTL_EDGE=slow). */
 static void test_ltl_edges(int quick) {
     for (int round = 0; round < (quick ? 12 : 24); round++) {
         const int R = round < 4 ? 1 + round * 10 : 1 + (int)rnd(31), span = 2 * R + 1;
