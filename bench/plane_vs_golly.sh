@@ -29,7 +29,7 @@ wall() {
         t1=${EPOCHREALTIME:-$(date +%s.%N)}
         times+=("$(echo "${t1/,/.} - ${t0/,/.}" | bc -l)")
     done
-    printf '%s\n' "${times[@]}" | sort -g | awk '{a[NR]=$1} END {printf "%.3f", a[int((NR+1)/2)]}'
+    printf '%s\n' "${times[@]}" | sort -g | awk '{a[NR]=$1} END {printf "%.4f", a[int((NR+1)/2)]}'
 }
 
 "$WL" soup 2048x2048 --density 0.5 --seed 1 -o "$TMP/soup2048.rle" > /dev/null 2>&1
