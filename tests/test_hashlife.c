@@ -935,7 +935,6 @@ static wl_pattern *rule_soup(size_t i, int side, wl_rule *rule) {
 }
 
 static void parallel(void) {
-    const char *const *rules = soup_rules;
     static const uint64_t steps[] = {1, 100, 64, 1000, 3000};
     uint64_t par_steps = 0, retries = 0;
     for (size_t i = 0; i < SOUP_RULES; i++) {
@@ -951,13 +950,13 @@ static void parallel(void) {
                 WL_CHECK_OK(wl_universe_step(one, steps[k]));
                 WL_CHECK_OK(wl_universe_step(four, steps[k]));
                 gen += steps[k];
-                same_cells(one, four, rules[i], gen);
+                same_cells(one, four, soup_rules[i], gen);
                 WL_CHECK(pop_u64(one) == pop_u64(four), "%s: populations differ at %llu",
-                         rules[i], (unsigned long long)gen);
+                         soup_rules[i], (unsigned long long)gen);
             }
             hl_ctx *h = wl_universe_ctx(four);
-            WL_CHECK(h->nthreads == 4, "%s: %d threads", rules[i], h->nthreads);
-            store_consistent(h, rules[i]);
+            WL_CHECK(h->nthreads == 4, "%s: %d threads", soup_rules[i], h->nthreads);
+            store_consistent(h, soup_rules[i]);
             par_steps += h->par_steps;
             retries += h->par_retries;
         }
@@ -1008,7 +1007,6 @@ static void parallel(void) {
  * only what the trees and the protect stack reach (a node a batch forgot to protect goes
  * at once; nothing may be left pointing at freed nodes); and on two threads. */
 static void batches(void) {
-    const char *const *rules = soup_rules;
     static const uint64_t steps[] = {1, 100, 64, 1000, 3000, 4096};
     int most = 0;
     uint64_t gcs = 0, par_steps = 0;
@@ -1028,22 +1026,22 @@ static void batches(void) {
                 if (quick && steps[k] > 1000) break;
                 for (int u = 0; u < 4; u++) WL_CHECK_OK(wl_universe_step(us[u], steps[k]));
                 gen += steps[k];
-                same_cells(plain, bat, rules[i], gen);
-                same_cells(plain, tight, rules[i], gen);
-                same_cells(plain, par, rules[i], gen);
+                same_cells(plain, bat, soup_rules[i], gen);
+                same_cells(plain, tight, soup_rules[i], gen);
+                same_cells(plain, par, soup_rules[i], gen);
             }
             hl_ctx *hb = wl_universe_ctx(bat), *ht = wl_universe_ctx(tight);
             if (hb->batch_most > most) most = hb->batch_most;
             gcs += ht->gc_count;
             par_steps += ((hl_ctx *)wl_universe_ctx(par))->par_steps;
-            store_consistent(hb, rules[i]);
-            store_consistent(ht, rules[i]);
+            store_consistent(hb, soup_rules[i]);
+            store_consistent(ht, soup_rules[i]);
             size_t dangling = 0;
             for (uint32_t n = 1; n < ht->top; n++)
                 if (ht->nodes[n].level && ht->nodes[n].rexp != HL_NO_RESULT &&
                     !ht->nodes[ht->nodes[n].res].level)
                     dangling++;
-            WL_CHECK(dangling == 0, "%s, 512 KB: %zu results point at freed nodes", rules[i],
+            WL_CHECK(dangling == 0, "%s, 512 KB: %zu results point at freed nodes", soup_rules[i],
                      dangling);
         }
         wl_universe_free(plain);

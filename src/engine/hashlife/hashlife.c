@@ -199,7 +199,7 @@ static void table_insert(hl_ctx *h, uint32_t n) {
  * for huge pages once it is a huge page or more (a small pattern keeps a small table). */
 static wl_status table_rebuild(hl_ctx *h, uint32_t slots) {
     const size_t bytes = (size_t)slots * sizeof *h->table;
-    if (!h->table && !h->table_reserved && h->table_most * sizeof *h->table > bytes) {
+    if (!h->table && h->table_most * sizeof *h->table > bytes) { /* (the first table) */
         size_t most = (size_t)h->table_most * sizeof *h->table;
         if ((h->table = map_huge(most, 0)) != NULL) {
             h->table_reserved = most;
