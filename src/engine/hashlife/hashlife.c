@@ -504,10 +504,9 @@ static uint32_t par_alloc(hl_ctx *h) {
     return n;
 }
 
-/* find_or_make during a parallel step: 0 when the step stops. */
-static uint32_t find_or_make_par(hl_ctx *h, uint32_t a, uint32_t b, uint32_t c, uint32_t d,
-                                 int level) {
-    uint32_t hv = hash4(a, b, c, d);
+/* find_or_make during a parallel step (hv: the fields' hash4): 0 when the step stops. */
+static uint32_t find_or_make_par(hl_ctx *h, uint32_t hv, uint32_t a, uint32_t b, uint32_t c,
+                                 uint32_t d, int level) {
     uint32_t i = hv & h->tmask, tag = slot_tag(hv), n = 0;
     for (;;) {
         uint32_t v = __atomic_load_n(&h->table[i], __ATOMIC_ACQUIRE);
@@ -543,11 +542,11 @@ static uint32_t find_or_make_par(hl_ctx *h, uint32_t a, uint32_t b, uint32_t c, 
     }
 }
 
-/* Finds or creates the node with fields (a, b, c, d) at `level`; 0 on failure. */
-static uint32_t find_or_make(hl_ctx *h, uint32_t a, uint32_t b, uint32_t c, uint32_t d,
-                             int level) {
-    if (h->par) return find_or_make_par(h, a, b, c, d, level);
-    uint32_t hv = hash4(a, b, c, d);
+/* Finds or creates the node with fields (a, b, c, d) at `level`, whose hash4 is hv (make_batch
+ * has it already); 0 on failure. */
+static inline uint32_t find_or_make_hv(hl_ctx *h, uint32_t hv, uint32_t a, uint32_t b,
+                                       uint32_t c, uint32_t d, int level) {
+    if (h->par) return find_or_make_par(h, hv, a, b, c, d, level);
     uint32_t i = hv & h->tmask, tag = slot_tag(hv);
     for (uint32_t v; (v = h->table[i]) != 0; i = (i + 1) & h->tmask) {
         if ((v & ~HL_INDEX_MASK) != tag) continue;
@@ -602,6 +601,11 @@ static uint32_t find_or_make(hl_ctx *h, uint32_t a, uint32_t b, uint32_t c, uint
     return n;
 }
 
+static uint32_t find_or_make(hl_ctx *h, uint32_t a, uint32_t b, uint32_t c, uint32_t d,
+                             int level) {
+    return find_or_make_hv(h, hash4(a, b, c, d), a, b, c, d, level);
+}
+
 uint32_t hl_node_make(hl_ctx *h, uint32_t nw, uint32_t ne, uint32_t sw, uint32_t se) {
     return find_or_make(h, nw, ne, sw, se, h->nodes[nw].level + 1);
 }
@@ -651,7 +655,8 @@ static int make_batch(hl_ctx *h, int count, const uint32_t (*kids)[4], uint32_t 
         }
         __asm__ volatile("" ::: "memory");
         for (int i = w0; i < w1; i++) {
-            out[i] = find_or_make(h, kids[i][0], kids[i][1], kids[i][2], kids[i][3], level);
+            out[i] = find_or_make_hv(h, hv[i], kids[i][0], kids[i][1], kids[i][2], kids[i][3],
+                                     level);
             if (!out[i]) return 0;
             hl_push(h, out[i]);
         }
