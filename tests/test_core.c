@@ -1,6 +1,7 @@
 /*
  * test_core.c - big integers, patterns, the grid placement rule, and the CPU's features.
  */
+#define _POSIX_C_SOURCE 200809L /* setenv */
 #include "internal.h"
 #include "wltest.h"
 
@@ -338,10 +339,67 @@ static void test_pool_active(unsigned long long seed) {
     wl_pool_destroy(pool);
 }
 
+/* wl_pool_run_any: jobs whose parts any thread takes from a counter, each part done
+ * exactly once, mixed with wl_pool_run's jobs (each once on each thread) and changes of
+ * the active count, with workers that are sometimes slow: a worker that wakes after its
+ * "any" job closed must not take a seat in the next job, nor miss an ordinary one (a
+ * missed one would hang the test, a doubled one count twice). */
+typedef struct pool_parts {
+    int next, n;
+    int done[64];
+    unsigned spin; /* busy-wait per part, to let workers fall behind */
+} pool_parts;
+
+static void pool_parts_task(void *arg, int tid, int n) {
+    (void)tid;
+    (void)n;
+    pool_parts *p = arg;
+    for (;;) {
+        int i = __atomic_fetch_add(&p->next, 1, __ATOMIC_RELAXED);
+        if (i >= p->n) break;
+        for (volatile unsigned k = 0; k < p->spin; k++) {
+        }
+        __atomic_add_fetch(&p->done[i], 1, __ATOMIC_RELAXED);
+    }
+}
+
+static void test_pool_any(unsigned long long seed, int lag) {
+    if (lag) setenv("WL_POOL_LAG", "20000", 1); /* (read when the pool is made) */
+    wl_pool *pool = wl_pool_create(4);
+    if (lag) unsetenv("WL_POOL_LAG");
+    WL_CHECK(pool != NULL, "pool of 4");
+    if (!pool) return;
+    unsigned long long x = seed | 1;
+    int bad_any = 0, bad_all = 0;
+    for (int job = 0; job < (lag ? 1000 : 4000) && !bad_any && !bad_all; job++) {
+        x ^= x << 13, x ^= x >> 7, x ^= x << 17;
+        if (job % 11 == 0) wl_pool_set_active(pool, (int)(x % 6)); /* (0 and 5: all) */
+        if (x >> 40 & 1) {
+            pool_parts p = {0};
+            p.n = 1 + (int)(x >> 20 & 63);
+            p.spin = (x >> 30 & 3) == 0 ? 20000 : 0;
+            wl_pool_run_any(pool, pool_parts_task, &p);
+            for (int i = 0; i < 64; i++)
+                if (p.done[i] != (i < p.n)) bad_any = 1;
+        } else {
+            const int n = wl_pool_active(pool);
+            pool_probe p = {{0}, {0}};
+            wl_pool_run(pool, pool_probe_task, &p);
+            for (int t = 0; t < 8; t++)
+                if (p.runs[t] != (t < n) || (t < n && p.n_seen[t] != n)) bad_all = 1;
+        }
+    }
+    WL_CHECK(!bad_any, "pool: a part of an \"any\" job was not done exactly once");
+    WL_CHECK(!bad_all, "pool: a job did not run once on each of its threads beside \"any\" jobs");
+    wl_pool_destroy(pool);
+}
+
 int main(void) {
     unsigned long long seed = wl_test_seed();
     test_cpu_features();
     test_pool_active(seed);
+    test_pool_any(seed, 0);
+    test_pool_any(seed, 1); /* (workers that pause after seeing each job: they come late) */
     test_bigint();
     test_pattern(seed);
     test_pattern_model(seed);

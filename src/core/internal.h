@@ -344,6 +344,9 @@ typedef void (*wl_task_fn)(void *arg, int tid, int nthreads);
 wl_pool *wl_pool_create(int n);
 /* Runs fn(arg, tid, n) on all n threads and returns when every call has returned. */
 void wl_pool_run(wl_pool *p, wl_task_fn fn, void *arg);
+/* wl_pool_run for a job whose parts any of its threads may take (from a common counter):
+ * threads that have not joined it when the caller ran out of parts take no part (pool.c) */
+void wl_pool_run_any(wl_pool *p, wl_task_fn fn, void *arg);
 int wl_pool_size(const wl_pool *p);
 /* Jobs run on the first n threads from now on (n outside 1 .. size: all of them); the
  * others sleep without spinning.  Between jobs only, from the thread that runs them. */

@@ -49,6 +49,13 @@
 
 #define GENERAL_TILE_WORDS 62 /* data words of a general-mode tile: 64 with the halo */
 #define MIN_DEPTH 4           /* shallowest temporal blocking chosen for small tiles */
+/* Passes of fewer cell updates than this (the grid's area times the generations) run on
+ * the calling thread: handing a few tens of microseconds of work to the pool costs about
+ * as much on an idle machine, and far more on a busy one, where the barrier waits out
+ * another program's time slice on the other core.  Golly's steeplechase (Generations, a
+ * 59 x 256 grid) to generation 1000 on the dev VM's two vCPUs: 2.7 ms on one thread, 40
+ * to 70 ms on two while another process kept one vCPU busy. */
+#define SERIAL_CELLS ((uint64_t)1 << 17)
 
 struct cpu_tiler {
     cpu_tiler_config c;
@@ -435,7 +442,9 @@ void cpu_tiler_pass(cpu_tiler *t, const uint64_t *src, uint64_t *dst, unsigned g
     t->dst = dst;
     t->gens = gens;
     t->next_tile = 0;
-    wl_pool_run(t->c.pool, pass_task, t);
+    /* a short pass runs on the calling thread alone (see SERIAL_CELLS) */
+    if ((uint64_t)t->c.w * t->c.h * gens < SERIAL_CELLS) pass_task(t, 0, 1);
+    else wl_pool_run_any(t->c.pool, pass_task, t);
 }
 
 void cpu_tiler_pass_planes(cpu_tiler *t, const uint64_t *src, uint64_t *dst, unsigned gens,
