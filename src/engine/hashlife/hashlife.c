@@ -1076,19 +1076,25 @@ static int result_batch(hl_ctx *h, const uint32_t *in, int cnt, int k, uint32_t 
             memcpy(f->q[a], h->nodes[in[f->todo[a]]].c, sizeof f->q[a]);
             for (int j = 0; j < 4; j++) prefetch_node(h, f->q[a][j]);
         }
-        if (k == 4) {
+        if (k == 4 && h->nplanes) {
             for (int a = 0; a < nt; a++) {
-                const uint32_t *q = f->q[a];
-                uint32_t r = h->nplanes ? hl_states_step(h, q, 1 << e)
-                                        : hl_leaf_make(h, hl_leaf_step(h, hl_leaf_bits(h, q[0]),
-                                                                       hl_leaf_bits(h, q[1]),
-                                                                       hl_leaf_bits(h, q[2]),
-                                                                       hl_leaf_bits(h, q[3]),
-                                                                       1 << e));
+                uint32_t r = hl_states_step(h, f->q[a], 1 << e);
                 if (!r) return 0;
                 hl_push(h, r);
                 f->made[a] = r;
             }
+        } else if (k == 4) { /* the leaves' steps, then their lookups at once */
+            for (int a = 0; a < nt; a++) {
+                const uint32_t *q = f->q[a];
+                uint64_t b = hl_leaf_step(h, hl_leaf_bits(h, q[0]), hl_leaf_bits(h, q[1]),
+                                          hl_leaf_bits(h, q[2]), hl_leaf_bits(h, q[3]), 1 << e);
+                uint32_t *kd = f->kids[a];
+                kd[0] = (uint32_t)b;
+                kd[1] = (uint32_t)(b >> 32);
+                kd[2] = kd[3] = HL_LEAF_MARK;
+            }
+            if (!make_batch(h, nt, (const uint32_t(*)[4])f->kids, f->hv, HL_LEAF_LEVEL, f->made))
+                return 0;
         } else {
             for (int a = 0; a < nt; a++)
                 for (int j = 0; j < 4; j++) {
