@@ -207,10 +207,16 @@ static wl_status table_rebuild(hl_ctx *h, uint32_t slots) {
         }
     }
     if (h->table && (slots == h->tmask + 1 || bytes <= h->table_reserved)) {
-        /* in place: the part in use so far cleared, the rest is still zero */
-        memset(h->table, 0, (size_t)(h->tmask + 1) * sizeof *h->table);
+        /* in place: the part in use so far cleared, the rest is still zero but written
+         * too, so that its pages are faulted in for writing now.  Left to the probes, a
+         * page was first read (mapping the kernel's zero page) and then written, a second
+         * fault that copies it and flushes the TLB of every core the process runs on: with
+         * a second thread (a race beside the grow engine, a parallel step) each such flush
+         * interrupted the other core, and on the dev VM those flushes were 10% of Golly's
+         * small Generations patterns' runs on `auto`. */
         if (bytes >= HL_HUGE_PAGE && bytes > (size_t)(h->tmask + 1) * sizeof *h->table)
             advise_huge(h->table, bytes);
+        memset(h->table, 0, bytes);
         h->tmask = slots - 1;
     } else {
         /* tables of at least a huge page get their own mapping (zero-filled by the
