@@ -5,7 +5,8 @@
 # wall time and peak memory of each, the ratios, and whether the populations agree.
 #
 # usage: bench/hashlife_vs_golly.sh [WARPLIFE] [PATTERN_DIR]   (defaults: build/warplife,
-#        ../shared/patterns); REPEAT=n keeps the median of n runs (default 1); BGOLLY=path
+#        ../shared/patterns); REPEAT=n keeps the median of n runs (default 1), the three
+#        commands of a case taking turns, timed to the millisecond; BGOLLY=path
 #        picks the bgolly (default: the one on PATH; without one only warplife runs);
 #        SKIP=regex leaves out the cases whose name matches (e.g. SKIP='soup|metacata');
 #        GOLLY_MB=n is bgolly's memory limit (-M; default 8192, as warplife's default cap:
@@ -26,42 +27,55 @@ BG=${BGOLLY:-$(command -v bgolly || true)}
 TMP=$(mktemp -d)
 trap 'rm -rf "$TMP"' EXIT
 
-# run NAME CMD...: median wall seconds and peak RSS (MB) of CMD over REPEAT runs, its last
-# output line kept in $TMP/NAME.out; prints "SECONDS MB" or "fail"
-run() {
-    local name=$1 times=() mem=0
+# once NAME CMD...: one run of CMD, its wall seconds (bash's EPOCHREALTIME, to the
+# millisecond) appended to $TMP/NAME.t and its peak RSS (KB) to $TMP/NAME.m, its last output
+# line kept in $TMP/NAME.out; returns non-zero when it fails
+once() {
+    local name=$1 t0 t1
     shift
-    for _ in $(seq "$REPEAT"); do
-        if ! /usr/bin/time -f "%e %M" -o "$TMP/time" "$@" >"$TMP/$name.out" 2>/dev/null; then
-            echo fail
-            return
-        fi
-        read -r t m <"$TMP/time"
-        times+=("$t")
-        [ "$m" -gt "$mem" ] && mem=$m
-    done
-    printf '%s\n' "${times[@]}" | sort -g |
-        awk -v m="$mem" '{a[NR]=$1} END {printf "%.2f %.0f", a[int((NR+1)/2)], m / 1024}'
+    t0=${EPOCHREALTIME/,/.}
+    /usr/bin/time -f "%M" -o "$TMP/$name.mem1" "$@" >"$TMP/$name.out" 2>/dev/null || return 1
+    t1=${EPOCHREALTIME/,/.}
+    awk -v a="$t0" -v b="$t1" 'BEGIN {printf "%.4f\n", b - a}' >>"$TMP/$name.t"
+    cat "$TMP/$name.mem1" >>"$TMP/$name.m"
+}
+
+# result NAME: "SECONDS MB" (the median time, the largest peak) of NAME's runs, or "fail"
+result() {
+    [ -f "$TMP/$1.fail" ] && { echo fail; return; }
+    local mem
+    mem=$(sort -g "$TMP/$1.m" | tail -1)
+    sort -g "$TMP/$1.t" | awk -v m="$mem" '{a[NR]=$1} END {printf "%.3f %.0f", a[int((NR+1)/2)], m / 1024}'
 }
 
 . "$(dirname "$0")/hashlife_cases.sh"
 "$WL" soup 4096x4096 -s 1 -q -o "$TMP/soup4096.rle" && cases+=("$TMP/soup4096.rle 1000")
 
-ratio() { awk -v a="${1% *}" -v b="$2" 'BEGIN {printf "%.2f", (b > 0 ? a / b : 0)}'; }
+ratio() { awk -v a="${1% *}" -v b="$2" 'BEGIN {printf "%.3f", (b > 0 ? a / b : 0)}'; }
 printf '%-34s %15s %8s %8s %8s %7s %7s %7s %8s %s\n' pattern generations wl_1t_s wl_all_s \
        golly_s ratio1t ratioall wl_MB golly_MB population
 for c in "${cases[@]}"; do
     set -- $c
     f=$1 g=$2 name=$(basename "$1")
     [[ $name =~ $SKIP ]] && continue
-    w=$(run wl "$WL" run "$f" -e hashlife -m "$g" --popcount -q --threads 1)
+    # the three commands take turns, REPEAT rounds, so that this machine's slow and fast
+    # moments fall on all of them alike (Golly's own time moved by a third from one run
+    # of the suite to the next on the dev VM)
+    rm -f "$TMP"/wl.* "$TMP"/wla.* "$TMP"/bg.*
+    for _ in $(seq "$REPEAT"); do
+        once wl "$WL" run "$f" -e hashlife -m "$g" --popcount -q --threads 1 || touch "$TMP/wl.fail"
+        once wla "$WL" run "$f" -e hashlife -m "$g" --popcount -q || touch "$TMP/wla.fail"
+        [ -n "$BG" ] && { once bg "$BG" -a HashLife -M "${GOLLY_MB:-8192}" -m "$g" -i "$g" "$f" ||
+                          touch "$TMP/bg.fail"; }
+    done
+    w=$(result wl)
     wpop=$(sed -n 's/.*population \([0-9]*\).*/\1/p' "$TMP/wl.out" | tail -1)
-    wa=$(run wla "$WL" run "$f" -e hashlife -m "$g" --popcount -q)
+    wa=$(result wla)
     wapop=$(sed -n 's/.*population \([0-9]*\).*/\1/p' "$TMP/wla.out" | tail -1)
     gs=- gm=- r1=- ra=- same="warplife $wpop"
     [ "$wapop" = "$wpop" ] || same="DIFFERENT: warplife one thread $wpop, all $wapop"
     if [ -n "$BG" ]; then
-        b=$(run bg "$BG" -a HashLife -M "${GOLLY_MB:-8192}" -m "$g" -i "$g" "$f")
+        b=$(result bg)
         bpop=$(tail -1 "$TMP/bg.out" | sed 's/.*: *//; s/,//g')
         if [ "$b" != fail ] && [ "$w" != fail ] && [ "$wa" != fail ]; then
             read -r gs gm <<<"$b"
@@ -77,8 +91,12 @@ for c in "${cases[@]}"; do
            "$ra" "$wm" "$gm" "$same"
     if [ "${HALF:-0}" = 1 ] && [ "$w" != fail ]; then
         half=$((wm / 2))
-        h=$(run half timeout "${HALF_TIMEOUT:-300}" "$WL" run "$f" -e hashlife -m "$g" --popcount -q \
-            --threads 1 --maxmemory "$half")
+        rm -f "$TMP"/half.*
+        for _ in $(seq "$REPEAT"); do
+            once half timeout "${HALF_TIMEOUT:-300}" "$WL" run "$f" -e hashlife -m "$g" --popcount \
+                -q --threads 1 --maxmemory "$half" || { touch "$TMP/half.fail"; break; }
+        done
+        h=$(result half)
         hpop=$(sed -n 's/.*population \([0-9]*\).*/\1/p' "$TMP/half.out" | tail -1)
         if [ "$h" = fail ]; then
             printf '  --maxmemory %s: did not finish in %s s\n' "$half" "${HALF_TIMEOUT:-300}"
