@@ -1450,6 +1450,68 @@ static void render_gun_zooms(void) {
     wl_pattern_free(p);
 }
 
+/* The base case of outer-totalistic rules in each of its compiled forms (portable, AVX2,
+ * AVX-512VL: a machine runs only the best it has through the engine) against the rule cell
+ * by cell: random 16x16 squares, random rules (Life's own logic too), 1, 2 and 4
+ * generations, the centre 8x8 compared. */
+static int leaf_cell(const uint64_t q[4], int y, int x) { /* (dead outside the square) */
+    if (y < 0 || y > 15 || x < 0 || x > 15) return 0;
+    return (int)(q[(y >> 3) * 2 + (x >> 3)] >> ((y & 7) * 8 + (x & 7)) & 1);
+}
+
+static void leaf_isas(void) {
+    static hl_ctx h; /* (only the rule's fields are read) */
+    int ran[3] = {0, 0, 0}, bad = 0;
+    for (int t = 0; t < (quick ? 300 : 3000) && !bad; t++) {
+        memset(&h, 0, sizeof h);
+        h.totalistic = 1;
+        if (t % 3 == 0) {
+            h.life = 1, h.birth = 1u << 3, h.survive = 1u << 2 | 1u << 3;
+        } else {
+            h.birth = (uint16_t)(wl_splitmix64(&rng) & 0x1FE); /* (no B0) */
+            h.survive = (uint16_t)(wl_splitmix64(&rng) & 0x1FF);
+        }
+        uint64_t q[4];
+        for (int i = 0; i < 4; i++) q[i] = wl_splitmix64(&rng) & wl_splitmix64(&rng) * (t & 1);
+        if (!(t & 1))
+            for (int i = 0; i < 4; i++) q[i] = wl_splitmix64(&rng);
+        const int gens = 1 << (t % 3);
+        uint8_t a[16][16], b[16][16];
+        for (int y = 0; y < 16; y++)
+            for (int x = 0; x < 16; x++) a[y][x] = (uint8_t)leaf_cell(q, y, x);
+        for (int g = 0; g < gens; g++) {
+            for (int y = 0; y < 16; y++)
+                for (int x = 0; x < 16; x++) {
+                    int n = 0;
+                    for (int dy = -1; dy <= 1; dy++)
+                        for (int dx = -1; dx <= 1; dx++)
+                            if ((dy || dx) && y + dy >= 0 && y + dy < 16 && x + dx >= 0 &&
+                                x + dx < 16)
+                                n += a[y + dy][x + dx];
+                    b[y][x] = (uint8_t)((a[y][x] ? h.survive : h.birth) >> n & 1);
+                }
+            memcpy(a, b, sizeof a);
+        }
+        uint64_t want = 0;
+        for (int y = 0; y < 8; y++)
+            for (int x = 0; x < 8; x++) want |= (uint64_t)a[y + 4][x + 4] << (8 * y + x);
+        for (int isa = 0; isa < 3; isa++) {
+            uint64_t got;
+            if (!hl_leaf_step_isa(&h, isa, q[0], q[1], q[2], q[3], gens, &got)) continue;
+            ran[isa]++;
+            if (got != want) {
+                WL_CHECK(0, "leaf step isa %d, B%x/S%x, %d generations: %016llx, want %016llx",
+                         isa, h.birth, h.survive, gens, (unsigned long long)got,
+                         (unsigned long long)want);
+                bad = 1;
+            }
+        }
+    }
+    WL_CHECK(ran[0] > 0, "the portable leaf step ran");
+    printf("leaf step forms checked: portable %d, AVX2 %d, AVX-512VL %d squares\n", ran[0], ran[1],
+           ran[2]);
+}
+
 int main(int argc, char **argv) {
     for (int i = 1; i < argc; i++)
         if (strcmp(argv[i], "--quick") == 0) quick = 1;
@@ -1460,6 +1522,7 @@ int main(int argc, char **argv) {
         printf("hashlife not built: %s\n", wl_last_error());
         return wl_test_finish("test_hashlife");
     }
+    leaf_isas();
     random_rules();
     methuselahs();
     gun();

@@ -50,7 +50,8 @@ enum {
     WL_CPU_AVX512BW = 4,
     WL_CPU_AVX512VBMI = 8,
     WL_CPU_AVX512VBMI2 = 16,
-    WL_CPU_GFNI512 = 32 /* GFNI with AVX-512 (its EVEX forms) */
+    WL_CPU_GFNI512 = 32, /* GFNI with AVX-512 (its EVEX forms) */
+    WL_CPU_AVX512VL = 64 /* AVX-512 on 128- and 256-bit vectors */
 };
 int wl_cpu_has(unsigned features);
 /* dlopen (RTLD_NOW | RTLD_LOCAL) of the module `file` in the running executable's folder

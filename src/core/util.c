@@ -97,6 +97,7 @@ static unsigned cpu_features(void) {
     if ((lo & 0xE6) == 0xE6 && (b & (1u << 16))) { /* and opmask and all of the ZMM state */
         f |= WL_CPU_AVX512F;
         if (b & (1u << 30)) f |= WL_CPU_AVX512BW;
+        if (b & (1u << 31)) f |= WL_CPU_AVX512VL;
         if (c & (1u << 1)) f |= WL_CPU_AVX512VBMI;
         if (c & (1u << 6)) f |= WL_CPU_AVX512VBMI2;
         if (c & (1u << 8)) f |= WL_CPU_GFNI512;

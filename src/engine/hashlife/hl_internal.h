@@ -179,6 +179,10 @@ typedef uint64_t hl_v4 __attribute__((vector_size(32), aligned(8), may_alias));
  * returns its centre 8x8 as leaf bits. */
 uint64_t hl_leaf_step(const hl_ctx *h, uint64_t nw, uint64_t ne, uint64_t sw, uint64_t se,
                       int gens);
+/* hl_leaf_step of an outer-totalistic rule by one of its compiled forms (tests): isa 0
+ * portable, 1 AVX2, 2 AVX-512VL; 0 where the machine lacks that isa's instructions. */
+int hl_leaf_step_isa(const hl_ctx *h, int isa, uint64_t nw, uint64_t ne, uint64_t sw,
+                     uint64_t se, int gens, uint64_t *out);
 /* The centre 8x8 of the 16x16 square made of four leaves (no time step). */
 uint64_t hl_leaf_centre(uint64_t nw, uint64_t ne, uint64_t sw, uint64_t se);
 /* The pieces of hl_leaf_step, for the multi-state base case: the 16x16 square of four
