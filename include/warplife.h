@@ -323,6 +323,13 @@ typedef struct wl_read_opts {
  * universes (wl_universe_load_file) and by the warplife command: HashLife, whose tree is
  * the file's, reads it instead.  An explicit reading limit (max_memory) replaces it. */
 #define WL_MACROCELL_PATTERN_MAX ((uint64_t)1 << 30)
+/* The same limit for an "auto" universe on the plane (and `warplife run` on the default
+ * engine), which would hold the pattern in the sparse engine's tiles: a macrocell file whose
+ * pattern takes more than this (64 MiB: about 120,000 full 64x64 tiles) goes to HashLife's
+ * own reader.  Golly's metapixel-p216-gun (128 million cells, 590 MB as a pattern) took 15 s
+ * and 3.7 GB to load into the sparse engine, which then ran 2 generations a second (38 s to
+ * generation 4096, against 0.03 s for HashLife reading the file itself). */
+#define WL_MACROCELL_AUTO_MAX ((uint64_t)64 << 20)
 /* wl_pattern_read_mem and wl_pattern_read_file with options.  *format (may be NULL) gets
  * the detected format, also when the read then fails (WL_FORMAT_AUTO when detection did
  * not get so far), so that a caller can tell which reader refused the input. */

@@ -160,6 +160,15 @@ if grep -Eq '^  hashlife ' out; then
     t 0 "$W" run -e hashlife hl.mc.gz -m 64 -q -o hl-native.rle
     t 0 "$W" run -e sparse hl.rle -m 64 -q -o hl-sparse.rle
     same hl-native.rle hl-sparse.rle; has hl-native.rle 'rule = B36/S23'
+    # On the default engine a macrocell file too big to hold as cells in the sparse
+    # engine's tiles (here a full 32768^2 square, 2^30 cells: 145 MB as a pattern) goes to
+    # HashLife's own reader, and stderr says so (the sparse engine took seconds and GBs).
+    { printf '[M2] (warplife test)\n#R B3/S23\n'
+      for _ in 1 2 3 4 5 6 7 8; do printf '********$'; done; printf '\n'
+      for k in $(seq 4 15); do printf '%d %d %d %d %d\n' "$k" $((k - 3)) $((k - 3)) $((k - 3)) $((k - 3)); done
+    } >square15.mc
+    t 0 "$W" run square15.mc -m 1 --popcount
+    has out '^generation 1 population 131068$'; has err 'engine hashlife, which reads the macrocell'
     # Cells far apart cost what cells cost: a glider and a blinker 2^40 cells apart.
     printf '#Life 1.06\n1 0\n2 1\n0 2\n1 2\n2 2\n' >far.lif
     printf '%s 1099511627776\n' 1099511627775 1099511627776 1099511627777 >>far.lif

@@ -466,6 +466,13 @@ static int run_huge(run_args *a, const wl_rule *given) {
         wl_universe_free(u);
         return cli_fail_input(s, "");
     }
+    if (!a->eng.quiet && strcmp(a->eng.engine, "auto") == 0)
+        fprintf(stderr, "warplife: running on the unbounded plane (engine %s, which reads the "
+                        "macrocell file itself: as cells %s would take more than %llu MiB or "
+                        "reach too far)\n",
+                wl_universe_engine(u), a->pattern,
+                (unsigned long long)((a->eng.max_memory ? a->eng.max_memory
+                                                        : WL_MACROCELL_AUTO_MAX) >> 20));
     if (a->dry_run) {
         print_plan(a, u, NULL, &rule);
         wl_universe_free(u);
@@ -496,7 +503,14 @@ static int run_pattern(run_args *a) {
         (!a->topology_given || a->topology == WL_TOPOLOGY_PLANE))
         return run_huge(a, a->rule_text ? &rule : NULL);
     wl_format fmt = WL_FORMAT_AUTO;
-    s = cli_read_pattern(a->pattern, a->eng.max_memory, &p, &fmt);
+    /* (the default engine on the plane holds a big macrocell file's pattern in HashLife's
+     * tree, not in the sparse engine's tiles: see WL_MACROCELL_AUTO_MAX) */
+    uint64_t limit = a->eng.max_memory;
+    if (!limit && strcmp(a->eng.engine, "auto") == 0 && strcmp(a->pattern, "-") != 0 &&
+        (!a->topology_given || a->topology == WL_TOPOLOGY_PLANE) &&
+        wl_format_from_path(a->pattern, NULL) == WL_FORMAT_MACROCELL)
+        limit = WL_MACROCELL_AUTO_MAX;
+    s = cli_read_pattern(a->pattern, limit, &p, &fmt);
     /* A macrocell file too big for a rectangle may still fit an engine's own quadtree
      * (which reads the file again: not possible for standard input). */
     if (s == WL_ERR_TOO_BIG && fmt == WL_FORMAT_MACROCELL && strcmp(a->pattern, "-") != 0 &&

@@ -274,7 +274,7 @@ wl_status wl_universe_load_file(wl_universe *u, const char *path, uint64_t *drop
     wl_read_opts ro = {.max_memory = u->cfg.max_memory};
     if (u->ho && !ro.max_memory && strcmp(path, "-") != 0 &&
         wl_format_from_path(path, NULL) == WL_FORMAT_MACROCELL)
-        ro.max_memory = WL_MACROCELL_PATTERN_MAX; /* past it, HashLife reads the file */
+        ro.max_memory = WL_MACROCELL_AUTO_MAX; /* past it, HashLife reads the file */
     wl_format fmt = WL_FORMAT_AUTO;
     s = wl_pattern_read_file_opts(path, &ro, &p, &fmt);
     if (s == WL_ERR_TOO_BIG && u->ho && fmt == WL_FORMAT_MACROCELL && strcmp(path, "-") != 0) {
