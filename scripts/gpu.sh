@@ -45,7 +45,10 @@
 #          runs, WL_GPU_LTL_SWEEP=0: only those), and Larger than Life's Moore kernels side by side
 #          (k_ltl_bits compiled for the range, the one for any rule and k_ltl_tile:
 #          WL_CUDA_LTL=bits|bits0|tile) at ranges 1, 5, 10 and 20
-#          on 2048^2 .. 65536^2 soups, B3/S23 beside them
+#          on 2048^2 .. 65536^2 soups, B3/S23 beside them; then k_ltl_bits against k_ltl_tile
+#          at ranges 2-16 (rules of Bosco's proportions) on 512^2 .. 8192^2 tori and 1024^2,
+#          2048^2 bounded grids, for ltl_bits_pays's thresholds (bits_pays.txt; not yet
+#          re-measured since k_ltl_bits's edges read whole words)
 #   opencl build + the OpenCL engine's GPU run (src/engine/opencl/gpu_opencl.sh, logs in
 #          $OUT/opencl); WL_GPU_OPENCL=1 adds it to `all` and `bench`
 # `all` and `test` also run the other GPU-side tests of the same build: test_rows (row
@@ -487,6 +490,20 @@ if [ "$MODE" = ltl ] && [ "${WL_GPU_LTL_SWEEP:-1}" != 0 ]; then
   bench bench.txt --engine cuda --kernel best --rule "R5,C0,M1,S34..58,B34..45,NM" --size 65536x65536 --generations 16 --runs 3 --torus
   bench bench.txt --engine cuda --kernel best --rule "R5,C0,M1,S34..58,B34..45,NM" --size 65536x65536 --generations 16 --runs 3 --bounded
   bench bench.txt --engine cuda --kernel best --rule "R10,C0,M1,S123..212,B123..170,NM" --size 65536x65536 --generations 8 --runs 3 --torus
+  # ltl_bits_pays: where k_ltl_bits overtakes k_ltl_tile, by range and grid
+  for R in 2 3 5 8 10 12 16; do
+    r=$(awk -v R=$R 'BEGIN{N=(2*R+1)^2; printf "R%d,C0,M1,S%d..%d,B%d..%d,NM", R, int(0.28*N), int(0.48*N), int(0.28*N), int(0.37*N)}')
+    for sz in 512 1024 2048 4096 8192; do
+      for m in bits tile; do
+        WL_CUDA_LTL=$m bench bits_pays.txt --engine cuda --kernel best --rule "$r" --size ${sz}x${sz} --time 0.3 --runs 3 --torus
+      done
+    done
+    for sz in 1024 2048; do
+      for m in bits tile; do
+        WL_CUDA_LTL=$m bench bits_pays.txt --engine cuda --kernel best --rule "$r" --size ${sz}x${sz} --time 0.3 --runs 3 --bounded
+      done
+    done
+  done
 fi
 
 # ---- benchmarks -----------------------------------------------------------------------
