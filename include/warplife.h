@@ -319,9 +319,10 @@ typedef struct wl_read_opts {
     int header_only;
 } wl_read_opts;
 /* A macrocell file whose pattern would take more than this (1 GiB of storage; a few lines
- * of macrocell can describe billions of cells) is not read as a pattern by "auto"
- * universes (wl_universe_load_file) and by the warplife command: HashLife, whose tree is
- * the file's, reads it instead.  An explicit reading limit (max_memory) replaces it. */
+ * of macrocell can describe billions of cells) is not read as a pattern by the warplife
+ * command (`info`, `convert`, `run` on an engine that needs a pattern): HashLife, whose
+ * tree is the file's, reads it instead.  "auto" universes on the plane hold a smaller
+ * limit, WL_MACROCELL_AUTO_MAX.  An explicit reading limit (max_memory) replaces both. */
 #define WL_MACROCELL_PATTERN_MAX ((uint64_t)1 << 30)
 /* The same limit for an "auto" universe on the plane (and `warplife run` on the default
  * engine), which would hold the pattern in the sparse engine's tiles: a macrocell file whose
