@@ -226,6 +226,26 @@ static void test_diamond(int quick) {
     }
 }
 
+/* The cpu engine's prefix sums across a row's blocks of 32 columns (simd_ltl.c's prefix16
+ * for Moore squares past range 5, prefix_bits for the circle's runs), against ref: rows of
+ * several blocks, so that every count that spans a block's end reads the running total
+ * carried from the blocks before it. */
+static void test_ltl_prefix(int quick) {
+    static const int moore[] = {6, 9, 16, 31}, circle[] = {4, 7};
+    for (int round = 0; round < (quick ? 4 : 12); round++) {
+        const int circ = round % 3 == 2;
+        const int R = circ ? circle[rnd(2)] : moore[rnd(4)];
+        const unsigned n = circ ? (unsigned)(3 * R * R) : (unsigned)((2 * R + 1) * (2 * R + 1));
+        const unsigned b0 = n / 4 + (unsigned)rnd(n / 8 + 1), s0 = n / 4 + (unsigned)rnd(n / 8 + 1);
+        char text[96];
+        snprintf(text, sizeof text, "R%d,C%d,M1,S%u..%u,B%u..%u,%s", R, rnd(2) ? 0 : 4, s0,
+                 s0 + n / 4, b0, b0 + n / 8, circ ? "NC" : "NM");
+        wl_rule rule;
+        WL_CHECK_OK(wl_rule_parse(text, &rule));
+        cpu_against_ref(&rule, text, 96 + rnd(200), 2 * (uint64_t)R + 8 + rnd(30), 1 + rnd(3));
+    }
+}
+
 /* Larger than Life rules of range 1 and two states on the square or the diamond, which the
  * cpu engine runs as their two-state tables (wl_ltl_two_state): the tables against the
  * B/S rules they are, and the cpu engine against ref's counts on random rules of them (M0
@@ -917,6 +937,7 @@ int main(void) {
     test_super_long(quick);
     test_diamond(quick);
     test_ltl_table(quick);
+    test_ltl_prefix(quick);
     test_wide(quick);
     test_ltl_edges(quick);
     test_plane_long(quick);
