@@ -135,6 +135,8 @@
 #define RACE_CHUNK_SECONDS 0.004 /* and while HashLife races beside it (two cores) */
 #define CONC_THREADED 1.3     /* a sparse engine busier than this many threads pays for
                                  HashLife's threads (two cores) */
+#define SETTLE_RISE 1.5       /* a busy sparse engine whose rate rose this much in the
+                                 second half of a wait for a race waits longer (settling) */
 #define FIRST_RACE 0.05       /* sparse seconds before the first race (see early_pays) */
 #define REST_SHARE 0.25       /* the short trial's budget: this share of grow's time left */
 #define TRIAL_MIN_GENS 2048   /* generations to go for a race (fewer: the short trial) */
@@ -176,6 +178,10 @@ struct wl_handover {
     int force;                      /* WL_HANDOVER (see the top): 1 hashlife, 2 back, 3 bounce */
     int bounced;                    /* WL_HANDOVER=bounce: the universe came back once */
     double since;                   /* sparse seconds since the last race started */
+    double rate_mid;                /* the sparse rate when `since` passed half of
+                                       next_race (see settling), recorded while mid_next
+                                       was next_race and `since` was mid_since */
+    double mid_next, mid_since;
     double next_race;               /* a race starts when since reaches this */
     double rate;                    /* the sparse engine's rate in its last chunk */
     uint64_t chunk;                 /* generations of the next timed chunk */
@@ -414,6 +420,7 @@ void wl_handover_free(wl_handover *h) {
 void wl_handover_reset(wl_handover *h) {
     h->on_second = h->never = 0;
     h->since = h->rate = 0;
+    h->rate_mid = h->mid_next = h->mid_since = 0;
     h->next_race = FIRST_RACE;
     h->chunk = 64;
     h->tried = h->short_tried = h->early_done = h->watching = h->bounced = 0;
@@ -985,6 +992,18 @@ static wl_status watched_leap(wl_handover *h, const wl_engine_ops **ops, void **
     return WL_OK;
 }
 
+/* Whether a race that is due waits: on two cores, when the sparse engine keeps more than
+ * CONC_THREADED threads busy (so that a race takes a busy thread from it) and its rate has
+ * risen SETTLE_RISE-fold since halfway through the wait (a soup settling: its rounds get
+ * cheaper by the generation, HashLife's first leap over the churning part takes a second
+ * or more, and a race cost the 2048^2 soup to 20000 8-14% on the dev VM, where it paused
+ * after 16-22 ms without a leap done).  It then waits as long again.  A pattern whose
+ * rate holds or falls (a big circuit, a breeder's growth) races as before. */
+static int settling(const wl_handover *h) {
+    return h->conc && h->cpu_ratio > CONC_THREADED && h->mid_next == h->next_race &&
+           h->since >= h->mid_since && h->rate_mid > 0 && h->rate > SETTLE_RISE * h->rate_mid;
+}
+
 wl_status wl_handover_step(wl_handover *h, const wl_engine_ops **ops, void **ctx, uint64_t n,
                            uint64_t *done) {
     *done = 0;
@@ -1038,7 +1057,12 @@ wl_status wl_handover_step(wl_handover *h, const wl_engine_ops **ops, void **ctx
             int again = h->rc && !h->paused && h->race_rate > 0 && h->rate >= 2 * h->race_rate &&
                         h->since >= SETTLING_MIN_SECONDS && (h->conc || h->credit >= RACE_SLICE);
             again |= h->paused && h->since >= h->next_race; /* (two cores: it resumes) */
-            if ((!h->rc && (h->force || early || h->since >= h->next_race)) || again) {
+            int due = !h->rc && (h->force || early || h->since >= h->next_race);
+            if (due && !h->force && !early && settling(h)) { /* (no race yet: see settling) */
+                h->next_race = 2 * h->since;
+                due = 0;
+            }
+            if (due || again) {
                 if (h->rc && h->conc) { /* (starting over: the racer's leap stops first) */
                     const wl_status hs = racer_halt(h);
                     if (hs && hs != WL_ERR_INTERRUPTED) { /* (it failed) */
@@ -1131,6 +1155,12 @@ wl_status wl_handover_step(wl_handover *h, const wl_engine_ops **ops, void **ctx
         if (s) break;
         h->since += dt;
         if (d) h->rate = (double)d / (dt > 1e-9 ? dt : 1e-9);
+        if (!h->rc && h->since >= h->next_race / 2 &&
+            !(h->mid_next == h->next_race && h->since >= h->mid_since)) {
+            h->rate_mid = h->rate; /* (once per wait for a race: see settling) */
+            h->mid_next = h->next_race;
+            h->mid_since = h->since;
+        }
         if (h->rc) {
             if (h->race_rate == 0) h->race_rate = h->rate;
             h->lag += (int64_t)d;
