@@ -55,7 +55,8 @@
  *     the population has grown more than WATCH_GROWTH times since HashLife took it: R_s
  *     was measured on a pattern that small, and a breeder run to 2^30 has 10^14 cells by
  *     the time its last, short leaps come, more than any engine but HashLife can hold;
- *   - a race starts after FIRST_RACE seconds of sparse time, or after the first chunk for
+ *   - a race starts after FIRST_RACE seconds of sparse time (later while a busy sparse
+ *     engine's rate is still rising: see settling), or after the first chunk for
  *     a pattern that early_pays (a population of EARLY_MIN_POP to EARLY_MAX_POP, not packed
  *     in its box: mostly built patterns, and not a methuselah, whose whole run is shorter
  *     than a race, nor a large soup), and starts over from the universe as it is (keeping
