@@ -1471,10 +1471,11 @@ static void leaf_isas(void) {
             h.birth = (uint16_t)(wl_splitmix64(&rng) & 0x1FE); /* (no B0) */
             h.survive = (uint16_t)(wl_splitmix64(&rng) & 0x1FF);
         }
-        uint64_t q[4];
-        for (int i = 0; i < 4; i++) q[i] = wl_splitmix64(&rng) & wl_splitmix64(&rng) * (t & 1);
-        if (!(t & 1))
-            for (int i = 0; i < 4; i++) q[i] = wl_splitmix64(&rng);
+        uint64_t q[4]; /* (density 1/2, or 1/4 on odd rounds) */
+        for (int i = 0; i < 4; i++) {
+            q[i] = wl_splitmix64(&rng);
+            if (t & 1) q[i] &= wl_splitmix64(&rng);
+        }
         const int gens = 1 << (t % 3);
         uint8_t a[16][16], b[16][16];
         for (int y = 0; y < 16; y++)

@@ -494,22 +494,22 @@ static int run_pattern(run_args *a) {
         s = wl_rule_parse_grid(a->rule_text, &rule, &rule_shape); /* "B3/S23:T100,100" too */
         if (s) return cli_fail(s, "--rule");
     }
+    /* a macrocell file (not standard input: it may be read again) on the plane */
+    const int plane_mc = strcmp(a->pattern, "-") != 0 &&
+                         wl_format_from_path(a->pattern, NULL) == WL_FORMAT_MACROCELL &&
+                         (!a->topology_given || a->topology == WL_TOPOLOGY_PLANE);
+    const int is_auto = strcmp(a->eng.engine, "auto") == 0;
     /* A macrocell file for an engine that reads the format itself (HashLife) on the
      * plane goes straight to the engine's reader: its tree is the file's. */
-    if (strcmp(a->pattern, "-") != 0 && strcmp(a->eng.engine, "auto") != 0 &&
-        wl_format_from_path(a->pattern, NULL) == WL_FORMAT_MACROCELL &&
+    if (plane_mc && !is_auto &&
         (wl_engine_caps(a->eng.engine) & (WL_CAN_FILES | WL_CAN_PLANE)) ==
-            (WL_CAN_FILES | WL_CAN_PLANE) &&
-        (!a->topology_given || a->topology == WL_TOPOLOGY_PLANE))
+            (WL_CAN_FILES | WL_CAN_PLANE))
         return run_huge(a, a->rule_text ? &rule : NULL);
     wl_format fmt = WL_FORMAT_AUTO;
     /* (the default engine on the plane holds a big macrocell file's pattern in HashLife's
      * tree, not in the sparse engine's tiles: see WL_MACROCELL_AUTO_MAX) */
-    uint64_t limit = a->eng.max_memory;
-    if (!limit && strcmp(a->eng.engine, "auto") == 0 && strcmp(a->pattern, "-") != 0 &&
-        (!a->topology_given || a->topology == WL_TOPOLOGY_PLANE) &&
-        wl_format_from_path(a->pattern, NULL) == WL_FORMAT_MACROCELL)
-        limit = WL_MACROCELL_AUTO_MAX;
+    const uint64_t limit =
+        !a->eng.max_memory && is_auto && plane_mc ? WL_MACROCELL_AUTO_MAX : a->eng.max_memory;
     s = cli_read_pattern(a->pattern, limit, &p, &fmt);
     /* A macrocell file too big for a rectangle may still fit an engine's own quadtree
      * (which reads the file again: not possible for standard input). */

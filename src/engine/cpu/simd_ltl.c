@@ -108,6 +108,11 @@ static inline __m512i scan_epi16(__m512i v, const __m512i shift[5]) {
     return v;
 }
 
+/* The last of 32 16-bit lanes, as a scalar. */
+static inline uint16_t last_epi16(__m512i v) {
+    return (uint16_t)_mm_extract_epi16(_mm512_extracti32x4_epi32(v, 3), 7);
+}
+
 /* Prefix sums of 16-bit values: q[0] = 0, q[i + 1] = c[0] + ... + c[i] (mod 2^16), 32 at
  * a time: the vector's running sums, then the running total of the blocks before.  That
  * total is kept in a scalar (the last lane taken out, off the loop's chain): as a vector,
@@ -122,7 +127,7 @@ static void prefix16(const uint16_t *restrict c, uint16_t *restrict q, size_t n)
     for (size_t i = 0; i < n; i += 32) {
         __m512i v = scan_epi16(_mm512_loadu_si512(c + i), shift);
         _mm512_storeu_si512(q + i + 1, _mm512_add_epi16(v, _mm512_set1_epi16((short)carry)));
-        carry = (uint16_t)(carry + _mm_extract_epi16(_mm512_extracti32x4_epi32(v, 3), 7));
+        carry = (uint16_t)(carry + last_epi16(v));
     }
 }
 
@@ -403,7 +408,7 @@ static void prefix16to32(const uint16_t *restrict c, uint32_t *restrict q, size_
         __m512i z = _mm512_add_epi32(_mm512_cvtepu16_epi32(_mm512_extracti64x4_epi64(v, 1)), cv);
         _mm512_storeu_si512(q + i + 1, a);
         _mm512_storeu_si512(q + i + 17, z);
-        carry += (uint32_t)_mm_extract_epi16(_mm512_extracti32x4_epi32(v, 3), 7);
+        carry += last_epi16(v);
     }
 }
 

@@ -193,13 +193,11 @@ int hl_leaf_step_isa(const hl_ctx *h, int isa, uint64_t nw, uint64_t ne, uint64_
 
 uint64_t hl_leaf_step(const hl_ctx *h, uint64_t nw, uint64_t ne, uint64_t sw, uint64_t se,
                       int gens) {
-    if (h->totalistic) {
-#ifdef HL_LEAF_X86
-        if (wl_cpu_has(WL_CPU_AVX512F | WL_CPU_AVX512VL))
-            return step_totalistic_avx512(h, nw, ne, sw, se, gens);
-        if (wl_cpu_has(WL_CPU_AVX2)) return step_totalistic_avx2(h, nw, ne, sw, se, gens);
-#endif
-        return step_totalistic(h, nw, ne, sw, se, gens);
+    if (h->totalistic) { /* the best form the machine runs (the portable one always does) */
+        uint64_t out;
+        for (int isa = 2; !hl_leaf_step_isa(h, isa, nw, ne, sw, se, gens, &out); isa--) {
+        }
+        return out;
     }
     uint64_t w[4];
     hl_square_assemble(nw, ne, sw, se, w);
