@@ -48,7 +48,9 @@
 #          on 2048^2 .. 65536^2 soups, B3/S23 beside them; then k_ltl_bits against k_ltl_tile
 #          at ranges 2-16 (rules of Bosco's proportions) on 512^2 .. 8192^2 tori and 1024^2,
 #          2048^2 bounded grids, for ltl_bits_pays's thresholds (bits_pays.txt; not yet
-#          re-measured since k_ltl_bits's edges read whole words)
+#          re-measured since k_ltl_bits's edges read whole words; WL_GPU_LTL_PAYS_ONLY=1:
+#          only this sweep)
+# WL_GPU_MULTI_TEST=0 skips test_multistate in multi, ltl and gen (a sweep of unchanged code).
 #   opencl build + the OpenCL engine's GPU run (src/engine/opencl/gpu_opencl.sh, logs in
 #          $OUT/opencl); WL_GPU_OPENCL=1 adds it to `all` and `bench`
 # `all` and `test` also run the other GPU-side tests of the same build: test_rows (row
@@ -383,7 +385,8 @@ if [ "$MODE" = res ]; then
 fi
 
 # ---- multi: the multi-state families (Generations, Larger than Life) ------------------------
-if [ "$MODE" = all ] || [ "$MODE" = multi ] || [ "$MODE" = ltl ] || [ "$MODE" = gen ]; then
+if { [ "$MODE" = all ] || [ "$MODE" = multi ] || [ "$MODE" = ltl ] || [ "$MODE" = gen ]; } &&
+   [ "${WL_GPU_MULTI_TEST:-1}" != 0 ]; then
   TM=$(find "$BUILD" -name test_multistate -type f -perm -u+x | head -1)
   t0=$(date +%s)
   (cd "$ROOT/tests" && timeout 400 "$TM") >"$OUT/multi.log" 2>&1
@@ -466,7 +469,7 @@ if [ "$MODE" = defs ]; then
   fails test_defs.log
 fi
 
-if [ "$MODE" = ltl ]; then
+if [ "$MODE" = ltl ] && [ "${WL_GPU_LTL_PAYS_ONLY:-0}" = 0 ]; then
   # large reaches: the Moore square by k_ltl_square against k_ltl_global's runs
   # (WL_CUDA_LTL=runs), Golly's R100 and R500 bug rules on a soup, the cpu engine beside
   for r in "R100,C2,S10349-15739,B9350-12360" "R500,C2,S256693-390373,B231893-306545"; do
@@ -478,6 +481,7 @@ if [ "$MODE" = ltl ]; then
   done
 fi
 if [ "$MODE" = ltl ] && [ "${WL_GPU_LTL_SWEEP:-1}" != 0 ]; then
+  [ "${WL_GPU_LTL_PAYS_ONLY:-0}" != 0 ] || {
   bench bench.txt --engine cuda --kernel best --rule B3/S23 --size 16384x16384 --time 0.5 --runs 3 --torus
   for r in "R1,C0,M0,S2..3,B3..3,NM" "R5,C0,M1,S34..58,B34..45,NM" "R10,C0,M1,S123..212,B123..170,NM" \
            "R20,C0,M1,S400..700,B450..600,NM"; do
@@ -490,6 +494,7 @@ if [ "$MODE" = ltl ] && [ "${WL_GPU_LTL_SWEEP:-1}" != 0 ]; then
   bench bench.txt --engine cuda --kernel best --rule "R5,C0,M1,S34..58,B34..45,NM" --size 65536x65536 --generations 16 --runs 3 --torus
   bench bench.txt --engine cuda --kernel best --rule "R5,C0,M1,S34..58,B34..45,NM" --size 65536x65536 --generations 16 --runs 3 --bounded
   bench bench.txt --engine cuda --kernel best --rule "R10,C0,M1,S123..212,B123..170,NM" --size 65536x65536 --generations 8 --runs 3 --torus
+  }
   # ltl_bits_pays: where k_ltl_bits overtakes k_ltl_tile, by range and grid
   for R in 2 3 5 8 10 12 16; do
     r=$(awk -v R=$R 'BEGIN{N=(2*R+1)^2; printf "R%d,C0,M1,S%d..%d,B%d..%d,NM", R, int(0.28*N), int(0.48*N), int(0.28*N), int(0.37*N)}')
