@@ -510,10 +510,12 @@ static uint32_t par_alloc(hl_ctx *h) {
     return n;
 }
 
-/* find_or_make during a parallel step (hv: the fields' hash4): 0 when the step stops. */
-static uint32_t find_or_make_par(hl_ctx *h, uint32_t hv, uint32_t a, uint32_t b, uint32_t c,
-                                 uint32_t d, int level) {
-    uint32_t i = hv & h->tmask, tag = slot_tag(hv), n = 0;
+/* find_or_make_par from the empty slot i that ended its probe on: a new node, published
+ * there unless another thread fills the slot first (then the probe goes on). */
+static __attribute__((noinline)) uint32_t par_make(hl_ctx *h, uint32_t hv, uint32_t i,
+                                                   uint32_t a, uint32_t b, uint32_t c,
+                                                   uint32_t d, int level) {
+    uint32_t tag = slot_tag(hv), n = 0;
     for (;;) {
         uint32_t v = __atomic_load_n(&h->table[i], __ATOMIC_ACQUIRE);
         if (v) {
@@ -545,6 +547,21 @@ static uint32_t find_or_make_par(hl_ctx *h, uint32_t hv, uint32_t a, uint32_t b,
                                         __ATOMIC_ACQUIRE))
             return n;
         /* another thread filled the slot first: look at what it put there */
+    }
+}
+
+/* find_or_make during a parallel step (hv: the fields' hash4): 0 when the step stops.  The
+ * probe is inlined in make_batch, as the serial one is (a node found costs no call). */
+static inline uint32_t find_or_make_par(hl_ctx *h, uint32_t hv, uint32_t a, uint32_t b,
+                                        uint32_t c, uint32_t d, int level) {
+    const uint32_t tag = slot_tag(hv);
+    for (uint32_t i = hv & h->tmask;; i = (i + 1) & h->tmask) {
+        const uint32_t v = __atomic_load_n(&h->table[i], __ATOMIC_ACQUIRE);
+        if (!v) return par_make(h, hv, i, a, b, c, d, level);
+        if ((v & ~HL_INDEX_MASK) != tag) continue;
+        const hl_node *p = &h->nodes[v & HL_INDEX_MASK];
+        if (p->c[0] == a && p->c[1] == b && p->c[2] == c && p->c[3] == d)
+            return v & HL_INDEX_MASK;
     }
 }
 
