@@ -98,6 +98,8 @@ struct cpu_multi {
     ltl_scratch *scratch; /* one per thread */
     int nscratch;
     uint64_t work;        /* cells counted in the last generation (UINT64_MAX: not known) */
+    double ltl_cell;      /* Larger than Life: seconds per counted cell of this thread's
+                             generations (0: none yet), see LTL_POOL_MIN */
     int64_t busy0, busy1; /* skip: its rows within reach of a firing cell (busy1 < busy0:
                              none), which hold the next generation's firing cells */
     /* the current step */
@@ -1315,6 +1317,17 @@ static void ltl_task(void *arg, int tid, int n) {
     ltl_band(&m->view, y0, y1, &m->scratch[tid]);
 }
 
+/* A Larger than Life generation big enough for the threads runs on them when it would take
+ * LTL_POOL_MIN seconds or more on one thread, at the cost per counted cell that this
+ * thread's generations have shown (it varies tenfold with the range and the neighbourhood;
+ * the first such generation runs here to measure it).  Handing a generation of tens of
+ * microseconds to the threads, and waiting for the slowest, costs more than it saves:
+ * Golly's 50c-spaceships (R50 on about 700 x 300 cells, 24-35 us a generation) took 44 ms
+ * to generation 1000 on two threads, 37 on one (dev VM).  Timing both ways and keeping the
+ * cheaper was tried: on this VM the first generations on the threads after a pause took
+ * 3-4 times their usual time, so short trials misjudged them. */
+#define LTL_POOL_MIN 100e-6
+
 void cpu_multi_ltl(cpu_multi *m, const uint64_t *f, uint64_t *fn, int follows) {
     m->view.f = f;
     m->view.fn = fn;
@@ -1335,10 +1348,17 @@ void cpu_multi_ltl(cpu_multi *m, const uint64_t *f, uint64_t *fn, int follows) {
      * engine's grid around a small pattern: its empty rows cost a scan), unless scanning
      * it is itself a load for the threads */
     uint64_t area = m->w * m->h;
-    if (area <= MULTI_SERIAL_CELLS || (m->work <= MULTI_SERIAL_CELLS && area <= MULTI_SCAN_CELLS))
-        ltl_task(m, 0, 1);
-    else
+    const int big = !(area <= MULTI_SERIAL_CELLS ||
+                      (m->work <= MULTI_SERIAL_CELLS && area <= MULTI_SCAN_CELLS)) &&
+                    wl_pool_active(m->pool) > 1;
+    const int pool = big && m->ltl_cell && m->work != UINT64_MAX &&
+                     (double)m->work * m->ltl_cell >= LTL_POOL_MIN;
+    const double t0 = big && !pool ? wl_clock() : 0;
+    if (pool)
         wl_pool_run(m->pool, ltl_task, m);
+    else
+        ltl_task(m, 0, 1);
+    const double wall = big && !pool ? wl_clock() - t0 : 0;
     m->work = 0;
     m->busy0 = (int64_t)m->h;
     m->busy1 = -1;
@@ -1348,5 +1368,9 @@ void cpu_multi_ltl(cpu_multi *m, const uint64_t *f, uint64_t *fn, int follows) {
         if (sc->busy1 < sc->busy0) continue;
         if (sc->busy0 < m->busy0) m->busy0 = sc->busy0;
         if (sc->busy1 > m->busy1) m->busy1 = sc->busy1;
+    }
+    if (big && !pool && m->work) {
+        const double cell = wall / (double)m->work;
+        m->ltl_cell = m->ltl_cell ? 0.75 * m->ltl_cell + 0.25 * cell : cell;
     }
 }
