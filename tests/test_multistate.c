@@ -173,19 +173,25 @@ static wl_pattern *run(const char *engine, const char *kernel, const wl_shape *s
 }
 
 /* The cpu engine against ref on a w x h soup of every state of the rule, torus and
- * bounded grid, gens generations in one or two steps. */
+ * bounded grid, gens generations in one or two steps; Larger than Life also with every
+ * generation in bands on the two threads (WL_CPU_LTL_POOL: grids this small run on one). */
 static void cpu_against_ref(const wl_rule *rule, const char *text, uint64_t w, uint64_t h,
                             uint64_t gens) {
     wl_pattern *soup = state_soup(rule, w, h);
+    const int ltl = wl_rule_family(rule) == WL_FAMILY_LTL;
     for (int t = 0; t < 2; t++) {
         wl_shape sh = {t ? WL_TOPOLOGY_BOUNDED : WL_TOPOLOGY_TORUS, w, h, {0, 0, 0, 0}};
         wl_pattern *want = run("ref", NULL, &sh, rule, soup, gens, 0, NULL);
-        wl_pattern *got = run("cpu", NULL, &sh, rule, soup, gens, (int)rnd(2), NULL);
-        WL_CHECK(want && got && wl_pattern_equal_cells(got, want),
-                 "cpu, rule %s, %s %llux%llu, %llu generations: differs from ref", text,
-                 wl_topology_name(sh.topology), (unsigned long long)w, (unsigned long long)h,
-                 (unsigned long long)gens);
-        wl_pattern_free(got);
+        for (int pool = 0; pool <= ltl; pool++) {
+            if (pool) setenv("WL_CPU_LTL_POOL", "1", 1);
+            wl_pattern *got = run("cpu", NULL, &sh, rule, soup, gens, (int)rnd(2), NULL);
+            unsetenv("WL_CPU_LTL_POOL");
+            WL_CHECK(want && got && wl_pattern_equal_cells(got, want),
+                     "cpu%s, rule %s, %s %llux%llu, %llu generations: differs from ref",
+                     pool ? " (threads)" : "", text, wl_topology_name(sh.topology),
+                     (unsigned long long)w, (unsigned long long)h, (unsigned long long)gens);
+            wl_pattern_free(got);
+        }
         wl_pattern_free(want);
     }
     wl_pattern_free(soup);
@@ -193,7 +199,8 @@ static void cpu_against_ref(const wl_rule *rule, const char *text, uint64_t w, u
 
 /* The cpu engine's von Neumann kernel (sliding diagonal windows, diamond.h) against ref:
  * ranges 1 to 13 on tori and bounded grids from 1 cell across to several ranges, so that
- * the windows wrap more than once, and bands of two threads start anywhere. */
+ * the windows wrap more than once, and bands of two threads (every other round) start
+ * anywhere. */
 static void test_diamond(int quick) {
     static const int ranges[] = {1, 2, 3, 5, 8, 13};
     for (int round = 0; round < (quick ? 24 : 72); round++) {
@@ -213,8 +220,10 @@ static void test_diamond(int quick) {
         wl_pattern *want = run("ref", NULL, &sh, &rule, soup, gens, 0, NULL);
         for (int portable = 0; portable < 2; portable++) {
             if (portable) setenv("WL_CPU_MULTI_PORTABLE", "1", 1);
+            if (round & 1) setenv("WL_CPU_LTL_POOL", "1", 1); /* bands on two threads */
             wl_pattern *got = run("cpu", NULL, &sh, &rule, soup, gens, 1, NULL);
             unsetenv("WL_CPU_MULTI_PORTABLE");
+            unsetenv("WL_CPU_LTL_POOL");
             WL_CHECK(!got || (want && wl_pattern_equal_cells(got, want)),
                      "cpu%s, rule %s, %s %llux%llu, %llu generations: differs from ref",
                      portable ? " (portable)" : "", text, wl_topology_name(sh.topology),

@@ -100,6 +100,7 @@ struct cpu_multi {
     uint64_t work;        /* cells counted in the last generation (UINT64_MAX: not known) */
     double ltl_cell;      /* Larger than Life: seconds per counted cell of this thread's
                              generations (0: none yet), see LTL_POOL_MIN */
+    int ltl_pool;         /* every generation on the threads (WL_CPU_LTL_POOL=1: tests) */
     int64_t busy0, busy1; /* skip: its rows within reach of a firing cell (busy1 < busy0:
                              none), which hold the next generation's firing cells */
     /* the current step */
@@ -222,6 +223,8 @@ static wl_status ltl_create(cpu_multi *m, const wl_ltl *l, wl_pool *pool) {
     /* 16-bit counts hold every count below 2^16 - 1 (the cell itself and M1 included);
      * larger neighbourhoods count in 32-bit lanes (WL_CPU_LTL_WIDE=1 forces that: tests) */
     m->simd = have(WL_CPU_AVX512BW);
+    const char *on_pool = getenv("WL_CPU_LTL_POOL");
+    m->ltl_pool = on_pool && *on_pool && *on_pool != '0';
     const char *wide = getenv("WL_CPU_LTL_WIDE");
     v->wide = size + 2 >= 65535 || (wide && *wide && *wide != '0');
     size_t ring = v->moore ? 1 : 2 * (size_t)v->Ry + 1;
@@ -1325,7 +1328,8 @@ static void ltl_task(void *arg, int tid, int n) {
  * Golly's 50c-spaceships (R50 on about 700 x 300 cells, 24-35 us a generation) took 44 ms
  * to generation 1000 on two threads, 37 on one (dev VM).  Timing both ways and keeping the
  * cheaper was tried: on this VM the first generations on the threads after a pause took
- * 3-4 times their usual time, so short trials misjudged them. */
+ * 3-4 times their usual time, so short trials misjudged them.  (WL_CPU_LTL_POOL=1 puts
+ * every generation on the threads: the tests' grids are all small.) */
 #define LTL_POOL_MIN 100e-6
 
 void cpu_multi_ltl(cpu_multi *m, const uint64_t *f, uint64_t *fn, int follows) {
@@ -1351,8 +1355,9 @@ void cpu_multi_ltl(cpu_multi *m, const uint64_t *f, uint64_t *fn, int follows) {
     const int big = !(area <= MULTI_SERIAL_CELLS ||
                       (m->work <= MULTI_SERIAL_CELLS && area <= MULTI_SCAN_CELLS)) &&
                     wl_pool_active(m->pool) > 1;
-    const int pool = big && m->ltl_cell && m->work != UINT64_MAX &&
-                     (double)m->work * m->ltl_cell >= LTL_POOL_MIN;
+    const int pool = (m->ltl_pool && wl_pool_active(m->pool) > 1) ||
+                     (big && m->ltl_cell && m->work != UINT64_MAX &&
+                      (double)m->work * m->ltl_cell >= LTL_POOL_MIN);
     const double t0 = big && !pool ? wl_clock() : 0;
     if (pool)
         wl_pool_run(m->pool, ltl_task, m);
