@@ -225,8 +225,9 @@ static void test_diamond(int quick) {
             unsetenv("WL_CPU_MULTI_PORTABLE");
             unsetenv("WL_CPU_LTL_POOL");
             WL_CHECK(!got || (want && wl_pattern_equal_cells(got, want)),
-                     "cpu%s, rule %s, %s %llux%llu, %llu generations: differs from ref",
-                     portable ? " (portable)" : "", text, wl_topology_name(sh.topology),
+                     "cpu%s%s, rule %s, %s %llux%llu, %llu generations: differs from ref",
+                     portable ? " (portable)" : "", round & 1 ? " (threads)" : "", text,
+                     wl_topology_name(sh.topology),
                      (unsigned long long)w, (unsigned long long)h, (unsigned long long)gens);
             wl_pattern_free(got);
         }

@@ -510,8 +510,8 @@ static uint32_t par_alloc(hl_ctx *h) {
     return n;
 }
 
-/* find_or_make_par from the empty slot i that ended its probe on: a new node, published
- * there unless another thread fills the slot first (then the probe goes on). */
+/* The rest of find_or_make_par once its probe has reached the empty slot i: a new node,
+ * published there unless another thread fills the slot first (then the probe goes on). */
 static __attribute__((noinline)) uint32_t par_make(hl_ctx *h, uint32_t hv, uint32_t i,
                                                    uint32_t a, uint32_t b, uint32_t c,
                                                    uint32_t d, int level) {
