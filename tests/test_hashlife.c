@@ -1012,7 +1012,7 @@ static void batches(void) {
     uint64_t gcs = 0, par_steps = 0;
     for (size_t i = 0; i < SOUP_RULES; i++) {
         wl_rule rule;
-        wl_pattern *p = rule_soup(i, quick ? 96 : 160, &rule);
+        wl_pattern *p = rule_soup(i, quick ? 128 : 160, &rule);
         wl_universe *plain = make_hl_threads(&rule, 0, 1), *bat = make_hl_threads(&rule, 0, 1),
                     *tight = make_hl_threads(&rule, 512u << 10, 1),
                     *par = make_hl_threads(&rule, 0, 2); /* (more take the recursion) */
