@@ -993,6 +993,12 @@ static wl_status watched_leap(wl_handover *h, const wl_engine_ops **ops, void **
     return WL_OK;
 }
 
+/* Whether rate_mid was recorded in the current wait for a race (the same next_race, and
+ * `since` not started over since). */
+static int mid_recorded(const wl_handover *h) {
+    return h->mid_next == h->next_race && h->since >= h->mid_since;
+}
+
 /* Whether a race that is due waits: on two cores, when the sparse engine keeps more than
  * CONC_THREADED threads busy (so that a race takes a busy thread from it) and its rate has
  * risen SETTLE_RISE-fold since halfway through the wait (a soup settling: its rounds get
@@ -1001,8 +1007,8 @@ static wl_status watched_leap(wl_handover *h, const wl_engine_ops **ops, void **
  * after 16-22 ms without a leap done).  It then waits as long again.  A pattern whose
  * rate holds or falls (a big circuit, a breeder's growth) races as before. */
 static int settling(const wl_handover *h) {
-    return h->conc && h->cpu_ratio > CONC_THREADED && h->mid_next == h->next_race &&
-           h->since >= h->mid_since && h->rate_mid > 0 && h->rate > SETTLE_RISE * h->rate_mid;
+    return h->conc && h->cpu_ratio > CONC_THREADED && mid_recorded(h) && h->rate_mid > 0 &&
+           h->rate > SETTLE_RISE * h->rate_mid;
 }
 
 wl_status wl_handover_step(wl_handover *h, const wl_engine_ops **ops, void **ctx, uint64_t n,
@@ -1156,8 +1162,7 @@ wl_status wl_handover_step(wl_handover *h, const wl_engine_ops **ops, void **ctx
         if (s) break;
         h->since += dt;
         if (d) h->rate = (double)d / (dt > 1e-9 ? dt : 1e-9);
-        if (!h->rc && h->since >= h->next_race / 2 &&
-            !(h->mid_next == h->next_race && h->since >= h->mid_since)) {
+        if (!h->rc && h->since >= h->next_race / 2 && !mid_recorded(h)) {
             h->rate_mid = h->rate; /* (once per wait for a race: see settling) */
             h->mid_next = h->next_race;
             h->mid_since = h->since;

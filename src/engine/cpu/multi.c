@@ -1352,10 +1352,10 @@ void cpu_multi_ltl(cpu_multi *m, const uint64_t *f, uint64_t *fn, int follows) {
      * engine's grid around a small pattern: its empty rows cost a scan), unless scanning
      * it is itself a load for the threads */
     uint64_t area = m->w * m->h;
-    const int big = !(area <= MULTI_SERIAL_CELLS ||
-                      (m->work <= MULTI_SERIAL_CELLS && area <= MULTI_SCAN_CELLS)) &&
-                    wl_pool_active(m->pool) > 1;
-    const int pool = (m->ltl_pool && wl_pool_active(m->pool) > 1) ||
+    const int threads = wl_pool_active(m->pool) > 1;
+    const int big = threads && !(area <= MULTI_SERIAL_CELLS ||
+                                 (m->work <= MULTI_SERIAL_CELLS && area <= MULTI_SCAN_CELLS));
+    const int pool = (threads && m->ltl_pool) ||
                      (big && m->ltl_cell && m->work != UINT64_MAX &&
                       (double)m->work * m->ltl_cell >= LTL_POOL_MIN);
     const double t0 = big && !pool ? wl_clock() : 0;

@@ -1508,6 +1508,7 @@ static wl_status hl_create(const wl_config *cfg, const char *kernel, void **out)
         return st;
     }
     h->totalistic = wl_rule_is_totalistic(&h->step_rule, &h->birth, &h->survive);
+    h->leaf_isa = hl_leaf_best_isa();
     h->life = h->totalistic && h->birth == (1u << 3) && h->survive == ((1u << 2) | (1u << 3));
     if (!h->totalistic && (st = hl_leaf_table_init(h)) != WL_OK) {
         free(h);

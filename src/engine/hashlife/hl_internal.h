@@ -53,6 +53,8 @@ typedef struct hl_ctx {
     uint16_t birth, survive; /* outer-totalistic rules: bit n = born / survives with n */
     int totalistic;
     int life;                /* B3/S23: the fastest base case */
+    int leaf_isa;            /* outer-totalistic rules: the base case's compiled form
+                                (hl_leaf_best_isa, chosen once: hl_leaf.c) */
     uint8_t *leaf_table;     /* other rules: the leaf table (hl_leaf.c), else NULL */
 
     /* multi-state rules (hl_states.c): planes of (state - 1) a leaf may carry (0 for
@@ -183,6 +185,8 @@ uint64_t hl_leaf_step(const hl_ctx *h, uint64_t nw, uint64_t ne, uint64_t sw, ui
  * portable, 1 AVX2, 2 AVX-512VL; 0 where the machine lacks that isa's instructions. */
 int hl_leaf_step_isa(const hl_ctx *h, int isa, uint64_t nw, uint64_t ne, uint64_t sw,
                      uint64_t se, int gens, uint64_t *out);
+/* The best of those forms the machine runs (hl_ctx.leaf_isa). */
+int hl_leaf_best_isa(void);
 /* The centre 8x8 of the 16x16 square made of four leaves (no time step). */
 uint64_t hl_leaf_centre(uint64_t nw, uint64_t ne, uint64_t sw, uint64_t se);
 /* The pieces of hl_leaf_step, for the multi-state base case: the 16x16 square of four

@@ -173,32 +173,46 @@ HL_TOTALISTIC_STEP(step_totalistic_avx2, __attribute__((target("avx2"))))
 HL_TOTALISTIC_STEP(step_totalistic_avx512, __attribute__((target("avx512f,avx512vl"))))
 #endif
 
-int hl_leaf_step_isa(const hl_ctx *h, int isa, uint64_t nw, uint64_t ne, uint64_t sw,
-                     uint64_t se, int gens, uint64_t *out) {
+/* Whether the machine runs compiled form `isa` (0 portable, 1 AVX2, 2 AVX-512VL). */
+static int isa_runs(int isa) {
     switch (isa) {
-    case 0: *out = step_totalistic(h, nw, ne, sw, se, gens); return 1;
+    case 0: return 1;
 #ifdef HL_LEAF_X86
-    case 1:
-        if (!wl_cpu_has(WL_CPU_AVX2)) return 0;
-        *out = step_totalistic_avx2(h, nw, ne, sw, se, gens);
-        return 1;
-    case 2:
-        if (!wl_cpu_has(WL_CPU_AVX512F | WL_CPU_AVX512VL)) return 0;
-        *out = step_totalistic_avx512(h, nw, ne, sw, se, gens);
-        return 1;
+    case 1: return wl_cpu_has(WL_CPU_AVX2);
+    case 2: return wl_cpu_has(WL_CPU_AVX512F | WL_CPU_AVX512VL);
 #endif
     default: return 0;
     }
 }
 
+/* hl_leaf_step of an outer-totalistic rule by form `isa`, which the machine runs. */
+static uint64_t step_isa(const hl_ctx *h, int isa, uint64_t nw, uint64_t ne, uint64_t sw,
+                         uint64_t se, int gens) {
+#ifdef HL_LEAF_X86
+    if (isa == 2) return step_totalistic_avx512(h, nw, ne, sw, se, gens);
+    if (isa == 1) return step_totalistic_avx2(h, nw, ne, sw, se, gens);
+#endif
+    (void)isa;
+    return step_totalistic(h, nw, ne, sw, se, gens);
+}
+
+int hl_leaf_step_isa(const hl_ctx *h, int isa, uint64_t nw, uint64_t ne, uint64_t sw,
+                     uint64_t se, int gens, uint64_t *out) {
+    if (!isa_runs(isa)) return 0;
+    *out = step_isa(h, isa, nw, ne, sw, se, gens);
+    return 1;
+}
+
+int hl_leaf_best_isa(void) {
+    int isa = 2;
+    while (!isa_runs(isa)) isa--;
+    return isa;
+}
+
 uint64_t hl_leaf_step(const hl_ctx *h, uint64_t nw, uint64_t ne, uint64_t sw, uint64_t se,
                       int gens) {
-    if (h->totalistic) { /* the best form the machine runs (the portable one always does) */
-        uint64_t out;
-        for (int isa = 2; !hl_leaf_step_isa(h, isa, nw, ne, sw, se, gens, &out); isa--) {
-        }
-        return out;
-    }
+    if (h->totalistic) /* (the form the context chose once: hl_leaf_best_isa) */
+        return step_isa(h, h->leaf_isa, nw, ne, sw, se, gens);
     uint64_t w[4];
     hl_square_assemble(nw, ne, sw, se, w);
     for (int g = 0; g < gens; g++) gen_table(h, w);
