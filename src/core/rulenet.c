@@ -189,7 +189,8 @@ static int greedy_basis(const search *s, const tt *on1, const tt *on0, int *basi
     if (tt_none(on1) || tt_none(on0)) return 0;
     /* the classes of rows still holding both values (at most 2^9 after the nine cells) */
     enum { CMAX = 512 };
-    static _Thread_local tt cls[2][CMAX];
+    tt cls[2][CMAX]; /* (64 KB on the stack: as thread-local storage every program start and
+                        every thread paid for zeroing it, rules or not) */
     int nc = 1, cur = 0, k = 0;
     for (int i = 0; i < W; i++) cls[0][0].w[i] = on1->w[i] | on0->w[i];
     int used[WL_RNET_INPUTS] = {0};

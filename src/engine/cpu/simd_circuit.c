@@ -89,7 +89,9 @@ void cpu_gen_rows_circuit(const uint64_t *in, uint64_t *out, size_t pitch, size_
                           const cpu_kernel_data *kd) {
     (void)wrap; /* the driver refreshes the pads (cpu_tiler_config.wraps == 0) */
     const cpu_rnet_prog *p = kd->rnet;
-    static _Thread_local __m512i sig[SLOTS][NB];
+    /* (on the stack: a thread-local array of this size, 106 KB, was zeroed by the loader
+     * at every start of the program and of each of its threads, 27 page faults each) */
+    __m512i sig[SLOTS][NB];
     const int zero = WL_RNET_INPUTS + p->n;
     for (int v = 0; v < NB; v++) {
         sig[zero][v] = _mm512_setzero_si512();
