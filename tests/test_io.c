@@ -133,6 +133,10 @@ static const bad_case bad[] = {
     {"t.mc", "[M2]\n#R /2/3\n#R B3/S23\n1 1 2 0 1\n", WL_ERR_PARSE, "t.mc:4:"},
     {"t.zip", "PK\x03\x04\x14\x01\x02pattern.rle", WL_ERR_PARSE,
      "t.zip:1:1: not a pattern file: a zip archive"},
+    {"t.mcl", "#MCell 4.20\n#GAME Life\n#RULE 23/3\n#L 3A$\n", WL_ERR_PARSE,
+     "t.mcl:1:1: not a pattern file warplife reads: an MCell file"},
+    {"t.rle3", "3D version=1 size=8 pos=0,0,0\nx=1 y=1 z=1 rule=3D5,6,7/6\no!\n", WL_ERR_PARSE,
+     "t.rle3:1:1: not a pattern file warplife reads: a three-dimensional pattern"},
 };
 
 static wl_pattern *from_cells(const xy *c, int n) {

@@ -92,7 +92,18 @@ wl_status wl_format_parse(const char *name, wl_format *out) {
 #define DETECT_MAX ((size_t)64 << 10)
 
 /* What looking at a prefix of the input gave. */
-typedef enum { DETECT_DONE, DETECT_MORE, DETECT_BINARY, DETECT_ZIP } detect_result;
+typedef enum { DETECT_DONE, DETECT_MORE, DETECT_BINARY, DETECT_ZIP, DETECT_FOREIGN } detect_result;
+
+/* Files of Golly's collection in formats warplife does not read, known by their first
+ * bytes: refused by name.  Read as RLE, an MCell file (all '#' lines) gave an empty Life
+ * pattern without a word, and an RLE3 file a complaint about its "3D". */
+static const struct {
+    const char *mark, *what;
+} foreign[] = {
+    {"#MCell", "an MCell file (its #L lines are not read: open it in Golly and save it as RLE)"},
+    {"3D version=", "a three-dimensional pattern (RLE3, for Golly's 3D.lua)"},
+};
+#define NFOREIGN (sizeof foreign / sizeof foreign[0])
 
 static int is_ws(char c) { return c == ' ' || c == '\t' || c == '\r' || c == '\n'; }
 
@@ -125,6 +136,7 @@ static int binary_byte(unsigned char c) {
 static detect_result detect_prefix(const char *s, size_t len, int whole, int capped,
                                    const char *path_hint, wl_format *f, int *life_auto,
                                    size_t *at) {
+    /* (DETECT_FOREIGN: *at is the index in `foreign`) */
     int done = whole || capped; /* no more bytes to look at */
     size_t pos = 0;
     *life_auto = 0;
@@ -137,6 +149,11 @@ static detect_result detect_prefix(const char *s, size_t len, int whole, int cap
     if (!done && (could_be(c, n, "[M2]") || could_be(c, n, "#Life 1.05") ||
                   could_be(c, n, "#Life 1.06") || could_be(c, n, "PK\x03\x04")))
         return DETECT_MORE;
+    for (size_t k = 0; k < NFOREIGN; k++) {
+        size_t m = strlen(foreign[k].mark);
+        if (!done && could_be(c, n, foreign[k].mark)) return DETECT_MORE;
+        if (n >= m && memcmp(c, foreign[k].mark, m) == 0) return *at = k, DETECT_FOREIGN;
+    }
     /* a zip archive (Golly's collections ship some): its "PK" would read as RLE cells */
     if (n >= 4 && memcmp(c, "PK\x03\x04", 4) == 0) return DETECT_ZIP;
     if (n >= 1 && binary_byte((unsigned char)c[0])) {
@@ -210,6 +227,9 @@ static wl_status detect(wl_src *s, const char *path_hint, wl_format *f, int *lif
             return wl_io_error_at(WL_ERR_PARSE, s->name, 1, 1,
                                   "not a pattern file: a zip archive (unpack it and read its "
                                   "pattern files)");
+        if (r == DETECT_FOREIGN)
+            return wl_io_error_at(WL_ERR_PARSE, s->name, 1, 1, "not a pattern file warplife reads: %s",
+                                  foreign[at].what);
         if (r == DETECT_BINARY) {
             size_t line = 1, col0 = 0; /* col0: offset of the byte's line */
             if (avail >= 3 && memcmp(b, "\xEF\xBB\xBF", 3) == 0) col0 = 3;
