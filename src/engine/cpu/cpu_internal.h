@@ -298,6 +298,7 @@ typedef struct cpu_ltl_buffers {
     uint8_t *zero;     /* ring slots known to hold an empty row's prefix sums (skip) */
     uint64_t *xring;   /* Moore: the extended bit rows in the column sums (2 Ry + 2) */
     const uint16_t **rp; /* other shapes: a row's runs as pointers into the prefix rows */
+    uint32_t *blk;     /* Moore, skip: the column sums' totals over each 32 extended columns */
     int64_t busy0, busy1; /* out (skip): the first and last row of the band within reach of
                              a firing cell (busy1 < busy0: none) */
 } cpu_ltl_buffers;

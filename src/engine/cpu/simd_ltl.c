@@ -436,12 +436,17 @@ static void slide2(const cpu_ltl_view *v, const uint64_t *in, const uint64_t *ou
     }
 }
 
+/* Entries of blk: a block of 32 for every 32 extended columns, and the D + 1 blocks past
+ * the last output chunk that trim_chunks reads. */
+static size_t blk_entries(const cpu_ltl_view *v) { return (v->ext + 63) / 64 * 2 + 4; }
+
 /* Adds (sign 1) or takes off (-1) row y's cells to the Moore column sums; on a bounded
  * grid (skip) only the extended words within its firing cells' extent k (an index of
  * b->lo and b->hi) are made and added, nothing when it has none.  `fresh`: the row's
  * extended bits are made into bits; else bits holds them already (made when the row
  * entered the column sums, 2 Ry + 1 rows before it leaves them, with the same extent).
- * On tori only a band's first rows come here (fresh, added): slide2 moves the sums down. */
+ * On tori only a band's first rows come here (fresh, added): slide2 moves the sums down.
+ * On a bounded grid the blocks' totals (blk) follow the column sums. */
 static void slide_row(const cpu_ltl_view *v, int64_t y, size_t k, uint64_t *bits, uint16_t *col,
                       int sign, int fresh, const cpu_ltl_buffers *b) {
     if (!v->skip) {
@@ -460,13 +465,57 @@ static void slide_row(const cpu_ltl_view *v, int64_t y, size_t k, uint64_t *bits
         if (v->ext % 64 && (e1 + 63) / 64 == words) bits[words - 1] &= ~(uint64_t)0 >> (64 - v->ext % 64);
     }
     const __m512i one = _mm512_set1_epi16(1);
+    uint32_t *blk = b->blk;
     for (size_t i = e0; i < e1; i += 32) {
         uint32_t m = bits32(bits, i);
         if (!m) continue;
         __m512i c = _mm512_loadu_si512(col + i);
         c = sign > 0 ? _mm512_mask_add_epi16(c, m, c, one) : _mm512_mask_sub_epi16(c, m, c, one);
         _mm512_storeu_si512(col + i, c);
+        blk[i / 32] += sign > 0 ? (uint32_t)__builtin_popcount(m) : -(uint32_t)__builtin_popcount(m);
     }
+}
+
+/* The least count (the cell left out) at which a cell may fire next: a birth interval's
+ * lower end, or a survival interval's less the cell itself (M1). */
+static uint32_t fire_min(const cpu_ltl_view *v) {
+    uint32_t least = UINT32_MAX;
+    for (unsigned k = 0; k < v->nbirth; k++)
+        if (v->birth[k][0] < least) least = v->birth[k][0];
+    for (unsigned k = 0; k < v->nsurvive; k++) {
+        uint32_t s = v->survive[k][0] > v->middle ? v->survive[k][0] - v->middle : 0;
+        if (s < least) least = s;
+    }
+    return least;
+}
+
+/* Moore, skip: narrows the output row's chunks [*c0, *c1) to those where some cell may
+ * fire.  A cell of chunk j counts extended columns 32 j .. 32 j + 31 + 2R, within the
+ * blocks j .. j + D of 32 (D = (31 + 2R) / 32), so the blocks' totals (blk) bound the
+ * count of each of its cells; a chunk whose bound is below `least` stays dead.  Only the
+ * ends are cut, so that the prefix sums stay one run: a bug of a high threshold (Golly's
+ * r100-alien-bug: B9350, S10349 of 40401) counts mostly cells around it that cannot
+ * reach it. */
+static void trim_chunks(const uint32_t *blk, size_t D, uint32_t least, size_t *c0, size_t *c1) {
+    size_t a = *c0, z = *c1;
+    uint32_t s = 0;
+    for (size_t k = a; k <= a + D; k++) s += blk[k];
+    while (a < z && s < least) {
+        s += blk[a + D + 1] - blk[a];
+        a++;
+    }
+    if (a == z) {
+        *c0 = *c1 = a;
+        return;
+    }
+    s = 0;
+    for (size_t k = z - 1; k <= z - 1 + D; k++) s += blk[k];
+    while (z - 1 > a && s < least) {
+        z--;
+        s += blk[z - 1] - blk[z + D];
+    }
+    *c0 = a;
+    *c1 = z;
 }
 
 /* out[i] = the least (most, when `most`) of a[i .. i + W - 1] for i < n - W + 1, in O(n)
@@ -531,8 +580,12 @@ uint64_t cpu_ltl_band_avx512(const cpu_ltl_view *v, uint64_t y0, uint64_t y1, cp
         window_extremes(b->lo, nrows, nring, 0, pre, suf, wlo);
         window_extremes(b->hi, nrows, nring, 1, pre, suf, whi);
     }
+    /* Moore, skip: the count bounds of trim_chunks (nothing to trim when 0 may fire) */
+    const uint32_t least = v->moore && v->skip ? fire_min(v) : 0;
+    const size_t D = (31 + 2 * (size_t)v->R) / 32;
     if (v->moore) {
         memset(col, 0, rowlen * sizeof *col);
+        if (v->skip) memset(b->blk, 0, blk_entries(v) * sizeof *b->blk);
         for (int dy = -Ry; dy <= Ry; dy++) {
             size_t slot = xs + (size_t)(dy + Ry);
             slide_row(v, (int64_t)y0 + dy, (size_t)(dy + Ry), XROW(slot < nx ? slot : slot - nx),
@@ -556,6 +609,7 @@ uint64_t cpu_ltl_band_avx512(const cpu_ltl_view *v, uint64_t y0, uint64_t y1, cp
                 int64_t a = ((int64_t)lo * 64 - v->R) / 32, z = ((int64_t)hi * 64 + 64 + v->R + 31) / 32;
                 c0 = a < 0 ? 0 : (size_t)a;
                 c1 = (size_t)z < chunks ? (size_t)z : chunks;
+                if (least && c0 < c1) trim_chunks(b->blk, D, least, &c0, &c1);
             }
         }
         const int idle = c0 >= c1; /* no firing cell within reach: a dead row */
@@ -633,8 +687,8 @@ uint64_t cpu_ltl_band_avx512(const cpu_ltl_view *v, uint64_t y0, uint64_t y1, cp
 }
 
 /* The buffers' sizes in bytes, each rounded up to 64: bits, col, cnt, ring, cnt32, q32,
- * xring, rp. */
-static void buffer_sizes(const cpu_ltl_view *v, size_t sz[8]) {
+ * xring, rp, blk. */
+static void buffer_sizes(const cpu_ltl_view *v, size_t sz[9]) {
     size_t rowlen = v->ext + 64, words = (v->ext + 63) / 64 + 1;
     size_t nring = v->moore ? 1 : 2 * (size_t)v->Ry + 1;
     sz[0] = 2 * words * 8;
@@ -645,18 +699,19 @@ static void buffer_sizes(const cpu_ltl_view *v, size_t sz[8]) {
     sz[5] = v->wide && v->moore ? (rowlen + 64) * 4 : 0;
     sz[6] = v->moore ? (2 * (size_t)v->Ry + 2) * words * 8 : 0;
     sz[7] = v->moore ? 0 : 2 * (v->nruns[0] + v->nruns[1]) * sizeof(const uint16_t *);
-    for (int k = 0; k < 8; k++) sz[k] = (sz[k] + 63) & ~(size_t)63;
+    sz[8] = v->moore ? blk_entries(v) * sizeof(uint32_t) : 0;
+    for (int k = 0; k < 9; k++) sz[k] = (sz[k] + 63) & ~(size_t)63;
 }
 
 size_t cpu_ltl_buffer_bytes(const cpu_ltl_view *v) {
-    size_t sz[8], n = 4096;
+    size_t sz[9], n = 4096;
     buffer_sizes(v, sz);
-    for (int k = 0; k < 8; k++) n += sz[k];
+    for (int k = 0; k < 9; k++) n += sz[k];
     return n;
 }
 
 void cpu_ltl_buffers_place(const cpu_ltl_view *v, void *block, cpu_ltl_buffers *b) {
-    size_t sz[8];
+    size_t sz[9];
     buffer_sizes(v, sz);
     char *p = block;
     b->bits = (uint64_t *)(void *)p;
@@ -671,6 +726,8 @@ void cpu_ltl_buffers_place(const cpu_ltl_view *v, void *block, cpu_ltl_buffers *
     b->xring = sz[6] ? (uint64_t *)(void *)p : NULL;
     p += sz[6];
     b->rp = sz[7] ? (const uint16_t **)(void *)p : NULL;
+    p += sz[7];
+    b->blk = sz[8] ? (uint32_t *)(void *)p : NULL;
 }
 
 /* The von Neumann diamond (diamond.h), built for AVX-512. */
