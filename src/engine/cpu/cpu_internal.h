@@ -329,6 +329,10 @@ void cpu_ltl_row_extents(const cpu_ltl_view *v, uint64_t y0, uint64_t y1, int32_
  * of fn; returns the cells it counted (a bounded grid's rows and columns out of reach of
  * every firing cell are not). */
 uint64_t cpu_ltl_band_avx512(const cpu_ltl_view *v, uint64_t y0, uint64_t y1, cpu_ltl_buffers *b);
+/* Moore, skip: the least count (the cell left out) at which a cell may fire next, and the
+ * output row's chunks [*c0, *c1) cut at both ends to those where one may (multi.c). */
+uint32_t cpu_ltl_fire_min(const cpu_ltl_view *v);
+void cpu_ltl_trim(const uint32_t *blk, size_t D, uint32_t least, size_t *c0, size_t *c1);
 /* The von Neumann diamond (diamond.h): words of one band's buffers; rows [y0, y1) of fn,
  * built for AVX-512 (simd_ltl.c), and in busy the first and last row it counted. */
 size_t cpu_ltl_diamond_words(const cpu_ltl_view *v);

@@ -59,6 +59,8 @@ typedef struct ltl_scratch {
     uint32_t *sums;   /* ring of (2 Ry + 1) prefix-sum rows (general shapes), or one (Moore) */
     uint32_t *count;  /* the counts of one output row, for each parity */
     int32_t *lo, *hi; /* Moore on a bounded grid: the extents of the band's rows */
+    uint32_t *blk;    /* Moore on a bounded grid: the column sums' totals over each 64
+                         extended columns (cpu_ltl_trim) */
     uint32_t *dia;    /* von Neumann: the diagonal windows' rings, the counts, cell rows */
     void *block;
     cpu_ltl_buffers simd;
@@ -66,6 +68,10 @@ typedef struct ltl_scratch {
     int64_t busy0, busy1; /* its last band's rows within reach of a firing cell (skip;
                              busy1 < busy0: none) */
 } ltl_scratch;
+
+/* Entries of ltl_scratch.blk: a block for every 64 extended columns, and the D + 1 past
+ * the last output word that cpu_ltl_trim reads. */
+static size_t ltl_blk64(const cpu_ltl_view *v) { return (v->ext + 127) / 64 + 4; }
 
 struct cpu_multi {
     uint64_t w, h;
@@ -117,6 +123,7 @@ void cpu_multi_destroy(cpu_multi *m) {
         free(m->scratch[t].count);
         free(m->scratch[t].lo);
         free(m->scratch[t].hi);
+        free(m->scratch[t].blk);
         free(m->scratch[t].dia);
         wl_aligned_free(m->scratch[t].block);
         free(m->scratch[t].simd.lo);
@@ -260,11 +267,12 @@ static wl_status ltl_create(cpu_multi *m, const wl_ltl *l, wl_pool *pool) {
         }
         sc->cells = wl_malloc(v->ext * sizeof *sc->cells);
         sc->col = wl_malloc(v->ext * sizeof *sc->col);
+        sc->blk = wl_malloc(ltl_blk64(v) * sizeof *sc->blk);
         sc->sums = wl_malloc(ring * v->ext * sizeof *sc->sums);
         sc->count = wl_malloc(2 * v->ext * sizeof *sc->count);
         sc->lo = wl_malloc(((size_t)v->h + 2 * (size_t)v->Ry + 2) * sizeof(int32_t));
         sc->hi = wl_malloc(((size_t)v->h + 2 * (size_t)v->Ry + 2) * sizeof(int32_t));
-        if (!sc->cells || !sc->col || !sc->sums || !sc->count || !sc->lo || !sc->hi)
+        if (!sc->cells || !sc->col || !sc->sums || !sc->count || !sc->lo || !sc->hi || !sc->blk)
             return WL_ERR_NOMEM;
     }
     return WL_OK;
@@ -1017,6 +1025,51 @@ static void test_row(const cpu_ltl_view *v, const uint32_t *count, const uint64_
     }
 }
 
+/* The least count (the cell left out) at which a cell may fire next: a birth interval's
+ * lower end, or a survival interval's less the cell itself (M1). */
+uint32_t cpu_ltl_fire_min(const cpu_ltl_view *v) {
+    uint32_t least = UINT32_MAX;
+    for (unsigned k = 0; k < v->nbirth; k++)
+        if (v->birth[k][0] < least) least = v->birth[k][0];
+    for (unsigned k = 0; k < v->nsurvive; k++) {
+        uint32_t s = v->survive[k][0] > v->middle ? v->survive[k][0] - v->middle : 0;
+        if (s < least) least = s;
+    }
+    return least;
+}
+
+/* Moore, skip: cuts the output row's chunks [*c0, *c1) (of n cells each: 32 in simd_ltl.c,
+ * 64 here) at both ends to those where some cell may fire.  blk[k] holds the column sums'
+ * total over the extended columns [n k, n k + n - 1]; a cell of chunk j counts extended
+ * columns n j .. n j + n - 1 + 2R, within the blocks j .. j + D (D = (n - 1 + 2R) / n),
+ * so their totals bound the count of each of its cells, and a chunk whose bound is below
+ * `least` stays dead.  Only the ends are cut, so that the prefix sums stay one run (cutting
+ * inside the row as well, into runs whose sums start over, gained nothing on Golly's
+ * 50c-spaceships).  A bug of a high threshold (Golly's r100-alien-bug: B9350, S10349 of
+ * 40401) counted mostly cells around it that cannot reach it.  blk must hold *c1 + D + 1
+ * entries. */
+void cpu_ltl_trim(const uint32_t *blk, size_t D, uint32_t least, size_t *c0, size_t *c1) {
+    size_t a = *c0, z = *c1;
+    uint32_t s = 0;
+    for (size_t k = a; k <= a + D; k++) s += blk[k];
+    while (a < z && s < least) {
+        s += blk[a + D + 1] - blk[a];
+        a++;
+    }
+    if (a == z) {
+        *c0 = *c1 = a;
+        return;
+    }
+    s = 0;
+    for (size_t k = z - 1; k <= z - 1 + D; k++) s += blk[k];
+    while (z - 1 > a && s < least) {
+        z--;
+        s += blk[z - 1] - blk[z + D];
+    }
+    *c0 = a;
+    *c1 = z;
+}
+
 void cpu_ltl_row_extents(const cpu_ltl_view *v, uint64_t y0, uint64_t y1, int32_t *lo,
                          int32_t *hi) {
     for (int64_t y = (int64_t)y0 - v->Ry; y <= (int64_t)y1 + v->Ry; y++) {
@@ -1071,8 +1124,8 @@ static void test_row_within(const cpu_ltl_view *v, const uint32_t *count, const 
 
 /* Adds (sign 1) or takes (-1) the firing cells of row y (a row of a bounded grid) to the
  * column sums of the extended cells [ia, ib): a firing cell at a time. */
-static void slide_range(const cpu_ltl_view *v, int64_t y, uint16_t *col, size_t ia, size_t ib,
-                        int sign) {
+static void slide_range(const cpu_ltl_view *v, int64_t y, uint16_t *col, uint32_t *blk,
+                        size_t ia, size_t ib, int sign) {
     const uint64_t *row = cpu_ltl_row(v, y);
     if (!row) return;
     int64_t xa = (int64_t)ia - v->R, xb = (int64_t)ib - v->R; /* columns [xa, xb) */
@@ -1083,7 +1136,10 @@ static void slide_range(const cpu_ltl_view *v, int64_t y, uint16_t *col, size_t 
         while (bits) {
             int64_t x = i * 64 + __builtin_ctzll(bits);
             bits &= bits - 1;
-            if (x >= xa && x < xb) col[x + v->R] = (uint16_t)(col[x + v->R] + sign);
+            if (x >= xa && x < xb) {
+                col[x + v->R] = (uint16_t)(col[x + v->R] + sign);
+                blk[(size_t)(x + v->R) / 64] += (uint32_t)sign;
+            }
         }
     }
 }
@@ -1100,36 +1156,43 @@ static void ltl_band_moore_skip(const cpu_ltl_view *v, uint64_t y0, uint64_t y1,
     if (!band_columns(v, y0, y1, s, &xa, &xb)) return;
     size_t ia = xa, ib = xb + 2 * R + 1;
     memset(s->col + ia, 0, (ib - ia) * sizeof *s->col);
+    memset(s->blk, 0, ltl_blk64(v) * sizeof *s->blk);
     memset(s->count, 0, W * sizeof *s->count);
+    /* each row's words cut to those where a cell may fire (cpu_ltl_trim) */
+    const uint32_t least = cpu_ltl_fire_min(v);
+    const size_t D = (63 + 2 * R) / 64;
     size_t live = 0; /* rows with firing cells among rows y - Ry .. y + Ry */
     for (int dy = -Ry; dy <= Ry; dy++) {
         size_t k = (size_t)(dy + Ry);
         if (s->hi[k] < 0) continue;
         live++;
-        slide_range(v, (int64_t)y0 + dy, s->col, ia, ib, 1);
+        slide_range(v, (int64_t)y0 + dy, s->col, s->blk, ia, ib, 1);
     }
     for (uint64_t y = y0; y < y1; y++) {
         const uint64_t *frow = v->f + (size_t)y * v->S;
         uint64_t *out = v->fn + (size_t)y * v->S;
         size_t k = (size_t)(y - y0); /* extents index of row y - Ry */
-        if (!live) {
+        size_t w0 = xa / 64, w1 = xb / 64 + 1; /* the row's words [w0, w1) */
+        if (live && least) cpu_ltl_trim(s->blk, D, least, &w0, &w1);
+        if (!live || w0 == w1) {
             memset(out, 0, v->S * sizeof *out);
         } else {
+            const size_t xa2 = w0 * 64, xb2 = w1 * 64 - 1 < xb ? w1 * 64 - 1 : xb;
             uint32_t *p = s->sums, acc = 0;
             p[0] = 0;
-            for (size_t i = ia; i < ib; i++) p[i - ia + 1] = acc += s->col[i];
-            for (size_t x = xa; x <= xb; x++) /* the square minus the cell itself */
-                s->count[x] = p[x - xa + 2 * R + 1] - p[x - xa] - (uint32_t)(frow[x >> 6] >> (x & 63) & 1u);
-            test_row_within(v, s->count, frow, out, xa, xb);
+            for (size_t i = xa2; i < xb2 + 2 * R + 1; i++) p[i - xa2 + 1] = acc += s->col[i];
+            for (size_t x = xa2; x <= xb2; x++) /* the square minus the cell itself */
+                s->count[x] = p[x - xa2 + 2 * R + 1] - p[x - xa2] - (uint32_t)(frow[x >> 6] >> (x & 63) & 1u);
+            test_row_within(v, s->count, frow, out, xa2, xb2);
         }
         /* slide: row y - Ry leaves, row y + Ry + 1 comes */
         if (s->hi[k] >= 0) {
             live--;
-            slide_range(v, (int64_t)y - Ry, s->col, ia, ib, -1);
+            slide_range(v, (int64_t)y - Ry, s->col, s->blk, ia, ib, -1);
         }
         if (s->hi[k + 2 * (size_t)Ry + 1] >= 0) {
             live++;
-            slide_range(v, (int64_t)y + Ry + 1, s->col, ia, ib, 1);
+            slide_range(v, (int64_t)y + Ry + 1, s->col, s->blk, ia, ib, 1);
         }
     }
 }

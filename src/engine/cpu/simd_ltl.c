@@ -437,7 +437,7 @@ static void slide2(const cpu_ltl_view *v, const uint64_t *in, const uint64_t *ou
 }
 
 /* Entries of blk: a block of 32 for every 32 extended columns, and the D + 1 blocks past
- * the last output chunk that trim_chunks reads. */
+ * the last output chunk that cpu_ltl_trim reads. */
 static size_t blk_entries(const cpu_ltl_view *v) { return (v->ext + 63) / 64 * 2 + 4; }
 
 /* Adds (sign 1) or takes off (-1) row y's cells to the Moore column sums; on a bounded
@@ -474,48 +474,6 @@ static void slide_row(const cpu_ltl_view *v, int64_t y, size_t k, uint64_t *bits
         _mm512_storeu_si512(col + i, c);
         blk[i / 32] += sign > 0 ? (uint32_t)__builtin_popcount(m) : -(uint32_t)__builtin_popcount(m);
     }
-}
-
-/* The least count (the cell left out) at which a cell may fire next: a birth interval's
- * lower end, or a survival interval's less the cell itself (M1). */
-static uint32_t fire_min(const cpu_ltl_view *v) {
-    uint32_t least = UINT32_MAX;
-    for (unsigned k = 0; k < v->nbirth; k++)
-        if (v->birth[k][0] < least) least = v->birth[k][0];
-    for (unsigned k = 0; k < v->nsurvive; k++) {
-        uint32_t s = v->survive[k][0] > v->middle ? v->survive[k][0] - v->middle : 0;
-        if (s < least) least = s;
-    }
-    return least;
-}
-
-/* Moore, skip: narrows the output row's chunks [*c0, *c1) to those where some cell may
- * fire.  A cell of chunk j counts extended columns 32 j .. 32 j + 31 + 2R, within the
- * blocks j .. j + D of 32 (D = (31 + 2R) / 32), so the blocks' totals (blk) bound the
- * count of each of its cells; a chunk whose bound is below `least` stays dead.  Only the
- * ends are cut, so that the prefix sums stay one run: a bug of a high threshold (Golly's
- * r100-alien-bug: B9350, S10349 of 40401) counts mostly cells around it that cannot
- * reach it. */
-static void trim_chunks(const uint32_t *blk, size_t D, uint32_t least, size_t *c0, size_t *c1) {
-    size_t a = *c0, z = *c1;
-    uint32_t s = 0;
-    for (size_t k = a; k <= a + D; k++) s += blk[k];
-    while (a < z && s < least) {
-        s += blk[a + D + 1] - blk[a];
-        a++;
-    }
-    if (a == z) {
-        *c0 = *c1 = a;
-        return;
-    }
-    s = 0;
-    for (size_t k = z - 1; k <= z - 1 + D; k++) s += blk[k];
-    while (z - 1 > a && s < least) {
-        z--;
-        s += blk[z - 1] - blk[z + D];
-    }
-    *c0 = a;
-    *c1 = z;
 }
 
 /* out[i] = the least (most, when `most`) of a[i .. i + W - 1] for i < n - W + 1, in O(n)
@@ -580,8 +538,9 @@ uint64_t cpu_ltl_band_avx512(const cpu_ltl_view *v, uint64_t y0, uint64_t y1, cp
         window_extremes(b->lo, nrows, nring, 0, pre, suf, wlo);
         window_extremes(b->hi, nrows, nring, 1, pre, suf, whi);
     }
-    /* Moore, skip: the count bounds of trim_chunks (nothing to trim when 0 may fire) */
-    const uint32_t least = v->moore && v->skip ? fire_min(v) : 0;
+    /* Moore, skip: the count bounds of cpu_ltl_trim, over blocks of 32 extended columns
+     * (nothing to trim when 0 may fire) */
+    const uint32_t least = v->moore && v->skip ? cpu_ltl_fire_min(v) : 0;
     const size_t D = (31 + 2 * (size_t)v->R) / 32;
     if (v->moore) {
         memset(col, 0, rowlen * sizeof *col);
@@ -609,7 +568,7 @@ uint64_t cpu_ltl_band_avx512(const cpu_ltl_view *v, uint64_t y0, uint64_t y1, cp
                 int64_t a = ((int64_t)lo * 64 - v->R) / 32, z = ((int64_t)hi * 64 + 64 + v->R + 31) / 32;
                 c0 = a < 0 ? 0 : (size_t)a;
                 c1 = (size_t)z < chunks ? (size_t)z : chunks;
-                if (least && c0 < c1) trim_chunks(b->blk, D, least, &c0, &c1);
+                if (least && c0 < c1) cpu_ltl_trim(b->blk, D, least, &c0, &c1);
             }
         }
         const int idle = c0 >= c1; /* no firing cell within reach: a dead row */
