@@ -1084,13 +1084,16 @@ static int lb_fixed(const wlcu_mrule *ru, uint4 *lim) {
 }
 
 /* Whether k_ltl_bits beats k_ltl_tile on a w x h grid at range R, as measured on the H100
- * (docs/BENCHMARKS.md): its strips of short grids are short and sum their 2R + 1 rows
- * above for few rows below, and past range 12 it sums every row twice. */
+ * (docs/BENCHMARKS.md): past range 12 it sums every row twice.  Compiled for the range
+ * (lb_fixed), since its edge columns read whole words, it led at every size measured from
+ * 512^2 on (1.4-3x there, 2-8x at 4096^2 and up, ranges 2 to 12; bounded 1024^2 1.1-2.5x);
+ * smaller grids were not measured.  The kernel for any rule keeps the thresholds measured
+ * before the edges changed. */
 static int ltl_bits_pays(const wlcu_mrule *ru, uint64_t w, uint64_t h) {
     uint4 lim;
     double cells = (double)w * (double)h;
     if (ru->R > LB_RING_MAXR) return cells >= 268435456.0; /* 16384^2: equal there */
-    if (lb_fixed(ru, &lim)) return cells >= (ru->R <= 5 ? 4194304.0 : 16777216.0);
+    if (lb_fixed(ru, &lim)) return cells >= 262144.0;
     return cells >= (ru->R <= 5 ? 16777216.0 : 67108864.0);
 }
 
