@@ -298,7 +298,7 @@ typedef struct cpu_ltl_buffers {
     uint8_t *zero;     /* ring slots known to hold an empty row's prefix sums (skip) */
     uint64_t *xring;   /* Moore: the extended bit rows in the column sums (2 Ry + 2) */
     const uint16_t **rp; /* other shapes: a row's runs as pointers into the prefix rows */
-    uint32_t *blk;     /* Moore, skip: the column sums' totals over each 32 extended columns */
+    uint32_t *blk;     /* skip: the window's firing cells in each 32 extended columns */
     int64_t busy0, busy1; /* out (skip): the first and last row of the band within reach of
                              a firing cell (busy1 < busy0: none) */
 } cpu_ltl_buffers;
@@ -329,8 +329,9 @@ void cpu_ltl_row_extents(const cpu_ltl_view *v, uint64_t y0, uint64_t y1, int32_
  * of fn; returns the cells it counted (a bounded grid's rows and columns out of reach of
  * every firing cell are not). */
 uint64_t cpu_ltl_band_avx512(const cpu_ltl_view *v, uint64_t y0, uint64_t y1, cpu_ltl_buffers *b);
-/* Moore, skip: the least count (the cell left out) at which a cell may fire next, and the
- * output row's chunks [*c0, *c1) cut at both ends to those where one may (multi.c). */
+/* Skip: the least count (the cell left out) at which a cell may fire next (0: not worth
+ * cutting), and the output row's chunks [*c0, *c1) cut at both ends to those where one
+ * may (multi.c). */
 uint32_t cpu_ltl_fire_min(const cpu_ltl_view *v);
 void cpu_ltl_trim(const uint32_t *blk, size_t D, uint32_t least, size_t *c0, size_t *c1);
 /* The von Neumann diamond (diamond.h): words of one band's buffers; rows [y0, y1) of fn,

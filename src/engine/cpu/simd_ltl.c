@@ -510,6 +510,20 @@ static void ring_row(const cpu_ltl_view *v, int64_t y, int64_t y0, uint64_t *bit
     b->zero[slot] = 0;
 }
 
+/* Adds (sign 1) or takes off (-1) the block totals (blk) of row y's prefix sums in the
+ * ring: the window's totals for cpu_ltl_trim, for the shapes other than the square (whose
+ * totals slide_row keeps).  A slot known to hold an empty row adds nothing. */
+static void ring_blocks(const cpu_ltl_view *v, const uint16_t *ring, size_t rowlen,
+                        cpu_ltl_buffers *b, int64_t y, int sign) {
+    const size_t slot = (size_t)wl_mod(y, 2 * (int64_t)v->Ry + 1);
+    if (b->zero[slot]) return;
+    const uint16_t *p = ring + slot * rowlen;
+    for (size_t k = 0; k < (v->ext + 31) / 32; k++) {
+        const uint32_t t = (uint16_t)(p[32 * k + 32] - p[32 * k]);
+        b->blk[k] += sign > 0 ? t : -t;
+    }
+}
+
 uint64_t cpu_ltl_band_avx512(const cpu_ltl_view *v, uint64_t y0, uint64_t y1, cpu_ltl_buffers *b) {
     size_t ext = v->ext, words = (ext + 63) / 64 + 1;
     size_t rowlen = ext + 64; /* uint16 entries of a prefix row, with room for vector reads */
@@ -538,13 +552,13 @@ uint64_t cpu_ltl_band_avx512(const cpu_ltl_view *v, uint64_t y0, uint64_t y1, cp
         window_extremes(b->lo, nrows, nring, 0, pre, suf, wlo);
         window_extremes(b->hi, nrows, nring, 1, pre, suf, whi);
     }
-    /* Moore, skip: the count bounds of cpu_ltl_trim, over blocks of 32 extended columns
-     * (nothing to trim when 0 may fire) */
-    const uint32_t least = v->moore && v->skip ? cpu_ltl_fire_min(v) : 0;
+    /* skip: the count bounds of cpu_ltl_trim, over blocks of 32 extended columns; other
+     * shapes lie within the square, so its bound holds (0: no trimming) */
+    const uint32_t least = v->skip ? cpu_ltl_fire_min(v) : 0;
     const size_t D = (31 + 2 * (size_t)v->R) / 32;
+    if (least) memset(b->blk, 0, blk_entries(v) * sizeof *b->blk);
     if (v->moore) {
         memset(col, 0, rowlen * sizeof *col);
-        if (v->skip) memset(b->blk, 0, blk_entries(v) * sizeof *b->blk);
         for (int dy = -Ry; dy <= Ry; dy++) {
             size_t slot = xs + (size_t)(dy + Ry);
             slide_row(v, (int64_t)y0 + dy, (size_t)(dy + Ry), XROW(slot < nx ? slot : slot - nx),
@@ -552,8 +566,10 @@ uint64_t cpu_ltl_band_avx512(const cpu_ltl_view *v, uint64_t y0, uint64_t y1, cp
         }
     } else {
         memset(b->zero, 0, nring); /* (another band's, or another generation's) */
-        for (int dy = -Ry; dy < Ry; dy++)
+        for (int dy = -Ry; dy < Ry; dy++) {
             ring_row(v, (int64_t)y0 + dy, (int64_t)y0, bits, ring, rowlen, b);
+            if (least) ring_blocks(v, ring, rowlen, b, (int64_t)y0 + dy, 1);
+        }
     }
     for (uint64_t y = y0; y < y1; y++) {
         const uint64_t *frow = v->f + (size_t)y * v->S;
@@ -568,10 +584,11 @@ uint64_t cpu_ltl_band_avx512(const cpu_ltl_view *v, uint64_t y0, uint64_t y1, cp
                 int64_t a = ((int64_t)lo * 64 - v->R) / 32, z = ((int64_t)hi * 64 + 64 + v->R + 31) / 32;
                 c0 = a < 0 ? 0 : (size_t)a;
                 c1 = (size_t)z < chunks ? (size_t)z : chunks;
-                if (least && c0 < c1) cpu_ltl_trim(b->blk, D, least, &c0, &c1);
+                /* (other shapes: once row y + Ry is in the ring, below) */
+                if (v->moore && least && c0 < c1) cpu_ltl_trim(b->blk, D, least, &c0, &c1);
             }
         }
-        const int idle = c0 >= c1; /* no firing cell within reach: a dead row */
+        int idle = c0 >= c1; /* no firing cell within reach: a dead row */
         work += idle ? 0 : (c1 - c0) * 32;
         if (!idle) {
             if (b->busy1 < b->busy0) b->busy0 = (int64_t)y;
@@ -624,7 +641,17 @@ uint64_t cpu_ltl_band_avx512(const cpu_ltl_view *v, uint64_t y0, uint64_t y1, cp
             }
             xs = xs + 1 < nx ? xs + 1 : 0;
         } else {
+            /* (row y + Ry takes the slot of row y - Ry - 1, which left the window; at y0 that
+             * slot held no row of this band) */
+            if (least && y > y0) ring_blocks(v, ring, rowlen, b, (int64_t)y - Ry - 1, -1);
             ring_row(v, (int64_t)y + Ry, (int64_t)y0, bits, ring, rowlen, b);
+            if (least) ring_blocks(v, ring, rowlen, b, (int64_t)y + Ry, 1);
+            if (least && !idle) {
+                const size_t n = c1 - c0;
+                cpu_ltl_trim(b->blk, D, least, &c0, &c1);
+                work -= (n - (c1 - c0)) * 32;
+                idle = c0 >= c1;
+            }
             if (idle) {
                 memset(out, 0, v->S * 8);
                 continue;
@@ -658,7 +685,7 @@ static void buffer_sizes(const cpu_ltl_view *v, size_t sz[9]) {
     sz[5] = v->wide && v->moore ? (rowlen + 64) * 4 : 0;
     sz[6] = v->moore ? (2 * (size_t)v->Ry + 2) * words * 8 : 0;
     sz[7] = v->moore ? 0 : 2 * (v->nruns[0] + v->nruns[1]) * sizeof(const uint16_t *);
-    sz[8] = v->moore ? blk_entries(v) * sizeof(uint32_t) : 0;
+    sz[8] = blk_entries(v) * sizeof(uint32_t);
     for (int k = 0; k < 9; k++) sz[k] = (sz[k] + 63) & ~(size_t)63;
 }
 
