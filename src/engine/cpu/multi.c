@@ -1239,6 +1239,16 @@ static void prefix_range(const cpu_ltl_view *v, const uint64_t *row, uint32_t *p
     }
 }
 
+/* Adds (sign 1) or takes off (-1) the totals of a prefix row p (defined on [ia, ib]) over
+ * blocks of 64 extended columns, within [ia, ib), to blk (cpu_ltl_trim). */
+static void prefix_totals64(const uint32_t *p, size_t ia, size_t ib, uint32_t *blk, int sign) {
+    for (size_t k = ia / 64; k * 64 < ib; k++) {
+        const size_t a = k * 64 < ia ? ia : k * 64, b = k * 64 + 64 < ib ? k * 64 + 64 : ib;
+        const uint32_t t = p[b] - p[a];
+        blk[k] += sign > 0 ? t : -t;
+    }
+}
+
 /* Shapes other than Moore's square and the von Neumann diamond (circular, hexagonal, ...:
  * runs of cells a row): the prefix sums of rows y - Ry .. y + Ry in a ring, each run of the
  * shape the difference of two.  On a bounded grid without B0 (v->skip) only what is within
@@ -1255,6 +1265,11 @@ static void ltl_band_runs(const cpu_ltl_view *v, uint64_t y0, uint64_t y1, ltl_s
     if (skip && !band_columns(v, y0, y1, s, &xa, &xb)) return;
     const size_t ia = xa, ib = xb + 2 * R + 1; /* the extended cells those read */
     size_t live = 0; /* (skip) rows with firing cells among rows y - Ry .. y + Ry */
+    /* skip: each row's words cut to those where a cell may fire (cpu_ltl_trim; a shape lies
+     * within its square), from the window's totals over blocks of 64 extended columns */
+    const uint32_t least = skip ? cpu_ltl_fire_min(v) : 0;
+    const size_t D = (63 + 2 * R) / 64;
+    if (least) memset(s->blk, 0, ltl_blk64(v) * sizeof *s->blk);
     /* row yy's prefix sums into the ring (k: its extents index, yy - (y0 - Ry)) */
 #define RING_ROW(yy, k)                                                                     \
     do {                                                                                    \
@@ -1264,6 +1279,7 @@ static void ltl_band_runs(const cpu_ltl_view *v, uint64_t y0, uint64_t y1, ltl_s
         } else {                                                                            \
             live += (size_t)skip;                                                           \
             prefix_range(v, cpu_ltl_row(v, (yy)), p_, ia, ib);                              \
+            if (least) prefix_totals64(p_, ia, ib, s->blk, 1);                              \
         }                                                                                   \
     } while (0)
     for (int dy = -Ry; dy < Ry; dy++) RING_ROW((int64_t)y0 + dy, (size_t)(dy + Ry));
@@ -1271,29 +1287,38 @@ static void ltl_band_runs(const cpu_ltl_view *v, uint64_t y0, uint64_t y1, ltl_s
         const uint64_t *frow = v->f + (size_t)y * v->S;
         uint64_t *out = v->fn + (size_t)y * v->S;
         const size_t ke = (size_t)(y - y0); /* extents index of row y - Ry */
+        /* (row y + Ry takes the slot of row y - Ry - 1, extents index ke - 1: its totals
+         * go first; at y0 that slot held no row of this band) */
+        if (least && y > y0 && s->hi[ke - 1] >= 0)
+            prefix_totals64(s->sums + (size_t)wl_mod((int64_t)y - Ry - 1, (int64_t)ring) * ext, ia,
+                            ib, s->blk, -1);
         RING_ROW((int64_t)y + Ry, ke + 2 * (size_t)Ry);
-        if (skip && !live) {
+        size_t w0 = xa / 64, w1 = xb / 64 + 1; /* the row's words [w0, w1) */
+        if (least && live) cpu_ltl_trim(s->blk, D, least, &w0, &w1);
+        if (skip && (!live || w0 == w1)) {
+            if (s->hi[ke] >= 0) live--; /* (row y - Ry leaves after this row) */
             memset(out, 0, v->S * sizeof *out);
             continue;
         }
         if (skip && s->hi[ke] >= 0) live--; /* (row y - Ry leaves after this row) */
+        const size_t xa2 = w0 * 64, xb2 = w1 * 64 - 1 < xb ? w1 * 64 - 1 : xb; /* counted */
         for (int par = 0; par < (parity_shape ? 2 : 1); par++) {
             const cpu_ltl_run *r = v->runs[par];
             uint32_t *cnt = s->count + (par ? ext : 0);
-            memset(cnt + xa, 0, (xb - xa + 1) * sizeof *cnt);
+            memset(cnt + xa2, 0, (xb2 - xa2 + 1) * sizeof *cnt);
             for (size_t k = 0; k < v->nruns[par]; k++) {
                 int64_t yy = (int64_t)y + r[k].dy;
                 if (!v->torus && (yy < 0 || yy >= (int64_t)v->h)) continue;
                 const uint32_t *p = s->sums + (size_t)wl_mod(yy, (int64_t)ring) * ext;
                 const uint32_t *hi = p + (int64_t)R + r[k].x1 + 1, *lo = p + (int64_t)R + r[k].x0;
-                for (size_t x = xa; x <= xb; x++) cnt[x] += hi[x] - lo[x];
+                for (size_t x = xa2; x <= xb2; x++) cnt[x] += hi[x] - lo[x];
             }
         }
         /* cells whose x + y is odd take the second counts */
         if (parity_shape)
-            for (size_t x = xa + ((xa + y + 1) & 1); x <= xb; x += 2) s->count[x] = s->count[ext + x];
+            for (size_t x = xa2 + ((xa2 + y + 1) & 1); x <= xb2; x += 2) s->count[x] = s->count[ext + x];
         if (skip)
-            test_row_within(v, s->count, frow, out, xa, xb);
+            test_row_within(v, s->count, frow, out, xa2, xb2);
         else
             test_row(v, s->count, frow, out);
     }
