@@ -282,6 +282,8 @@ typedef struct cpu_ltl_view {
     size_t ext;        /* w + 2 R + 1 */
     int skip;          /* a bounded grid and no B0: rows and columns out of reach of every
                           firing cell are dead without counting */
+    uint32_t least;    /* skip: the least count (the cell left out) at which a cell may fire
+                          next, by which cpu_ltl_trim cuts each row (0: no cutting) */
     int wide;          /* counts reach 2^16 - 1 (Moore from range 128, the circle from 144):
                           simd_ltl.c sums them in 32-bit lanes */
     int64_t fy0, fy1;  /* skip: rows outside [fy0, fy1] hold no firing cell (the last
@@ -329,11 +331,11 @@ void cpu_ltl_row_extents(const cpu_ltl_view *v, uint64_t y0, uint64_t y1, int32_
  * of fn; returns the cells it counted (a bounded grid's rows and columns out of reach of
  * every firing cell are not). */
 uint64_t cpu_ltl_band_avx512(const cpu_ltl_view *v, uint64_t y0, uint64_t y1, cpu_ltl_buffers *b);
-/* Skip: the least count (the cell left out) at which a cell may fire next (0: not worth
- * cutting), and the output row's chunks [*c0, *c1) cut at both ends to those where one
- * may (multi.c). */
-uint32_t cpu_ltl_fire_min(const cpu_ltl_view *v);
-void cpu_ltl_trim(const uint32_t *blk, size_t D, uint32_t least, size_t *c0, size_t *c1);
+/* Skip: the output row's chunks [*c0, *c1), of n cells, cut at both ends to those where
+ * a cell may fire, from blk, the window's firing cells over each n extended columns
+ * (multi.c). */
+void cpu_ltl_trim(const cpu_ltl_view *v, const uint32_t *blk, size_t n, size_t *c0,
+                  size_t *c1);
 /* The von Neumann diamond (diamond.h): words of one band's buffers; rows [y0, y1) of fn,
  * built for AVX-512 (simd_ltl.c), and in busy the first and last row it counted. */
 size_t cpu_ltl_diamond_words(const cpu_ltl_view *v);

@@ -59,8 +59,8 @@ typedef struct ltl_scratch {
     uint32_t *sums;   /* ring of (2 Ry + 1) prefix-sum rows (general shapes), or one (Moore) */
     uint32_t *count;  /* the counts of one output row, for each parity */
     int32_t *lo, *hi; /* Moore on a bounded grid: the extents of the band's rows */
-    uint32_t *blk;    /* Moore on a bounded grid: the column sums' totals over each 64
-                         extended columns (cpu_ltl_trim) */
+    uint32_t *blk;    /* bounded grids: the window's firing cells in each 64 extended
+                         columns (cpu_ltl_trim) */
     uint32_t *dia;    /* von Neumann: the diagonal windows' rings, the counts, cell rows */
     void *block;
     cpu_ltl_buffers simd;
@@ -189,6 +189,21 @@ static inline uint64_t in_intervals(const uint32_t (*iv)[2], unsigned n, uint32_
 /* Neighbourhoods of at most this many cells answer test_row from a table. */
 #define LTL_TABLE_MAX ((uint64_t)1 << 22)
 
+/* The least count (the cell left out) at which a cell may fire next: a birth interval's
+ * lower end, or a survival interval's less the cell itself (M1).  0 below 2: when a
+ * single cell may make another fire, cpu_ltl_trim would cut no more than the rows' extents
+ * do, and its totals cost Golly's triangular-grid-Sierpinski-generator (B1) 13%. */
+static uint32_t ltl_fire_min(const cpu_ltl_view *v) {
+    uint32_t least = UINT32_MAX;
+    for (unsigned k = 0; k < v->nbirth; k++)
+        if (v->birth[k][0] < least) least = v->birth[k][0];
+    for (unsigned k = 0; k < v->nsurvive; k++) {
+        uint32_t s = v->survive[k][0] > v->middle ? v->survive[k][0] - v->middle : 0;
+        if (s < least) least = s;
+    }
+    return least < 2 ? 0 : least;
+}
+
 /* The neighbourhood's runs, the view of the rule, and each thread's buffers. */
 static wl_status ltl_create(cpu_multi *m, const wl_ltl *l, wl_pool *pool) {
     cpu_ltl_view *v = &m->view;
@@ -218,6 +233,7 @@ static wl_status ltl_create(cpu_multi *m, const wl_ltl *l, wl_pool *pool) {
     v->nsurvive = l->nsurvive;
     v->ext = (size_t)m->w + 2 * (size_t)v->R + 1;
     v->skip = !m->torus && !(l->nbirth && l->birth[0][0] == 0);
+    v->least = v->skip ? ltl_fire_min(v) : 0;
     /* test_row's answers by count (a neighbourhood counts at most `size` cells besides
      * the cell itself); the intervals above LTL_TABLE_MAX */
     if (size <= LTL_TABLE_MAX && (m->ltl_table = malloc((size_t)size + 1)) != NULL) {
@@ -1025,32 +1041,20 @@ static void test_row(const cpu_ltl_view *v, const uint32_t *count, const uint64_
     }
 }
 
-/* The least count (the cell left out) at which a cell may fire next: a birth interval's
- * lower end, or a survival interval's less the cell itself (M1).  0 below 2: when a single
- * cell may make another fire, cpu_ltl_trim cuts no more than the rows' extents do, and its
- * totals cost Golly's triangular-grid-Sierpinski-generator (B1) 13%. */
-uint32_t cpu_ltl_fire_min(const cpu_ltl_view *v) {
-    uint32_t least = UINT32_MAX;
-    for (unsigned k = 0; k < v->nbirth; k++)
-        if (v->birth[k][0] < least) least = v->birth[k][0];
-    for (unsigned k = 0; k < v->nsurvive; k++) {
-        uint32_t s = v->survive[k][0] > v->middle ? v->survive[k][0] - v->middle : 0;
-        if (s < least) least = s;
-    }
-    return least < 2 ? 0 : least;
-}
-
-/* Moore, skip: cuts the output row's chunks [*c0, *c1) (of n cells each: 32 in simd_ltl.c,
- * 64 here) at both ends to those where some cell may fire.  blk[k] holds the column sums'
- * total over the extended columns [n k, n k + n - 1]; a cell of chunk j counts extended
- * columns n j .. n j + n - 1 + 2R, within the blocks j .. j + D (D = (n - 1 + 2R) / n),
- * so their totals bound the count of each of its cells, and a chunk whose bound is below
- * `least` stays dead.  Only the ends are cut, so that the prefix sums stay one run (cutting
+/* Skip: cuts the output row's chunks [*c0, *c1) (of n cells each: 32 in simd_ltl.c, 64
+ * here) at both ends to those where some cell may fire.  blk[k] holds the window's firing
+ * cells in the extended columns [n k, n k + n - 1]; a cell of chunk j counts extended
+ * columns n j .. n j + n - 1 + 2R (any shape lies within its square), within the blocks
+ * j .. j + D (D = (n - 1 + 2R) / n), so their totals bound the count of each of its
+ * cells, and a chunk whose bound is below v->least stays dead.  Only the ends are cut, so that the prefix sums stay one run (cutting
  * inside the row as well, into runs whose sums start over, gained nothing on Golly's
  * 50c-spaceships).  A bug of a high threshold (Golly's r100-alien-bug: B9350, S10349 of
  * 40401) counted mostly cells around it that cannot reach it.  blk must hold *c1 + D + 1
  * entries. */
-void cpu_ltl_trim(const uint32_t *blk, size_t D, uint32_t least, size_t *c0, size_t *c1) {
+void cpu_ltl_trim(const cpu_ltl_view *v, const uint32_t *blk, size_t n, size_t *c0,
+                  size_t *c1) {
+    const size_t D = (n - 1 + 2 * (size_t)v->R) / n;
+    const uint32_t least = v->least;
     size_t a = *c0, z = *c1;
     uint32_t s = 0;
     for (size_t k = a; k <= a + D; k++) s += blk[k];
@@ -1140,7 +1144,7 @@ static void slide_range(const cpu_ltl_view *v, int64_t y, uint16_t *col, uint32_
             bits &= bits - 1;
             if (x >= xa && x < xb) {
                 col[x + v->R] = (uint16_t)(col[x + v->R] + sign);
-                blk[(size_t)(x + v->R) / 64] += (uint32_t)sign;
+                if (v->least) blk[(size_t)(x + v->R) / 64] += (uint32_t)sign;
             }
         }
     }
@@ -1158,11 +1162,8 @@ static void ltl_band_moore_skip(const cpu_ltl_view *v, uint64_t y0, uint64_t y1,
     if (!band_columns(v, y0, y1, s, &xa, &xb)) return;
     size_t ia = xa, ib = xb + 2 * R + 1;
     memset(s->col + ia, 0, (ib - ia) * sizeof *s->col);
-    memset(s->blk, 0, ltl_blk64(v) * sizeof *s->blk);
+    if (v->least) memset(s->blk, 0, ltl_blk64(v) * sizeof *s->blk);
     memset(s->count, 0, W * sizeof *s->count);
-    /* each row's words cut to those where a cell may fire (cpu_ltl_trim) */
-    const uint32_t least = cpu_ltl_fire_min(v);
-    const size_t D = (63 + 2 * R) / 64;
     size_t live = 0; /* rows with firing cells among rows y - Ry .. y + Ry */
     for (int dy = -Ry; dy <= Ry; dy++) {
         size_t k = (size_t)(dy + Ry);
@@ -1175,7 +1176,7 @@ static void ltl_band_moore_skip(const cpu_ltl_view *v, uint64_t y0, uint64_t y1,
         uint64_t *out = v->fn + (size_t)y * v->S;
         size_t k = (size_t)(y - y0); /* extents index of row y - Ry */
         size_t w0 = xa / 64, w1 = xb / 64 + 1; /* the row's words [w0, w1) */
-        if (live && least) cpu_ltl_trim(s->blk, D, least, &w0, &w1);
+        if (live && v->least) cpu_ltl_trim(v, s->blk, 64, &w0, &w1); /* (where one may fire) */
         if (!live || w0 == w1) {
             memset(out, 0, v->S * sizeof *out);
         } else {
@@ -1265,10 +1266,9 @@ static void ltl_band_runs(const cpu_ltl_view *v, uint64_t y0, uint64_t y1, ltl_s
     if (skip && !band_columns(v, y0, y1, s, &xa, &xb)) return;
     const size_t ia = xa, ib = xb + 2 * R + 1; /* the extended cells those read */
     size_t live = 0; /* (skip) rows with firing cells among rows y - Ry .. y + Ry */
-    /* skip: each row's words cut to those where a cell may fire (cpu_ltl_trim; a shape lies
-     * within its square), from the window's totals over blocks of 64 extended columns */
-    const uint32_t least = skip ? cpu_ltl_fire_min(v) : 0;
-    const size_t D = (63 + 2 * R) / 64;
+    /* skip: each row's words cut to those where a cell may fire (cpu_ltl_trim), from the
+     * window's totals over blocks of 64 extended columns */
+    const uint32_t least = v->least;
     if (least) memset(s->blk, 0, ltl_blk64(v) * sizeof *s->blk);
     /* row yy's prefix sums into the ring (k: its extents index, yy - (y0 - Ry)) */
 #define RING_ROW(yy, k)                                                                     \
@@ -1294,7 +1294,7 @@ static void ltl_band_runs(const cpu_ltl_view *v, uint64_t y0, uint64_t y1, ltl_s
                             ib, s->blk, -1);
         RING_ROW((int64_t)y + Ry, ke + 2 * (size_t)Ry);
         size_t w0 = xa / 64, w1 = xb / 64 + 1; /* the row's words [w0, w1) */
-        if (least && live) cpu_ltl_trim(s->blk, D, least, &w0, &w1);
+        if (least && live) cpu_ltl_trim(v, s->blk, 64, &w0, &w1);
         if (skip && (!live || w0 == w1)) {
             if (s->hi[ke] >= 0) live--; /* (row y - Ry leaves after this row) */
             memset(out, 0, v->S * sizeof *out);

@@ -472,7 +472,8 @@ static void slide_row(const cpu_ltl_view *v, int64_t y, size_t k, uint64_t *bits
         __m512i c = _mm512_loadu_si512(col + i);
         c = sign > 0 ? _mm512_mask_add_epi16(c, m, c, one) : _mm512_mask_sub_epi16(c, m, c, one);
         _mm512_storeu_si512(col + i, c);
-        blk[i / 32] += sign > 0 ? (uint32_t)__builtin_popcount(m) : -(uint32_t)__builtin_popcount(m);
+        if (v->least)
+            blk[i / 32] += sign > 0 ? (uint32_t)__builtin_popcount(m) : -(uint32_t)__builtin_popcount(m);
     }
 }
 
@@ -552,10 +553,9 @@ uint64_t cpu_ltl_band_avx512(const cpu_ltl_view *v, uint64_t y0, uint64_t y1, cp
         window_extremes(b->lo, nrows, nring, 0, pre, suf, wlo);
         window_extremes(b->hi, nrows, nring, 1, pre, suf, whi);
     }
-    /* skip: the count bounds of cpu_ltl_trim, over blocks of 32 extended columns; other
-     * shapes lie within the square, so its bound holds (0: no trimming) */
-    const uint32_t least = v->skip ? cpu_ltl_fire_min(v) : 0;
-    const size_t D = (31 + 2 * (size_t)v->R) / 32;
+    /* skip: the window's totals over blocks of 32 extended columns, by which cpu_ltl_trim
+     * cuts each row */
+    const uint32_t least = v->least;
     if (least) memset(b->blk, 0, blk_entries(v) * sizeof *b->blk);
     if (v->moore) {
         memset(col, 0, rowlen * sizeof *col);
@@ -585,7 +585,7 @@ uint64_t cpu_ltl_band_avx512(const cpu_ltl_view *v, uint64_t y0, uint64_t y1, cp
                 c0 = a < 0 ? 0 : (size_t)a;
                 c1 = (size_t)z < chunks ? (size_t)z : chunks;
                 /* (other shapes: once row y + Ry is in the ring, below) */
-                if (v->moore && least && c0 < c1) cpu_ltl_trim(b->blk, D, least, &c0, &c1);
+                if (v->moore && least && c0 < c1) cpu_ltl_trim(v, b->blk, 32, &c0, &c1);
             }
         }
         int idle = c0 >= c1; /* no firing cell within reach: a dead row */
@@ -648,7 +648,7 @@ uint64_t cpu_ltl_band_avx512(const cpu_ltl_view *v, uint64_t y0, uint64_t y1, cp
             if (least) ring_blocks(v, ring, rowlen, b, (int64_t)y + Ry, 1);
             if (least && !idle) {
                 const size_t n = c1 - c0;
-                cpu_ltl_trim(b->blk, D, least, &c0, &c1);
+                cpu_ltl_trim(v, b->blk, 32, &c0, &c1);
                 work -= (n - (c1 - c0)) * 32;
                 idle = c0 >= c1;
             }
