@@ -1295,12 +1295,12 @@ static void ltl_band_runs(const cpu_ltl_view *v, uint64_t y0, uint64_t y1, ltl_s
         RING_ROW((int64_t)y + Ry, ke + 2 * (size_t)Ry);
         size_t w0 = xa / 64, w1 = xb / 64 + 1; /* the row's words [w0, w1) */
         if (least && live) cpu_ltl_trim(v, s->blk, 64, &w0, &w1);
-        if (skip && (!live || w0 == w1)) {
-            if (s->hi[ke] >= 0) live--; /* (row y - Ry leaves after this row) */
+        const int dead = skip && (!live || w0 == w1);
+        if (skip && s->hi[ke] >= 0) live--; /* (row y - Ry leaves after this row) */
+        if (dead) {
             memset(out, 0, v->S * sizeof *out);
             continue;
         }
-        if (skip && s->hi[ke] >= 0) live--; /* (row y - Ry leaves after this row) */
         const size_t xa2 = w0 * 64, xb2 = w1 * 64 - 1 < xb ? w1 * 64 - 1 : xb; /* counted */
         for (int par = 0; par < (parity_shape ? 2 : 1); par++) {
             const cpu_ltl_run *r = v->runs[par];
